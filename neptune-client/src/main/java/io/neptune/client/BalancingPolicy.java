@@ -1,0 +1,39 @@
+package io.neptune.client;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** How a client picks one replica among the candidates of a partition (DESIGN §5). */
+public enum BalancingPolicy {
+    /** A uniformly random candidate. */
+    RANDOM,
+    /** The candidates in turn. */
+    ROUND_ROBIN,
+    /**
+     * Poll a few random candidates over UDP for their load, wait at most the poll deadline,
+     * discard slow polls, and pick the least loaded; a random candidate if no poll answers.
+     * The default.
+     */
+    RANDOM_POLLING,
+    /** The least loaded candidate according to the load carried in announcements. */
+    BROADCAST,
+    /** The candidate with the fewest outstanding requests by a central tracker; for benchmarks only. */
+    IDEAL;
+
+    /** The name used in config files: lower case with dashes, e.g. {@code random-polling}. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Parses a config name, failing with the list of valid names. */
+    public static BalancingPolicy fromConfigName(String name) {
+        for (BalancingPolicy policy : values()) {
+            if (policy.configName().equals(name)) {
+                return policy;
+            }
+        }
+        throw new IllegalArgumentException("policy: '" + name + "' (expected: one of "
+                + Arrays.stream(values()).map(BalancingPolicy::configName).collect(Collectors.joining(", ")) + ")");
+    }
+}

@@ -1,0 +1,151 @@
+package io.neptune.client;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.internal.Checks;
+import java.time.Duration;
+
+/**
+ * Settings of the client module. Immutable; create with {@link #builder()}.
+ *
+ * @param policy the default load-balancing policy
+ * @param pollSize candidates polled by {@link BalancingPolicy#RANDOM_POLLING}
+ * @param pollDeadline how long random polling waits for poll replies
+ * @param discardSlowPolls whether replies after the poll deadline are discarded (the default) or
+ *     waited for until the call's own deadline
+ * @param timeout default deadline of a call
+ * @param retries how many more replicas a failed call may try (a budget, not a loop)
+ * @param connectionsPerNode TCP connections kept to each node; requests are multiplexed over them
+ * @param connectTimeout TCP connect timeout
+ * @param maxFrameBytes largest frame accepted or sent
+ */
+public record ClientConfig(
+        BalancingPolicy policy,
+        int pollSize,
+        Duration pollDeadline,
+        boolean discardSlowPolls,
+        Duration timeout,
+        int retries,
+        int connectionsPerNode,
+        Duration connectTimeout,
+        int maxFrameBytes) {
+
+    /** Default for {@link #pollSize()}. */
+    public static final int DEFAULT_POLL_SIZE = 3;
+    /** Default for {@link #pollDeadline()}. */
+    public static final Duration DEFAULT_POLL_DEADLINE = Duration.ofMillis(10);
+    /** Default for {@link #timeout()}. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** Default for {@link #retries()}. */
+    public static final int DEFAULT_RETRIES = 2;
+    /** Default for {@link #connectionsPerNode()}. */
+    public static final int DEFAULT_CONNECTIONS_PER_NODE = 2;
+    /** Default for {@link #connectTimeout()}. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    /** Default for {@link #maxFrameBytes()}: 4 MiB. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+    /** Validates the fields. */
+    public ClientConfig {
+        requireNonNull(policy, "policy");
+        Checks.atLeast("pollSize", pollSize, 1);
+        Checks.positive("pollDeadline", pollDeadline);
+        Checks.positive("timeout", timeout);
+        Checks.atLeast("retries", retries, 0);
+        Checks.atLeast("connectionsPerNode", connectionsPerNode, 1);
+        Checks.positive("connectTimeout", connectTimeout);
+        Checks.atLeast("maxFrameBytes", maxFrameBytes, 1024);
+    }
+
+    /** Returns the defaults. */
+    public static ClientConfig defaults() {
+        return builder().build();
+    }
+
+    /** Returns a builder with every default set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Returns a builder initialized from this configuration. */
+    public Builder toBuilder() {
+        return new Builder().policy(policy).pollSize(pollSize).pollDeadline(pollDeadline)
+                .discardSlowPolls(discardSlowPolls).timeout(timeout).retries(retries)
+                .connectionsPerNode(connectionsPerNode).connectTimeout(connectTimeout).maxFrameBytes(maxFrameBytes);
+    }
+
+    /** Mutable, single-use builder; not thread-safe. */
+    public static final class Builder {
+        private BalancingPolicy policy = BalancingPolicy.RANDOM_POLLING;
+        private int pollSize = DEFAULT_POLL_SIZE;
+        private Duration pollDeadline = DEFAULT_POLL_DEADLINE;
+        private boolean discardSlowPolls = true;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private int retries = DEFAULT_RETRIES;
+        private int connectionsPerNode = DEFAULT_CONNECTIONS_PER_NODE;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+
+        private Builder() {}
+
+        /** Sets {@link ClientConfig#policy()}. */
+        public Builder policy(BalancingPolicy policy) {
+            this.policy = policy;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#pollSize()}. */
+        public Builder pollSize(int pollSize) {
+            this.pollSize = pollSize;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#pollDeadline()}. */
+        public Builder pollDeadline(Duration pollDeadline) {
+            this.pollDeadline = pollDeadline;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#discardSlowPolls()}. */
+        public Builder discardSlowPolls(boolean discardSlowPolls) {
+            this.discardSlowPolls = discardSlowPolls;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#timeout()}. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#retries()}. */
+        public Builder retries(int retries) {
+            this.retries = retries;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#connectionsPerNode()}. */
+        public Builder connectionsPerNode(int connectionsPerNode) {
+            this.connectionsPerNode = connectionsPerNode;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#connectTimeout()}. */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#maxFrameBytes()}. */
+        public Builder maxFrameBytes(int maxFrameBytes) {
+            this.maxFrameBytes = maxFrameBytes;
+            return this;
+        }
+
+        /** Validates and builds the configuration. */
+        public ClientConfig build() {
+            return new ClientConfig(policy, pollSize, pollDeadline, discardSlowPolls, timeout, retries,
+                    connectionsPerNode, connectTimeout, maxFrameBytes);
+        }
+    }
+}

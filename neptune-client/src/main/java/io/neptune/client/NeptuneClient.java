@@ -1,0 +1,96 @@
+package io.neptune.client;
+
+import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.core.AccessMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.NodeId;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Calls methods of partitioned services hosted anywhere in the cluster.
+ *
+ * <p>The client takes the replicas of the target partition from its yellow page, picks one with
+ * the load-balancing policy, and sends the call over a pooled, multiplexed TCP connection (or
+ * through the local queue when the chosen replica is this node). A call that fails before the
+ * method can have run is retried on another replica within the retry budget; a read is also
+ * retried when its connection is lost.
+ *
+ * <p>Every failure is a {@link NeptuneException}: {@link io.neptune.core.NoReplicaAvailableException},
+ * {@link io.neptune.core.DeadlineExceededException}, {@link io.neptune.core.RemoteMethodException},
+ * {@link io.neptune.core.UnknownServiceException}, {@link io.neptune.core.UnknownMethodException},
+ * {@link io.neptune.core.UnknownPartitionException}, {@link io.neptune.core.OverloadedException}.
+ *
+ * <p>Thread-safety: thread-safe; share one instance per application.
+ */
+public interface NeptuneClient extends AutoCloseable {
+
+    /**
+     * Creates a standalone client that joins the cluster as a node hosting nothing.
+     *
+     * @param node this client's node id
+     * @param membership how to find the cluster
+     * @param config client settings
+     */
+    static NeptuneClient connect(NodeId node, MembershipConfig membership, ClientConfig config) {
+        return DefaultNeptuneClient.standalone(node, membership, config);
+    }
+
+    /**
+     * Calls {@code method} of {@code service} on {@code partition}.
+     *
+     * @return a future completed with the response, or exceptionally with a {@link NeptuneException}
+     */
+    <T> CompletableFuture<T> callAsync(NeptuneHandle handle, String service, int partition, String method,
+            AccessMode mode, Object request, Class<T> responseType, CallOptions options);
+
+    /** Like {@link #callAsync(NeptuneHandle, String, int, String, AccessMode, Object, Class, CallOptions)} with default options. */
+    default <T> CompletableFuture<T> callAsync(NeptuneHandle handle, String service, int partition, String method,
+            AccessMode mode, Object request, Class<T> responseType) {
+        return callAsync(handle, service, partition, method, mode, request, responseType, CallOptions.defaults());
+    }
+
+    /**
+     * Calls {@code method} and waits for the response.
+     *
+     * @throws NeptuneException if the call failed
+     */
+    <T> T call(NeptuneHandle handle, String service, int partition, String method, AccessMode mode, Object request,
+            Class<T> responseType, CallOptions options);
+
+    /** Like {@link #call(NeptuneHandle, String, int, String, AccessMode, Object, Class, CallOptions)} with default options. */
+    default <T> T call(NeptuneHandle handle, String service, int partition, String method, AccessMode mode,
+            Object request, Class<T> responseType) {
+        return call(handle, service, partition, method, mode, request, responseType, CallOptions.defaults());
+    }
+
+    /**
+     * Scatters one read over {@code partitions} and gathers the results; the future never fails
+     * because of a partition: failed partitions are listed in {@link Aggregate#failures()}.
+     */
+    <T> CompletableFuture<Aggregate<T>> aggregateAsync(NeptuneHandle handle, String service,
+            Collection<Integer> partitions, String method, Object request, Class<T> responseType, CallOptions options);
+
+    /**
+     * Returns a typed proxy of {@code service} implementing {@code serviceInterface}.
+     *
+     * <p>Each interface method carries {@link io.neptune.core.Read} or {@link io.neptune.core.Write}
+     * and takes two arguments: one annotated {@link io.neptune.core.PartitionKey} and the request.
+     * It returns the response type, or {@code CompletableFuture} of it for an asynchronous call.
+     * Calls made through the proxy share one {@link NeptuneHandle}.
+     *
+     * @throws IllegalArgumentException naming the method if the interface does not follow these rules
+     */
+    <I> I proxy(Class<I> serviceInterface, String service);
+
+    /** The partition count of {@code service} as announced in the yellow page; 0 if no node hosts it. */
+    int partitions(String service);
+
+    /** This client's node id. */
+    NodeId node();
+
+    /** Closes connections and, for a standalone client, leaves the cluster; idempotent. */
+    @Override
+    void close();
+}

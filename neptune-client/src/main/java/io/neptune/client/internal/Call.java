@@ -1,0 +1,189 @@
+package io.neptune.client.internal;
+
+import com.fasterxml.jackson.databind.JavaType;
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.DeadlineExceededException;
+import io.neptune.core.InvalidRequestException;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.NoReplicaAvailableException;
+import io.neptune.core.NodeId;
+import io.neptune.core.OverloadedException;
+import io.neptune.core.RemoteMethodException;
+import io.neptune.core.UnknownMethodException;
+import io.neptune.core.UnknownPartitionException;
+import io.neptune.core.UnknownServiceException;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call from start to result: candidate lookup, replica choice, send, and bounded retries on a
+ * different replica when the failure proves the method did not run (or the call is a read).
+ *
+ * <p>Thread-safety: attempts run one after another, each started from the completion of the
+ * previous one, so the mutable fields are handed over with happens-before by the futures.
+ */
+final class Call<T> {
+    private final DefaultNeptuneClient client;
+    private final NeptuneHandle handle;
+    private final RequestMessage message;
+    private final JavaType responseType;
+    private final BalancingPolicy policy;
+    private final long timeoutNanos;
+    private final long deadlineNanos;
+    private final CompletableFuture<T> result = new CompletableFuture<>();
+    private final Set<NodeId> tried = new HashSet<>();
+    private int retriesLeft;
+    private @Nullable NeptuneException lastFailure;
+
+    Call(DefaultNeptuneClient client, NeptuneHandle handle, RequestMessage message, JavaType responseType,
+            BalancingPolicy policy, long timeoutNanos) {
+        this.client = client;
+        this.handle = handle;
+        this.message = message;
+        this.responseType = responseType;
+        this.policy = policy;
+        this.timeoutNanos = timeoutNanos;
+        this.deadlineNanos = System.nanoTime() + timeoutNanos;
+        this.retriesLeft = client.config().retries();
+    }
+
+    CompletableFuture<T> start() {
+        ScheduledFuture<?> timer = client.group().schedule(() -> result.completeExceptionally(
+                new DeadlineExceededException(message.target(), Duration.ofNanos(timeoutNanos),
+                        tried.isEmpty() ? "no replica answered" : "last tried " + tried)),
+                timeoutNanos, TimeUnit.NANOSECONDS);
+        result.whenComplete((r, e) -> timer.cancel(false));
+        attempt();
+        return result;
+    }
+
+    private void attempt() {
+        if (result.isDone()) {
+            return;
+        }
+        String service = message.service();
+        OptionalInt partitions = client.yellowPage().partitions(service);
+        if (partitions.isEmpty()) {
+            result.completeExceptionally(new UnknownServiceException(service, "no node in the yellow page hosts it"));
+            return;
+        }
+        if (message.partition() < 0 || message.partition() >= partitions.getAsInt()) {
+            result.completeExceptionally(new UnknownPartitionException(service, message.partition(),
+                    partitions.getAsInt()));
+            return;
+        }
+        List<Replica> candidates = new ArrayList<>(client.yellowPage().replicas(service, message.partition()));
+        candidates.removeIf(r -> tried.contains(r.node()));
+        if (candidates.isEmpty()) {
+            result.completeExceptionally(exhausted());
+            return;
+        }
+        client.selector(policy).select(service, message.partition(), candidates).whenComplete((replica, error) -> {
+            if (error != null) {
+                result.completeExceptionally(DefaultNeptuneClient.unwrap(error));
+            } else {
+                send(replica);
+            }
+        });
+    }
+
+    private void send(Replica replica) {
+        tried.add(replica.node());
+        long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+        if (remainingMillis < 1 || result.isDone()) {
+            return; // the deadline timer answers
+        }
+        RequestMessage attempt = new RequestMessage(0, message.service(), message.partition(), message.method(),
+                message.mode(), (int) Math.min(Integer.MAX_VALUE, remainingMillis), message.minVersion(),
+                message.payload());
+        LocalEndpoint local = client.local();
+        CompletableFuture<ResponseMessage> response = local != null && local.node().equals(replica.node())
+                ? local.invoke(attempt)
+                : client.pool().send(replica, attempt);
+        if (policy == BalancingPolicy.IDEAL) {
+            client.tracker().begin(replica.node(), message.service());
+            response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
+        }
+        response.whenComplete((r, e) -> onResponse(replica, r, e));
+    }
+
+    private void onResponse(Replica replica, @Nullable ResponseMessage response, @Nullable Throwable error) {
+        if (result.isDone()) {
+            return;
+        }
+        if (error != null || response == null) {
+            CallFailure failure = error instanceof CallFailure f ? f
+                    : new CallFailure(replica + ": " + error, true, error);
+            retryOrFail(failure, !failure.maybeExecuted() || message.mode() == AccessMode.READ);
+            return;
+        }
+        switch (response.status()) {
+            case OK -> complete(replica, response);
+            case NOT_HOSTED, UNAVAILABLE -> retryOrFail(new CallFailure(replica + ": " + response.errorMessage(), false), true);
+            case OVERLOADED -> retryOrFail(new OverloadedException(message.target(), replica.node(),
+                    response.errorMessage()), true);
+            case METHOD_FAILED -> result.completeExceptionally(new RemoteMethodException(message.target(),
+                    replica.node(), response.errorMessage()));
+            case UNKNOWN_SERVICE -> result.completeExceptionally(new UnknownServiceException(message.service(),
+                    response.errorMessage()));
+            case UNKNOWN_METHOD -> result.completeExceptionally(new UnknownMethodException(message.service(),
+                    message.method(), response.errorMessage()));
+            case UNKNOWN_PARTITION -> result.completeExceptionally(new UnknownPartitionException(message.service(),
+                    message.partition(), client.yellowPage().partitions(message.service()).orElse(0)));
+            case DEADLINE_EXCEEDED -> result.completeExceptionally(new DeadlineExceededException(message.target(),
+                    Duration.ofNanos(timeoutNanos), "expired in the queue of " + replica.node()));
+            case INVALID_REQUEST, PROTOCOL_ERROR -> result.completeExceptionally(new InvalidRequestException(
+                    message.target() + " rejected by " + replica.node() + ": " + response.errorMessage()));
+        }
+    }
+
+    private void complete(Replica replica, ResponseMessage response) {
+        T value;
+        try {
+            value = Json.mapper().readValue(response.payload(), responseType);
+        } catch (Exception e) {
+            result.completeExceptionally(new NeptuneException("cannot decode the response of " + message.target()
+                    + " from " + replica.node() + " as " + responseType + ": " + e.getMessage(), e));
+            return;
+        }
+        handle.observe(message.service(), message.partition(), response.version());
+        result.complete(value);
+    }
+
+    private void retryOrFail(NeptuneException failure, boolean retryable) {
+        lastFailure = failure;
+        if (retryable && retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
+            retriesLeft--;
+            attempt();
+        } else if (!retryable) {
+            result.completeExceptionally(new NeptuneException(message.target() + ": outcome unknown, not retried ("
+                    + failure.getMessage() + ")", failure));
+        } else {
+            result.completeExceptionally(exhausted());
+        }
+    }
+
+    private NeptuneException exhausted() {
+        NeptuneException last = lastFailure;
+        if (last instanceof OverloadedException) {
+            return last;
+        }
+        String detail = tried.isEmpty() ? "none in the yellow page"
+                : "tried " + tried + (last == null ? "" : "; last: " + last.getMessage());
+        return new NoReplicaAvailableException(message.service(), message.partition(), detail, last);
+    }
+}

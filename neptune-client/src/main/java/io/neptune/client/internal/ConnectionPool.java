@@ -1,0 +1,193 @@
+package io.neptune.client.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.Frames;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A few TCP connections per node, opened lazily and shared by all calls; requests are multiplexed
+ * over them by request id. Failed connects are reported to the yellow page, which excludes a node
+ * after three in a row.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class ConnectionPool implements AutoCloseable {
+    private final Bootstrap bootstrap;
+    private final YellowPage yellowPage;
+    private final int connectionsPerNode;
+    private final int maxFrameBytes;
+    private final AtomicLong requestIds = new AtomicLong();
+    private final Map<NodeId, Slots> nodes = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    ConnectionPool(EventLoopGroup group, YellowPage yellowPage, int connectionsPerNode, Duration connectTimeout,
+            int maxFrameBytes) {
+        this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+        this.connectionsPerNode = connectionsPerNode;
+        this.bootstrap = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    /** Sends {@code request} (its id is replaced by a fresh one) to {@code replica}'s node. */
+    CompletableFuture<ResponseMessage> send(Replica replica, RequestMessage request) {
+        CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
+        if (closed) {
+            response.completeExceptionally(new CallFailure("client is closed", false));
+            return response;
+        }
+        Slots slots = nodes.computeIfAbsent(replica.node(), n -> new Slots(connectionsPerNode));
+        Slot slot = slots.next();
+        slot.channel(replica).whenComplete((channel, connectError) -> {
+            if (connectError != null) {
+                response.completeExceptionally(connectError);
+                return;
+            }
+            ResponseHandler handler = channel.pipeline().get(ResponseHandler.class);
+            long id = requestIds.incrementAndGet();
+            if (handler == null || !handler.register(id, response)) {
+                response.completeExceptionally(new CallFailure("connection to " + replica + " closed", false));
+                return;
+            }
+            RequestMessage numbered = new RequestMessage(id, request.service(), request.partition(), request.method(),
+                    request.mode(), request.timeoutMillis(), request.minVersion(), request.payload());
+            channel.writeAndFlush(numbered).addListener(f -> {
+                if (!f.isSuccess()) {
+                    response.completeExceptionally(new CallFailure("cannot send to " + replica + ": "
+                            + f.cause().getMessage(), false, f.cause()));
+                }
+            });
+        });
+        return response;
+    }
+
+    /** Requests in flight over all connections; for tests and metrics. */
+    int inflight() {
+        int total = 0;
+        for (Slots slots : nodes.values()) {
+            for (Slot slot : slots.slots) {
+                Channel channel = slot.current;
+                ResponseHandler handler = channel == null ? null : channel.pipeline().get(ResponseHandler.class);
+                total += handler == null ? 0 : handler.inflightCount();
+            }
+        }
+        return total;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Slots slots : nodes.values()) {
+            for (Slot slot : slots.slots) {
+                slot.close();
+            }
+        }
+        nodes.clear();
+    }
+
+    private final class Slots {
+        final Slot[] slots;
+        final AtomicInteger next = new AtomicInteger();
+
+        Slots(int size) {
+            slots = new Slot[size];
+            for (int i = 0; i < size; i++) {
+                slots[i] = new Slot();
+            }
+        }
+
+        Slot next() {
+            return slots[Math.floorMod(next.getAndIncrement(), slots.length)];
+        }
+    }
+
+    /** One connection, reopened on demand after it closes. */
+    private final class Slot {
+        private final Object lock = new Object();
+        private volatile @Nullable Channel current;
+        private @Nullable CompletableFuture<Channel> connecting;
+
+        CompletableFuture<Channel> channel(Replica replica) {
+            Channel channel = current;
+            if (channel != null && channel.isActive()) {
+                return CompletableFuture.completedFuture(channel);
+            }
+            synchronized (lock) {
+                channel = current;
+                if (channel != null && channel.isActive()) {
+                    return CompletableFuture.completedFuture(channel);
+                }
+                if (connecting != null) {
+                    return connecting;
+                }
+                CompletableFuture<Channel> future = new CompletableFuture<>();
+                connecting = future;
+                connect(replica, future);
+                return future;
+            }
+        }
+
+        private void connect(Replica replica, CompletableFuture<Channel> future) {
+            InetSocketAddress address = replica.requestAddress();
+            ChannelFuture connect = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    Frames.install(ch.pipeline(), maxFrameBytes);
+                    ch.pipeline().addLast("responses", new ResponseHandler(replica.toString()));
+                }
+            }).connect(address);
+            connect.addListener((ChannelFuture f) -> {
+                synchronized (lock) {
+                    connecting = null;
+                    if (f.isSuccess()) {
+                        current = f.channel();
+                    }
+                }
+                if (f.isSuccess()) {
+                    yellowPage.connectSucceeded(replica.node());
+                    if (closed) {
+                        f.channel().close();
+                        future.completeExceptionally(new CallFailure("client is closed", false));
+                    } else {
+                        future.complete(f.channel());
+                    }
+                } else {
+                    yellowPage.connectFailed(replica.node());
+                    future.completeExceptionally(new CallFailure("cannot connect to " + replica + ": "
+                            + f.cause().getMessage(), false, f.cause()));
+                }
+            });
+        }
+
+        void close() {
+            Channel channel = current;
+            if (channel != null) {
+                channel.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package io.neptune.client.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.client.Aggregate;
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneClient;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.InvalidRequestException;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.membership.MembershipChannel;
+import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.netty.channel.EventLoopGroup;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The client module: resolves a call to candidates in the yellow page, lets the policy pick one,
+ * and sends it locally or over the connection pool, retrying within the budget ({@link Call}).
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class DefaultNeptuneClient implements NeptuneClient {
+    private final NodeId node;
+    private final ClientConfig config;
+    private final YellowPage yellowPage;
+    private final EventLoopGroup group;
+    private final ConnectionPool pool;
+    private final LoadPoller poller;
+    private final LoadTracker tracker;
+    private final Map<BalancingPolicy, ReplicaSelector> selectors = new EnumMap<>(BalancingPolicy.class);
+    private final @Nullable LocalEndpoint local;
+    private final List<AutoCloseable> owned;
+    private volatile boolean closed;
+
+    /**
+     * Creates a client over an existing yellow page and event loop group (the embedding node owns both).
+     *
+     * @param local the embedding node's server, for in-process calls; {@code null} for none
+     * @param owned resources the client closes after its own (e.g. a standalone client's membership)
+     */
+    public DefaultNeptuneClient(NodeId node, ClientConfig config, YellowPage yellowPage, EventLoopGroup group,
+            String bindAddress, @Nullable LocalEndpoint local, LoadTracker tracker, List<AutoCloseable> owned) {
+        this.node = requireNonNull(node, "node");
+        this.config = requireNonNull(config, "config");
+        this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+        this.group = requireNonNull(group, "group");
+        this.local = local;
+        this.tracker = requireNonNull(tracker, "tracker");
+        this.owned = List.copyOf(owned);
+        this.pool = new ConnectionPool(group, yellowPage, config.connectionsPerNode(), config.connectTimeout(),
+                config.maxFrameBytes());
+        this.poller = new LoadPoller(group, bindAddress);
+        selectors.put(BalancingPolicy.RANDOM, Selectors.random());
+        selectors.put(BalancingPolicy.ROUND_ROBIN, Selectors.roundRobin());
+        selectors.put(BalancingPolicy.BROADCAST, Selectors.broadcast());
+        selectors.put(BalancingPolicy.IDEAL, Selectors.ideal(tracker));
+        selectors.put(BalancingPolicy.RANDOM_POLLING, Selectors.randomPolling(
+                (replica, service, partition) -> poller.poll(replica.pollAddress(), service, partition),
+                group, config.pollSize(), config.pollDeadline(), config.discardSlowPolls(), config.timeout()));
+    }
+
+    /** Creates a client that joins the cluster on its own, as a node hosting nothing. */
+    public static DefaultNeptuneClient standalone(NodeId node, MembershipConfig membership, ClientConfig config) {
+        YellowPage yellowPage = new YellowPage(node, membership.expiry(), System::nanoTime);
+        MembershipChannel channel = new MembershipChannel(node, membership, yellowPage);
+        channel.start();
+        EventLoopGroup group = EventLoops.create(node.value(), EventLoops.defaultThreads());
+        AutoCloseable shutdownGroup = () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        return new DefaultNeptuneClient(node, config, yellowPage, group, membership.bindAddress(), null,
+                new LoadTracker(), List.of(channel, shutdownGroup));
+    }
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(NeptuneHandle handle, String service, int partition, String method,
+            AccessMode mode, Object request, Class<T> responseType, CallOptions options) {
+        return invoke(handle, service, partition, method, mode, request, responseType, options);
+    }
+
+    /** Like {@link #callAsync} with a generic response type; used by proxies. */
+    <T> CompletableFuture<T> invoke(NeptuneHandle handle, String service, int partition, String method,
+            AccessMode mode, Object request, Type responseType, CallOptions options) {
+        requireNonNull(handle, "handle");
+        requireNonNull(service, "service");
+        requireNonNull(method, "method");
+        requireNonNull(mode, "mode");
+        requireNonNull(request, "request");
+        requireNonNull(responseType, "responseType");
+        requireNonNull(options, "options");
+        if (closed) {
+            return CompletableFuture.failedFuture(new NeptuneException(node + ": client is closed"));
+        }
+        byte[] payload;
+        try {
+            payload = Json.mapper().writeValueAsBytes(request);
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(new InvalidRequestException("cannot encode request of "
+                    + service + "#" + partition + "." + method + " as JSON: " + e.getMessage()));
+        }
+        long timeoutNanos = options.timeout().orElse(config.timeout()).toNanos();
+        int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+        RequestMessage message = new RequestMessage(0, service, partition, method, mode, timeoutMillis,
+                mode == AccessMode.READ ? handle.version(service, partition) : 0, payload);
+        BalancingPolicy policy = options.policy().orElse(config.policy());
+        Call<T> call = new Call<>(this, handle, message, Json.mapper().constructType(responseType), policy,
+                timeoutNanos);
+        return call.start();
+    }
+
+    @Override
+    public <T> T call(NeptuneHandle handle, String service, int partition, String method, AccessMode mode,
+            Object request, Class<T> responseType, CallOptions options) {
+        return join(callAsync(handle, service, partition, method, mode, request, responseType, options));
+    }
+
+    /** Waits for {@code future}, rethrowing its {@link NeptuneException} as is. */
+    static <T> T join(CompletableFuture<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            future.cancel(false);
+            throw new NeptuneException("interrupted while waiting for a call", e);
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause());
+        }
+    }
+
+    static NeptuneException unwrap(@Nullable Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof NeptuneException neptune) {
+            return neptune;
+        }
+        return new NeptuneException("call failed: " + cause, cause);
+    }
+
+    @Override
+    public <T> CompletableFuture<Aggregate<T>> aggregateAsync(NeptuneHandle handle, String service,
+            Collection<Integer> partitions, String method, Object request, Class<T> responseType, CallOptions options) {
+        Map<Integer, T> results = new ConcurrentHashMap<>();
+        Map<Integer, NeptuneException> failures = new ConcurrentHashMap<>();
+        List<CompletableFuture<?>> calls = new ArrayList<>(partitions.size());
+        for (int partition : partitions) {
+            calls.add(callAsync(handle, service, partition, method, AccessMode.READ, request, responseType, options)
+                    .handle((result, error) -> {
+                        if (error == null) {
+                            results.put(partition, result);
+                        } else {
+                            failures.put(partition, unwrap(error));
+                        }
+                        return null;
+                    }));
+        }
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> Aggregate.of(results, failures));
+    }
+
+    @Override
+    public <I> I proxy(Class<I> serviceInterface, String service) {
+        return Proxies.create(this, serviceInterface, service);
+    }
+
+    @Override
+    public int partitions(String service) {
+        return yellowPage.partitions(service).orElse(0);
+    }
+
+    @Override
+    public NodeId node() {
+        return node;
+    }
+
+    YellowPage yellowPage() {
+        return yellowPage;
+    }
+
+    ConnectionPool pool() {
+        return pool;
+    }
+
+    @Nullable LocalEndpoint local() {
+        return local;
+    }
+
+    LoadTracker tracker() {
+        return tracker;
+    }
+
+    ReplicaSelector selector(BalancingPolicy policy) {
+        return selectors.get(policy);
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    ClientConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pool.close();
+        poller.close();
+        for (AutoCloseable resource : owned) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                throw new NeptuneException(node + ": cannot close " + resource + ": " + e.getMessage(), e);
+            }
+        }
+    }
+}

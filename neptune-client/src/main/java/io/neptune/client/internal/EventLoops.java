@@ -1,0 +1,22 @@
+package io.neptune.client.internal;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+/** Creates the Netty event loop groups of a node; one group serves its client and server. */
+public final class EventLoops {
+    private EventLoops() {}
+
+    /** Creates a NIO group of {@code threads} daemon threads named after {@code owner}. */
+    public static EventLoopGroup create(String owner, int threads) {
+        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("neptune-" + owner + "-io", true),
+                NioIoHandler.newFactory());
+    }
+
+    /** The default I/O thread count: the number of cores, at least 2. */
+    public static int defaultThreads() {
+        return Math.max(2, Runtime.getRuntime().availableProcessors());
+    }
+}

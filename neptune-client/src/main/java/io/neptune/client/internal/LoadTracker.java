@@ -1,0 +1,37 @@
+package io.neptune.client.internal;
+
+import io.neptune.core.NodeId;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The "ideal" central load manager of the dissertation's experiments: exact outstanding requests
+ * per node and service, shared by every client that is given the same tracker. Only meaningful
+ * when all clients live in one JVM (benchmarks).
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class LoadTracker {
+    private final ConcurrentHashMap<String, AtomicInteger> outstanding = new ConcurrentHashMap<>();
+
+    /** Outstanding requests of {@code service} on {@code node}. */
+    public int outstanding(NodeId node, String service) {
+        AtomicInteger count = outstanding.get(key(node, service));
+        return count == null ? 0 : count.get();
+    }
+
+    void begin(NodeId node, String service) {
+        outstanding.computeIfAbsent(key(node, service), k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    void end(NodeId node, String service) {
+        AtomicInteger count = outstanding.get(key(node, service));
+        if (count != null) {
+            count.decrementAndGet();
+        }
+    }
+
+    private static String key(NodeId node, String service) {
+        return node.value() + '/' + service;
+    }
+}

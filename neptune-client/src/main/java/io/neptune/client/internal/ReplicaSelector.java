@@ -1,0 +1,14 @@
+package io.neptune.client.internal;
+
+import io.neptune.core.internal.membership.Replica;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Picks the replica a call goes to: the seam every load-balancing policy plugs into (DESIGN §5). */
+public interface ReplicaSelector {
+    /**
+     * Picks one of {@code candidates} (never empty) for a call of {@code service#partition}. The
+     * future never fails; a policy without information falls back to a random candidate.
+     */
+    CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates);
+}

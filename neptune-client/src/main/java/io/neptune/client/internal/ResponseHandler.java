@@ -1,0 +1,91 @@
+package io.neptune.client.internal;
+
+import io.neptune.core.internal.wire.Message;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Completes the requests in flight on one client connection with their responses, and fails all
+ * of them when the connection breaks or the peer sends something malformed.
+ *
+ * <p>Thread-safety: {@link #register} runs on caller threads, everything else on the channel's
+ * event loop; the in-flight map is concurrent.
+ */
+final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
+    private static final Logger logger = LoggerFactory.getLogger(ResponseHandler.class);
+
+    private final String peer;
+    private final Map<Long, CompletableFuture<ResponseMessage>> inflight = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    ResponseHandler(String peer) {
+        super(Message.class);
+        this.peer = peer;
+    }
+
+    /** Adds an in-flight request; removes it again whenever its future completes (e.g. deadline). */
+    boolean register(long requestId, CompletableFuture<ResponseMessage> future) {
+        if (closed) {
+            return false;
+        }
+        inflight.put(requestId, future);
+        future.whenComplete((r, e) -> inflight.remove(requestId));
+        if (closed) { // raced with channelInactive
+            inflight.remove(requestId);
+            return false;
+        }
+        return true;
+    }
+
+    int inflightCount() {
+        return inflight.size();
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+        if (!(msg instanceof ResponseMessage response)) {
+            failAll(new CallFailure(peer + " sent a request on a client connection", true));
+            ctx.close();
+            return;
+        }
+        if (response.requestId() == 0 && response.status() == Status.PROTOCOL_ERROR) {
+            failAll(new CallFailure(peer + " closed the connection: " + response.errorMessage(), true));
+            ctx.close();
+            return;
+        }
+        CompletableFuture<ResponseMessage> future = inflight.remove(response.requestId());
+        if (future != null) {
+            future.complete(response);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        failAll(new CallFailure("connection to " + peer + " closed", true));
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        logger.warn("connection to {} failed: {}", peer, cause.toString());
+        failAll(new CallFailure("connection to " + peer + " failed: " + cause.getMessage(), true, cause));
+        ctx.close();
+    }
+
+    private void failAll(CallFailure failure) {
+        closed = true;
+        for (Long id : inflight.keySet()) {
+            CompletableFuture<ResponseMessage> future = inflight.remove(id);
+            if (future != null) {
+                future.completeExceptionally(failure);
+            }
+        }
+    }
+}

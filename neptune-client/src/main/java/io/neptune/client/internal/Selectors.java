@@ -1,0 +1,157 @@
+package io.neptune.client.internal;
+
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.wire.Poll;
+import io.netty.channel.EventLoopGroup;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToIntFunction;
+import org.jspecify.annotations.Nullable;
+
+/** The built-in load-balancing policies (DESIGN §5). */
+public final class Selectors {
+    private Selectors() {}
+
+    /** A uniformly random candidate. */
+    public static ReplicaSelector random() {
+        return (service, partition, candidates) -> CompletableFuture.completedFuture(randomOf(candidates));
+    }
+
+    /** The candidates in turn, one counter per client. */
+    public static ReplicaSelector roundRobin() {
+        AtomicInteger next = new AtomicInteger();
+        return (service, partition, candidates) ->
+                CompletableFuture.completedFuture(candidates.get(Math.floorMod(next.getAndIncrement(), candidates.size())));
+    }
+
+    /** The candidate whose last announcement carried the lowest load; ties broken at random. */
+    public static ReplicaSelector broadcast() {
+        return (service, partition, candidates) -> CompletableFuture.completedFuture(leastLoaded(candidates, Replica::load));
+    }
+
+    /** The candidate with the fewest outstanding requests according to {@code tracker}. */
+    public static ReplicaSelector ideal(LoadTracker tracker) {
+        return (service, partition, candidates) -> CompletableFuture.completedFuture(
+                leastLoaded(candidates, r -> tracker.outstanding(r.node(), service)));
+    }
+
+    static Replica randomOf(List<Replica> candidates) {
+        return candidates.get(ThreadLocalRandom.current().nextInt(candidates.size()));
+    }
+
+    /** The least loaded replica by {@code load}; a random one among equals. */
+    static Replica leastLoaded(List<Replica> candidates, ToIntFunction<Replica> load) {
+        Replica best = null;
+        int bestLoad = Integer.MAX_VALUE;
+        int ties = 0;
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (Replica candidate : candidates) {
+            int l = load.applyAsInt(candidate);
+            if (l < bestLoad) {
+                best = candidate;
+                bestLoad = l;
+                ties = 1;
+            } else if (l == bestLoad && random.nextInt(++ties) == 0) {
+                best = candidate; // reservoir sampling keeps the choice uniform among equals
+            }
+        }
+        return best == null ? randomOf(candidates) : best;
+    }
+
+    /** A function that sends one load poll; the poller in production, a fake in tests. */
+    @FunctionalInterface
+    public interface Poller {
+        /** Polls {@code replica} for its load of {@code service#partition}. */
+        CompletableFuture<Poll.Reply> poll(Replica replica, String service, int partition);
+    }
+
+    /**
+     * Random polling: poll {@code pollSize} random candidates, wait at most {@code deadline}, and
+     * pick the least loaded that answered; a random candidate if none did. With
+     * {@code discardSlowPolls} off, it waits for every poll up to {@code maxWait} instead.
+     */
+    public static ReplicaSelector randomPolling(Poller poller, EventLoopGroup timer, int pollSize, Duration deadline,
+            boolean discardSlowPolls, Duration maxWait) {
+        long waitNanos = (discardSlowPolls ? deadline : maxWait).toNanos();
+        return (service, partition, candidates) -> {
+            if (candidates.size() == 1) {
+                return CompletableFuture.completedFuture(candidates.get(0));
+            }
+            List<Replica> sample = sample(candidates, pollSize);
+            PollRound round = new PollRound(sample, candidates);
+            for (int i = 0; i < sample.size(); i++) {
+                int index = i;
+                CompletableFuture<Poll.Reply> poll = poller.poll(sample.get(i), service, partition);
+                round.polls.add(poll);
+                poll.whenComplete((reply, error) -> round.answer(index, reply));
+            }
+            timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
+            return round.result;
+        };
+    }
+
+    private static List<Replica> sample(List<Replica> candidates, int size) {
+        if (size >= candidates.size()) {
+            return candidates;
+        }
+        List<Replica> copy = new ArrayList<>(candidates);
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int i = 0; i < size; i++) {
+            java.util.Collections.swap(copy, i, i + random.nextInt(copy.size() - i));
+        }
+        return copy.subList(0, size);
+    }
+
+    /** One poll round: completes with the least loaded answer when all answered or the deadline passed. */
+    private static final class PollRound {
+        final CompletableFuture<Replica> result = new CompletableFuture<>();
+        final List<Replica> sample;
+        final List<Replica> candidates;
+        final Poll.@Nullable Reply[] replies;
+        final AtomicInteger remaining;
+        final List<CompletableFuture<Poll.Reply>> polls = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        PollRound(List<Replica> sample, List<Replica> candidates) {
+            this.sample = sample;
+            this.candidates = candidates;
+            this.replies = new Poll.Reply[sample.size()];
+            this.remaining = new AtomicInteger(sample.size());
+        }
+
+        void answer(int index, Poll.@Nullable Reply reply) {
+            synchronized (this) {
+                replies[index] = reply;
+            }
+            if (remaining.decrementAndGet() == 0) {
+                finish();
+            }
+        }
+
+        void finish() {
+            if (result.isDone()) {
+                return;
+            }
+            List<Replica> answered = new ArrayList<>(replies.length);
+            List<Integer> loads = new ArrayList<>(replies.length);
+            synchronized (this) {
+                for (int i = 0; i < replies.length; i++) {
+                    Poll.Reply reply = replies[i];
+                    if (reply != null && reply.load() >= 0) {
+                        answered.add(sample.get(i));
+                        loads.add(reply.load());
+                    }
+                }
+            }
+            Replica choice = answered.isEmpty()
+                    ? randomOf(candidates)
+                    : leastLoaded(answered, r -> loads.get(answered.indexOf(r)));
+            result.complete(choice);
+            polls.forEach(poll -> poll.cancel(false)); // slow polls are discarded, not awaited
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.neptune.core;
+
+/**
+ * The root of every exception Neptune raises. Unchecked; subtypes carry the data a caller needs
+ * to recover (which service, partition or node was involved).
+ */
+public class NeptuneException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Creates an exception with a message. */
+    public NeptuneException(String message) {
+        super(message);
+    }
+
+    /** Creates an exception with a message and a cause. */
+    public NeptuneException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

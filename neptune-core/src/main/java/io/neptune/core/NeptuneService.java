@@ -1,0 +1,35 @@
+package io.neptune.core;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a class as a partitioned Neptune service.
+ *
+ * <p>Every public method annotated with {@link Read} or {@link Write} becomes callable from any
+ * node of the cluster. Each call runs on exactly one partition (ids {@code 0..partitions-1}).
+ *
+ * <pre>{@code
+ * @NeptuneService(name = "echo", partitions = 16)
+ * public final class EchoService {
+ *     @Read
+ *     public EchoReply echo(RequestContext context, EchoRequest request) { ... }
+ * }
+ * }</pre>
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.TYPE)
+public @interface NeptuneService {
+    /** The cluster-wide service name: letters, digits, {@code '-'}, {@code '_'} and {@code '.'}. */
+    String name();
+
+    /** The fixed number of partitions; at least 1. */
+    int partitions();
+
+    /** How replicas of one partition are kept consistent. */
+    ConsistencyLevel consistency() default ConsistencyLevel.LEVEL_1;
+}

@@ -1,0 +1,26 @@
+package io.neptune.core;
+
+/**
+ * What a service method knows about the call it serves.
+ *
+ * <p>Thread-safety: an instance belongs to one call and is used by one worker thread.
+ */
+public interface RequestContext {
+    /** The service's name. */
+    String service();
+
+    /** The partition this call runs on. */
+    int partition();
+
+    /** The called method's name. */
+    String method();
+
+    /** Whether the call reads or writes. */
+    AccessMode mode();
+
+    /** The log sequence number of this write, or 0 for reads and unreplicated writes. */
+    long lsn();
+
+    /** The node this call runs on. */
+    NodeId node();
+}

@@ -1,0 +1,91 @@
+package io.neptune.core.internal.membership;
+
+import io.neptune.core.MembershipConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_SOCK2;
+import org.jgroups.protocols.FILE_PING;
+import org.jgroups.protocols.FRAG4;
+import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.MFC;
+import org.jgroups.protocols.PING;
+import org.jgroups.protocols.TCP;
+import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.TP;
+import org.jgroups.protocols.UDP;
+import org.jgroups.protocols.UFC;
+import org.jgroups.protocols.UNICAST3;
+import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.protocols.pbcast.NAKACK2;
+import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.stack.Protocol;
+
+/**
+ * Builds the three JGroups stacks in code, so no XML file or system property is involved.
+ *
+ * <p>Failure detection is tuned for a cluster of service nodes: FD_SOCK2 sees a killed process at
+ * once (its socket closes), VERIFY_SUSPECT2 confirms within half a second, FD_ALL3 catches hung
+ * nodes after 6 s. Together they remove a crashed node well inside the yellow page's 5 s expiry.
+ */
+public final class JGroupsStacks {
+    private JGroupsStacks() {}
+
+    /** Creates an unconnected channel for {@code config}. */
+    public static JChannel create(MembershipConfig config) throws Exception {
+        InetAddress bind = InetAddress.getByName(config.bindAddress());
+        List<Protocol> stack = new ArrayList<>();
+        switch (config.stack()) {
+            case LOOPBACK -> {
+                stack.add(tcp(bind, config.port()));
+                try {
+                    Files.createDirectories(config.discoveryDirectory());
+                } catch (IOException e) {
+                    throw new UncheckedIOException("membership.discovery-directory: cannot create "
+                            + config.discoveryDirectory(), e);
+                }
+                stack.add(new FILE_PING().setLocation(config.discoveryDirectory().toString())
+                        .removeAllDataOnViewChange(true));
+            }
+            case TCP -> {
+                stack.add(tcp(bind, config.port()));
+                stack.add(new TCPPING().setInitialHosts(config.initialHosts()).setPortRange(0));
+            }
+            case UDP -> {
+                UDP udp = new UDP().setMulticastAddress(InetAddress.getByName(config.multicastAddress()))
+                        .setMulticastPort(config.multicastPort());
+                udp.setBindAddress(bind);
+                udp.setBindPort(config.port());
+                udp.setValue("ip_ttl", 1);
+                stack.add(udp);
+                stack.add(new PING());
+            }
+        }
+        stack.add(new MERGE3().setMinInterval(2_000).setMaxInterval(6_000));
+        stack.add(new FD_SOCK2().setBindAddress(bind).setOffset(0).setPortRange(1000));
+        stack.add(new FD_ALL3().setTimeout(6_000).setInterval(1_000));
+        stack.add(new VERIFY_SUSPECT2().setTimeout(500));
+        stack.add(new NAKACK2());
+        stack.add(new UNICAST3());
+        stack.add(new STABLE());
+        stack.add(new GMS().setJoinTimeout(1_000).setLeaveTimeout(500));
+        stack.add(new UFC());
+        stack.add(new MFC());
+        stack.add(new FRAG4());
+        return new JChannel(stack);
+    }
+
+    private static TP tcp(InetAddress bind, int port) {
+        TCP tcp = new TCP();
+        tcp.setBindAddress(bind);
+        tcp.setBindPort(port);
+        tcp.setPortRange(port == 0 ? 0 : 10);
+        return tcp;
+    }
+}

@@ -1,0 +1,157 @@
+package io.neptune.core.internal.membership;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries announcements over JGroups into a {@link YellowPage}, removes nodes the JGroups view
+ * drops, and expires unheard entries.
+ *
+ * <p>Thread-safety: thread-safe. JGroups delivers messages and views on its own threads; expiry
+ * runs on one scheduler thread owned by this channel.
+ */
+public final class MembershipChannel implements AutoCloseable {
+    private static final Logger logger = LoggerFactory.getLogger(MembershipChannel.class);
+
+    private final NodeId self;
+    private final MembershipConfig config;
+    private final YellowPage yellowPage;
+    private final Map<Address, NodeId> nodesByAddress = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService expiry;
+    private volatile @Nullable JChannel channel;
+    private volatile boolean closed;
+
+    /** Creates an unstarted channel feeding {@code yellowPage}. */
+    public MembershipChannel(NodeId self, MembershipConfig config, YellowPage yellowPage) {
+        this.self = requireNonNull(self, "self");
+        this.config = requireNonNull(config, "config");
+        this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+        this.expiry = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "neptune-" + self + "-yellow-page");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Joins the cluster; blocks until the first view is installed. */
+    public void start() {
+        try {
+            JChannel ch = JGroupsStacks.create(config);
+            ch.setName(self.value());
+            ch.setDiscardOwnMessages(false);
+            ch.setReceiver(new Receiver() {
+                @Override
+                public void receive(Message msg) {
+                    onMessage(msg);
+                }
+
+                @Override
+                public void viewAccepted(View view) {
+                    onView(view);
+                }
+            });
+            channel = ch;
+            ch.connect(config.cluster());
+        } catch (Exception e) {
+            close();
+            throw new NeptuneException(self + ": cannot join cluster '" + config.cluster() + "' with the "
+                    + config.stack().name().toLowerCase(java.util.Locale.ROOT) + " stack: " + e.getMessage(), e);
+        }
+        long period = Math.max(50, config.expiry().toMillis() / 10);
+        expiry.scheduleWithFixedDelay(this::expire, period, period, TimeUnit.MILLISECONDS);
+        logger.info("{}: joined cluster '{}' ({} stack, {})", self, config.cluster(), config.stack(),
+                channel == null ? "?" : channel.getAddress());
+    }
+
+    /** Sends {@code announcement} to every member, this node included. */
+    public void publish(Announcement announcement) {
+        JChannel ch = channel;
+        if (ch == null || closed) {
+            return;
+        }
+        try {
+            byte[] bytes = Json.mapper().writeValueAsBytes(announcement);
+            ch.send(new BytesMessage(null, bytes));
+        } catch (Exception e) {
+            if (!closed) {
+                logger.warn("{}: cannot publish announcement: {}", self, e.toString());
+            }
+        }
+    }
+
+    /** The number of members in the current JGroups view. */
+    public int viewSize() {
+        JChannel ch = channel;
+        View view = ch == null ? null : ch.getView();
+        return view == null ? 0 : view.size();
+    }
+
+    private void onMessage(Message msg) {
+        Announcement announcement;
+        try {
+            announcement = Json.mapper().readValue(msg.getArray(), msg.getOffset(), msg.getLength(), Announcement.class);
+            NodeId node = NodeId.of(announcement.node());
+            if (msg.getSrc() != null) {
+                nodesByAddress.put(msg.getSrc(), node);
+            }
+        } catch (IOException | RuntimeException e) {
+            logger.warn("{}: dropped malformed announcement from {}: {}", self, msg.getSrc(), e.getMessage());
+            return;
+        }
+        yellowPage.update(announcement);
+    }
+
+    private void onView(View view) {
+        Set<Address> members = Set.copyOf(view.getMembers());
+        nodesByAddress.entrySet().removeIf(e -> {
+            if (members.contains(e.getKey())) {
+                return false;
+            }
+            yellowPage.remove(e.getValue(), "left the JGroups view " + view.getViewId());
+            return true;
+        });
+        logger.info("{}: view {} with {} members", self, view.getViewId(), view.size());
+    }
+
+    private void expire() {
+        try {
+            yellowPage.expire();
+        } catch (RuntimeException e) {
+            logger.error("{}: yellow page expiry failed", self, e);
+        }
+    }
+
+    /** Leaves the cluster; idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        expiry.shutdownNow();
+        JChannel ch = channel;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.neptune.core.internal.membership;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.NodeId;
+import java.net.InetSocketAddress;
+
+/**
+ * A replica of one partition as the yellow page knows it: a candidate for a call.
+ *
+ * @param node hosting node
+ * @param requestAddress TCP request server address
+ * @param pollAddress UDP load-index server address
+ * @param priority static priority for the partition
+ * @param role current role
+ * @param version version at the last announcement
+ * @param load the service's load index at the last announcement
+ */
+public record Replica(
+        NodeId node,
+        InetSocketAddress requestAddress,
+        InetSocketAddress pollAddress,
+        int priority,
+        Role role,
+        long version,
+        int load) {
+
+    /** Validates the fields. */
+    public Replica {
+        requireNonNull(node, "node");
+        requireNonNull(requestAddress, "requestAddress");
+        requireNonNull(pollAddress, "pollAddress");
+        requireNonNull(role, "role");
+    }
+
+    @Override
+    public String toString() {
+        return node + "@" + requestAddress.getHostString() + ":" + requestAddress.getPort();
+    }
+}

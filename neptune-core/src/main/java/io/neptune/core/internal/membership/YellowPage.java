@@ -1,0 +1,229 @@
+package io.neptune.core.internal.membership;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.NodeId;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The local service yellow page: soft state built from node announcements (DESIGN §4).
+ *
+ * <p>An entry lives until it is unheard for the expiry time, until the membership view drops its
+ * node, or until {@value #MAX_CONNECT_FAILURES} connection attempts to its node failed in a row;
+ * an excluded node comes back with its next announcement.
+ *
+ * <p>Thread-safety: thread-safe. Writers serialize on {@code lock} and publish an immutable
+ * {@link Snapshot}; lookups read the current snapshot without locking.
+ */
+public final class YellowPage {
+    /** Failed connection attempts after which a node is excluded until it is heard again. */
+    public static final int MAX_CONNECT_FAILURES = 3;
+
+    private static final Logger logger = LoggerFactory.getLogger(YellowPage.class);
+
+    private final NodeId self;
+    private final long expiryNanos;
+    private final LongSupplier nanoTime;
+    private final Object lock = new Object();
+    // @GuardedBy("lock")
+    private final Map<NodeId, Entry> entries = new HashMap<>();
+    private volatile Snapshot snapshot = Snapshot.EMPTY;
+
+    private record Entry(Announcement announcement, long heardNanos, int failures, boolean excluded) {}
+
+    /**
+     * Creates an empty yellow page.
+     *
+     * @param self the owning node, used in log lines
+     * @param expiry how long an unheard entry lives
+     * @param nanoTime the clock, {@code System::nanoTime} outside tests
+     */
+    public YellowPage(NodeId self, Duration expiry, LongSupplier nanoTime) {
+        this.self = requireNonNull(self, "self");
+        this.expiryNanos = expiry.toNanos();
+        this.nanoTime = requireNonNull(nanoTime, "nanoTime");
+    }
+
+    /** Records an announcement; stale ones (older incarnation or sequence) are ignored. */
+    public void update(Announcement announcement) {
+        NodeId node = NodeId.of(announcement.node());
+        long now = nanoTime.getAsLong();
+        synchronized (lock) {
+            Entry previous = entries.get(node);
+            if (previous != null && isStale(announcement, previous.announcement())) {
+                return;
+            }
+            entries.put(node, new Entry(announcement, now, 0, false));
+            if (previous == null) {
+                logger.info("{}: {} joined the yellow page ({}:{}, {} services)", self, node, announcement.host(),
+                        announcement.tcpPort(), announcement.services().size());
+            } else if (previous.excluded()) {
+                logger.info("{}: {} is heard again; no longer excluded", self, node);
+            }
+            rebuild();
+        }
+    }
+
+    private static boolean isStale(Announcement candidate, Announcement current) {
+        if (candidate.incarnation() != current.incarnation()) {
+            return candidate.incarnation() < current.incarnation();
+        }
+        return candidate.sequence() <= current.sequence();
+    }
+
+    /** Removes {@code node} at once, e.g. because the membership view dropped it. */
+    public void remove(NodeId node, String reason) {
+        synchronized (lock) {
+            if (entries.remove(node) != null) {
+                logger.info("{}: {} left the yellow page ({})", self, node, reason);
+                rebuild();
+            }
+        }
+    }
+
+    /** Removes every entry unheard for longer than the expiry time; returns how many. */
+    public int expire() {
+        long now = nanoTime.getAsLong();
+        synchronized (lock) {
+            List<NodeId> expired = new ArrayList<>();
+            entries.forEach((node, entry) -> {
+                if (now - entry.heardNanos() > expiryNanos) {
+                    expired.add(node);
+                }
+            });
+            for (NodeId node : expired) {
+                entries.remove(node);
+                logger.info("{}: {} left the yellow page (unheard for {} ms)", self, node, expiryNanos / 1_000_000);
+            }
+            if (!expired.isEmpty()) {
+                rebuild();
+            }
+            return expired.size();
+        }
+    }
+
+    /** Counts a failed connection attempt to {@code node}; the third in a row excludes it. */
+    public void connectFailed(NodeId node) {
+        synchronized (lock) {
+            Entry entry = entries.get(node);
+            if (entry == null || entry.excluded()) {
+                return;
+            }
+            int failures = entry.failures() + 1;
+            boolean excluded = failures >= MAX_CONNECT_FAILURES;
+            entries.put(node, new Entry(entry.announcement(), entry.heardNanos(), failures, excluded));
+            if (excluded) {
+                logger.info("{}: excluded {} after {} failed connection attempts", self, node, failures);
+                rebuild();
+            }
+        }
+    }
+
+    /** Resets the failure count of {@code node} after a successful connection. */
+    public void connectSucceeded(NodeId node) {
+        synchronized (lock) {
+            Entry entry = entries.get(node);
+            if (entry != null && entry.failures() > 0 && !entry.excluded()) {
+                entries.put(node, new Entry(entry.announcement(), entry.heardNanos(), 0, false));
+            }
+        }
+    }
+
+    /** The live, non-excluded replicas of {@code service#partition}; empty if none is known. */
+    public List<Replica> replicas(String service, int partition) {
+        ServiceView view = snapshot.services().get(service);
+        if (view == null || partition < 0 || partition >= view.byPartition().size()) {
+            return List.of();
+        }
+        return view.byPartition().get(partition);
+    }
+
+    /** The partition count of {@code service}, if any node announces it. */
+    public OptionalInt partitions(String service) {
+        ServiceView view = snapshot.services().get(service);
+        return view == null ? OptionalInt.empty() : OptionalInt.of(view.byPartition().size());
+    }
+
+    /** The latest announcement of every node in the page, excluded nodes included. */
+    public Collection<Announcement> announcements() {
+        return snapshot.announcements();
+    }
+
+    /** The latest announcement of {@code node}. */
+    public Optional<Announcement> announcement(NodeId node) {
+        return snapshot.announcements().stream().filter(a -> a.node().equals(node.value())).findFirst();
+    }
+
+    /** Whether {@code node} is in the page and not excluded. */
+    public boolean contains(NodeId node) {
+        return snapshot.live().contains(node);
+    }
+
+    // @GuardedBy("lock")
+    private void rebuild() {
+        Map<String, List<List<Replica>>> byService = new HashMap<>();
+        List<Announcement> all = new ArrayList<>();
+        List<NodeId> live = new ArrayList<>();
+        for (Map.Entry<NodeId, Entry> e : entries.entrySet()) {
+            Announcement a = e.getValue().announcement();
+            all.add(a);
+            if (e.getValue().excluded()) {
+                continue;
+            }
+            live.add(e.getKey());
+            InetSocketAddress request = new InetSocketAddress(a.host(), a.tcpPort());
+            InetSocketAddress poll = new InetSocketAddress(a.host(), a.udpPort());
+            for (Announcement.HostedService s : a.services()) {
+                List<List<Replica>> partitions = byService.computeIfAbsent(s.name(), n -> newPartitionList(s.partitions()));
+                if (partitions.size() != s.partitions()) {
+                    logger.warn("{}: {} announces {} with {} partitions, others with {}; ignoring it", self, e.getKey(),
+                            s.name(), s.partitions(), partitions.size());
+                    continue;
+                }
+                for (Announcement.ReplicaState r : s.replicas()) {
+                    if (r.partition() >= 0 && r.partition() < partitions.size()) {
+                        partitions.get(r.partition()).add(new Replica(e.getKey(), request, poll, r.priority(), r.role(),
+                                r.version(), s.load()));
+                    }
+                }
+            }
+        }
+        Map<String, ServiceView> services = new HashMap<>();
+        byService.forEach((name, partitions) -> services.put(name,
+                new ServiceView(partitions.stream().map(List::copyOf).toList())));
+        snapshot = new Snapshot(Map.copyOf(services), List.copyOf(all), List.copyOf(live));
+    }
+
+    private static List<List<Replica>> newPartitionList(int partitions) {
+        List<List<Replica>> list = new ArrayList<>(partitions);
+        for (int i = 0; i < partitions; i++) {
+            list.add(new ArrayList<>(4));
+        }
+        return list;
+    }
+
+    private record ServiceView(List<List<Replica>> byPartition) {}
+
+    private record Snapshot(Map<String, ServiceView> services, List<Announcement> announcements, List<NodeId> live) {
+        static final Snapshot EMPTY = new Snapshot(Map.of(), List.of(), List.of());
+    }
+
+    /** Returns {@code null}-safe description for logs. */
+    @Override
+    public String toString() {
+        @Nullable Snapshot s = snapshot;
+        return "YellowPage[" + self + ", nodes=" + s.live() + "]";
+    }
+}

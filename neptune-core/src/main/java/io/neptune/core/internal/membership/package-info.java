@@ -1,0 +1,8 @@
+/**
+ * The service yellow page (DESIGN §4): node announcements, the soft-state table built from them,
+ * and the JGroups channel that carries them. Internal.
+ */
+@NullMarked
+package io.neptune.core.internal.membership;
+
+import org.jspecify.annotations.NullMarked;

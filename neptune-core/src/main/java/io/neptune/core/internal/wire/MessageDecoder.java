@@ -1,0 +1,79 @@
+package io.neptune.core.internal.wire;
+
+import io.neptune.core.AccessMode;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.MessageToMessageDecoder;
+import java.util.List;
+
+/**
+ * Decodes one frame (length prefix already stripped by the frame decoder) into a {@link Message}.
+ * Any malformed, truncated or unknown frame raises a {@link CorruptedFrameException} naming the
+ * field; the pipeline's error handler answers and closes the connection. Stateless, hence
+ * {@link Sharable}; the frame buffer is released by the superclass on every path.
+ */
+@Sharable
+public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
+    /** The shared instance. */
+    public static final MessageDecoder INSTANCE = new MessageDecoder();
+
+    private static final AccessMode[] MODES = AccessMode.values();
+
+    private MessageDecoder() {
+        super(ByteBuf.class);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
+        out.add(decode(frame));
+    }
+
+    /** Decodes one frame body (without length prefix); the frame must hold exactly one message. */
+    public static Message decode(ByteBuf frame) {
+        WireFormat.readPreamble(frame);
+        WireFormat.readableCheck(frame, 1 + 8 + 1, "header");
+        byte type = frame.readByte();
+        long requestId = frame.readLong();
+        frame.readByte(); // flags: none defined in version 1
+        Message message = switch (type) {
+            case WireFormat.TYPE_REQUEST -> decodeRequest(frame, requestId);
+            case WireFormat.TYPE_RESPONSE -> decodeResponse(frame, requestId);
+            default -> throw new CorruptedFrameException("message type: " + type + " (expected: "
+                    + WireFormat.TYPE_REQUEST + " or " + WireFormat.TYPE_RESPONSE + ")");
+        };
+        if (frame.isReadable()) {
+            throw new CorruptedFrameException("frame has " + frame.readableBytes() + " trailing bytes (expected: 0)");
+        }
+        return message;
+    }
+
+    private static RequestMessage decodeRequest(ByteBuf in, long requestId) {
+        String service = WireFormat.readName(in, "service");
+        int partition = WireFormat.readableCheck(in, 4, "partition").readInt();
+        String method = WireFormat.readName(in, "method");
+        int mode = WireFormat.readableCheck(in, 1, "mode").readUnsignedByte();
+        if (mode >= MODES.length) {
+            throw new CorruptedFrameException("mode: " + mode + " (expected: 0.." + (MODES.length - 1) + ")");
+        }
+        int timeoutMillis = WireFormat.readableCheck(in, 4, "timeout").readInt();
+        if (timeoutMillis < 1) {
+            throw new CorruptedFrameException("timeout: " + timeoutMillis + " ms (expected: >= 1)");
+        }
+        long minVersion = WireFormat.readableCheck(in, 8, "minVersion").readLong();
+        byte[] payload = WireFormat.readBytes(in, "payload");
+        return new RequestMessage(requestId, service, partition, method, MODES[mode], timeoutMillis, minVersion, payload);
+    }
+
+    private static ResponseMessage decodeResponse(ByteBuf in, long requestId) {
+        int code = WireFormat.readableCheck(in, 1, "status").readUnsignedByte();
+        Status status = Status.of(code);
+        if (status == null) {
+            throw new CorruptedFrameException("status: " + code + " (expected: a known status code)");
+        }
+        long version = WireFormat.readableCheck(in, 8, "version").readLong();
+        byte[] payload = WireFormat.readBytes(in, "payload");
+        return new ResponseMessage(requestId, status, version, payload);
+    }
+}

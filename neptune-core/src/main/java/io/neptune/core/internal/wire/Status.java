@@ -1,0 +1,58 @@
+package io.neptune.core.internal.wire;
+
+/** The outcome of a request, as one byte on the wire. */
+public enum Status {
+    /** The method ran and returned a response. */
+    OK(0, false),
+    /** The method ran and threw; the payload names the exception. */
+    METHOD_FAILED(1, false),
+    /** No such service on this node's cluster. */
+    UNKNOWN_SERVICE(2, false),
+    /** The service has no such method, or its access mode differs. */
+    UNKNOWN_METHOD(3, false),
+    /** The partition id is out of range. */
+    UNKNOWN_PARTITION(4, false),
+    /** The partition exists but this node does not host it; another replica may. */
+    NOT_HOSTED(5, true),
+    /** The service's queue is full; the method did not run. */
+    OVERLOADED(6, true),
+    /** The request's deadline passed while it was queued; the method did not run. */
+    DEADLINE_EXCEEDED(7, false),
+    /** The request could not be decoded; the method did not run. */
+    INVALID_REQUEST(8, false),
+    /** The frame was malformed; the connection is closed after this response. */
+    PROTOCOL_ERROR(9, false),
+    /** The node is shutting down; the method did not run. */
+    UNAVAILABLE(10, true);
+
+    private static final Status[] BY_CODE = new Status[16];
+
+    static {
+        for (Status status : values()) {
+            BY_CODE[status.code] = status;
+        }
+    }
+
+    private final byte code;
+    private final boolean retryElsewhere;
+
+    Status(int code, boolean retryElsewhere) {
+        this.code = (byte) code;
+        this.retryElsewhere = retryElsewhere;
+    }
+
+    /** The wire code. */
+    public byte code() {
+        return code;
+    }
+
+    /** Whether the method certainly did not run and another replica may serve the call. */
+    public boolean retryElsewhere() {
+        return retryElsewhere;
+    }
+
+    /** Returns the status with {@code code}, or {@code null} if unknown. */
+    public static @org.jspecify.annotations.Nullable Status of(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

@@ -1,0 +1,90 @@
+package io.neptune.core.internal.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.CorruptedFrameException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Constants and primitive field codecs of the wire format ({@code docs/protocols/wire.md}).
+ *
+ * <pre>
+ * TCP frame: length:int32 | magic:int16 | version:int8 | type:int8 | requestId:int64 | flags:int8 | body
+ * UDP poll:  magic:int16 | version:int8 | type:int8 | pollId:int64 | body
+ * </pre>
+ */
+public final class WireFormat {
+    /** {@code 'N' 'P'}: the first two bytes after the length of every frame and datagram. */
+    public static final short MAGIC = 0x4E50;
+    /** The protocol version this build speaks. */
+    public static final byte VERSION = 1;
+    /** Bytes of the header after the length prefix. */
+    public static final int HEADER_BYTES = 2 + 1 + 1 + 8 + 1;
+    /** Longest service or method name on the wire, in UTF-8 bytes. */
+    public static final int MAX_NAME_BYTES = 256;
+
+    /** Frame type of a {@link RequestMessage}. */
+    public static final byte TYPE_REQUEST = 1;
+    /** Frame type of a {@link ResponseMessage}. */
+    public static final byte TYPE_RESPONSE = 2;
+    /** Datagram type of a load poll. */
+    public static final byte TYPE_POLL = 10;
+    /** Datagram type of a load poll reply. */
+    public static final byte TYPE_POLL_REPLY = 11;
+
+    private WireFormat() {}
+
+    /** Writes a short-length-prefixed UTF-8 name. */
+    static void writeName(ByteBuf out, String name) {
+        byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > MAX_NAME_BYTES) {
+            throw new IllegalArgumentException("name: " + bytes.length + " bytes (expected: <= " + MAX_NAME_BYTES + ")");
+        }
+        out.writeShort(bytes.length);
+        out.writeBytes(bytes);
+    }
+
+    /** Reads a name written by {@link #writeName}, rejecting over-long or truncated ones. */
+    static String readName(ByteBuf in, String field) {
+        int length = readableCheck(in, 2, field).readUnsignedShort();
+        if (length > MAX_NAME_BYTES) {
+            throw new CorruptedFrameException(field + ": " + length + " bytes (expected: <= " + MAX_NAME_BYTES + ")");
+        }
+        readableCheck(in, length, field);
+        String value = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
+        in.skipBytes(length);
+        return value;
+    }
+
+    /** Reads an int32-length-prefixed byte array, rejecting lengths beyond the readable bytes. */
+    static byte[] readBytes(ByteBuf in, String field) {
+        int length = readableCheck(in, 4, field).readInt();
+        if (length < 0 || length > in.readableBytes()) {
+            throw new CorruptedFrameException(field + " length: " + length + " (expected: 0.." + in.readableBytes() + ")");
+        }
+        byte[] bytes = new byte[length];
+        in.readBytes(bytes);
+        return bytes;
+    }
+
+    /** Throws a {@link CorruptedFrameException} naming {@code field} if fewer than {@code n} bytes remain. */
+    static ByteBuf readableCheck(ByteBuf in, int n, String field) {
+        if (in.readableBytes() < n) {
+            throw new CorruptedFrameException("truncated frame at " + field + ": " + in.readableBytes()
+                    + " bytes left (expected: >= " + n + ")");
+        }
+        return in;
+    }
+
+    /** Checks magic and version at the reader index, throwing a clear error on mismatch. */
+    static void readPreamble(ByteBuf in) {
+        readableCheck(in, 4, "header");
+        short magic = in.readShort();
+        if (magic != MAGIC) {
+            throw new CorruptedFrameException(String.format("magic: 0x%04x (expected: 0x%04x)", magic & 0xffff, MAGIC));
+        }
+        byte version = in.readByte();
+        if (version != VERSION) {
+            throw new CorruptedFrameException("protocol version: " + version + " (expected: " + VERSION + ")");
+        }
+    }
+}

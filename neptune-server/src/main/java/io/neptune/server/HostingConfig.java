@@ -1,0 +1,94 @@
+package io.neptune.server;
+
+import io.neptune.core.internal.Checks;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * How a node hosts one service: which partitions, with what priority, how many workers and how
+ * long a queue. Immutable; create with {@link #builder()}.
+ *
+ * @param partitions the hosted partition ids; empty means all of them
+ * @param priority static priority of these replicas for primary election; higher wins
+ * @param workers worker threads that run the service's methods
+ * @param queueCapacity requests that may wait for a worker; beyond it calls are refused as overloaded
+ */
+public record HostingConfig(SortedSet<Integer> partitions, int priority, int workers, int queueCapacity) {
+    /** Default for {@link #priority()}. */
+    public static final int DEFAULT_PRIORITY = 0;
+    /** Default for {@link #workers()}. */
+    public static final int DEFAULT_WORKERS = 8;
+    /** Default for {@link #queueCapacity()}. */
+    public static final int DEFAULT_QUEUE_CAPACITY = 1024;
+
+    /** Validates the fields. */
+    public HostingConfig {
+        partitions = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(partitions));
+        for (int p : partitions) {
+            Checks.atLeast("partition", p, 0);
+        }
+        Checks.atLeast("workers", workers, 1);
+        Checks.atLeast("queueCapacity", queueCapacity, 1);
+    }
+
+    /** Hosts every partition with the defaults. */
+    public static HostingConfig all() {
+        return builder().build();
+    }
+
+    /** Returns a builder with every default set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Whether {@code partition} of a service with {@code count} partitions is hosted. */
+    public boolean hosts(int partition, int count) {
+        return partition >= 0 && partition < count && (partitions.isEmpty() || partitions.contains(partition));
+    }
+
+    /** Mutable, single-use builder; not thread-safe. */
+    public static final class Builder {
+        private SortedSet<Integer> partitions = new TreeSet<>();
+        private int priority = DEFAULT_PRIORITY;
+        private int workers = DEFAULT_WORKERS;
+        private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+
+        private Builder() {}
+
+        /** Sets {@link HostingConfig#partitions()}. */
+        public Builder partitions(Iterable<Integer> partitions) {
+            this.partitions = new TreeSet<>();
+            partitions.forEach(this.partitions::add);
+            return this;
+        }
+
+        /** Sets {@link HostingConfig#partitions()}. */
+        public Builder partitions(Integer... partitions) {
+            return partitions(List.of(partitions));
+        }
+
+        /** Sets {@link HostingConfig#priority()}. */
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        /** Sets {@link HostingConfig#workers()}. */
+        public Builder workers(int workers) {
+            this.workers = workers;
+            return this;
+        }
+
+        /** Sets {@link HostingConfig#queueCapacity()}. */
+        public Builder queueCapacity(int queueCapacity) {
+            this.queueCapacity = queueCapacity;
+            return this;
+        }
+
+        /** Validates and builds the configuration. */
+        public HostingConfig build() {
+            return new HostingConfig(partitions, priority, workers, queueCapacity);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.neptune.server;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.client.ClientConfig;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.Checks;
+
+/**
+ * Settings of one node. Immutable; create with {@link #builder()}. Every value has a default;
+ * {@code docs/CONFIGURATION.md} lists the file keys.
+ *
+ * @param node this node's id
+ * @param bindAddress address of the request and load-index servers; loopback by default
+ * @param port TCP request server port; 0 picks a free port
+ * @param pollPort UDP load-index server port; 0 picks a free port
+ * @param ioThreads Netty event loop threads shared by client and server
+ * @param maxFrameBytes largest frame the request server accepts
+ * @param membership how the node finds the others
+ * @param client settings of the embedded client module
+ */
+public record NodeConfig(
+        NodeId node,
+        String bindAddress,
+        int port,
+        int pollPort,
+        int ioThreads,
+        int maxFrameBytes,
+        MembershipConfig membership,
+        ClientConfig client) {
+
+    /** Default for {@link #bindAddress()}. */
+    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+
+    /** Validates the fields. */
+    public NodeConfig {
+        requireNonNull(node, "node");
+        requireNonNull(bindAddress, "bindAddress");
+        Checks.port("port", port);
+        Checks.port("pollPort", pollPort);
+        Checks.atLeast("ioThreads", ioThreads, 1);
+        Checks.atLeast("maxFrameBytes", maxFrameBytes, 1024);
+        requireNonNull(membership, "membership");
+        requireNonNull(client, "client");
+    }
+
+    /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Mutable, single-use builder; not thread-safe. */
+    public static final class Builder {
+        private NodeId node = NodeId.of("node-" + ProcessHandle.current().pid());
+        private String bindAddress = DEFAULT_BIND_ADDRESS;
+        private int port;
+        private int pollPort;
+        private int ioThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        private int maxFrameBytes = ClientConfig.DEFAULT_MAX_FRAME_BYTES;
+        private MembershipConfig membership = MembershipConfig.defaults();
+        private ClientConfig client = ClientConfig.defaults();
+
+        private Builder() {}
+
+        /** Sets {@link NodeConfig#node()}. */
+        public Builder node(NodeId node) {
+            this.node = node;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#node()}. */
+        public Builder node(String node) {
+            return node(NodeId.of(node));
+        }
+
+        /** Sets {@link NodeConfig#bindAddress()}. */
+        public Builder bindAddress(String bindAddress) {
+            this.bindAddress = bindAddress;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#port()}. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#pollPort()}. */
+        public Builder pollPort(int pollPort) {
+            this.pollPort = pollPort;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#ioThreads()}. */
+        public Builder ioThreads(int ioThreads) {
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#maxFrameBytes()}. */
+        public Builder maxFrameBytes(int maxFrameBytes) {
+            this.maxFrameBytes = maxFrameBytes;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#membership()}. */
+        public Builder membership(MembershipConfig membership) {
+            this.membership = membership;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#client()}. */
+        public Builder client(ClientConfig client) {
+            this.client = client;
+            return this;
+        }
+
+        /** Validates and builds the configuration. */
+        public NodeConfig build() {
+            return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.neptune.server.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/** First come, first served, with a fixed capacity. Thread-safe. */
+public final class FifoScheduler implements Scheduler {
+    private final BlockingQueue<Task> queue;
+
+    /** Creates a queue holding at most {@code capacity} tasks. */
+    public FifoScheduler(int capacity) {
+        this.queue = new ArrayBlockingQueue<>(capacity);
+    }
+
+    @Override
+    public boolean offer(Task task) {
+        return queue.offer(task);
+    }
+
+    @Override
+    public @Nullable Task poll(long timeout, TimeUnit unit) throws InterruptedException {
+        return queue.poll(timeout, unit);
+    }
+
+    @Override
+    public int size() {
+        return queue.size();
+    }
+
+    @Override
+    public List<Task> drain() {
+        List<Task> tasks = new ArrayList<>();
+        queue.drainTo(tasks);
+        return tasks;
+    }
+}

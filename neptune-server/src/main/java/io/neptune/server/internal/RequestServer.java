@@ -1,0 +1,125 @@
+package io.neptune.server.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.wire.Frames;
+import io.neptune.core.internal.wire.Message;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's TCP request server: frames in, {@link Router}, responses out. A malformed,
+ * truncated, oversize or unknown frame gets a PROTOCOL_ERROR response naming the problem and the
+ * connection is closed; other connections are unaffected.
+ *
+ * <p>Thread-safety: thread-safe; handlers run on event loops, responses are written from workers.
+ */
+public final class RequestServer implements AutoCloseable {
+    private static final Logger logger = LoggerFactory.getLogger(RequestServer.class);
+
+    private final NodeId node;
+    private final Channel serverChannel;
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+
+    /** Binds the server to {@code bindAddress:port} (0 picks a free port). */
+    public RequestServer(NodeId node, EventLoopGroup group, String bindAddress, int port, int maxFrameBytes,
+            Router router) {
+        this.node = requireNonNull(node, "node");
+        Dispatcher dispatcher = new Dispatcher(router);
+        this.serverChannel = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
+                        Frames.install(ch.pipeline(), maxFrameBytes);
+                        ch.pipeline().addLast("dispatcher", dispatcher);
+                    }
+                })
+                .bind(new InetSocketAddress(bindAddress, port))
+                .syncUninterruptibly()
+                .channel();
+    }
+
+    /** The bound address. */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /** Open client connections; for tests and metrics. */
+    public int connections() {
+        return channels.size();
+    }
+
+    /** Stops accepting and closes every connection; idempotent. */
+    @Override
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
+        channels.close().awaitUninterruptibly();
+    }
+
+    /** Routes decoded requests; answers protocol errors and closes. Stateless, hence {@link Sharable}. */
+    @Sharable
+    private final class Dispatcher extends SimpleChannelInboundHandler<Message> {
+        private final Router router;
+
+        Dispatcher(Router router) {
+            super(Message.class);
+            this.router = router;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            if (!(msg instanceof RequestMessage request)) {
+                reject(ctx, msg.requestId(), "unexpected response frame on a request connection");
+                return;
+            }
+            Channel channel = ctx.channel();
+            router.route(request, response -> {
+                if (channel.isActive()) {
+                    channel.writeAndFlush(response, channel.voidPromise());
+                }
+            });
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (cause instanceof DecoderException) {
+                String problem = cause.getCause() != null ? cause.getCause().getMessage() : cause.getMessage();
+                logger.warn("{}: bad frame from {}: {}; closing the connection", node, ctx.channel().remoteAddress(),
+                        problem);
+                reject(ctx, 0, "bad frame: " + problem);
+            } else {
+                logger.debug("{}: connection {} failed: {}", node, ctx.channel().remoteAddress(), cause.toString());
+                ctx.close();
+            }
+        }
+
+        private void reject(ChannelHandlerContext ctx, long requestId, String message) {
+            ctx.writeAndFlush(ResponseMessage.error(requestId, Status.PROTOCOL_ERROR, message))
+                    .addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.neptune.server.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.MethodDescriptor;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Checks a request against the services hosted here and queues it on its service. Nothing a peer
+ * sends can run a method that is not registered. Shared by the TCP dispatcher and in-process calls.
+ *
+ * <p>Thread-safety: thread-safe; the service map is immutable.
+ */
+public final class Router {
+    private final NodeId node;
+    private final Map<String, ServiceRuntime> services;
+    private final YellowPage yellowPage;
+
+    /** Creates a router over the node's hosted services. */
+    public Router(NodeId node, Map<String, ServiceRuntime> services, YellowPage yellowPage) {
+        this.node = requireNonNull(node, "node");
+        this.services = Map.copyOf(services);
+        this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+    }
+
+    /** Routes {@code request}; {@code reply} receives exactly one response. */
+    public void route(RequestMessage request, Consumer<ResponseMessage> reply) {
+        long id = request.requestId();
+        ServiceRuntime runtime = services.get(request.service());
+        if (runtime == null) {
+            if (yellowPage.partitions(request.service()).isPresent()) {
+                reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " hosts no partition of '"
+                        + request.service() + "'"));
+            } else {
+                reply.accept(ResponseMessage.error(id, Status.UNKNOWN_SERVICE, "no service '" + request.service()
+                        + "' on " + node + " or in its yellow page"));
+            }
+            return;
+        }
+        int partitions = runtime.descriptor().partitions();
+        if (request.partition() < 0 || request.partition() >= partitions) {
+            reply.accept(ResponseMessage.error(id, Status.UNKNOWN_PARTITION, "partition: " + request.partition()
+                    + " (expected: 0.." + (partitions - 1) + ")"));
+            return;
+        }
+        MethodDescriptor method = runtime.descriptor().methods().get(request.method());
+        if (method == null) {
+            reply.accept(ResponseMessage.error(id, Status.UNKNOWN_METHOD, "service '" + request.service()
+                    + "' has methods " + runtime.descriptor().methods().keySet()));
+            return;
+        }
+        if (method.mode() != request.mode()) {
+            reply.accept(ResponseMessage.error(id, Status.UNKNOWN_METHOD, "'" + method.name() + "' is a "
+                    + method.mode() + " method, called as " + request.mode()));
+            return;
+        }
+        if (!runtime.hosts(request.partition())) {
+            reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " does not host " + request.service()
+                    + "#" + request.partition()));
+            return;
+        }
+        runtime.submit(request, method, reply);
+    }
+
+    /** The hosted services by name. */
+    public Map<String, ServiceRuntime> services() {
+        return services;
+    }
+}

@@ -1,0 +1,235 @@
+package io.neptune.server.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.AccessMode;
+import io.neptune.core.MethodDescriptor;
+import io.neptune.core.NodeId;
+import io.neptune.core.RequestContext;
+import io.neptune.core.ServiceDescriptor;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.HostingConfig;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One hosted service: its bounded queue ({@link Scheduler}), its worker threads, and the load index
+ * (active + queued requests) that polls and announcements report.
+ *
+ * <p>Thread-safety: thread-safe. {@link #submit} runs on dispatcher threads (event loops or the
+ * local caller); methods run on the service's own workers, never on an event loop.
+ */
+public final class ServiceRuntime implements AutoCloseable {
+    private static final Logger logger = LoggerFactory.getLogger(ServiceRuntime.class);
+
+    private final NodeId node;
+    private final ServiceDescriptor descriptor;
+    private final Object instance;
+    private final HostingConfig hosting;
+    private final Scheduler scheduler;
+    private final Map<String, MethodHandle> handles = new HashMap<>();
+    private final List<Thread> workers = new ArrayList<>();
+    private final AtomicInteger active = new AtomicInteger();
+    private final AtomicLong served = new AtomicLong();
+    private volatile boolean closed;
+
+    /** Creates the runtime; {@link #start()} starts its workers. */
+    public ServiceRuntime(NodeId node, ServiceDescriptor descriptor, Object instance, HostingConfig hosting) {
+        this.node = requireNonNull(node, "node");
+        this.descriptor = requireNonNull(descriptor, "descriptor");
+        this.instance = requireNonNull(instance, "instance");
+        this.hosting = requireNonNull(hosting, "hosting");
+        this.scheduler = new FifoScheduler(hosting.queueCapacity());
+        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+        for (MethodDescriptor method : descriptor.methods().values()) {
+            try {
+                handles.put(method.name(), lookup.unreflect(method.javaMethod()).bindTo(instance));
+            } catch (IllegalAccessException e) {
+                throw new IllegalArgumentException(descriptor.serviceClass().getName() + "." + method.javaMethod().getName()
+                        + "(): not accessible (expected: public method of a public class)", e);
+            }
+        }
+        for (int partition : hosting.partitions()) {
+            if (partition >= descriptor.partitions()) {
+                throw new IllegalArgumentException(descriptor.name() + " partition: " + partition
+                        + " (expected: 0.." + (descriptor.partitions() - 1) + ")");
+            }
+        }
+    }
+
+    /** Starts the worker threads. */
+    public void start() {
+        for (int i = 0; i < hosting.workers(); i++) {
+            Thread worker = new Thread(this::work, "neptune-" + node + "-" + descriptor.name() + "-" + i);
+            worker.setDaemon(true);
+            workers.add(worker);
+            worker.start();
+        }
+    }
+
+    /** The service description. */
+    public ServiceDescriptor descriptor() {
+        return descriptor;
+    }
+
+    /** How this node hosts the service. */
+    public HostingConfig hosting() {
+        return hosting;
+    }
+
+    /** Whether {@code partition} is hosted here. */
+    public boolean hosts(int partition) {
+        return hosting.hosts(partition, descriptor.partitions());
+    }
+
+    /** Active plus queued requests: the load index. */
+    public int load() {
+        return active.get() + scheduler.size();
+    }
+
+    /** Requests this service answered since start. */
+    public long served() {
+        return served.get();
+    }
+
+    /** Queues {@code request}; {@code reply} gets the response, or OVERLOADED at once if the queue is full. */
+    public void submit(RequestMessage request, MethodDescriptor method, java.util.function.Consumer<ResponseMessage> reply) {
+        if (closed) {
+            reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeoutMillis());
+        if (!scheduler.offer(new Task(request, method, deadline, reply))) {
+            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
+                    descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
+        }
+    }
+
+    private void work() {
+        while (!closed) {
+            Task task;
+            try {
+                task = scheduler.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (task != null) {
+                active.incrementAndGet();
+                try {
+                    task.reply().accept(run(task));
+                } catch (RuntimeException e) {
+                    logger.error("{}: reply to {} failed", node, task.request(), e);
+                } finally {
+                    active.decrementAndGet();
+                }
+            }
+        }
+    }
+
+    private ResponseMessage run(Task task) {
+        RequestMessage request = task.request();
+        if (System.nanoTime() - task.deadlineNanos() > 0) {
+            return ResponseMessage.error(request.requestId(), Status.DEADLINE_EXCEEDED,
+                    "deadline passed while queued on " + node + "; not run");
+        }
+        MethodDescriptor method = task.method();
+        Object argument;
+        try {
+            argument = Json.mapper().readValue(request.payload(), method.requestType());
+        } catch (Exception e) {
+            return ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, "cannot decode request of "
+                    + request.target() + " as " + method.requestType().getSimpleName() + ": " + e.getMessage());
+        }
+        Object result;
+        try {
+            result = handles.get(method.name()).invoke(new Context(request), argument);
+        } catch (Throwable t) {
+            Throwable cause = t instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : t;
+            if (cause instanceof Error error && !(cause instanceof StackOverflowError)) {
+                throw error;
+            }
+            logger.debug("{}: {} threw", node, request.target(), cause);
+            return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED,
+                    cause.getClass().getName() + ": " + cause.getMessage());
+        }
+        try {
+            served.incrementAndGet();
+            return ResponseMessage.ok(request.requestId(), 0, Json.mapper().writeValueAsBytes(result));
+        } catch (Exception e) {
+            return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, "cannot encode the response of "
+                    + request.target() + " as JSON: " + e.getMessage());
+        }
+    }
+
+    /** Stops the workers and refuses what is still queued; idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Thread worker : workers) {
+            try {
+                worker.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        for (Task task : scheduler.drain()) {
+            task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.UNAVAILABLE,
+                    node + " is shutting down"));
+        }
+    }
+
+    private final class Context implements RequestContext {
+        private final RequestMessage request;
+
+        Context(RequestMessage request) {
+            this.request = request;
+        }
+
+        @Override
+        public String service() {
+            return request.service();
+        }
+
+        @Override
+        public int partition() {
+            return request.partition();
+        }
+
+        @Override
+        public String method() {
+            return request.method();
+        }
+
+        @Override
+        public AccessMode mode() {
+            return request.mode();
+        }
+
+        @Override
+        public long lsn() {
+            return 0;
+        }
+
+        @Override
+        public NodeId node() {
+            return node;
+        }
+    }
+}
