@@ -1,0 +1,106 @@
+package io.neptune.server;
+
+import io.neptune.client.ClientConfig;
+import io.neptune.core.MembershipConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * An in-JVM cluster of real nodes on the loopback JGroups stack, each in its own discovery
+ * directory so concurrent test classes never see each other. Close it to stop every node.
+ */
+public final class MiniCluster implements AutoCloseable {
+    private final String cluster = "test-" + UUID.randomUUID().toString().substring(0, 8);
+    private final Path discovery;
+    private final List<NeptuneNode> nodes = new ArrayList<>();
+
+    private MiniCluster() {
+        try {
+            discovery = Files.createTempDirectory("neptune-discovery-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts {@code count} nodes {@code node-0..}, each configured by {@code hosting}. */
+    public static MiniCluster start(int count, Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
+        MiniCluster cluster = new MiniCluster();
+        try {
+            for (int i = 0; i < count; i++) {
+                cluster.nodes.add(hosting.apply(NeptuneNode.builder(cluster.config("node-" + i, ClientConfig.defaults())))
+                        .start());
+            }
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /** The membership settings every node of this cluster uses. */
+    public MembershipConfig membership() {
+        return MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery)
+                .announceInterval(Duration.ofMillis(200)).expiry(Duration.ofSeconds(2)).build();
+    }
+
+    /** A node config joining this cluster. */
+    public NodeConfig config(String node, ClientConfig client) {
+        return NodeConfig.builder().node(node).ioThreads(2).membership(membership()).client(client).build();
+    }
+
+    /** Starts one more node hosting what {@code hosting} adds. */
+    public NeptuneNode add(String node, ClientConfig client, Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
+        NeptuneNode started = hosting.apply(NeptuneNode.builder(config(node, client))).start();
+        nodes.add(started);
+        return started;
+    }
+
+    /** The started nodes. */
+    public List<NeptuneNode> nodes() {
+        return Collections.unmodifiableList(nodes);
+    }
+
+    /** Node {@code i}. */
+    public NeptuneNode node(int i) {
+        return nodes.get(i);
+    }
+
+    /** Waits until every node's yellow page lists {@code count} nodes. */
+    public void awaitNodes(int count) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            if (nodes.stream().allMatch(n -> n.knownNodes().size() >= count)) {
+                return;
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new AssertionError("yellow pages did not reach " + count + " nodes: "
+                + nodes.stream().map(n -> n.node() + "=" + n.knownNodes()).toList());
+    }
+
+    @Override
+    public void close() {
+        for (NeptuneNode node : nodes) {
+            node.close();
+        }
+        try (var files = Files.walk(discovery)) {
+            files.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // best effort: a temp directory
+        }
+    }
+}
