@@ -74,7 +74,7 @@ public final class JGroupsStacks {
         stack.add(new NAKACK2());
         stack.add(new UNICAST3());
         stack.add(new STABLE());
-        stack.add(new GMS().setJoinTimeout(1_000).setLeaveTimeout(500));
+        stack.add(new GMS().setJoinTimeout(1_000).setLeaveTimeout(500).printLocalAddress(false));
         stack.add(new UFC());
         stack.add(new MFC());
         stack.add(new FRAG4());

@@ -1,0 +1,38 @@
+package io.neptune.examples.cli;
+
+import io.neptune.core.NeptuneException;
+import io.neptune.examples.demo.DemoCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code neptune} command line: {@code node}, {@code demo}. */
+@Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
+        description = "Partitioned, replicated, load-balanced cluster services.",
+        subcommands = {NodeCommand.class, DemoCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit status; for tests. */
+    public static int run(String... args) {
+        CommandLine commandLine = new CommandLine(new Main());
+        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (e instanceof NeptuneException) {
+                cmd.getErr().println("neptune: " + e.getMessage());
+                return 2;
+            }
+            throw e;
+        });
+        return commandLine.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}

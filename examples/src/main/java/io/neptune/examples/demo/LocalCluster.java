@@ -1,0 +1,146 @@
+package io.neptune.examples.demo;
+
+import io.neptune.core.NeptuneException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Node processes on this machine, each a separate JVM running {@code neptune node}. Each child
+ * exits when this process ends, however it ends (the child watches its parent's pid), and
+ * {@link #close()} kills any that remain.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class LocalCluster implements AutoCloseable {
+    /** JVM options of a node process: small heap, as the machine has 2 cores and few GiB to spare. */
+    public static final List<String> NODE_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
+            "-Dorg.slf4j.simpleLogger.log.io.neptune=info",
+            "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+
+    private final Path workDirectory;
+    private final Path logDirectory;
+    private final Map<String, Process> processes = new ConcurrentHashMap<>();
+
+    /**
+     * Creates an empty cluster whose configs go to {@code workDirectory} and logs to {@code logDirectory}.
+     */
+    public LocalCluster(Path workDirectory, Path logDirectory) {
+        this.workDirectory = workDirectory;
+        this.logDirectory = logDirectory;
+        try {
+            Files.createDirectories(workDirectory);
+            Files.createDirectories(logDirectory);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts node {@code name} with the YAML {@code config} and waits until it is serving. */
+    public Process start(String name, String config) {
+        try {
+            Path configFile = workDirectory.resolve(name + ".yaml");
+            Files.writeString(configFile, config);
+            Path log = logDirectory.resolve(name + ".log");
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(NODE_JVM_OPTIONS);
+            command.add("-cp");
+            command.add(System.getProperty("java.class.path"));
+            command.add(io.neptune.examples.cli.Main.class.getName());
+            command.addAll(List.of("node", "--config", configFile.toString(),
+                    "--parent-pid", Long.toString(ProcessHandle.current().pid())));
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(false)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+            processes.put(name, process);
+            awaitReady(name, process, log);
+            return process;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start node " + name, e);
+        }
+    }
+
+    private static void awaitReady(String name, Process process, Path log) {
+        java.util.concurrent.CompletableFuture<Void> ready = new java.util.concurrent.CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    if (line.startsWith("READY ")) {
+                        ready.complete(null);
+                    }
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+            ready.completeExceptionally(new IllegalStateException("exited"));
+        }, "neptune-demo-" + name + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            ready.get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NeptuneException("interrupted while starting node " + name, e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            process.destroyForcibly();
+            throw new NeptuneException("node " + name + " did not start (exit " + exitOf(process) + "); see " + log);
+        }
+    }
+
+    private static String exitOf(Process process) {
+        try {
+            return process.waitFor(2, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "still running";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
+    /** The running node processes by name. */
+    public Map<String, Process> processes() {
+        return Map.copyOf(processes);
+    }
+
+    /** Kills node {@code name} with SIGKILL and waits for it to end. */
+    public void kill(String name) {
+        Process process = processes.remove(name);
+        if (process != null) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Stops every node: SIGTERM first, SIGKILL for those still alive after 10 s. */
+    @Override
+    public void close() {
+        processes.values().forEach(Process::destroy);
+        for (Process process : processes.values()) {
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+        }
+        processes.clear();
+    }
+}

@@ -1,0 +1,5 @@
+/** The echo and work example services. */
+@NullMarked
+package io.neptune.examples.echo;
+
+import org.jspecify.annotations.NullMarked;

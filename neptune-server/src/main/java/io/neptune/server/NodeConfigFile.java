@@ -1,0 +1,191 @@
+package io.neptune.server;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.ClientConfig;
+import io.neptune.core.ConfigException;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.config.ConfigNode;
+import java.lang.reflect.InvocationTargetException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * A node's YAML config file: the node settings and the services it hosts. Every key has a default;
+ * an unknown key or a bad value fails with a {@link ConfigException} naming it. The keys are
+ * documented in {@code docs/CONFIGURATION.md}.
+ *
+ * @param node the node settings
+ * @param services the services to host, in file order
+ */
+public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
+
+    /**
+     * One {@code services} entry.
+     *
+     * @param className the service class, with a public no-argument constructor
+     * @param hosting how it is hosted
+     */
+    public record HostedService(String className, HostingConfig hosting) {
+        /** Validates the fields. */
+        public HostedService {
+            requireNonNull(className, "className");
+            requireNonNull(hosting, "hosting");
+        }
+    }
+
+    /** Copies the list. */
+    public NodeConfigFile {
+        requireNonNull(node, "node");
+        services = List.copyOf(services);
+    }
+
+    /** Reads and validates {@code file}. */
+    public static NodeConfigFile load(Path file) {
+        return parse(ConfigNode.load(file));
+    }
+
+    /** Validates an already parsed document. */
+    public static NodeConfigFile parse(ConfigNode root) {
+        NodeConfig.Builder node = NodeConfig.builder();
+        String bindAddress = root.string("bind-address", NodeConfig.DEFAULT_BIND_ADDRESS);
+        root.build(r -> {
+            if (r.has("node")) {
+                node.node(NodeId.of(r.string("node", "")));
+            } else {
+                r.string("node", "");
+            }
+            return node.bindAddress(bindAddress)
+                    .port(r.integer("port", 0))
+                    .pollPort(r.integer("poll-port", 0))
+                    .ioThreads(r.integer("io-threads", Math.max(2, Runtime.getRuntime().availableProcessors())))
+                    .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES));
+        });
+        node.membership(membership(root.section("membership"), bindAddress));
+        node.client(client(root.section("client")));
+        List<HostedService> services = new ArrayList<>();
+        for (ConfigNode service : root.sections("services")) {
+            services.add(service(service));
+        }
+        root.finish();
+        return new NodeConfigFile(root.build(r -> node.build()), services);
+    }
+
+    private static MembershipConfig membership(ConfigNode m, String bindAddress) {
+        MembershipConfig config = m.build(s -> {
+            MembershipConfig.Builder b = MembershipConfig.builder()
+                    .stack(s.choice("stack", MembershipConfig.Stack.class, MembershipConfig.Stack.LOOPBACK))
+                    .cluster(s.string("cluster", MembershipConfig.DEFAULT_CLUSTER))
+                    .bindAddress(s.string("bind-address", bindAddress))
+                    .port(s.integer("port", 0))
+                    .discoveryDirectory(Path.of(s.string("discovery-directory", "")))
+                    .multicastAddress(s.string("multicast-address", MembershipConfig.DEFAULT_MULTICAST_ADDRESS))
+                    .multicastPort(s.integer("multicast-port", MembershipConfig.DEFAULT_MULTICAST_PORT))
+                    .announceInterval(s.duration("announce-interval", MembershipConfig.DEFAULT_ANNOUNCE_INTERVAL))
+                    .expiry(s.duration("expiry", MembershipConfig.DEFAULT_EXPIRY));
+            List<InetSocketAddress> hosts = new ArrayList<>();
+            for (String host : s.strings("initial-hosts")) {
+                hosts.add(hostAndPort(s.path() + ".initial-hosts", host));
+            }
+            return b.initialHosts(hosts).build();
+        });
+        m.finish();
+        return config;
+    }
+
+    private static InetSocketAddress hostAndPort(String key, String text) {
+        int colon = text.lastIndexOf(':');
+        try {
+            if (colon < 1) {
+                throw new NumberFormatException();
+            }
+            return new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key, "'" + text + "' (expected: host:port)");
+        }
+    }
+
+    private static ClientConfig client(ConfigNode c) {
+        ClientConfig config = c.build(s -> ClientConfig.builder()
+                .policy(BalancingPolicy.fromConfigName(s.string("policy", BalancingPolicy.RANDOM_POLLING.configName())))
+                .pollSize(s.integer("poll-size", ClientConfig.DEFAULT_POLL_SIZE))
+                .pollDeadline(s.duration("poll-deadline", ClientConfig.DEFAULT_POLL_DEADLINE))
+                .discardSlowPolls(s.bool("discard-slow-polls", true))
+                .timeout(s.duration("timeout", ClientConfig.DEFAULT_TIMEOUT))
+                .retries(s.integer("retries", ClientConfig.DEFAULT_RETRIES))
+                .connectionsPerNode(s.integer("connections-per-node", ClientConfig.DEFAULT_CONNECTIONS_PER_NODE))
+                .connectTimeout(s.duration("connect-timeout", ClientConfig.DEFAULT_CONNECT_TIMEOUT))
+                .maxFrameBytes(s.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
+                .build());
+        c.finish();
+        return config;
+    }
+
+    private static HostedService service(ConfigNode s) {
+        String className = s.string("class", "");
+        if (className.isEmpty()) {
+            throw new ConfigException(s.path() + ".class", "missing (expected: the service's class name)");
+        }
+        HostingConfig hosting = s.build(h -> HostingConfig.builder()
+                .partitions(partitions(h.path() + ".partitions", h.strings("partitions")))
+                .priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
+                .workers(h.integer("workers", HostingConfig.DEFAULT_WORKERS))
+                .queueCapacity(h.integer("queue-capacity", HostingConfig.DEFAULT_QUEUE_CAPACITY))
+                .build());
+        s.finish();
+        return new HostedService(className, hosting);
+    }
+
+    /** Parses {@code all}, {@code 3}, {@code 0-15} or a list of those. */
+    static TreeSet<Integer> partitions(String key, List<String> specs) {
+        TreeSet<Integer> partitions = new TreeSet<>();
+        for (String spec : specs) {
+            String text = spec.trim();
+            if (text.equals("all")) {
+                return new TreeSet<>();
+            }
+            try {
+                int dash = text.indexOf('-');
+                int from = Integer.parseInt(dash < 0 ? text : text.substring(0, dash).trim());
+                int to = dash < 0 ? from : Integer.parseInt(text.substring(dash + 1).trim());
+                if (from < 0 || to < from) {
+                    throw new NumberFormatException();
+                }
+                for (int p = from; p <= to; p++) {
+                    partitions.add(p);
+                }
+            } catch (NumberFormatException e) {
+                throw new ConfigException(key, "'" + spec + "' (expected: all, a partition id or a range such as 0-15)");
+            }
+        }
+        return partitions;
+    }
+
+    /** Creates the node builder with every service instantiated and hosted. */
+    public NeptuneNode.Builder toBuilder() {
+        NeptuneNode.Builder builder = NeptuneNode.builder(node);
+        for (int i = 0; i < services.size(); i++) {
+            HostedService service = services.get(i);
+            String key = "services[" + i + "].class";
+            Object instance;
+            try {
+                instance = Class.forName(service.className()).getConstructor().newInstance();
+            } catch (ClassNotFoundException e) {
+                throw new ConfigException(key, "'" + service.className() + "' (expected: a class on the classpath)");
+            } catch (NoSuchMethodException | InstantiationException | IllegalAccessException e) {
+                throw new ConfigException(key, "'" + service.className()
+                        + "' cannot be created (expected: a public class with a public no-argument constructor)");
+            } catch (InvocationTargetException e) {
+                throw new ConfigException(key, "'" + service.className() + "' constructor threw "
+                        + e.getCause());
+            }
+            builder.host(instance, service.hosting());
+        }
+        return builder;
+    }
+}
