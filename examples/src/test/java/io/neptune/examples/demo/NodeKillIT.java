@@ -1,0 +1,167 @@
+package io.neptune.examples.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.client.NeptuneClient;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.examples.echo.EchoService;
+import io.neptune.examples.echo.EchoService.EchoReply;
+import io.neptune.examples.echo.EchoService.EchoRequest;
+import io.neptune.server.NeptuneNode;
+import io.neptune.server.NodeConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three node processes under load; one is killed with SIGKILL. It must leave every yellow page
+ * within 2 s, and once the retry window has passed no call may fail.
+ */
+class NodeKillIT {
+    private static final Duration LEAVE_LIMIT = Duration.ofSeconds(2);
+
+    @TempDir
+    Path work;
+
+    @Test
+    void killedNodeLeavesEveryYellowPageAndCallsKeepSucceeding() throws Exception {
+        String cluster = "kill-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100_000;
+        Path discovery = Files.createDirectories(work.resolve("discovery"));
+        Path logs = work.resolve("logs");
+        MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build();
+        try (LocalCluster processes = new LocalCluster(work.resolve("config"), logs);
+                NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("observer").ioThreads(2)
+                        .membership(membership).build()).start()) {
+            for (int i = 1; i <= 3; i++) {
+                processes.start("node-" + i, """
+                        node: node-%d
+                        io-threads: 1
+                        membership:
+                          cluster: %s
+                          discovery-directory: %s
+                        services:
+                          - class: %s
+                            workers: 2
+                        """.formatted(i, cluster, discovery, EchoService.class.getName()));
+            }
+            awaitTrue(() -> client.replicasOf("echo", 0).size() == 3, Duration.ofSeconds(30), "3 replicas of echo#0");
+
+            Load load = new Load(client.client(), 4);
+            load.start();
+            awaitTrue(() -> load.successes.get() > 200, Duration.ofSeconds(30), "calls succeeding before the kill");
+
+            long killedAt = System.nanoTime();
+            processes.kill("node-2");
+
+            awaitTrue(() -> !client.knownNodes().contains(NodeId.of("node-2")), LEAVE_LIMIT.plusSeconds(3),
+                    "node-2 leaving the observer's yellow page");
+            Duration observerLeft = Duration.ofNanos(System.nanoTime() - killedAt);
+            for (String survivor : List.of("node-1", "node-3")) {
+                Path log = logs.resolve(survivor + ".log");
+                awaitTrue(() -> read(log).contains(survivor + ": node-2 left the yellow page"), LEAVE_LIMIT.plusSeconds(3),
+                        "node-2 leaving the yellow page of " + survivor);
+            }
+            Duration allLeft = Duration.ofNanos(System.nanoTime() - killedAt);
+            System.out.printf("NodeKillIT: node-2 left the observer's yellow page after %d ms, every yellow page after"
+                    + " %d ms; %d calls failed before the retry window closed%n", observerLeft.toMillis(), allLeft.toMillis(),
+                    load.failures.size());
+            assertThat(observerLeft).isLessThanOrEqualTo(LEAVE_LIMIT);
+            assertThat(allLeft).as("time until every yellow page dropped node-2").isLessThanOrEqualTo(LEAVE_LIMIT);
+
+            long windowEnd = System.nanoTime();
+            long successesAtWindowEnd = load.successes.get();
+            awaitTrue(() -> load.successes.get() > successesAtWindowEnd + 500, Duration.ofSeconds(30),
+                    "calls succeeding after the kill");
+            load.stop();
+            assertThat(load.failuresStartedAfter(windowEnd)).as("calls failing after the retry window").isEmpty();
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration limit, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + limit + " waiting for " + what);
+            }
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
+    }
+
+    /** Closed-loop callers recording when each failed call started. */
+    private static final class Load {
+        final NeptuneClient client;
+        final List<Thread> threads = new ArrayList<>();
+        final AtomicLong successes = new AtomicLong();
+        final ConcurrentLinkedQueue<long[]> failures = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
+        volatile boolean running = true;
+
+        Load(NeptuneClient client, int callers) {
+            this.client = client;
+            for (int i = 0; i < callers; i++) {
+                Thread thread = new Thread(this::loop, "load-" + i);
+                thread.setDaemon(true);
+                threads.add(thread);
+            }
+        }
+
+        void start() {
+            threads.forEach(Thread::start);
+        }
+
+        void loop() {
+            NeptuneHandle handle = NeptuneHandle.create();
+            while (running) {
+                long started = System.nanoTime();
+                int partition = ThreadLocalRandom.current().nextInt(16);
+                try {
+                    client.call(handle, "echo", partition, "echo", AccessMode.READ, new EchoRequest("x"), EchoReply.class);
+                    successes.incrementAndGet();
+                } catch (RuntimeException e) {
+                    failures.add(new long[] {started});
+                    messages.add(e.toString());
+                }
+            }
+        }
+
+        List<String> failuresStartedAfter(long nanos) {
+            List<String> late = new ArrayList<>();
+            var messageIterator = messages.iterator();
+            for (long[] failure : failures) {
+                String message = messageIterator.hasNext() ? messageIterator.next() : "?";
+                if (failure[0] - nanos > 0) {
+                    late.add(message);
+                }
+            }
+            return late;
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            for (Thread thread : threads) {
+                thread.join(10_000);
+            }
+        }
+    }
+}
