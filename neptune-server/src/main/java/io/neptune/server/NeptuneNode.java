@@ -149,6 +149,11 @@ public final class NeptuneNode implements AutoCloseable {
         return requireNonNull(loadIndexServer, "loadIndexServer (node not started)").address();
     }
 
+    /** Open TCP connections from clients to this node's request server. */
+    public int inboundConnections() {
+        return requireNonNull(requestServer, "requestServer (node not started)").connections();
+    }
+
     /** The nodes currently in this node's yellow page, itself included once it announced. */
     public Set<NodeId> knownNodes() {
         Set<NodeId> nodes = new TreeSet<>((a, b) -> a.value().compareTo(b.value()));

@@ -1,5 +1,7 @@
 package io.neptune.examples.demo;
 
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.ClientConfig;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
@@ -50,6 +52,11 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Service time of a work call in ms (default: ${DEFAULT-VALUE}).")
     private long workMillis;
 
+    @Option(names = "--policy", defaultValue = "random-polling",
+            description = "Load-balancing policy of the client: random, round-robin, random-polling, broadcast, ideal"
+                    + " (default: ${DEFAULT-VALUE}).")
+    private String policy;
+
     @Option(names = "--exit", description = "Stop the cluster after the workload instead of waiting for Ctrl-C.")
     private boolean exit;
 
@@ -60,6 +67,12 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Duration workloadTime = ConfigNode.parseDuration("--duration", duration);
+        BalancingPolicy balancing;
+        try {
+            balancing = BalancingPolicy.fromConfigName(policy);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("--policy", e.getMessage());
+        }
         validate();
         String cluster = "demo-" + ProcessHandle.current().pid();
         Path discovery = Files.createTempDirectory("neptune-demo-discovery-");
@@ -78,7 +91,7 @@ public final class DemoCommand implements Callable<Integer> {
                 System.out.printf("  %s started (pid %d)%n", name, process.pid());
             }
             NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("demo-client").membership(membership)
-                    .build()).start();
+                    .client(ClientConfig.builder().policy(balancing).build()).build()).start();
             resources.add(client);
             awaitReplicas(client);
             System.out.printf("Cluster ready: %d nodes, echo and work with %d partitions x %d replicas%n", nodes,

@@ -1,0 +1,116 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.neptune.client.BalancingPolicy;
+import io.neptune.core.ConfigException;
+import io.neptune.core.MembershipConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Config files: defaults, every section, and errors that name the key. */
+class NodeConfigFileTest {
+    @TempDir
+    Path dir;
+
+    private NodeConfigFile load(String yaml) throws IOException {
+        Path file = dir.resolve("node.yaml");
+        Files.writeString(file, yaml);
+        return NodeConfigFile.load(file);
+    }
+
+    @Test
+    void emptyFileGivesDefaults() throws IOException {
+        NodeConfigFile file = load("");
+        assertThat(file.services()).isEmpty();
+        assertThat(file.node().bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(file.node().membership().stack()).isEqualTo(MembershipConfig.Stack.LOOPBACK);
+        assertThat(file.node().membership().expiry()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(file.node().client().policy()).isEqualTo(BalancingPolicy.RANDOM_POLLING);
+        assertThat(file.node().client().pollDeadline()).isEqualTo(Duration.ofMillis(10));
+    }
+
+    @Test
+    void everySectionIsRead() throws IOException {
+        NodeConfigFile file = load("""
+                node: n-7
+                port: 0
+                max-frame-size: 64KiB
+                membership:
+                  stack: tcp
+                  cluster: shop
+                  initial-hosts: [127.0.0.1:7800, "127.0.0.1:7801"]
+                  announce-interval: 250ms
+                  expiry: 1.5s
+                client:
+                  policy: round-robin
+                  poll-size: 2
+                  poll-deadline: 20ms
+                  discard-slow-polls: false
+                  retries: 0
+                services:
+                  - class: io.neptune.server.EchoTestService
+                    partitions: [0-2, 5]
+                    priority: 3
+                    workers: 2
+                    queue-capacity: 10
+                """);
+        assertThat(file.node().node().value()).isEqualTo("n-7");
+        assertThat(file.node().maxFrameBytes()).isEqualTo(64 * 1024);
+        assertThat(file.node().membership().stack()).isEqualTo(MembershipConfig.Stack.TCP);
+        assertThat(file.node().membership().initialHosts()).hasSize(2);
+        assertThat(file.node().membership().expiry()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(file.node().client().policy()).isEqualTo(BalancingPolicy.ROUND_ROBIN);
+        assertThat(file.node().client().discardSlowPolls()).isFalse();
+        HostingConfig hosting = file.services().get(0).hosting();
+        assertThat(hosting.partitions()).containsExactly(0, 1, 2, 5);
+        assertThat(hosting.priority()).isEqualTo(3);
+        assertThat(hosting.queueCapacity()).isEqualTo(10);
+    }
+
+    @Test
+    void unknownKeysAreNamed() {
+        assertThatThrownBy(() -> load("nodee: x\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("nodee: unknown key");
+        assertThatThrownBy(() -> load("membership:\n  stak: udp\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("membership.stak: unknown key").hasMessageContaining("stack");
+        assertThatThrownBy(() -> load("services:\n  - class: a.B\n    worker: 3\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("services[0].worker: unknown key");
+    }
+
+    @Test
+    void badValuesAreNamed() {
+        assertThatThrownBy(() -> load("membership:\n  stack: udpp\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("membership.stack: 'udpp' (expected: one of loopback, udp, tcp)");
+        assertThatThrownBy(() -> load("client:\n  poll-deadline: soon\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("client.poll-deadline: 'soon'");
+        assertThatThrownBy(() -> load("client:\n  policy: fastest\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("policy: 'fastest'").hasMessageContaining("random-polling");
+        assertThatThrownBy(() -> load("port: 70000\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("port: 70000 (expected: 0..65535)");
+        assertThatThrownBy(() -> load("io-threads: two\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("io-threads: 'two' (expected: an integer)");
+        assertThatThrownBy(() -> load("services:\n  - partitions: all\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("services[0].class: missing");
+        assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: 5-2\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("services[0].partitions: '5-2'");
+        assertThatThrownBy(() -> load("membership:\n  announce-interval: 3s\n  expiry: 4s\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("expiry");
+        assertThatThrownBy(() -> load("- just\n- a list\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("mapping");
+        assertThatThrownBy(() -> NodeConfigFile.load(dir.resolve("missing.yaml"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void unknownServiceClassIsNamedWhenBuilding() throws IOException {
+        NodeConfigFile file = load("services:\n  - class: com.example.Missing\n");
+        assertThatThrownBy(file::toBuilder).isInstanceOf(ConfigException.class)
+                .hasMessage("services[0].class: 'com.example.Missing' (expected: a class on the classpath)");
+    }
+}
