@@ -3,37 +3,19 @@ package io.neptune.server;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.client.NeptuneClient;
-import io.neptune.client.internal.DefaultNeptuneClient;
-import io.neptune.client.internal.EventLoops;
-import io.neptune.client.internal.LoadTracker;
-import io.neptune.client.internal.LocalEndpoint;
-import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ServiceDefinitionException;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.Lifecycle;
-import io.neptune.core.internal.membership.MembershipChannel;
-import io.neptune.core.internal.membership.YellowPage;
-import io.neptune.core.internal.wire.RequestMessage;
-import io.neptune.core.internal.wire.ResponseMessage;
-import io.neptune.server.internal.AvailabilityPublisher;
-import io.neptune.server.internal.LoadIndexServer;
-import io.neptune.server.internal.RequestServer;
-import io.neptune.server.internal.Router;
+import io.neptune.server.internal.NodeRuntime;
 import io.neptune.server.internal.ServiceRuntime;
-import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,12 +42,7 @@ public final class NeptuneNode implements AutoCloseable {
     private final NodeId node;
     private final Lifecycle lifecycle;
     private final Map<String, ServiceRuntime> services;
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private @Nullable EventLoopGroup group;
-    private @Nullable RequestServer requestServer;
-    private @Nullable LoadIndexServer loadIndexServer;
-    private @Nullable YellowPage yellowPage;
-    private @Nullable DefaultNeptuneClient client;
+    private volatile @Nullable NodeRuntime runtime;
 
     private NeptuneNode(NodeConfig config, Map<String, ServiceRuntime> services) {
         this.config = config;
@@ -81,52 +58,24 @@ public final class NeptuneNode implements AutoCloseable {
 
     private NeptuneNode start() {
         lifecycle.transition(Lifecycle.State.STARTING);
+        logger.info("{}: starting with {}", node, config);
         try {
-            logger.info("{}: starting with {}", node, config);
-            EventLoopGroup io = EventLoops.create(node.value(), config.ioThreads());
-            group = io;
-            resources.add(() -> io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly());
-            ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread thread = new Thread(r, "neptune-" + node + "-publisher");
-                thread.setDaemon(true);
-                return thread;
-            });
-            resources.add(scheduler::shutdownNow);
-            services.values().forEach(ServiceRuntime::start);
-            resources.addAll(services.values());
-
-            YellowPage page = new YellowPage(node, config.membership().expiry(), System::nanoTime);
-            yellowPage = page;
-            Router router = new Router(node, services, page);
-            RequestServer server = new RequestServer(node, io, config.bindAddress(), config.port(),
-                    config.maxFrameBytes(), router);
-            requestServer = server;
-            resources.add(server);
-            LoadIndexServer loads = new LoadIndexServer(node, io, config.bindAddress(), config.pollPort(), services);
-            loadIndexServer = loads;
-            resources.add(loads);
-
-            MembershipChannel membership = new MembershipChannel(node, config.membership(), page);
-            resources.add(membership);
-            membership.start();
-            client = new DefaultNeptuneClient(node, config.client(), page, io, config.bindAddress(),
-                    new Local(router), new LoadTracker(), List.of());
-            resources.add(client);
-            AvailabilityPublisher publisher = new AvailabilityPublisher(node, server.address(), loads.address(), router,
-                    membership, page, config.membership().announceInterval(), scheduler);
-            resources.add(publisher);
-            if (!services.isEmpty()) {
-                publisher.start();
-            }
+            NodeRuntime started = new NodeRuntime(config, services);
+            runtime = started;
             lifecycle.transition(Lifecycle.State.RUNNING);
-            logger.info("{}: running; requests on {}, polls on {}, hosting {}", node, server.address(),
-                    loads.address(), services.keySet());
+            logger.info("{}: running; requests on {}, polls on {}, hosting {}", node, started.requestAddress(),
+                    started.pollAddress(), services.keySet());
             return this;
         } catch (RuntimeException e) {
             lifecycle.transition(Lifecycle.State.FAILED);
-            close();
+            lifecycle.transition(Lifecycle.State.STOPPING);
+            lifecycle.transition(Lifecycle.State.STOPPED);
             throw e;
         }
+    }
+
+    private NodeRuntime runtime() {
+        return requireNonNull(runtime, "runtime (node not started)");
     }
 
     /** This node's id. */
@@ -136,48 +85,46 @@ public final class NeptuneNode implements AutoCloseable {
 
     /** The client module of this node; calls to partitions hosted here stay in-process. */
     public NeptuneClient client() {
-        return requireNonNull(client, "client (node not started)");
+        return runtime().client();
     }
 
     /** The TCP request server's address. */
     public InetSocketAddress requestAddress() {
-        return requireNonNull(requestServer, "requestServer (node not started)").address();
+        return runtime().requestAddress();
     }
 
     /** The UDP load-index server's address. */
     public InetSocketAddress pollAddress() {
-        return requireNonNull(loadIndexServer, "loadIndexServer (node not started)").address();
+        return runtime().pollAddress();
     }
 
     /** Open TCP connections from clients to this node's request server. */
     public int inboundConnections() {
-        return requireNonNull(requestServer, "requestServer (node not started)").connections();
+        return runtime().inboundConnections();
     }
 
     /** The nodes currently in this node's yellow page, itself included once it announced. */
     public Set<NodeId> knownNodes() {
         Set<NodeId> nodes = new TreeSet<>((a, b) -> a.value().compareTo(b.value()));
-        requireNonNull(yellowPage, "yellowPage (node not started)").announcements()
-                .forEach(a -> nodes.add(NodeId.of(a.node())));
+        runtime().announcements().forEach(a -> nodes.add(NodeId.of(a.node())));
         return Collections.unmodifiableSet(nodes);
     }
 
     /** The live replicas the yellow page knows for {@code service#partition}, by node. */
     public List<NodeId> replicasOf(String service, int partition) {
-        return requireNonNull(yellowPage, "yellowPage (node not started)").replicas(service, partition).stream()
-                .map(r -> r.node()).toList();
+        return runtime().replicasOf(service, partition);
     }
 
     /** Requests served by each hosted service since start. */
     public Map<String, Long> served() {
         Map<String, Long> served = new LinkedHashMap<>();
-        services.forEach((name, runtime) -> served.put(name, runtime.served()));
+        services.forEach((name, service) -> served.put(name, service.served()));
         return served;
     }
 
-    /** The current lifecycle state. */
-    public Lifecycle.State state() {
-        return lifecycle.state();
+    /** Whether the node is started and not yet closed. */
+    public boolean isRunning() {
+        return lifecycle.state() == Lifecycle.State.RUNNING;
     }
 
     /** Leaves the cluster, refuses queued requests and stops every thread; idempotent. */
@@ -187,51 +134,20 @@ public final class NeptuneNode implements AutoCloseable {
             return;
         }
         logger.info("{}: stopping", node);
-        List<AutoCloseable> reversed = new ArrayList<>(resources);
-        Collections.reverse(reversed);
-        RuntimeException failure = null;
-        for (AutoCloseable resource : reversed) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = new NeptuneException(node + ": close failed: " + e.getMessage(), e);
-                } else {
-                    failure.addSuppressed(e);
-                }
+        try {
+            NodeRuntime started = runtime;
+            if (started != null) {
+                started.close();
             }
-        }
-        lifecycle.transition(Lifecycle.State.STOPPED);
-        logger.info("{}: stopped", node);
-        if (failure != null) {
-            throw failure;
+        } finally {
+            lifecycle.transition(Lifecycle.State.STOPPED);
+            logger.info("{}: stopped", node);
         }
     }
 
     @Override
     public String toString() {
         return "NeptuneNode[" + node + ", " + lifecycle.state() + "]";
-    }
-
-    /** In-process calls: the chosen replica is this node, so skip the network. */
-    private final class Local implements LocalEndpoint {
-        private final Router router;
-
-        Local(Router router) {
-            this.router = router;
-        }
-
-        @Override
-        public NodeId node() {
-            return node;
-        }
-
-        @Override
-        public CompletableFuture<ResponseMessage> invoke(RequestMessage request) {
-            CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
-            router.route(request, response::complete);
-            return response;
-        }
     }
 
     /** Collects the services to host; single-use, not thread-safe. */
