@@ -62,7 +62,7 @@ public final class JGroupsStacks {
                         .setMulticastPort(config.multicastPort());
                 udp.setBindAddress(bind);
                 udp.setBindPort(config.port());
-                udp.setValue("ip_ttl", 1);
+                udp.setIpTTL(1);   // multicast stays on the local subnet; routers never forward it
                 stack.add(udp);
                 stack.add(new PING());
             }

@@ -1,0 +1,202 @@
+package io.neptune.server;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/**
+ * A {@link MulticastNodeMain} child process: stdout and stderr are read by one thread into a queue,
+ * so waits are polls with a deadline, never sleeps. {@link #close} stops the process on every path.
+ *
+ * <p>Thread-safety: the reader thread only appends to the queue and the transcript; every other
+ * method is called by the test thread.
+ */
+final class NodeProcess implements AutoCloseable {
+    private static final int TRANSCRIPT_LINES = 200;
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+
+    private final String name;
+    private final Process process;
+    private final Writer stdin;
+    private final Thread reader;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final Deque<String> transcript = new ArrayDeque<>();
+    private volatile String nodes = "";
+
+    private NodeProcess(String name, Process process) {
+        this.name = name;
+        this.process = process;
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        this.reader = new Thread(this::readOutput, name + "-stdout");
+        this.reader.setDaemon(true);
+    }
+
+    /** Starts {@code command} (stderr merged into stdout) as node {@code name}. */
+    static NodeProcess start(String name, List<String> command) {
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start node " + name + ": " + command, e);
+        }
+        NodeProcess node = new NodeProcess(name, process);
+        node.reader.start();
+        return node;
+    }
+
+    private void readOutput() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.startsWith("NODES ")) {
+                    nodes = line.substring("NODES ".length());
+                }
+                synchronized (transcript) {
+                    transcript.addLast(line);
+                    if (transcript.size() > TRANSCRIPT_LINES) {
+                        transcript.removeFirst();
+                    }
+                }
+                lines.add(line);
+            }
+        } catch (IOException e) {
+            lines.add("READ-FAILED " + e);
+        }
+    }
+
+    /** The node's name in the test. */
+    String name() {
+        return name;
+    }
+
+    /** The node set of the last {@code NODES} line, comma-separated. */
+    String nodes() {
+        return nodes;
+    }
+
+    /** Waits until the last {@code NODES} line equals {@code expected}. */
+    void awaitNodes(String expected, Duration timeout) {
+        awaitCondition(() -> nodes.equals(expected), timeout, "yellow page " + expected + " (last: " + nodes + ")");
+    }
+
+    /** Waits for the next output line that matches {@code matcher} and returns it. */
+    String awaitLine(Predicate<String> matcher, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            String line = poll(deadline, what);
+            if (matcher.test(line)) {
+                return line;
+            }
+        }
+    }
+
+    private void awaitCondition(BooleanSupplier condition, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            poll(deadline, what);   // wakes on every new line; the reader updates the state first
+        }
+    }
+
+    private String poll(long deadline, String what) {
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new AssertionError(name + ": no " + what + " within the timeout" + details());
+            }
+            if (!process.isAlive() && lines.isEmpty() && !reader.isAlive()) {
+                throw new AssertionError(name + ": exited with " + process.exitValue() + " before " + what + details());
+            }
+            try {
+                String line = lines.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(250)), TimeUnit.NANOSECONDS);
+                if (line != null) {
+                    return line;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(name + ": interrupted while waiting for " + what, e);
+            }
+        }
+    }
+
+    /** Sends one command line to the node's stdin. */
+    void send(String command) {
+        try {
+            stdin.write(command + "\n");
+            stdin.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(name + ": cannot send '" + command + "'" + details(), e);
+        }
+    }
+
+    /** Kills the process with SIGKILL and waits for it to die. */
+    void kill() {
+        process.destroyForcibly();
+        awaitExit();
+    }
+
+    /** The last lines the process wrote, for failure messages. */
+    String details() {
+        synchronized (transcript) {
+            return "\n--- last output of " + name + " ---\n" + String.join("\n", transcript) + "\n--- end ---";
+        }
+    }
+
+    /** Closes stdin so the node stops cleanly, then kills it if it is still alive; idempotent. */
+    @Override
+    public void close() {
+        try {
+            stdin.close();
+        } catch (IOException e) {
+            // the process is gone already
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+            process.destroyForcibly();
+        }
+        try {
+            awaitExit();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void awaitExit() {
+        try {
+            if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(name + ": pid " + process.pid() + " survived SIGKILL for "
+                        + STOP_TIMEOUT);
+            }
+            reader.join(STOP_TIMEOUT.toMillis());
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name + ": interrupted while waiting for pid " + process.pid(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "NodeProcess[" + name + ", pid " + process.pid() + (process.isAlive() ? "" : ", exited") + "]";
+    }
+}
