@@ -342,6 +342,45 @@ class MessageCodecTest {
     }
 
     @Test
+    void streamEndingInsideAFrameIsATruncatedFrame() {
+        ByteBuf full = encode(sampleRequest());
+        int frameLength = full.readableBytes();
+        ByteBuf partial = track(Unpooled.buffer().writeBytes(full, 0, 20));
+        full.release();
+
+        assertThat(channel.writeInbound(partial)).as("nothing decodable yet").isFalse();
+
+        assertThatThrownBy(channel::finish)
+                .isInstanceOf(DecoderException.class)
+                .hasMessage("truncated frame: the stream ended after 20 of " + frameLength + " bytes");
+        assertThat(channel.<Object>readInbound()).isNull();
+    }
+
+    @Test
+    void streamEndingInsideTheLengthPrefixIsATruncatedFrame() {
+        ByteBuf partial = track(Unpooled.buffer().writeShort(0));
+
+        channel.writeInbound(partial);
+
+        assertThatThrownBy(channel::finish)
+                .isInstanceOf(DecoderException.class)
+                .hasMessage("truncated frame: the stream ended after 2 bytes");
+    }
+
+    @Test
+    void streamEndingBetweenFramesIsClean() {
+        ByteBuf frames = track(Unpooled.buffer());
+        MessageEncoder.encode(sampleResponse(), frames);
+        MessageEncoder.encode(sampleResponse(), frames);
+
+        channel.writeInbound(frames);
+
+        assertThat(channel.finish()).as("two messages decoded").isTrue();
+        assertThat(channel.<Object>readInbound()).isNotNull();
+        assertThat(channel.<Object>readInbound()).isNotNull();
+    }
+
+    @Test
     void encoderOutputHasNoLeakThroughThePipeline() {
         assertThat(channel.writeOutbound(sampleRequest())).isTrue();
         ByteBuf out = channel.readOutbound();
