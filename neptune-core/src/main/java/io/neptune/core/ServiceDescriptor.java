@@ -58,6 +58,7 @@ public final class ServiceDescriptor {
             throw new ServiceDefinitionException(serviceClass,
                     "partitions: " + annotation.partitions() + " (expected: >= 1)");
         }
+        rejectNonPublicAnnotated(serviceClass);
         Map<String, MethodDescriptor> methods = new LinkedHashMap<>();
         Method[] declared = serviceClass.getMethods();
         Arrays.sort(declared, Comparator.comparing(Method::getName));
@@ -78,6 +79,21 @@ public final class ServiceDescriptor {
         }
         return new ServiceDescriptor(serviceClass, annotation.name(), annotation.partitions(),
                 annotation.consistency(), methods);
+    }
+
+    /** {@link Class#getMethods()} sees only public methods; an annotated non-public one must not vanish silently. */
+    private static void rejectNonPublicAnnotated(Class<?> serviceClass) {
+        for (Class<?> c = serviceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            Method[] declared = c.getDeclaredMethods();
+            Arrays.sort(declared, Comparator.comparing(Method::getName));
+            for (Method method : declared) {
+                boolean annotated = method.isAnnotationPresent(Read.class) || method.isAnnotationPresent(Write.class);
+                if (annotated && !Modifier.isPublic(method.getModifiers())) {
+                    throw new ServiceDefinitionException(serviceClass, "method " + method.getName()
+                            + "() is not public (expected: public)");
+                }
+            }
+        }
     }
 
     private static @org.jspecify.annotations.Nullable MethodDescriptor describe(Class<?> serviceClass, Method method) {

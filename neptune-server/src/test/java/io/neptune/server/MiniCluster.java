@@ -64,6 +64,13 @@ public final class MiniCluster implements AutoCloseable {
         return started;
     }
 
+    /** Starts one more node with {@code config} (e.g. {@link #config} with a setting changed). */
+    public NeptuneNode add(NodeConfig config, Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
+        NeptuneNode started = hosting.apply(NeptuneNode.builder(config)).start();
+        nodes.add(started);
+        return started;
+    }
+
     /** The started nodes. */
     public List<NeptuneNode> nodes() {
         return Collections.unmodifiableList(nodes);

@@ -19,6 +19,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
@@ -50,6 +51,9 @@ public final class RequestServer implements AutoCloseable {
                 .group(group)
                 .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // Keep the channel writable when the peer shuts down its output, so a frame cut off
+                // by end of stream can still be answered with PROTOCOL_ERROR (see Dispatcher).
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -102,6 +106,19 @@ public final class RequestServer implements AutoCloseable {
                     channel.writeAndFlush(response, channel.voidPromise());
                 }
             });
+        }
+
+        /**
+         * The peer shut down its output. A partial frame has already failed in the frame decoder
+         * and is answered by {@link #exceptionCaught}; otherwise close, as on a full close.
+         */
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event instanceof ChannelInputShutdownEvent) {
+                ctx.close();
+            } else {
+                ctx.fireUserEventTriggered(event);
+            }
         }
 
         @Override

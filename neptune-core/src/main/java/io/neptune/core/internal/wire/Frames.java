@@ -1,7 +1,6 @@
 package io.neptune.core.internal.wire;
 
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 
 /** Installs the frame and message codecs at the head of a TCP pipeline. */
 public final class Frames {
@@ -16,10 +15,11 @@ public final class Frames {
 
     /**
      * Adds the codecs; frames longer than {@code maxFrameBytes} fail at once with a
-     * {@link io.netty.handler.codec.TooLongFrameException} instead of being buffered.
+     * {@link io.netty.handler.codec.TooLongFrameException} instead of being buffered, and input
+     * that ends inside a frame fails with a {@link io.netty.handler.codec.CorruptedFrameException}.
      */
     public static void install(ChannelPipeline pipeline, int maxFrameBytes) {
-        pipeline.addLast(FRAME_DECODER, new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4, true));
+        pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameBytes));
         pipeline.addLast(MESSAGE_DECODER, MessageDecoder.INSTANCE);
         pipeline.addLast(MESSAGE_ENCODER, MessageEncoder.INSTANCE);
     }

@@ -1,0 +1,360 @@
+package io.neptune.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.assertj.core.api.AbstractThrowableAssert;
+import org.junit.jupiter.api.Test;
+
+/** Registration of annotated service classes: the valid shape and every definition error. */
+class ServiceDescriptorTest {
+
+    public record Req(String text) {}
+
+    public record Res(String text) {}
+
+    @NeptuneService(name = "kv.store_1-a", partitions = 16, consistency = ConsistencyLevel.LEVEL_3)
+    public static final class Valid {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res(request.text());
+        }
+
+        @Read(name = "scan")
+        public List<Res> list(RequestContext context, Req request) {
+            return List.of();
+        }
+
+        @Write
+        public Long put(RequestContext context, Req request) {
+            return 1L;
+        }
+
+        /** Not annotated: not callable. */
+        public Res helper(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void validServiceIsDescribed() {
+        ServiceDescriptor descriptor = ServiceDescriptor.of(Valid.class);
+
+        assertThat(descriptor.serviceClass()).isEqualTo(Valid.class);
+        assertThat(descriptor.name()).isEqualTo("kv.store_1-a");
+        assertThat(descriptor.partitions()).isEqualTo(16);
+        assertThat(descriptor.consistency()).isEqualTo(ConsistencyLevel.LEVEL_3);
+        assertThat(descriptor.methods()).containsOnlyKeys("get", "scan", "put");
+        MethodDescriptor get = descriptor.method("get").orElseThrow();
+        assertThat(get.mode()).isEqualTo(AccessMode.READ);
+        assertThat(get.requestType()).isEqualTo(Req.class);
+        assertThat(get.responseType()).isEqualTo(Res.class);
+        assertThat(get.javaMethod().getName()).isEqualTo("get");
+        MethodDescriptor scan = descriptor.method("scan").orElseThrow();
+        assertThat(scan.javaMethod().getName()).isEqualTo("list");
+        assertThat(scan.responseType().getTypeName()).isEqualTo("java.util.List<" + Res.class.getName() + ">");
+        assertThat(descriptor.method("put").orElseThrow().mode()).isEqualTo(AccessMode.WRITE);
+        assertThat(descriptor.method("helper")).isEmpty();
+        assertThat(descriptor.method("list")).isEmpty();
+        assertThat(descriptor.toString()).contains("kv.store_1-a", "partitions=16");
+    }
+
+    @Test
+    void methodsMapIsImmutable() {
+        ServiceDescriptor descriptor = ServiceDescriptor.of(Valid.class);
+
+        assertThatThrownBy(() -> descriptor.methods().clear()).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void defaultConsistencyIsLevel1() {
+        assertThat(ServiceDescriptor.of(OneMethod.class).consistency()).isEqualTo(ConsistencyLevel.LEVEL_1);
+    }
+
+    @NeptuneService(name = "one", partitions = 1)
+    public static final class OneMethod {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    // ---------------------------------------------------------------- class-level errors
+
+    public static final class NotAnnotated {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void missingAnnotation() {
+        assertRejected(NotAnnotated.class).hasMessageContaining("missing @NeptuneService");
+    }
+
+    @NeptuneService(name = "zero", partitions = 0)
+    public static final class ZeroPartitions {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @NeptuneService(name = "negative", partitions = -3)
+    public static final class NegativePartitions {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void partitionsBelowOne() {
+        assertRejected(ZeroPartitions.class).hasMessageContaining("partitions: 0 (expected: >= 1)");
+        assertRejected(NegativePartitions.class).hasMessageContaining("partitions: -3 (expected: >= 1)");
+    }
+
+    @NeptuneService(name = "has space", partitions = 1)
+    public static final class SpaceInName {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @NeptuneService(name = "", partitions = 1)
+    public static final class EmptyName {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @NeptuneService(name = "x12345678901234567890123456789012345678901234567890123456789012345", partitions = 1)
+    public static final class LongName {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void badServiceName() {
+        assertRejected(SpaceInName.class).hasMessageContaining("name: 'has space' (expected: 1-64 of letters");
+        assertRejected(EmptyName.class).hasMessageContaining("name: '' (expected:");
+        assertRejected(LongName.class).hasMessageContaining("(expected: 1-64 of letters");
+    }
+
+    @NeptuneService(name = "none", partitions = 1)
+    public static final class NoMethods {
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void noAnnotatedMethods() {
+        assertRejected(NoMethods.class).hasMessageContaining("no @Read or @Write methods (expected: at least one)");
+    }
+
+    @NeptuneService(name = "hidden", partitions = 1)
+    static final class NotPublic {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void nonPublicClass() {
+        assertRejected(NotPublic.class).hasMessageContaining("class is not public (expected: public)");
+    }
+
+    // ---------------------------------------------------------------- method-level errors
+
+    @NeptuneService(name = "dup", partitions = 1)
+    public static final class DuplicateNames {
+        @Read(name = "get")
+        public Res first(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Write(name = "get")
+        public Res second(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @NeptuneService(name = "dup2", partitions = 1)
+    public static final class RenamedOntoAnotherMethod {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Read(name = "get")
+        public Res fetch(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void duplicateMethodName() {
+        assertRejected(DuplicateNames.class)
+                .hasMessageContaining("duplicate method name 'get'")
+                .hasMessageContaining("first()")
+                .hasMessageContaining("second()");
+        assertRejected(RenamedOntoAnotherMethod.class)
+                .hasMessageContaining("duplicate method name 'get'")
+                .hasMessageContaining("fetch()")
+                .hasMessageContaining("get()");
+    }
+
+    @NeptuneService(name = "onearg", partitions = 1)
+    public static final class OneParameter {
+        @Read
+        public Res lonely(RequestContext context) {
+            return new Res("");
+        }
+    }
+
+    @NeptuneService(name = "threeargs", partitions = 1)
+    public static final class ThreeParameters {
+        @Read
+        public Res crowded(RequestContext context, Req request, Req extra) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void wrongParameterCount() {
+        assertRejected(OneParameter.class)
+                .hasMessageContaining("method lonely()")
+                .hasMessageContaining("(expected: (RequestContext, <request type>))");
+        assertRejected(ThreeParameters.class)
+                .hasMessageContaining("method crowded()")
+                .hasMessageContaining("(expected: (RequestContext, <request type>))");
+    }
+
+    @NeptuneService(name = "swapped", partitions = 1)
+    public static final class ContextNotFirst {
+        @Read
+        public Res swapped(Req request, RequestContext context) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void firstParameterNotRequestContext() {
+        assertRejected(ContextNotFirst.class)
+                .hasMessageContaining("method swapped()")
+                .hasMessageContaining("(expected: (RequestContext, <request type>))");
+    }
+
+    @NeptuneService(name = "prim", partitions = 1)
+    public static final class PrimitiveRequest {
+        @Read
+        public Res count(RequestContext context, int request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void primitiveRequestType() {
+        assertRejected(PrimitiveRequest.class)
+                .hasMessageContaining("method count()")
+                .hasMessageContaining("takes primitive int (expected: an object type mapped by Jackson)");
+    }
+
+    @NeptuneService(name = "void", partitions = 1)
+    public static final class VoidReturn {
+        @Write
+        public void forget(RequestContext context, Req request) {}
+    }
+
+    @Test
+    void voidReturn() {
+        assertRejected(VoidReturn.class)
+                .hasMessageContaining("method forget() returns void (expected: a response object)");
+    }
+
+    @NeptuneService(name = "static", partitions = 1)
+    public static final class StaticMethod {
+        @Read
+        public static Res shared(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void staticMethod() {
+        assertRejected(StaticMethod.class)
+                .hasMessageContaining("method shared() is static (expected: instance method)");
+    }
+
+    @NeptuneService(name = "both", partitions = 1)
+    public static final class ReadAndWrite {
+        @Read
+        @Write
+        public Res confused(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void bothReadAndWrite() {
+        assertRejected(ReadAndWrite.class)
+                .hasMessageContaining("method confused() has both @Read and @Write (expected: one)");
+    }
+
+    @NeptuneService(name = "badmethod", partitions = 1)
+    public static final class BadMethodName {
+        @Read(name = "no/slash")
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void badMethodName() {
+        assertRejected(BadMethodName.class)
+                .hasMessageContaining("method get() name: 'no/slash' (expected: 1-64 of letters");
+    }
+
+    @NeptuneService(name = "privatemethod", partitions = 1)
+    public static final class NonPublicAnnotatedMethod {
+        @Read
+        public Res get(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Write
+        Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void nonPublicAnnotatedMethodIsAnErrorNotSilentlyDropped() {
+        assertRejected(NonPublicAnnotatedMethod.class)
+                .hasMessageContaining("method put() is not public (expected: public)");
+    }
+
+    @Test
+    void nullClass() {
+        assertThatThrownBy(() -> ServiceDescriptor.of(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("serviceClass");
+    }
+
+    /** Asserts a {@link ServiceDefinitionException} whose message starts with the class name. */
+    private static AbstractThrowableAssert<?, ? extends Throwable> assertRejected(Class<?> serviceClass) {
+        return assertThatThrownBy(() -> ServiceDescriptor.of(serviceClass))
+                .isInstanceOf(ServiceDefinitionException.class)
+                .hasMessageStartingWith(serviceClass.getName() + ": ")
+                .satisfies(e -> assertThat(((ServiceDefinitionException) e).serviceClass())
+                        .isEqualTo(serviceClass.getName()));
+    }
+}

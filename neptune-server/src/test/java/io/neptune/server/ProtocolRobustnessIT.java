@@ -1,0 +1,385 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneClient;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.DeadlineExceededException;
+import io.neptune.core.InvalidRequestException;
+import io.neptune.core.OverloadedException;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.MessageDecoder;
+import io.neptune.core.internal.wire.MessageEncoder;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.core.internal.wire.WireFormat;
+import io.neptune.server.EchoTestService.Echo;
+import io.neptune.server.EchoTestService.Reply;
+import io.neptune.server.EchoTestService.Sleep;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a node does with bytes that are not a valid request: raw sockets send malformed,
+ * truncated, oversize and unknown frames; each gets a PROTOCOL_ERROR naming the problem and a
+ * closed connection, while other connections and client calls keep working. Also the typed
+ * errors of a bad payload, a full queue and a passed deadline.
+ */
+class ProtocolRobustnessIT {
+    private static final int SMALL_FRAME = 1024;
+    private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(10);
+
+    private static MiniCluster cluster;
+    /** Hosts echo with the default 4 MiB frame limit. */
+    private static NeptuneNode node;
+    /** Hosts echo with a 1 KiB frame limit. */
+    private static NeptuneNode smallFrames;
+    /** Hosts nothing: its calls always cross TCP. */
+    private static NeptuneNode clientNode;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = MiniCluster.start(1, b -> b.host(new EchoTestService(), HostingConfig.all()));
+        node = cluster.node(0);
+        NodeConfig base = cluster.config("small-frames", ClientConfig.defaults());
+        NodeConfig small = new NodeConfig(base.node(), base.bindAddress(), base.port(), base.pollPort(),
+                base.ioThreads(), SMALL_FRAME, base.membership(), base.client());
+        smallFrames = cluster.add(small, b -> b.host(new EchoTestService(), HostingConfig.all()));
+        clientNode = cluster.add("client", ClientConfig.defaults(), b -> b);
+        cluster.awaitNodes(2);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- malformed frames
+
+    @Test
+    void garbageWithAValidLengthPrefix() throws Exception {
+        byte[] garbage = "hello, neptune! this is no frame".getBytes(StandardCharsets.US_ASCII);
+
+        assertRejectedAndClosed(node, prefixed(garbage), "magic: 0x6865 (expected: 0x4e50)");
+    }
+
+    @Test
+    void badMagic() throws Exception {
+        byte[] frame = encode(echoRequest(1, "x"));
+        frame[4] = (byte) 0xCA;
+        frame[5] = (byte) 0xFE;
+
+        assertRejectedAndClosed(node, frame, "magic: 0xcafe (expected: 0x4e50)");
+    }
+
+    @Test
+    void badProtocolVersion() throws Exception {
+        byte[] frame = encode(echoRequest(1, "x"));
+        frame[6] = 9;
+
+        assertRejectedAndClosed(node, frame, "protocol version: 9 (expected: 1)");
+    }
+
+    @Test
+    void unknownMessageType() throws Exception {
+        byte[] frame = encode(echoRequest(1, "x"));
+        frame[7] = 7;
+
+        assertRejectedAndClosed(node, frame, "message type: 7 (expected: 1 or 2)");
+    }
+
+    @Test
+    void responseFrameOnARequestConnection() throws Exception {
+        byte[] frame = encode(ResponseMessage.ok(77, 0, new byte[0]));
+
+        ResponseMessage answer = assertRejectedAndClosed(node, frame, "unexpected response frame");
+        assertThat(answer.requestId()).isEqualTo(77);
+    }
+
+    @Test
+    void truncatedBody() throws Exception {
+        byte[] full = encode(echoRequest(1, "some text"));
+        byte[] frame = new byte[4 + WireFormat.HEADER_BYTES + 3];
+        System.arraycopy(full, 0, frame, 0, frame.length);
+        setInt(frame, 0, frame.length - 4); // the prefix agrees; the fields run short
+
+        assertRejectedAndClosed(node, frame, "truncated frame at service");
+    }
+
+    @Test
+    void truncatedFrameThenEndOfStream() throws Exception {
+        byte[] full = encode(echoRequest(1, "some text"));
+        byte[] partial = new byte[20]; // the prefix promises more than arrives
+
+        System.arraycopy(full, 0, partial, 0, partial.length);
+        try (Socket socket = connect(node)) {
+            socket.getOutputStream().write(partial);
+            socket.getOutputStream().flush();
+            socket.shutdownOutput();
+
+            ResponseMessage answer = readResponse(socket);
+            assertProtocolError(answer, "truncated frame");
+            assertClosedByServer(socket);
+        }
+        assertNodeStillServes(node);
+    }
+
+    @Test
+    void lengthPrefixAboveTheDefaultMaxFrame() throws Exception {
+        int length = ClientConfig.DEFAULT_MAX_FRAME_BYTES * 2;
+        byte[] frame = new byte[4 + 16]; // only the start: the server must not wait for the rest
+        setInt(frame, 0, length);
+
+        assertRejectedAndClosed(node, frame, "exceeds " + ClientConfig.DEFAULT_MAX_FRAME_BYTES);
+    }
+
+    @Test
+    void wholeFrameAboveASmallMaxFrame() throws Exception {
+        byte[] frame = encode(echoRequest(1, "y".repeat(2 * SMALL_FRAME)));
+        assertThat(frame.length).isGreaterThan(SMALL_FRAME);
+
+        assertRejectedAndClosed(smallFrames, frame, "exceeds " + SMALL_FRAME);
+    }
+
+    @Test
+    void frameJustBelowASmallMaxFrameIsServed() throws Exception {
+        RequestMessage request = echoRequest(1, "");
+        int overhead = encode(request).length;
+        RequestMessage largest = echoRequest(1, "z".repeat(SMALL_FRAME - overhead));
+        assertThat(encode(largest)).hasSize(SMALL_FRAME);
+
+        try (Socket socket = connect(smallFrames)) {
+            send(socket, encode(largest));
+            ResponseMessage answer = readResponse(socket);
+            assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.OK);
+        }
+    }
+
+    // ---------------------------------------------------------------- bad payloads
+
+    @Test
+    void payloadThatIsNotJsonIsAnInvalidRequest() throws Exception {
+        RequestMessage request = new RequestMessage(5, "echo", 0, "echo", AccessMode.READ, 5000, 0,
+                "{not json".getBytes(StandardCharsets.UTF_8));
+
+        try (Socket socket = connect(node)) {
+            send(socket, encode(request));
+            ResponseMessage answer = readResponse(socket);
+
+            assertThat(answer.requestId()).isEqualTo(5);
+            assertThat(answer.status()).isEqualTo(Status.INVALID_REQUEST);
+            assertThat(answer.errorMessage()).contains("cannot decode request of echo#0.echo as Echo");
+
+            // A bad payload is the caller's problem, not the connection's: it stays usable.
+            send(socket, encode(echoRequest(6, "after")));
+            ResponseMessage next = readResponse(socket);
+            assertThat(next.requestId()).isEqualTo(6);
+            assertThat(next.status()).isEqualTo(Status.OK);
+            assertThat(Json.mapper().readValue(next.payload(), Reply.class).text()).isEqualTo("after");
+        }
+    }
+
+    @Test
+    void requestOfTheWrongTypeIsAnInvalidRequestException() {
+        NeptuneClient client = clientNode.client();
+
+        // {"millis":5} where the echo method expects {"text": ...}
+        assertThatThrownBy(() -> client.call(NeptuneHandle.create(), "echo", 1, "echo", AccessMode.READ,
+                new Sleep(5), Reply.class))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("echo#1.echo")
+                .hasMessageContaining("as Echo");
+        assertThatThrownBy(() -> node.client().call(NeptuneHandle.create(), "echo", 1, "echo", AccessMode.READ,
+                List.of(1, 2, 3), Reply.class))
+                .as("the in-process path answers the same")
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("as Echo");
+    }
+
+    // ---------------------------------------------------------------- deadline
+
+    @Test
+    void callOutlivingItsTimeoutFailsWithDeadlineExceeded() {
+        Duration timeout = Duration.ofMillis(300);
+        long start = System.nanoTime();
+
+        assertThatThrownBy(() -> clientNode.client().call(NeptuneHandle.create(), "echo", 2, "sleep", AccessMode.READ,
+                new Sleep(2000), Reply.class, CallOptions.timeout(timeout)))
+                .isInstanceOf(DeadlineExceededException.class)
+                .hasMessageContaining("echo#2.sleep")
+                .satisfies(e -> assertThat(((DeadlineExceededException) e).deadline()).isEqualTo(timeout));
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1500));
+    }
+
+    // ---------------------------------------------------------------- queue overflow
+
+    @Test
+    void fullQueueRefusesCallsAsOverloadedAndNothingHangs() {
+        HostingConfig tiny = HostingConfig.builder().workers(1).queueCapacity(1).build();
+        try (MiniCluster own = MiniCluster.start(1, b -> b.host(new EchoTestService(), tiny))) {
+            NeptuneNode client = own.add("client", ClientConfig.defaults(), b -> b);
+            own.awaitNodes(1);
+            CallOptions options = CallOptions.builder()
+                    .policy(BalancingPolicy.RANDOM)
+                    .timeout(Duration.ofSeconds(20))
+                    .build();
+
+            List<CompletableFuture<Reply>> calls = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                calls.add(client.client().callAsync(NeptuneHandle.create(), "echo", 0, "sleep", AccessMode.READ,
+                        new Sleep(500), Reply.class, options));
+            }
+
+            int ok = 0;
+            List<Throwable> failures = new ArrayList<>();
+            for (CompletableFuture<Reply> call : calls) {
+                try {
+                    assertThat(call.get(10, TimeUnit.SECONDS).text()).isEqualTo("slept");
+                    ok++;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failures.add(e.getCause());
+                } catch (java.util.concurrent.TimeoutException | InterruptedException e) {
+                    throw new AssertionError("a call hung", e);
+                }
+            }
+
+            assertThat(ok).as("the running and the queued call succeed").isBetween(1, 2);
+            assertThat(failures).hasSize(6 - ok).isNotEmpty().allSatisfy(e -> assertThat(e)
+                    .isInstanceOf(OverloadedException.class)
+                    .hasMessageContaining("queue full")
+                    .satisfies(o -> assertThat(((OverloadedException) o).node().value()).isEqualTo("node-0")));
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static RequestMessage echoRequest(long id, String text) {
+        try {
+            return new RequestMessage(id, "echo", 0, "echo", AccessMode.READ, 5000, 0,
+                    Json.mapper().writeValueAsBytes(new Echo(text)));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static byte[] encode(io.neptune.core.internal.wire.Message message) {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            MessageEncoder.encode(message, buf);
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            return bytes;
+        } finally {
+            buf.release();
+        }
+    }
+
+    private static byte[] prefixed(byte[] body) {
+        byte[] frame = new byte[4 + body.length];
+        setInt(frame, 0, body.length);
+        System.arraycopy(body, 0, frame, 4, body.length);
+        return frame;
+    }
+
+    private static void setInt(byte[] bytes, int offset, int value) {
+        bytes[offset] = (byte) (value >>> 24);
+        bytes[offset + 1] = (byte) (value >>> 16);
+        bytes[offset + 2] = (byte) (value >>> 8);
+        bytes[offset + 3] = (byte) value;
+    }
+
+    private static Socket connect(NeptuneNode target) throws IOException {
+        Socket socket = new Socket();
+        socket.connect(target.requestAddress(), (int) SOCKET_TIMEOUT.toMillis());
+        socket.setSoTimeout((int) SOCKET_TIMEOUT.toMillis());
+        return socket;
+    }
+
+    private static void send(Socket socket, byte[] bytes) throws IOException {
+        OutputStream out = socket.getOutputStream();
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Reads one length-prefixed frame and decodes it with the production decoder. */
+    private static ResponseMessage readResponse(Socket socket) throws IOException {
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        int length = in.readInt();
+        assertThat(length).isBetween(WireFormat.HEADER_BYTES, 1 << 20);
+        byte[] body = new byte[length];
+        in.readFully(body);
+        ByteBuf buf = Unpooled.wrappedBuffer(body);
+        try {
+            return (ResponseMessage) MessageDecoder.decode(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    private static void assertProtocolError(ResponseMessage answer, String problem) {
+        assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.PROTOCOL_ERROR);
+        assertThat(answer.errorMessage()).startsWith(answer.requestId() == 0 ? "bad frame: " : "").contains(problem);
+    }
+
+    private static void assertClosedByServer(Socket socket) throws IOException {
+        assertThat(socket.getInputStream().read()).as("end of stream after the protocol error").isEqualTo(-1);
+    }
+
+    /**
+     * Sends {@code frame} on a fresh connection while another connection to the same node stays
+     * open; expects a PROTOCOL_ERROR naming {@code problem}, then end of stream, and the other
+     * connection and a client call still served.
+     */
+    private static ResponseMessage assertRejectedAndClosed(NeptuneNode target, byte[] frame, String problem)
+            throws Exception {
+        try (Socket bystander = connect(target); Socket socket = connect(target)) {
+            send(bystander, encode(echoRequest(1, "before")));
+            assertThat(readResponse(bystander).status()).isEqualTo(Status.OK);
+
+            send(socket, frame);
+            ResponseMessage answer = readResponse(socket);
+            assertProtocolError(answer, problem);
+            assertClosedByServer(socket);
+
+            send(bystander, encode(echoRequest(2, "after")));
+            ResponseMessage after = readResponse(bystander);
+            assertThat(after.requestId()).isEqualTo(2);
+            assertThat(after.status()).isEqualTo(Status.OK);
+            assertNodeStillServes(target);
+            return answer;
+        }
+    }
+
+    private static void assertNodeStillServes(NeptuneNode target) throws Exception {
+        Reply reply = call(clientNode.client(), "still there");
+        assertThat(reply.text()).isEqualTo("still there");
+        assertThat(call(target.client(), "local").text()).isEqualTo("local");
+    }
+
+    private static Reply call(NeptuneClient client, String text) throws Exception {
+        return client.callAsync(NeptuneHandle.create(), "echo", 3, "echo", AccessMode.READ, new Echo(text),
+                Reply.class).get(10, TimeUnit.SECONDS);
+    }
+}
