@@ -19,7 +19,7 @@ public final class Partitions {
         if (partitions < 1) {
             throw new IllegalArgumentException("partitions: " + partitions + " (expected: >= 1)");
         }
-        if (key instanceof Integer || key instanceof Long || key instanceof Short) {
+        if (key instanceof Integer || key instanceof Long || key instanceof Short || key instanceof Byte) {
             return (int) Math.floorMod(((Number) key).longValue(), (long) partitions);
         }
         byte[] bytes = key instanceof byte[] b

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,13 +85,19 @@ public final class Selectors {
             }
             List<Replica> sample = sample(candidates, pollSize);
             PollRound round = new PollRound(sample, candidates);
+            ScheduledFuture<?> timeout = timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
+            round.result.whenComplete((r, e) -> timeout.cancel(false));
             for (int i = 0; i < sample.size(); i++) {
                 int index = i;
-                CompletableFuture<Poll.Reply> poll = poller.poll(sample.get(i), service, partition);
+                CompletableFuture<Poll.Reply> poll;
+                try {
+                    poll = poller.poll(sample.get(i), service, partition);
+                } catch (RuntimeException e) {
+                    poll = CompletableFuture.failedFuture(e); // a poll that cannot be sent counts as unanswered
+                }
                 round.polls.add(poll);
                 poll.whenComplete((reply, error) -> round.answer(index, reply));
             }
-            timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
             return round.result;
         };
     }
@@ -114,6 +121,7 @@ public final class Selectors {
         final List<Replica> candidates;
         final Poll.@Nullable Reply[] replies;
         final AtomicInteger remaining;
+        final java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
         final List<CompletableFuture<Poll.Reply>> polls = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         PollRound(List<Replica> sample, List<Replica> candidates) {
@@ -133,7 +141,7 @@ public final class Selectors {
         }
 
         void finish() {
-            if (result.isDone()) {
+            if (!finished.compareAndSet(false, true)) {
                 return;
             }
             List<Replica> answered = new ArrayList<>(replies.length);
@@ -150,8 +158,8 @@ public final class Selectors {
             Replica choice = answered.isEmpty()
                     ? randomOf(candidates)
                     : leastLoaded(answered, r -> loads.get(answered.indexOf(r)));
-            result.complete(choice);
             polls.forEach(poll -> poll.cancel(false)); // slow polls are discarded, not awaited
+            result.complete(choice);
         }
     }
 }

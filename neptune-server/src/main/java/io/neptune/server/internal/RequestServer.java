@@ -23,6 +23,7 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
@@ -37,6 +38,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class RequestServer implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(RequestServer.class);
+
+    /** Marks a connection that sent a bad frame: it is being closed and nothing more from it runs. */
+    private static final AttributeKey<Boolean> REJECTED = AttributeKey.valueOf("neptune.rejected");
 
     private final NodeId node;
     private final Channel serverChannel;
@@ -96,6 +100,9 @@ public final class RequestServer implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            if (ctx.channel().hasAttr(REJECTED)) {
+                return; // frames decoded after a bad one on a closing connection are never run
+            }
             if (!(msg instanceof RequestMessage request)) {
                 reject(ctx, msg.requestId(), "unexpected response frame on a request connection");
                 return;
@@ -135,6 +142,10 @@ public final class RequestServer implements AutoCloseable {
         }
 
         private void reject(ChannelHandlerContext ctx, long requestId, String message) {
+            if (ctx.channel().attr(REJECTED).setIfAbsent(Boolean.TRUE) != null) {
+                return;
+            }
+            ctx.channel().config().setAutoRead(false);
             ctx.writeAndFlush(ResponseMessage.error(requestId, Status.PROTOCOL_ERROR, message))
                     .addListener(ChannelFutureListener.CLOSE);
         }

@@ -48,6 +48,7 @@ public final class Poll {
         long pollId = WireFormat.readableCheck(in, 8, "pollId").readLong();
         String service = WireFormat.readName(in, "service");
         int partition = WireFormat.readableCheck(in, 4, "partition").readInt();
+        noTrailingBytes(in);
         return new Request(pollId, service, partition);
     }
 
@@ -55,7 +56,15 @@ public final class Poll {
     public static Reply decodeReply(ByteBuf in) {
         expectType(in, WireFormat.TYPE_POLL_REPLY);
         WireFormat.readableCheck(in, 8 + 4 + 8, "reply");
-        return new Reply(in.readLong(), in.readInt(), in.readLong());
+        Reply reply = new Reply(in.readLong(), in.readInt(), in.readLong());
+        noTrailingBytes(in);
+        return reply;
+    }
+
+    private static void noTrailingBytes(ByteBuf in) {
+        if (in.isReadable()) {
+            throw new CorruptedFrameException("datagram has " + in.readableBytes() + " trailing bytes (expected: 0)");
+        }
     }
 
     private static void expectType(ByteBuf in, byte expected) {
