@@ -15,6 +15,7 @@ import io.neptune.core.OverloadedException;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.MessageDecoder;
 import io.neptune.core.internal.wire.MessageEncoder;
+import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -180,7 +181,7 @@ class ProtocolRobustnessIT {
 
     @Test
     void payloadThatIsNotJsonIsAnInvalidRequest() throws Exception {
-        RequestMessage request = new RequestMessage(5, "echo", 0, "echo", AccessMode.READ, 5000, 0,
+        RequestMessage request = new RequestMessage(5, "echo", 0, "echo", AccessMode.READ, 5000, 0, RequestId.NONE,
                 "{not json".getBytes(StandardCharsets.UTF_8));
 
         try (Socket socket = connect(node)) {
@@ -277,7 +278,7 @@ class ProtocolRobustnessIT {
 
     private static RequestMessage echoRequest(long id, String text) {
         try {
-            return new RequestMessage(id, "echo", 0, "echo", AccessMode.READ, 5000, 0,
+            return new RequestMessage(id, "echo", 0, "echo", AccessMode.READ, 5000, 0, RequestId.NONE,
                     Json.mapper().writeValueAsBytes(new Echo(text)));
         } catch (IOException e) {
             throw new AssertionError(e);

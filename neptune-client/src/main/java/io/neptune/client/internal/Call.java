@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JavaType;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
+import io.neptune.core.AlreadyAppliedException;
+import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.InvalidRequestException;
 import io.neptune.core.NeptuneException;
@@ -16,6 +18,7 @@ import io.neptune.core.UnknownPartitionException;
 import io.neptune.core.UnknownServiceException;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import java.time.Duration;
@@ -37,6 +40,9 @@ import org.jspecify.annotations.Nullable;
  * previous one, so the mutable fields are handed over with happens-before by the futures.
  */
 final class Call<T> {
+    /** Pause before a write tries again while its partition has no primary (fail-over). */
+    static final long RETRY_DELAY_MILLIS = 50;
+
     private final DefaultNeptuneClient client;
     private final NeptuneHandle handle;
     private final RequestMessage message;
@@ -86,9 +92,11 @@ final class Call<T> {
                     partitions.getAsInt()));
             return;
         }
-        List<Replica> candidates = new ArrayList<>(client.yellowPage().replicas(service, message.partition()));
-        candidates.removeIf(r -> tried.contains(r.node()));
+        List<Replica> candidates = eligible();
         if (candidates.isEmpty()) {
+            if (needsPrimary() && retryLater()) {
+                return; // no primary right now (fail-over in progress): writes wait briefly
+            }
             result.completeExceptionally(exhausted());
             return;
         }
@@ -101,15 +109,64 @@ final class Call<T> {
         });
     }
 
+    private boolean needsPrimary() {
+        return message.mode() == AccessMode.WRITE && level() != ConsistencyLevel.LEVEL_1;
+    }
+
+    private ConsistencyLevel level() {
+        return client.yellowPage().consistency(message.service()).orElse(ConsistencyLevel.LEVEL_1);
+    }
+
+    /**
+     * The replicas that may serve this call (DESIGN §6): any live one for level 1; the primary for
+     * level 2 and 3 writes; non-recovering ones for reads, and at level 3 only those whose version
+     * reaches both the staleness bound and the session's version, else the primary.
+     */
+    private List<Replica> eligible() {
+        List<Replica> all = client.yellowPage().replicas(message.service(), message.partition());
+        ConsistencyLevel level = level();
+        Replica primary = null;
+        for (Replica r : all) {
+            if (r.role() == Role.PRIMARY && (primary == null || r.epoch() > primary.epoch())) {
+                primary = r;
+            }
+        }
+        if (needsPrimary()) {
+            return primary == null ? List.of() : List.of(primary);
+        }
+        List<Replica> live = new ArrayList<>(all.size());
+        for (Replica r : all) {
+            if (r.role() != Role.RECOVERING && !tried.contains(r.node())) {
+                live.add(r);
+            }
+        }
+        if (level == ConsistencyLevel.LEVEL_3 && primary != null) {
+            long bound = Math.max(primary.boundVersion(), message.minVersion());
+            live.removeIf(r -> r.version() < bound);
+            if (live.isEmpty() && !tried.contains(primary.node())) {
+                live.add(primary);
+            }
+        }
+        return live;
+    }
+
+    /** Tries again in a moment if the deadline allows; false if it does not. */
+    private boolean retryLater() {
+        long wait = TimeUnit.MILLISECONDS.toNanos(RETRY_DELAY_MILLIS);
+        if (System.nanoTime() + wait >= deadlineNanos) {
+            return false;
+        }
+        client.group().schedule(this::attempt, wait, TimeUnit.NANOSECONDS);
+        return true;
+    }
+
     private void send(Replica replica) {
         tried.add(replica.node());
         long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
         if (remainingMillis < 1 || result.isDone()) {
             return; // the deadline timer answers
         }
-        RequestMessage attempt = new RequestMessage(0, message.service(), message.partition(), message.method(),
-                message.mode(), (int) Math.min(Integer.MAX_VALUE, remainingMillis), message.minVersion(),
-                message.payload());
+        RequestMessage attempt = message.withRequestId(0, (int) Math.min(Integer.MAX_VALUE, remainingMillis));
         LocalEndpoint local = client.local();
         CompletableFuture<ResponseMessage> response = local != null && local.node().equals(replica.node())
                 ? local.invoke(attempt)
@@ -134,6 +191,16 @@ final class Call<T> {
         switch (response.status()) {
             case OK -> complete(replica, response);
             case NOT_HOSTED, UNAVAILABLE -> retryOrFail(new CallFailure(replica + ": " + response.errorMessage(), false), true);
+            case NOT_PRIMARY -> {
+                lastFailure = new CallFailure(replica + ": " + response.errorMessage(), false);
+                tried.remove(replica.node());
+                if (!retryLater()) {
+                    result.completeExceptionally(exhausted());
+                }
+            }
+            case STALE -> retryOrFail(new CallFailure(replica + ": " + response.errorMessage(), false), true);
+            case ALREADY_APPLIED -> result.completeExceptionally(new AlreadyAppliedException(message.target(),
+                    response.version()));
             case OVERLOADED -> retryOrFail(new OverloadedException(message.target(), replica.node(),
                     response.errorMessage()), true);
             case METHOD_FAILED -> result.completeExceptionally(new RemoteMethodException(message.target(),
@@ -166,7 +233,13 @@ final class Call<T> {
 
     private void retryOrFail(NeptuneException failure, boolean retryable) {
         lastFailure = failure;
-        if (retryable && retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
+        if (needsPrimary()) {
+            // Level 2/3 writes carry a request id the primaries deduplicate on, so any failure may be
+            // retried, at the primary of the moment, until the deadline (DESIGN §6.5).
+            if (!retryLater()) {
+                result.completeExceptionally(exhausted());
+            }
+        } else if (retryable && retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
             retriesLeft--;
             attempt();
         } else if (!retryable) {

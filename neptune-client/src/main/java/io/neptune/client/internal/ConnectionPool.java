@@ -73,8 +73,7 @@ final class ConnectionPool implements AutoCloseable {
                 response.completeExceptionally(new CallFailure("connection to " + replica + " closed", false));
                 return;
             }
-            RequestMessage numbered = new RequestMessage(id, request.service(), request.partition(), request.method(),
-                    request.mode(), request.timeoutMillis(), request.minVersion(), request.payload());
+            RequestMessage numbered = request.withRequestId(id, request.timeoutMillis());
             channel.writeAndFlush(numbered).addListener(f -> {
                 if (!f.isSuccess()) {
                     response.completeExceptionally(new CallFailure("cannot send to " + replica + ": "

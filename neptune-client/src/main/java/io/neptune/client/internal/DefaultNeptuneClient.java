@@ -16,6 +16,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.netty.channel.EventLoopGroup;
 import java.lang.reflect.Type;
@@ -117,7 +118,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         long timeoutNanos = options.timeout().orElse(config.timeout()).toNanos();
         int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
         RequestMessage message = new RequestMessage(0, service, partition, method, mode, timeoutMillis,
-                mode == AccessMode.READ ? handle.version(service, partition) : 0, payload);
+                mode == AccessMode.READ ? handle.version(service, partition) : 0,
+                mode == AccessMode.WRITE ? RequestId.random() : RequestId.NONE, payload);
         BalancingPolicy policy = options.policy().orElse(config.policy());
         Call<T> call = new Call<>(this, handle, message, Json.mapper().constructType(responseType), policy,
                 timeoutNanos);

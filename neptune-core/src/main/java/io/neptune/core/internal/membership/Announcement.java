@@ -2,6 +2,7 @@ package io.neptune.core.internal.membership;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.ConsistencyLevel;
 import java.util.List;
 
 /**
@@ -43,12 +44,21 @@ public record Announcement(
      * @param partitions the service's partition count
      * @param load active + queued requests of this service on the node
      * @param replicas the hosted partitions
+     * @param consistency the service's consistency level
+     * @param stalenessMillis the level-3 staleness bound x in milliseconds; 0 for other levels
      */
-    public record HostedService(String name, int partitions, int load, List<ReplicaState> replicas) {
+    public record HostedService(String name, int partitions, int load, List<ReplicaState> replicas,
+            ConsistencyLevel consistency, long stalenessMillis) {
         /** Validates the fields. */
         public HostedService {
             requireNonNull(name, "name");
             replicas = List.copyOf(replicas);
+            requireNonNull(consistency, "consistency");
+        }
+
+        /** An unreplicated level-1 service. */
+        public HostedService(String name, int partitions, int load, List<ReplicaState> replicas) {
+            this(name, partitions, load, replicas, ConsistencyLevel.LEVEL_1, 0);
         }
     }
 
@@ -58,12 +68,21 @@ public record Announcement(
      * @param partition partition id
      * @param priority static priority for primary election; higher wins
      * @param role current role
-     * @param version current version (LSN)
+     * @param version current version: the LSN of the last write applied here
+     * @param epoch the replica's current epoch
+     * @param logEnd the LSN of the last write in its REDO log (applied or not)
+     * @param boundVersion on a level-3 primary, its version x seconds ago (the staleness bound); else 0
      */
-    public record ReplicaState(int partition, int priority, Role role, long version) {
+    public record ReplicaState(int partition, int priority, Role role, long version, long epoch, long logEnd,
+            long boundVersion) {
         /** Validates the fields. */
         public ReplicaState {
             requireNonNull(role, "role");
+        }
+
+        /** A replica without replication state. */
+        public ReplicaState(int partition, int priority, Role role, long version) {
+            this(partition, priority, role, version, 0, version, 0);
         }
     }
 }

@@ -15,6 +15,9 @@ import java.net.InetSocketAddress;
  * @param role current role
  * @param version version at the last announcement
  * @param load the service's load index at the last announcement
+ * @param epoch the replica's epoch
+ * @param logEnd the last LSN in its REDO log
+ * @param boundVersion on a level-3 primary, its version x seconds ago; else 0
  */
 public record Replica(
         NodeId node,
@@ -23,7 +26,10 @@ public record Replica(
         int priority,
         Role role,
         long version,
-        int load) {
+        int load,
+        long epoch,
+        long logEnd,
+        long boundVersion) {
 
     /** Validates the fields. */
     public Replica {
@@ -31,6 +37,12 @@ public record Replica(
         requireNonNull(requestAddress, "requestAddress");
         requireNonNull(pollAddress, "pollAddress");
         requireNonNull(role, "role");
+    }
+
+    /** A replica without replication state. */
+    public Replica(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress, int priority,
+            Role role, long version, int load) {
+        this(node, requestAddress, pollAddress, priority, role, version, load, 0, version, 0);
     }
 
     @Override

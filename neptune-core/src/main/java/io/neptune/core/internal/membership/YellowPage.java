@@ -2,6 +2,7 @@ package io.neptune.core.internal.membership;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.NodeId;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -40,6 +41,7 @@ public final class YellowPage {
     // @GuardedBy("lock")
     private final Map<NodeId, Entry> entries = new HashMap<>();
     private volatile Snapshot snapshot = Snapshot.EMPTY;
+    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private record Entry(Announcement announcement, long heardNanos, int failures, boolean excluded) {}
 
@@ -174,6 +176,7 @@ public final class YellowPage {
     // @GuardedBy("lock")
     private void rebuild() {
         Map<String, List<List<Replica>>> byService = new HashMap<>();
+        Map<String, Announcement.HostedService> serviceInfo = new HashMap<>();
         List<Announcement> all = new ArrayList<>();
         List<NodeId> live = new ArrayList<>();
         for (Map.Entry<NodeId, Entry> e : entries.entrySet()) {
@@ -187,6 +190,7 @@ public final class YellowPage {
             InetSocketAddress poll = new InetSocketAddress(a.host(), a.udpPort());
             for (Announcement.HostedService s : a.services()) {
                 List<List<Replica>> partitions = byService.computeIfAbsent(s.name(), n -> newPartitionList(s.partitions()));
+                serviceInfo.putIfAbsent(s.name(), s);
                 if (partitions.size() != s.partitions()) {
                     logger.warn("{}: {} announces {} with {} partitions, others with {}; ignoring it", self, e.getKey(),
                             s.name(), s.partitions(), partitions.size());
@@ -195,15 +199,24 @@ public final class YellowPage {
                 for (Announcement.ReplicaState r : s.replicas()) {
                     if (r.partition() >= 0 && r.partition() < partitions.size()) {
                         partitions.get(r.partition()).add(new Replica(e.getKey(), request, poll, r.priority(), r.role(),
-                                r.version(), s.load()));
+                                r.version(), s.load(), r.epoch(), r.logEnd(), r.boundVersion()));
                     }
                 }
             }
         }
         Map<String, ServiceView> services = new HashMap<>();
-        byService.forEach((name, partitions) -> services.put(name,
-                new ServiceView(partitions.stream().map(List::copyOf).toList())));
+        byService.forEach((name, partitions) -> services.put(name, new ServiceView(
+                partitions.stream().map(List::copyOf).toList(), serviceInfo.get(name).consistency(),
+                serviceInfo.get(name).stalenessMillis())));
         snapshot = new Snapshot(Map.copyOf(services), List.copyOf(all), List.copyOf(live));
+        for (Runnable listener : listeners) {
+            listener.run();
+        }
+    }
+
+    /** Runs {@code listener} after every change; it runs under the writers' lock and must not block. */
+    public void addListener(Runnable listener) {
+        listeners.add(requireNonNull(listener, "listener"));
     }
 
     private static List<List<Replica>> newPartitionList(int partitions) {
@@ -214,7 +227,13 @@ public final class YellowPage {
         return list;
     }
 
-    private record ServiceView(List<List<Replica>> byPartition) {}
+    private record ServiceView(List<List<Replica>> byPartition, ConsistencyLevel consistency, long stalenessMillis) {}
+
+    /** The consistency level of {@code service}, if any node announces it. */
+    public Optional<ConsistencyLevel> consistency(String service) {
+        ServiceView view = snapshot.services().get(service);
+        return view == null ? Optional.empty() : Optional.of(view.consistency());
+    }
 
     private record Snapshot(Map<String, ServiceView> services, List<Announcement> announcements, List<NodeId> live) {
         static final Snapshot EMPTY = new Snapshot(Map.of(), List.of(), List.of());

@@ -62,8 +62,11 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new CorruptedFrameException("timeout: " + timeoutMillis + " ms (expected: >= 1)");
         }
         long minVersion = WireFormat.readableCheck(in, 8, "minVersion").readLong();
+        WireFormat.readableCheck(in, 16, "request id");
+        RequestId id = new RequestId(in.readLong(), in.readLong());
         byte[] payload = WireFormat.readBytes(in, "payload");
-        return new RequestMessage(requestId, service, partition, method, MODES[mode], timeoutMillis, minVersion, payload);
+        return new RequestMessage(requestId, service, partition, method, MODES[mode], timeoutMillis, minVersion, id,
+                payload);
     }
 
     private static ResponseMessage decodeResponse(ByteBuf in, long requestId) {

@@ -36,6 +36,8 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             out.writeByte(request.mode().ordinal());
             out.writeInt(request.timeoutMillis());
             out.writeLong(request.minVersion());
+            out.writeLong(request.id().high());
+            out.writeLong(request.id().low());
             out.writeInt(request.payload().length);
             out.writeBytes(request.payload());
         } else if (msg instanceof ResponseMessage response) {

@@ -14,6 +14,7 @@ import io.neptune.core.AccessMode;
  * @param mode the access mode the caller expects the method to have
  * @param timeoutMillis time left until the caller gives up; the server drops the request when it passes
  * @param minVersion the lowest partition version the caller accepts (0: any)
+ * @param id the client's request id, kept across retries of a write; {@link RequestId#NONE} for reads
  * @param payload the Jackson-encoded request object
  */
 public record RequestMessage(
@@ -24,6 +25,7 @@ public record RequestMessage(
         AccessMode mode,
         int timeoutMillis,
         long minVersion,
+        RequestId id,
         byte[] payload)
         implements Message {
     /** Validates the fields. */
@@ -31,10 +33,17 @@ public record RequestMessage(
         requireNonNull(service, "service");
         requireNonNull(method, "method");
         requireNonNull(mode, "mode");
+        requireNonNull(id, "id");
         requireNonNull(payload, "payload");
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis: " + timeoutMillis + " (expected: >= 1)");
         }
+    }
+
+    /** Returns a copy with another correlation id and time left, for a retry or a forward. */
+    public RequestMessage withRequestId(long newRequestId, int newTimeoutMillis) {
+        return new RequestMessage(newRequestId, service, partition, method, mode, newTimeoutMillis, minVersion, id,
+                payload);
     }
 
     /** Returns {@code service#partition.method}, the form used in logs and errors. */

@@ -23,7 +23,13 @@ public enum Status {
     /** The frame was malformed; the connection is closed after this response. */
     PROTOCOL_ERROR(9, false),
     /** The node is shutting down; the method did not run. */
-    UNAVAILABLE(10, true);
+    UNAVAILABLE(10, true),
+    /** A write reached a replica that is not the partition's primary; the payload names the primary if known. */
+    NOT_PRIMARY(11, true),
+    /** A read asked for a version this replica has not reached in time; the primary has it. */
+    STALE(12, true),
+    /** A retried write was already applied but its response is no longer kept; the version says where. */
+    ALREADY_APPLIED(13, false);
 
     private static final Status[] BY_CODE = new Status[16];
 

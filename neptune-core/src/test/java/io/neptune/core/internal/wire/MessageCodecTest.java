@@ -50,7 +50,7 @@ class MessageCodecTest {
     @Test
     void requestRoundTripKeepsEveryField() {
         RequestMessage sent = new RequestMessage(Long.MAX_VALUE, "echo", 7, "sleep", AccessMode.WRITE, 1234,
-                Long.MIN_VALUE + 1, "{\"millis\":5}".getBytes(StandardCharsets.UTF_8));
+                Long.MIN_VALUE + 1, RequestId.NONE, "{\"millis\":5}".getBytes(StandardCharsets.UTF_8));
 
         assertThat(roundTrip(sent)).isInstanceOf(RequestMessage.class).usingRecursiveComparison().isEqualTo(sent);
     }
@@ -66,7 +66,7 @@ class MessageCodecTest {
 
     @Test
     void emptyPayloadsRoundTrip() {
-        RequestMessage request = new RequestMessage(1, "s", 0, "m", AccessMode.READ, 1, 0, new byte[0]);
+        RequestMessage request = new RequestMessage(1, "s", 0, "m", AccessMode.READ, 1, 0, RequestId.NONE, new byte[0]);
         ResponseMessage response = ResponseMessage.ok(1, 0, new byte[0]);
 
         assertThat(roundTrip(request)).usingRecursiveComparison().isEqualTo(request);
@@ -77,7 +77,7 @@ class MessageCodecTest {
     void largePayloadRoundTripsWhenSplitOverManyReads() {
         byte[] payload = new byte[MAX_FRAME - 200];
         new Random(42).nextBytes(payload);
-        RequestMessage sent = new RequestMessage(5, "bulk", 3, "put", AccessMode.WRITE, 60_000, 17, payload);
+        RequestMessage sent = new RequestMessage(5, "bulk", 3, "put", AccessMode.WRITE, 60_000, 17, RequestId.NONE, payload);
         ByteBuf encoded = track(encode(sent));
 
         // Feed the frame in 1000-byte chunks: the frame decoder must reassemble it.
@@ -96,7 +96,7 @@ class MessageCodecTest {
     void unicodeNamesRoundTrip() {
         String service = "dienst-ß-服务-\uD83D\uDE80";
         String method = "é".repeat(WireFormat.MAX_NAME_BYTES / 2); // exactly MAX_NAME_BYTES in UTF-8
-        RequestMessage sent = new RequestMessage(9, service, 1, method, AccessMode.READ, 10, 0, new byte[] {42});
+        RequestMessage sent = new RequestMessage(9, service, 1, method, AccessMode.READ, 10, 0, RequestId.NONE, new byte[] {42});
 
         RequestMessage received = (RequestMessage) roundTrip(sent);
 
@@ -136,7 +136,7 @@ class MessageCodecTest {
     @Test
     void encoderRejectsNameLongerThanMaxNameBytes() {
         RequestMessage tooLong = new RequestMessage(1, "x".repeat(WireFormat.MAX_NAME_BYTES + 1), 0, "m",
-                AccessMode.READ, 1, 0, new byte[0]);
+                AccessMode.READ, 1, 0, RequestId.NONE, new byte[0]);
         ByteBuf out = Unpooled.buffer();
         try {
             assertThatThrownBy(() -> MessageEncoder.encode(tooLong, out))
@@ -193,7 +193,7 @@ class MessageCodecTest {
 
     @Test
     void unknownAccessModeIsRejected() {
-        ByteBuf frame = encode(new RequestMessage(1, "s", 0, "m", AccessMode.READ, 10, 0, new byte[0]));
+        ByteBuf frame = encode(new RequestMessage(1, "s", 0, "m", AccessMode.READ, 10, 0, RequestId.NONE, new byte[0]));
         int modeOffset = BODY_OFFSET + 2 + 1 + 4 + 2 + 1;
         frame.setByte(modeOffset, 2);
 
@@ -202,7 +202,7 @@ class MessageCodecTest {
 
     @Test
     void nonPositiveTimeoutIsRejected() {
-        ByteBuf frame = encode(new RequestMessage(1, "s", 0, "m", AccessMode.READ, 10, 0, new byte[0]));
+        ByteBuf frame = encode(new RequestMessage(1, "s", 0, "m", AccessMode.READ, 10, 0, RequestId.NONE, new byte[0]));
         int timeoutOffset = BODY_OFFSET + 2 + 1 + 4 + 2 + 1 + 1;
         frame.setInt(timeoutOffset, 0);
 
@@ -234,7 +234,7 @@ class MessageCodecTest {
 
     @Test
     void truncatedRequestBodyNamesTheMissingField() {
-        RequestMessage request = new RequestMessage(1, "service", 0, "method", AccessMode.READ, 10, 0, new byte[0]);
+        RequestMessage request = new RequestMessage(1, "service", 0, "method", AccessMode.READ, 10, 0, RequestId.NONE, new byte[0]);
 
         assertRejected(truncate(encode(request), BODY_OFFSET + 1), "truncated frame at service: 1 bytes left");
         assertRejected(truncate(encode(request), BODY_OFFSET + 2 + 3), "truncated frame at service: 3 bytes left"
@@ -440,7 +440,7 @@ class MessageCodecTest {
     // ---------------------------------------------------------------- helpers
 
     private static RequestMessage sampleRequest() {
-        return new RequestMessage(11, "echo", 2, "echo", AccessMode.READ, 500, 0, "{}".getBytes(StandardCharsets.UTF_8));
+        return new RequestMessage(11, "echo", 2, "echo", AccessMode.READ, 500, 0, RequestId.NONE, "{}".getBytes(StandardCharsets.UTF_8));
     }
 
     private static ResponseMessage sampleResponse() {
