@@ -32,4 +32,10 @@ public @interface NeptuneService {
 
     /** How replicas of one partition are kept consistent. */
     ConsistencyLevel consistency() default ConsistencyLevel.LEVEL_1;
+
+    /**
+     * Level 3 only: the soft staleness bound x in milliseconds. A read goes only to a replica whose
+     * version is at least the primary's version x milliseconds earlier (DESIGN §6.4).
+     */
+    long stalenessMillis() default 1000;
 }

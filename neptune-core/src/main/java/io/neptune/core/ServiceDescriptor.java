@@ -207,6 +207,11 @@ public final class ServiceDescriptor {
         return consistency;
     }
 
+    /** The level-3 staleness bound in milliseconds (see {@link NeptuneService#stalenessMillis()}). */
+    public long stalenessMillis() {
+        return serviceClass.getAnnotation(NeptuneService.class).stalenessMillis();
+    }
+
     /** The callable methods by name. */
     public Map<String, MethodDescriptor> methods() {
         return methods;

@@ -2,6 +2,7 @@ package io.neptune.server;
 
 import io.neptune.core.internal.Checks;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -13,14 +14,21 @@ import java.util.TreeSet;
  * @param priority static priority of these replicas for primary election; higher wins
  * @param workers worker threads that run the service's methods
  * @param queueCapacity requests that may wait for a worker; beyond it calls are refused as overloaded
+ * @param replicas the configured replication degree of the service: how many replicas each
+ *     partition has in the cluster; after a total outage a partition waits for this many before it
+ *     elects a primary (DESIGN §6.5)
+ * @param priorities per-partition priorities that override {@link #priority()}
  */
-public record HostingConfig(SortedSet<Integer> partitions, int priority, int workers, int queueCapacity) {
+public record HostingConfig(SortedSet<Integer> partitions, int priority, int workers, int queueCapacity, int replicas,
+        Map<Integer, Integer> priorities) {
     /** Default for {@link #priority()}. */
     public static final int DEFAULT_PRIORITY = 0;
     /** Default for {@link #workers()}. */
     public static final int DEFAULT_WORKERS = 8;
     /** Default for {@link #queueCapacity()}. */
     public static final int DEFAULT_QUEUE_CAPACITY = 1024;
+    /** Default for {@link #replicas()}. */
+    public static final int DEFAULT_REPLICAS = 1;
 
     /** Validates the fields. */
     public HostingConfig {
@@ -30,6 +38,13 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
         }
         Checks.atLeast("workers", workers, 1);
         Checks.atLeast("queueCapacity", queueCapacity, 1);
+        Checks.atLeast("replicas", replicas, 1);
+        priorities = Map.copyOf(priorities);
+    }
+
+    /** The priority of this node's replica of {@code partition}. */
+    public int priorityOf(int partition) {
+        return priorities.getOrDefault(partition, priority);
     }
 
     /** Hosts every partition with the defaults. */
@@ -53,8 +68,22 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
         private int priority = DEFAULT_PRIORITY;
         private int workers = DEFAULT_WORKERS;
         private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+        private int replicas = DEFAULT_REPLICAS;
+        private Map<Integer, Integer> priorities = Map.of();
 
         private Builder() {}
+
+        /** Sets {@link HostingConfig#replicas()}. */
+        public Builder replicas(int replicas) {
+            this.replicas = replicas;
+            return this;
+        }
+
+        /** Sets {@link HostingConfig#priorities()}. */
+        public Builder priorities(Map<Integer, Integer> priorities) {
+            this.priorities = priorities;
+            return this;
+        }
 
         /** Sets {@link HostingConfig#partitions()}. */
         public Builder partitions(Iterable<Integer> partitions) {
@@ -88,7 +117,7 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
 
         /** Validates and builds the configuration. */
         public HostingConfig build() {
-            return new HostingConfig(partitions, priority, workers, queueCapacity);
+            return new HostingConfig(partitions, priority, workers, queueCapacity, replicas, priorities);
         }
     }
 }

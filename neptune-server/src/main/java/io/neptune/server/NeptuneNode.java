@@ -115,6 +115,11 @@ public final class NeptuneNode implements AutoCloseable {
         return runtime().replicasOf(service, partition);
     }
 
+    /** The role of each live replica of {@code service#partition} as the yellow page knows it, by node. */
+    public Map<NodeId, String> replicaRoles(String service, int partition) {
+        return runtime().replicaRoles(service, partition);
+    }
+
     /** Requests served by each hosted service since start. */
     public Map<String, Long> served() {
         Map<String, Long> served = new LinkedHashMap<>();

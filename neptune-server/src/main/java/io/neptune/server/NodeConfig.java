@@ -6,6 +6,9 @@ import io.neptune.client.ClientConfig;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.Checks;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of one node. Immutable; create with {@link #builder()}. Every value has a default;
@@ -19,6 +22,10 @@ import io.neptune.core.internal.Checks;
  * @param maxFrameBytes largest frame the request server accepts
  * @param membership how the node finds the others
  * @param client settings of the embedded client module
+ * @param dataDirectory where the node keeps REDO logs and service data
+ * @param logSync when a REDO log append counts as durable
+ * @param ackTimeout how long a primary waits for a secondary's acknowledgement before it treats
+ *     the secondary as failed (fail-stop)
  */
 public record NodeConfig(
         NodeId node,
@@ -28,7 +35,10 @@ public record NodeConfig(
         int ioThreads,
         int maxFrameBytes,
         MembershipConfig membership,
-        ClientConfig client) {
+        ClientConfig client,
+        Path dataDirectory,
+        LogSync logSync,
+        Duration ackTimeout) {
 
     /** Default for {@link #bindAddress()}. */
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
@@ -43,6 +53,29 @@ public record NodeConfig(
         Checks.atLeast("maxFrameBytes", maxFrameBytes, 1024);
         requireNonNull(membership, "membership");
         requireNonNull(client, "client");
+        requireNonNull(dataDirectory, "dataDirectory");
+        requireNonNull(logSync, "logSync");
+        Checks.positive("ackTimeout", ackTimeout);
+    }
+
+    /** Default for {@link #ackTimeout()}. */
+    public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(2);
+
+    /** When a REDO log append counts as durable. */
+    public enum LogSync {
+        /** fsync after every record. */
+        ALWAYS,
+        /** fsync before acknowledging, shared by the appends that arrive meanwhile (group commit); the default. */
+        GROUP,
+        /** leave flushing to the operating system: survives a process crash, not a power loss. */
+        NONE
+    }
+
+    /** Returns a builder initialized from this configuration. */
+    public Builder toBuilder() {
+        return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
+                .maxFrameBytes(maxFrameBytes).membership(membership).client(client).dataDirectory(dataDirectory)
+                .logSync(logSync).ackTimeout(ackTimeout);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -60,8 +93,29 @@ public record NodeConfig(
         private int maxFrameBytes = ClientConfig.DEFAULT_MAX_FRAME_BYTES;
         private MembershipConfig membership = MembershipConfig.defaults();
         private ClientConfig client = ClientConfig.defaults();
+        private @Nullable Path dataDirectory;
+        private LogSync logSync = LogSync.GROUP;
+        private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
 
         private Builder() {}
+
+        /** Sets {@link NodeConfig#dataDirectory()}; the default is {@code neptune-data/<node>}. */
+        public Builder dataDirectory(Path dataDirectory) {
+            this.dataDirectory = dataDirectory;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#logSync()}. */
+        public Builder logSync(LogSync logSync) {
+            this.logSync = logSync;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#ackTimeout()}. */
+        public Builder ackTimeout(Duration ackTimeout) {
+            this.ackTimeout = ackTimeout;
+            return this;
+        }
 
         /** Sets {@link NodeConfig#node()}. */
         public Builder node(NodeId node) {
@@ -118,7 +172,9 @@ public record NodeConfig(
 
         /** Validates and builds the configuration. */
         public NodeConfig build() {
-            return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client);
+            Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
+            return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client, data,
+                    logSync, ackTimeout);
         }
     }
 }

@@ -12,6 +12,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.TreeSet;
 
@@ -60,11 +62,17 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
             } else {
                 r.string("node", "");
             }
+            String data = r.string("data-directory", "");
+            if (!data.isEmpty()) {
+                node.dataDirectory(Path.of(data));
+            }
             return node.bindAddress(bindAddress)
                     .port(r.integer("port", 0))
                     .pollPort(r.integer("poll-port", 0))
                     .ioThreads(r.integer("io-threads", Math.max(2, Runtime.getRuntime().availableProcessors())))
-                    .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES));
+                    .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
+                    .logSync(r.choice("log-sync", NodeConfig.LogSync.class, NodeConfig.LogSync.GROUP))
+                    .ackTimeout(r.duration("ack-timeout", NodeConfig.DEFAULT_ACK_TIMEOUT));
         });
         node.membership(membership(root.section("membership"), bindAddress));
         node.client(client(root.section("client")));
@@ -136,9 +144,24 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
                 .priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
                 .workers(h.integer("workers", HostingConfig.DEFAULT_WORKERS))
                 .queueCapacity(h.integer("queue-capacity", HostingConfig.DEFAULT_QUEUE_CAPACITY))
+                .replicas(h.integer("replicas", HostingConfig.DEFAULT_REPLICAS))
+                .priorities(priorities(h.section("priorities")))
                 .build());
         s.finish();
         return new HostedService(className, hosting);
+    }
+
+    /** Reads {@code partition: priority} pairs; keys may be ranges such as {@code 0-7}. */
+    private static Map<Integer, Integer> priorities(ConfigNode section) {
+        Map<Integer, Integer> priorities = new HashMap<>();
+        for (String key : section.keys()) {
+            int priority = section.integer(key, 0);
+            for (int partition : partitions(section.path() + "." + key, List.of(key))) {
+                priorities.put(partition, priority);
+            }
+        }
+        section.finish();
+        return priorities;
     }
 
     /** Parses {@code all}, {@code 3}, {@code 0-15} or a list of those. */

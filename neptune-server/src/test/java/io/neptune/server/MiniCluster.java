@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * An in-JVM cluster of real nodes on the loopback JGroups stack, each in its own discovery
+ * An in-JVM cluster of real nodes on the loopback JGroups stack, with data under a temporary
+ * directory that close() deletes, each cluster in its own discovery
  * directory so concurrent test classes never see each other. Close it to stop every node.
  */
 public final class MiniCluster implements AutoCloseable {
@@ -54,7 +55,8 @@ public final class MiniCluster implements AutoCloseable {
 
     /** A node config joining this cluster. */
     public NodeConfig config(String node, ClientConfig client) {
-        return NodeConfig.builder().node(node).ioThreads(2).membership(membership()).client(client).build();
+        return NodeConfig.builder().node(node).ioThreads(2).membership(membership()).client(client)
+                .dataDirectory(discovery.resolve("data").resolve(node)).build();
     }
 
     /** Starts one more node hosting what {@code hosting} adds. */

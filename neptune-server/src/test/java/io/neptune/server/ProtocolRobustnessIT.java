@@ -62,8 +62,7 @@ class ProtocolRobustnessIT {
         cluster = MiniCluster.start(1, b -> b.host(new EchoTestService(), HostingConfig.all()));
         node = cluster.node(0);
         NodeConfig base = cluster.config("small-frames", ClientConfig.defaults());
-        NodeConfig small = new NodeConfig(base.node(), base.bindAddress(), base.port(), base.pollPort(),
-                base.ioThreads(), SMALL_FRAME, base.membership(), base.client());
+        NodeConfig small = base.toBuilder().maxFrameBytes(SMALL_FRAME).build();
         smallFrames = cluster.add(small, b -> b.host(new EchoTestService(), HostingConfig.all()));
         clientNode = cluster.add("client", ClientConfig.defaults(), b -> b);
         cluster.awaitNodes(2);

@@ -55,13 +55,21 @@ final class ConnectionPool implements AutoCloseable {
 
     /** Sends {@code request} (its id is replaced by a fresh one) to {@code replica}'s node. */
     CompletableFuture<ResponseMessage> send(Replica replica, RequestMessage request) {
+        return send(replica, request, -1);
+    }
+
+    /**
+     * Sends {@code request} to {@code replica}'s node; requests with the same non-negative
+     * {@code affinity} share one connection, so they arrive in the order they were sent.
+     */
+    CompletableFuture<ResponseMessage> send(Replica replica, RequestMessage request, int affinity) {
         CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
         if (closed) {
             response.completeExceptionally(new CallFailure("client is closed", false));
             return response;
         }
         Slots slots = nodes.computeIfAbsent(replica.node(), n -> new Slots(connectionsPerNode));
-        Slot slot = slots.next();
+        Slot slot = affinity < 0 ? slots.next() : slots.slots[affinity % slots.slots.length];
         slot.channel(replica).whenComplete((channel, connectError) -> {
             if (connectError != null) {
                 response.completeExceptionally(connectError);

@@ -16,7 +16,13 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.membership.Announcement;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.ResponseMessage;
+import java.net.InetSocketAddress;
+import java.util.Optional;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.netty.channel.EventLoopGroup;
 import java.lang.reflect.Type;
@@ -180,6 +186,25 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     @Override
     public <I> I proxy(Class<I> serviceInterface, String service) {
         return Proxies.create(this, serviceInterface, service);
+    }
+
+    /**
+     * Sends {@code request} to {@code node} itself, not load balanced: the peer protocols of
+     * replication use it. Requests with the same {@code affinity} keep their order.
+     */
+    public CompletableFuture<ResponseMessage> sendTo(NodeId target, RequestMessage request, int affinity) {
+        LocalEndpoint endpoint = local;
+        if (endpoint != null && endpoint.node().equals(target)) {
+            return endpoint.invoke(request);
+        }
+        Optional<Announcement> announcement = yellowPage.announcement(target);
+        if (announcement.isEmpty()) {
+            return CompletableFuture.failedFuture(new CallFailure(target + " is not in the yellow page", false));
+        }
+        Announcement a = announcement.get();
+        Replica replica = new Replica(target, new InetSocketAddress(a.host(), a.tcpPort()),
+                new InetSocketAddress(a.host(), a.udpPort()), 0, Role.SECONDARY, 0, 0);
+        return pool.send(replica, request, affinity);
     }
 
     @Override

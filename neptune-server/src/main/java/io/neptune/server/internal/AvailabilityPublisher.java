@@ -3,8 +3,8 @@ package io.neptune.server.internal;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.MembershipChannel;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.server.internal.replication.ReplicationEngine;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +29,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
     private final InetSocketAddress requestAddress;
     private final InetSocketAddress pollAddress;
     private final Router router;
+    private final ReplicationEngine replication;
     private final MembershipChannel channel;
     private final YellowPage yellowPage;
     private final long intervalNanos;
@@ -39,8 +40,9 @@ public final class AvailabilityPublisher implements AutoCloseable {
 
     /** Creates the publisher; {@link #start()} sends the first announcement. */
     public AvailabilityPublisher(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress,
-            Router router, MembershipChannel channel, YellowPage yellowPage, Duration interval,
-            ScheduledExecutorService scheduler) {
+            Router router, ReplicationEngine replication, MembershipChannel channel, YellowPage yellowPage,
+            Duration interval, ScheduledExecutorService scheduler) {
+        this.replication = replication;
         this.node = node;
         this.requestAddress = requestAddress;
         this.pollAddress = pollAddress;
@@ -56,6 +58,13 @@ public final class AvailabilityPublisher implements AutoCloseable {
         publish();
     }
 
+    /** Publishes once more now, without changing the schedule; e.g. after a role change. */
+    public void publishNow() {
+        if (!closed) {
+            scheduler.execute(this::send);
+        }
+    }
+
     /** Builds the current announcement. */
     public Announcement announcement() {
         List<Announcement.HostedService> services = new ArrayList<>();
@@ -64,13 +73,13 @@ public final class AvailabilityPublisher implements AutoCloseable {
             List<Announcement.ReplicaState> replicas = new ArrayList<>();
             for (int p = 0; p < runtime.descriptor().partitions(); p++) {
                 if (runtime.hosts(p)) {
-                    replicas.add(new Announcement.ReplicaState(p, runtime.hosting().priority(), Role.SECONDARY, 0));
+                    replicas.add(replication.announce(runtime.descriptor().name(), p, runtime.hosting().priorityOf(p)));
                 }
             }
             int load = runtime.load();
             total += load;
             services.add(new Announcement.HostedService(runtime.descriptor().name(), runtime.descriptor().partitions(),
-                    load, replicas));
+                    load, replicas, runtime.descriptor().consistency(), runtime.descriptor().stalenessMillis()));
         }
         return new Announcement(node.value(), requestAddress.getAddress().getHostAddress(), requestAddress.getPort(),
                 pollAddress.getPort(), ProcessHandle.current().pid(), incarnation, sequence.incrementAndGet(), total,
@@ -81,16 +90,23 @@ public final class AvailabilityPublisher implements AutoCloseable {
         if (closed) {
             return;
         }
+        send();
+        long delay = (long) (intervalNanos * (0.5 + ThreadLocalRandom.current().nextDouble()));
+        if (!closed) {
+            scheduler.schedule(this::publish, delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void send() {
+        if (closed) {
+            return;
+        }
         try {
             Announcement announcement = announcement();
             yellowPage.update(announcement);
             channel.publish(announcement);
         } catch (RuntimeException e) {
             logger.warn("{}: announcement failed: {}", node, e.toString());
-        }
-        long delay = (long) (intervalNanos * (0.5 + ThreadLocalRandom.current().nextDouble()));
-        if (!closed) {
-            scheduler.schedule(this::publish, delay, TimeUnit.NANOSECONDS);
         }
     }
 

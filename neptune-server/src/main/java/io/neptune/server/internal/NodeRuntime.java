@@ -15,6 +15,7 @@ import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.server.NodeConfig;
+import io.neptune.server.internal.replication.ReplicationEngine;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -56,11 +57,19 @@ public final class NodeRuntime implements AutoCloseable {
                 return thread;
             });
             resources.add(scheduler::shutdownNow);
-            services.values().forEach(ServiceRuntime::start);
-            resources.addAll(services.values());
+            for (ServiceRuntime service : services.values()) {
+                service.start(ReplicationEngine.serviceDirectory(config, service.descriptor().name()));
+                resources.add(service);
+            }
 
             yellowPage = new YellowPage(node, config.membership().expiry(), System::nanoTime);
-            Router router = new Router(node, services, yellowPage);
+            ReplicationEngine replication = new ReplicationEngine(config, services, yellowPage);
+            resources.add(replication);
+            for (ServiceRuntime service : services.values()) {
+                String name = service.descriptor().name();
+                service.versions(partition -> replication.version(name, partition));
+            }
+            Router router = new Router(node, services, yellowPage, replication);
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     router);
             resources.add(requestServer);
@@ -74,9 +83,10 @@ public final class NodeRuntime implements AutoCloseable {
                     new Local(router), new LoadTracker(), List.of());
             resources.add(client);
             AvailabilityPublisher publisher = new AvailabilityPublisher(node, requestServer.address(),
-                    loadIndexServer.address(), router, membership, yellowPage, config.membership().announceInterval(),
-                    scheduler);
+                    loadIndexServer.address(), router, replication, membership, yellowPage,
+                    config.membership().announceInterval(), scheduler);
             resources.add(publisher);
+            replication.start(client, publisher::publishNow);
             if (!services.isEmpty()) {
                 publisher.start();
             }
@@ -118,6 +128,13 @@ public final class NodeRuntime implements AutoCloseable {
     /** The live replicas of {@code service#partition}, by node. */
     public List<NodeId> replicasOf(String service, int partition) {
         return yellowPage.replicas(service, partition).stream().map(r -> r.node()).toList();
+    }
+
+    /** The role of each live replica of {@code service#partition}, by node. */
+    public Map<NodeId, String> replicaRoles(String service, int partition) {
+        Map<NodeId, String> roles = new java.util.TreeMap<>(java.util.Comparator.comparing(NodeId::value));
+        yellowPage.replicas(service, partition).forEach(r -> roles.put(r.node(), r.role().name()));
+        return roles;
     }
 
     /** The hosted services by name. */

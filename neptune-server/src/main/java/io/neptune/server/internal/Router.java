@@ -2,12 +2,15 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.AccessMode;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.replication.ReplicationEngine;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -21,10 +24,13 @@ public final class Router {
     private final NodeId node;
     private final Map<String, ServiceRuntime> services;
     private final YellowPage yellowPage;
+    private final ReplicationEngine replication;
 
     /** Creates a router over the node's hosted services. */
-    public Router(NodeId node, Map<String, ServiceRuntime> services, YellowPage yellowPage) {
+    public Router(NodeId node, Map<String, ServiceRuntime> services, YellowPage yellowPage,
+            ReplicationEngine replication) {
         this.node = requireNonNull(node, "node");
+        this.replication = requireNonNull(replication, "replication");
         this.services = Map.copyOf(services);
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
     }
@@ -32,6 +38,10 @@ public final class Router {
     /** Routes {@code request}; {@code reply} receives exactly one response. */
     public void route(RequestMessage request, Consumer<ResponseMessage> reply) {
         long id = request.requestId();
+        if (request.service().equals(ReplicationEngine.SERVICE)) {
+            replication.handlePeer(request, reply);
+            return;
+        }
         ServiceRuntime runtime = services.get(request.service());
         if (runtime == null) {
             if (yellowPage.partitions(request.service()).isPresent()) {
@@ -64,6 +74,28 @@ public final class Router {
             reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " does not host " + request.service()
                     + "#" + request.partition()));
             return;
+        }
+        if (replication.replicates(request.service())) {
+            if (method.mode() == AccessMode.WRITE) {
+                replication.write(request, reply);
+                return;
+            }
+            if (replication.role(request.service(), request.partition()) == Role.RECOVERING) {
+                reply.accept(ResponseMessage.error(id, Status.STALE, node + " is recovering " + request.service() + "#"
+                        + request.partition()));
+                return;
+            }
+            if (request.minVersion() > replication.version(request.service(), request.partition())) {
+                replication.awaitVersion(request.service(), request.partition(), request.minVersion()).thenAccept(ok -> {
+                    if (ok) {
+                        runtime.submit(request, method, reply);
+                    } else {
+                        reply.accept(ResponseMessage.error(id, Status.STALE, node + " has not reached version "
+                                + request.minVersion() + " of " + request.service() + "#" + request.partition()));
+                    }
+                });
+                return;
+            }
         }
         runtime.submit(request, method, reply);
     }

@@ -14,7 +14,16 @@ import io.neptune.core.internal.wire.Status;
 import io.neptune.server.HostingConfig;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.ServiceEnvironment;
+import io.neptune.core.ServiceLifecycle;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.ToLongFunction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -45,6 +54,7 @@ public final class ServiceRuntime implements AutoCloseable {
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicLong served = new AtomicLong();
     private volatile boolean closed;
+    private volatile ToLongFunction<Integer> versions = partition -> 0;
 
     /** Creates the runtime; {@link #start()} starts its workers. */
     public ServiceRuntime(NodeId node, ServiceDescriptor descriptor, Object instance, HostingConfig hosting) {
@@ -70,8 +80,13 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
-    /** Starts the worker threads. */
-    public void start() {
+    /**
+     * Starts the service ({@link ServiceLifecycle#start} with its data directory) and the worker threads.
+     */
+    public void start(Path dataDirectory) {
+        if (instance instanceof ServiceLifecycle lifecycle) {
+            lifecycle.start(ServiceEnvironment.of(node, dataDirectory, hostedPartitions()));
+        }
         for (int i = 0; i < hosting.workers(); i++) {
             Thread worker = new Thread(this::work, "neptune-" + node + "-" + descriptor.name() + "-" + i);
             worker.setDaemon(true);
@@ -88,6 +103,62 @@ public final class ServiceRuntime implements AutoCloseable {
     /** How this node hosts the service. */
     public HostingConfig hosting() {
         return hosting;
+    }
+
+    private Set<Integer> hostedPartitions() {
+        Set<Integer> hosted = new TreeSet<>();
+        for (int p = 0; p < descriptor.partitions(); p++) {
+            if (hosts(p)) {
+                hosted.add(p);
+            }
+        }
+        return hosted;
+    }
+
+    /** Sets where reads learn the version they were served at (the replica's applied LSN). */
+    public void versions(ToLongFunction<Integer> versions) {
+        this.versions = requireNonNull(versions, "versions");
+    }
+
+    /**
+     * Runs a replicated write at {@code lsn} on the calling thread (the partition's replication
+     * executor) and returns its response; a method that throws yields METHOD_FAILED.
+     */
+    public ResponseMessage executeWrite(int partition, String methodName, byte[] payload, long lsn) {
+        MethodDescriptor method = descriptor.methods().get(methodName);
+        if (method == null) {
+            return ResponseMessage.error(0, Status.UNKNOWN_METHOD, "no method '" + methodName + "' in " + descriptor.name());
+        }
+        RequestMessage request = new RequestMessage(0, descriptor.name(), partition, methodName, AccessMode.WRITE, 1,
+                0, io.neptune.core.internal.wire.RequestId.NONE, payload);
+        ResponseMessage response = invoke(request, method, lsn);
+        if (response.status() == Status.OK) {
+            served.incrementAndGet();
+        }
+        return response;
+    }
+
+    /** The CHECK callback of the service: whether the write with {@code lsn} was applied on {@code partition}. */
+    public boolean check(int partition, long lsn) {
+        Method check = descriptor.checkMethod().orElseThrow(() -> new IllegalStateException(descriptor.name()
+                + " has no @Check method"));
+        return (Boolean) call(check, partition, lsn);
+    }
+
+    /** The digest callback's answer for {@code partition}, if the service has one. */
+    public Optional<String> digest(int partition) {
+        return descriptor.digestMethod().map(m -> (String) call(m, partition));
+    }
+
+    private Object call(Method method, Object... args) {
+        try {
+            return method.invoke(instance, args);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        } catch (InvocationTargetException e) {
+            throw new NeptuneException(descriptor.name() + "." + method.getName() + "() threw: " + e.getCause(),
+                    e.getCause());
+        }
     }
 
     /** Whether {@code partition} is hosted here. */
@@ -145,7 +216,14 @@ public final class ServiceRuntime implements AutoCloseable {
             return ResponseMessage.error(request.requestId(), Status.DEADLINE_EXCEEDED,
                     "deadline passed while queued on " + node + "; not run");
         }
-        MethodDescriptor method = task.method();
+        ResponseMessage response = invoke(request, task.method(), 0);
+        if (response.status() == Status.OK) {
+            served.incrementAndGet();
+        }
+        return response;
+    }
+
+    private ResponseMessage invoke(RequestMessage request, MethodDescriptor method, long lsn) {
         Object argument;
         try {
             argument = Json.mapper().readValue(request.payload(), method.requestType());
@@ -155,7 +233,7 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         Object result;
         try {
-            result = handles.get(method.name()).invoke(new Context(request), argument);
+            result = handles.get(method.name()).invoke(new Context(request, lsn), argument);
         } catch (Throwable t) {
             Throwable cause = t instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : t;
             if (cause instanceof Error error && !(cause instanceof StackOverflowError)) {
@@ -166,8 +244,8 @@ public final class ServiceRuntime implements AutoCloseable {
                     cause.getClass().getName() + ": " + cause.getMessage());
         }
         try {
-            served.incrementAndGet();
-            return ResponseMessage.ok(request.requestId(), 0, Json.mapper().writeValueAsBytes(result));
+            long version = lsn > 0 ? lsn : versions.applyAsLong(request.partition());
+            return ResponseMessage.ok(request.requestId(), version, Json.mapper().writeValueAsBytes(result));
         } catch (Exception e) {
             return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, "cannot encode the response of "
                     + request.target() + " as JSON: " + e.getMessage());
@@ -193,13 +271,22 @@ public final class ServiceRuntime implements AutoCloseable {
             task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.UNAVAILABLE,
                     node + " is shutting down"));
         }
+        if (instance instanceof ServiceLifecycle lifecycle) {
+            try {
+                lifecycle.stop();
+            } catch (RuntimeException e) {
+                logger.warn("{}: {} stop() threw", node, descriptor.name(), e);
+            }
+        }
     }
 
     private final class Context implements RequestContext {
         private final RequestMessage request;
+        private final long lsn;
 
-        Context(RequestMessage request) {
+        Context(RequestMessage request, long lsn) {
             this.request = request;
+            this.lsn = lsn;
         }
 
         @Override
@@ -224,7 +311,7 @@ public final class ServiceRuntime implements AutoCloseable {
 
         @Override
         public long lsn() {
-            return 0;
+            return lsn;
         }
 
         @Override

@@ -97,6 +97,13 @@ public final class ConfigNode {
         return list;
     }
 
+    /** The keys present in this section, in file order. */
+    public List<String> keys() {
+        List<String> keys = new ArrayList<>();
+        node.fieldNames().forEachRemaining(keys::add);
+        return keys;
+    }
+
     /** Whether {@code name} is present. */
     public boolean has(String name) {
         return node.has(name) && !node.get(name).isNull();

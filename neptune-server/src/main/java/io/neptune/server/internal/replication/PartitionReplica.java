@@ -1,0 +1,36 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * One hosted partition of a replicated service: the state machine of its consistency level.
+ * Implementations confine their state to one serial executor; every method only enqueues.
+ */
+interface PartitionReplica extends AutoCloseable {
+    /** Runs recovery phase 1 (internal sync) and starts taking part in replication. */
+    void start();
+
+    /** Handles a client write; {@code reply} gets exactly one response. */
+    void write(RequestMessage request, Consumer<ResponseMessage> reply);
+
+    /** Handles a peer-protocol message; {@code reply} gets the reply record, or an exception. */
+    void onPeerMessage(String method, Object message, Consumer<Object> reply);
+
+    /** Periodic work: election, recovery, handover, anti-entropy. */
+    void tick();
+
+    /** The state published in announcements. */
+    ReplicaState state();
+
+    /** Completes with true once the applied version reaches {@code version}, or false after the timeout. */
+    CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis);
+
+    /** The peer-protocol message type of {@code method}, for decoding. */
+    Class<?> messageType(String method);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,20 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.server.internal.log.LogRecord;
+import java.util.Optional;
+
+/** The service seam of replication: one partition of the hosted service. */
+interface PartitionService {
+    /** Executes {@code record}'s write at its LSN and returns the response (status METHOD_FAILED if it threw). */
+    ResponseMessage execute(LogRecord record);
+
+    /** The CHECK callback: whether the write with {@code lsn} was applied. */
+    boolean isApplied(long lsn);
+
+    /** Whether the service has a CHECK callback. */
+    boolean hasCheck();
+
+    /** The digest callback's answer, if the service has one. */
+    Optional<String> digest();
+}

@@ -1,0 +1,77 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The internal peer protocol of replication ({@code docs/protocols/replication.md}): JSON records
+ * carried as requests to the reserved service {@value #SERVICE}, whose name no user service can
+ * take. Each method name is the record's name.
+ */
+final class PeerMessages {
+    /** The reserved service name of the replication protocol. */
+    static final String SERVICE = "$replication";
+
+    private PeerMessages() {}
+
+    /** A log record on the wire. */
+    record Entry(long lsn, long epoch, String method, long idHigh, long idLow, String origin, long originSeq,
+            byte[] payload) {
+        static Entry of(LogRecord r) {
+            return new Entry(r.lsn(), r.epoch(), r.method(), r.requestId().high(), r.requestId().low(), r.origin(),
+                    r.originSeq(), r.payload());
+        }
+
+        LogRecord toRecord(long lsn) {
+            return new LogRecord(lsn, epoch, RecordKind.WRITE, new RequestId(idHigh, idLow), origin, originSeq, method,
+                    payload);
+        }
+    }
+
+    /** Primary → secondary: log these entries (in LSN order); writes up to {@code commitLsn} may be applied. */
+    record Replicate(String service, int partition, String from, long epoch, long commitLsn, List<Entry> entries) {}
+
+    /** Secondary → primary: how far its log reaches, or why it refused. */
+    record Ack(boolean accepted, long lastLsn, long epoch, String reason) {}
+
+    /** Anyone → replica: report your replication state. */
+    record StatusRequest(String service, int partition) {}
+
+    /** A replica's replication state, and its digest when the service has one. */
+    record ReplicaStatus(String node, String role, long epoch, long lastEpoch, long logEnd, long applied, int priority,
+            String digest) {}
+
+    /** Recovering replica → primary: bring me up to date from my log end; include me when I reach yours. */
+    record Join(String service, int partition, String node, long lastLsn, long lastEpoch) {}
+
+    /** Primary → recovering replica: truncate to {@code keepUpTo}, log {@code entries}, apply up to {@code commitLsn}. */
+    record JoinReply(boolean accepted, String reason, long epoch, long keepUpTo, long commitLsn, List<Entry> entries,
+            boolean joined) {}
+
+    /** Caught-up higher-priority secondary → primary: hand the role over to me. */
+    record Handover(String service, int partition, String node, long lastLsn) {}
+
+    /** The primary's answer: whether it stepped down, and its log end at that moment. */
+    record HandoverReply(boolean accepted, String reason, long epoch, long logEnd) {}
+
+    /** Level 1: writes made at an origin replica, for the others to apply once each. */
+    record Gossip(String service, int partition, List<Entry> entries) {}
+
+    /** Level 1: send me every write you have whose origin sequence is above what I have seen. */
+    record Pull(String service, int partition, Map<String, Long> seen) {}
+
+    /** Level 1: the writes a {@link Pull} asked for. */
+    record PullReply(List<Entry> entries) {}
+
+    /** Primary → secondary it stopped waiting for: you missed writes; recover and join again. */
+    record Demote(String service, int partition, long epoch) {}
+
+    /** An operator's request: make this replica the primary although not all configured replicas are back. */
+    record Promote(String service, int partition) {}
+
+    /** The outcome of a {@link Promote}. */
+    record PromoteReply(boolean accepted, String reason, long epoch) {}
+}

@@ -1,0 +1,750 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.PeerMessages.Demote;
+import io.neptune.server.internal.replication.PeerMessages.Entry;
+import io.neptune.server.internal.replication.PeerMessages.Handover;
+import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
+import io.neptune.server.internal.replication.PeerMessages.Join;
+import io.neptune.server.internal.replication.PeerMessages.JoinReply;
+import io.neptune.server.internal.replication.PeerMessages.Promote;
+import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
+import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Level 2 and 3 primary-secondary replication of one partition, with fail-stop fail-over and
+ * three-phase recovery ({@code docs/protocols/replication.md}, DESIGN §6.2–6.5).
+ *
+ * <p>The primary assigns LSNs, logs each write, sends it to every in-sync secondary, and applies
+ * it only once its own log and every in-sync secondary have it durably; writes are pipelined and
+ * applied in LSN order. Secondaries log in LSN order and apply up to the commit point the primary
+ * reports. When the primary is gone, the live in-sync replica with the most complete log (epoch,
+ * then LSN; priority breaks ties) takes over at a new, persisted epoch and treats its unapplied
+ * tail like fresh writes, so it commits only what every survivor has. Replicas reject messages
+ * from older epochs, which fences a deposed primary.
+ *
+ * <p>Thread-safety: all state is confined to the partition's serial executor.
+ */
+final class PrimaryBackupReplica implements PartitionReplica {
+    private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
+    private static final int BATCH = 500;
+    private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final ReplicaCore core;
+    private final String name;
+    private final int priority;
+    private final int configuredReplicas;
+    private final long ackTimeoutMillis;
+    private final long stalenessNanos;
+
+    private Role role = Role.RECOVERING;
+    private @Nullable NodeId primary;
+    private long commitLsn;
+    private final Map<NodeId, Long> inSync = new HashMap<>();
+    private final Map<NodeId, Long> sentUpTo = new HashMap<>();
+    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    private final TreeMap<Long, Long> epochStarts = new TreeMap<>();
+    private final Deque<long[]> versionSamples = new ArrayDeque<>();
+    private boolean electing;
+    private boolean joining;
+    private long lastHandoverNanos;
+    private boolean closed;
+
+    /** A write the primary logged and sent, waiting for its log and its secondaries. */
+    private static final class Pending {
+        final LogRecord record;
+        final Set<NodeId> awaiting;
+        final List<Consumer<ResponseMessage>> replies = new ArrayList<>(1);
+        final List<Long> requestIds = new ArrayList<>(1);
+        boolean logged;
+
+        Pending(LogRecord record, Set<NodeId> awaiting) {
+            this.record = record;
+            this.awaiting = awaiting;
+        }
+    }
+
+    PrimaryBackupReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
+            @Nullable Duration staleness) {
+        this.core = core;
+        this.name = core.name;
+        this.priority = priority;
+        this.configuredReplicas = configuredReplicas;
+        this.ackTimeoutMillis = ackTimeout.toMillis();
+        this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
+        core.afterDurable = () -> {
+            if (role == Role.PRIMARY) {
+                commitReady();
+            }
+        };
+    }
+
+    @Override
+    public void start() {
+        core.exec.execute(() -> {
+            core.internalSync();
+            rebuildEpochStarts();
+            publish();
+        });
+    }
+
+    private void rebuildEpochStarts() {
+        epochStarts.clear();
+        for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += BATCH) {
+            for (LogRecord r : core.log.read(lsn, BATCH)) {
+                epochStarts.putIfAbsent(r.epoch(), r.lsn());
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- client writes (primary)
+
+    @Override
+    public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
+        core.exec.execute(() -> {
+            if (role != Role.PRIMARY || electing) {
+                reply.accept(notPrimary(request.requestId()));
+                return;
+            }
+            ResponseMessage cached = core.cached(request.id());
+            if (cached != null) {
+                reply.accept(ReplicaCore.reply(cached, request.requestId()));
+                return;
+            }
+            OptionalLong known = core.log.lsnOf(request.id());
+            if (known.isPresent()) {
+                Pending inFlight = pending.get(known.getAsLong());
+                if (inFlight != null) {
+                    inFlight.replies.add(reply);
+                    inFlight.requestIds.add(request.requestId());
+                } else if (known.getAsLong() <= core.applied) {
+                    reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
+                            new byte[0]));
+                } else {
+                    reply.accept(notPrimary(request.requestId()));
+                }
+                return;
+            }
+            long lsn = core.log.lastLsn() + 1;
+            LogRecord record = new LogRecord(lsn, core.log.epoch(), RecordKind.WRITE, request.id(), "", 0,
+                    request.method(), request.payload());
+            Pending write = new Pending(record, new HashSet<>(inSync.keySet()));
+            write.replies.add(reply);
+            write.requestIds.add(request.requestId());
+            pending.put(lsn, write);
+            epochStarts.putIfAbsent(record.epoch(), lsn);
+            logAndSend(write);
+        });
+    }
+
+    private void logAndSend(Pending write) {
+        core.append(write.record).whenComplete((v, e) -> core.exec.execute(() -> {
+            if (e != null) {
+                logger.error("{}: REDO log append failed at {}; stepping down", name, write.record.lsn(), e);
+                stepDown(Role.RECOVERING, "log failure");
+                return;
+            }
+            write.logged = true;
+            commitReady();
+        }));
+        for (NodeId secondary : write.awaiting) {
+            if (sentUpTo.getOrDefault(secondary, 0L) == write.record.lsn() - 1) {
+                send(secondary, List.of(write.record));
+            }
+        }
+        if (!write.awaiting.isEmpty()) {
+            long lsn = write.record.lsn();
+            core.timer.schedule(() -> core.exec.execute(() -> ackTimedOut(lsn)), ackTimeoutMillis,
+                    TimeUnit.MILLISECONDS);
+        }
+        publish();
+    }
+
+    private ResponseMessage notPrimary(long requestId) {
+        return ResponseMessage.error(requestId, Status.NOT_PRIMARY, core.self + " is not the primary of " + core.service
+                + "#" + core.partition + (primary != null ? " (primary: " + primary + ")" : " (no primary known)"));
+    }
+
+    private void send(NodeId secondary, List<LogRecord> records) {
+        if (!records.isEmpty()) {
+            sentUpTo.put(secondary, records.get(records.size() - 1).lsn());
+        }
+        Replicate message = new Replicate(core.service, core.partition, core.self.value(), core.log.epoch(),
+                core.applied, records.stream().map(Entry::of).toList());
+        core.peers.call(secondary, core.service, core.partition, "replicate", message, Ack.class)
+                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(secondary, ack, e)));
+    }
+
+    private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {
+        if (role != Role.PRIMARY || !inSync.containsKey(secondary)) {
+            return;
+        }
+        if (error != null || ack == null) {
+            exclude(secondary, "unreachable: " + (error == null ? "no reply" : error.getMessage()));
+            return;
+        }
+        if (!ack.accepted()) {
+            if (ack.epoch() > core.log.epoch()) {
+                stepDown(Role.RECOVERING, secondary + " is at epoch " + ack.epoch());
+                return;
+            }
+            if (!"gap".equals(ack.reason())) {
+                exclude(secondary, ack.reason());
+                return;
+            }
+        }
+        long acked = Math.max(inSync.get(secondary), ack.lastLsn());
+        inSync.put(secondary, acked);
+        for (Pending write : pending.headMap(acked, true).values()) {
+            write.awaiting.remove(secondary);
+        }
+        if (acked >= sentUpTo.getOrDefault(secondary, 0L) && acked < core.log.lastLsn()) {
+            send(secondary, core.log.read(acked + 1, BATCH)); // catch it up, a batch at a time
+        } else if (!ack.accepted()) {
+            send(secondary, core.log.read(acked + 1, BATCH));
+        }
+        commitReady();
+    }
+
+    private void ackTimedOut(long lsn) {
+        Pending write = pending.get(lsn);
+        if (write != null && role == Role.PRIMARY) {
+            for (NodeId secondary : List.copyOf(write.awaiting)) {
+                exclude(secondary, "no acknowledgement within " + ackTimeoutMillis + " ms");
+            }
+        }
+    }
+
+    /** Fail-stop: a secondary that did not keep up is treated as failed and must recover to rejoin. */
+    private void exclude(NodeId secondary, String why) {
+        if (inSync.remove(secondary) == null) {
+            return;
+        }
+        sentUpTo.remove(secondary);
+        logger.warn("{}: secondary {} excluded: {}", name, secondary, why);
+        for (Pending write : pending.values()) {
+            write.awaiting.remove(secondary);
+        }
+        core.peers.call(secondary, core.service, core.partition, "demote",
+                new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
+        commitReady();
+    }
+
+    private void commitReady() {
+        boolean any = false;
+        while (!pending.isEmpty()) {
+            Pending write = pending.firstEntry().getValue();
+            if (!(write.logged || write.record.lsn() <= core.durable) || !write.awaiting.isEmpty()) {
+                break;
+            }
+            pending.pollFirstEntry();
+            core.applyUpTo(write.record.lsn());
+            ResponseMessage response = core.cached(write.record.requestId());
+            for (int i = 0; i < write.replies.size(); i++) {
+                ResponseMessage answer = response != null ? ReplicaCore.reply(response, write.requestIds.get(i))
+                        : new ResponseMessage(write.requestIds.get(i), Status.ALREADY_APPLIED, write.record.lsn(),
+                                new byte[0]);
+                write.replies.get(i).accept(answer);
+            }
+            any = true;
+        }
+        if (any) {
+            commitLsn = core.applied;
+            for (NodeId secondary : inSync.keySet()) {
+                if (sentUpTo.getOrDefault(secondary, 0L) >= core.log.lastLsn()) {
+                    send(secondary, List.of()); // carries the new commit point
+                }
+            }
+            publish();
+        }
+    }
+
+    // ---------------------------------------------------------------- peer messages
+
+    @Override
+    public Class<?> messageType(String method) {
+        return switch (method) {
+            case "replicate" -> Replicate.class;
+            case "status" -> StatusRequest.class;
+            case "join" -> Join.class;
+            case "handover" -> Handover.class;
+            case "demote" -> Demote.class;
+            case "promote" -> Promote.class;
+            default -> throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
+        };
+    }
+
+    @Override
+    public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
+        core.exec.execute(() -> {
+            if (message instanceof Replicate m) {
+                onReplicate(m, reply);
+            } else if (message instanceof StatusRequest) {
+                reply.accept(status());
+            } else if (message instanceof Join m) {
+                reply.accept(onJoin(m));
+            } else if (message instanceof Handover m) {
+                reply.accept(onHandover(m));
+            } else if (message instanceof Demote m) {
+                if (m.epoch() >= core.log.epoch() && role == Role.SECONDARY) {
+                    stepDown(Role.RECOVERING, "the primary stopped waiting for this replica");
+                }
+                reply.accept(new Ack(true, core.log.lastLsn(), core.log.epoch(), ""));
+            } else if (message instanceof Promote) {
+                promoteByOperator(reply);
+            } else {
+                throw new IllegalArgumentException(method);
+            }
+        });
+    }
+
+    private ReplicaStatus status() {
+        return new ReplicaStatus(core.self.value(), role.name(), core.log.epoch(), core.log.lastEpoch(), core.log.lastLsn(),
+                core.applied, priority, core.app.digest().orElse(""));
+    }
+
+    private void onReplicate(Replicate m, Consumer<Object> reply) {
+        long epoch = core.log.epoch();
+        if (m.epoch() < epoch) {
+            logger.info("{}: rejected replication from {} at stale epoch {} (mine {})", name, m.from(), m.epoch(), epoch);
+            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "stale epoch " + m.epoch() + " < " + epoch));
+            return;
+        }
+        NodeId from = NodeId.of(m.from());
+        if (m.epoch() > epoch) {
+            adoptEpoch(m.epoch());
+            if (role == Role.PRIMARY) {
+                stepDown(Role.RECOVERING, from + " is primary at epoch " + m.epoch());
+            }
+        }
+        if (role == Role.RECOVERING && !from.equals(primary)) {
+            reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "recovering"));
+            return;
+        }
+        primary = from;
+        List<CompletableFuture<Void>> appends = new ArrayList<>();
+        boolean gap = false;
+        for (Entry entry : m.entries()) {
+            long next = core.log.lastLsn() + 1;
+            if (entry.lsn() < next) {
+                continue;
+            }
+            if (entry.lsn() > next) {
+                gap = true;
+                break;
+            }
+            epochStarts.putIfAbsent(entry.epoch(), entry.lsn());
+            appends.add(core.append(entry.toRecord(entry.lsn())));
+        }
+        commitLsn = Math.max(commitLsn, m.commitLsn());
+        long lastLsn = core.log.lastLsn();
+        boolean accepted = !gap;
+        CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
+            if (e != null) {
+                reply.accept(new Ack(false, core.durable, core.log.epoch(), "log failure: " + e.getMessage()));
+                return;
+            }
+            reply.accept(new Ack(accepted, lastLsn, core.log.epoch(), accepted ? "" : "gap"));
+            core.applyUpTo(commitLsn);
+            publish();
+        }));
+    }
+
+    private JoinReply onJoin(Join m) {
+        if (role != Role.PRIMARY || electing) {
+            return new JoinReply(false, "not the primary", core.log.epoch(), 0, 0, List.of(), false);
+        }
+        long keep = Math.min(m.lastLsn(), core.log.lastLsn());
+        Map.Entry<Long, Long> nextEpoch = epochStarts.higherEntry(m.lastEpoch());
+        if (nextEpoch != null) {
+            keep = Math.min(keep, nextEpoch.getValue() - 1); // its records from there on were never committed
+        }
+        List<LogRecord> records = core.log.read(keep + 1, BATCH);
+        boolean joined = keep + records.size() >= core.log.lastLsn();
+        NodeId node = NodeId.of(m.node());
+        if (joined) {
+            inSync.put(node, keep);
+            sentUpTo.put(node, core.log.lastLsn());
+            logger.info("{}: {} joined as secondary at {}", name, node, core.log.lastLsn());
+        }
+        return new JoinReply(true, "", core.log.epoch(), keep, core.applied, records.stream().map(Entry::of).toList(),
+                joined);
+    }
+
+    private HandoverReply onHandover(Handover m) {
+        NodeId node = NodeId.of(m.node());
+        if (role != Role.PRIMARY || electing) {
+            return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
+        }
+        if (inSync.containsKey(node)) {
+            inSync.put(node, Math.max(inSync.get(node), m.lastLsn()));
+        }
+        if (!pending.isEmpty() || !inSync.containsKey(node) || m.lastLsn() < core.log.lastLsn()) {
+            return new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn());
+        }
+        logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
+        stepDown(Role.SECONDARY, "handover to " + node);
+        primary = node;
+        return new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn());
+    }
+
+    // ---------------------------------------------------------------- election and recovery
+
+    @Override
+    public void tick() {
+        core.exec.execute(() -> {
+            if (closed) {
+                return;
+            }
+            sampleVersion();
+            List<Replica> view = core.peers.replicas(core.service, core.partition);
+            Replica live = livePrimary(view);
+            if (role == Role.PRIMARY) {
+                for (NodeId secondary : List.copyOf(inSync.keySet())) {
+                    if (view.stream().noneMatch(r -> r.node().equals(secondary))) {
+                        exclude(secondary, "left the yellow page");
+                    }
+                }
+                publish();
+                return;
+            }
+            if (live != null) {
+                primary = live.node();
+                if (role == Role.SECONDARY && live.epoch() > core.log.epoch()) {
+                    // a new primary took over without this replica among its followers: catch up through a join
+                    stepDown(Role.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
+                }
+                if (role == Role.RECOVERING) {
+                    join(live.node());
+                } else if (priority > live.priority()) {
+                    maybeHandover(live);
+                }
+            } else if (role == Role.SECONDARY) {
+                elect(view, false);
+            } else if (view.stream().noneMatch(r -> r.role() == Role.SECONDARY && !r.node().equals(core.self))
+                    && view.size() >= configuredReplicas) {
+                elect(view, true); // catastrophic: every replica was down and all configured ones are back
+            }
+            publish();
+        });
+    }
+
+    private @Nullable Replica livePrimary(List<Replica> view) {
+        Replica best = null;
+        for (Replica r : view) {
+            if (r.role() == Role.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch()
+                    && (best == null || r.epoch() > best.epoch())) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    /** Orders candidates: most complete log first (epoch, then LSN), then priority, then node id. */
+    private static int compare(long epochA, long lsnA, int priorityA, String nodeA, long epochB, long lsnB,
+            int priorityB, String nodeB) {
+        int c = Long.compare(epochA, epochB);
+        if (c == 0) {
+            c = Long.compare(lsnA, lsnB);
+        }
+        if (c == 0) {
+            c = Integer.compare(priorityA, priorityB);
+        }
+        return c != 0 ? c : nodeB.compareTo(nodeA);
+    }
+
+    private boolean outranks(long epoch, long lsn, int prio, String node) {
+        return compare(epoch, lsn, prio, node, core.log.lastEpoch(), core.log.lastLsn(), priority,
+                core.self.value()) > 0;
+    }
+
+    private void elect(List<Replica> view, boolean catastrophic) {
+        if (electing) {
+            return;
+        }
+        List<Replica> rivals = new ArrayList<>();
+        for (Replica r : view) {
+            if (r.node().equals(core.self)) {
+                continue;
+            }
+            if (r.role() == Role.SECONDARY || (catastrophic && r.role() == Role.RECOVERING)) {
+                if (outranks(r.epoch(), r.logEnd(), r.priority(), r.node().value())) {
+                    return; // a better candidate exists; it will take over
+                }
+                rivals.add(r);
+            }
+        }
+        electing = true;
+        List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
+        for (Replica r : rivals) {
+            statuses.add(core.peers.call(r.node(), core.service, core.partition, "status",
+                    new StatusRequest(core.service, core.partition), ReplicaStatus.class)
+                    .orTimeout(1, TimeUnit.SECONDS).exceptionally(e -> null));
+        }
+        CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
+                () -> finishElection(statuses.stream().map(CompletableFuture::join).toList(), catastrophic)));
+    }
+
+    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic) {
+        electing = false;
+        if (role == Role.PRIMARY || closed) {
+            return;
+        }
+        long maxEpoch = core.log.epoch();
+        List<ReplicaStatus> followers = new ArrayList<>();
+        for (ReplicaStatus s : statuses) {
+            if (s == null) {
+                continue;
+            }
+            if (s.role().equals(Role.PRIMARY.name()) || outranks(s.lastEpoch(), s.logEnd(), s.priority(), s.node())) {
+                return; // fresher information says someone else should lead
+            }
+            maxEpoch = Math.max(maxEpoch, s.epoch());
+            if (s.role().equals(Role.SECONDARY.name())) {
+                followers.add(s);
+            }
+        }
+        becomePrimary(maxEpoch + 1, followers, catastrophic ? "all configured replicas are back" : "primary lost");
+    }
+
+    /**
+     * Takes the primary role at {@code epoch}. The unapplied tail of this log becomes pending
+     * writes that commit once every follower has logged them, exactly like new writes.
+     */
+    private void becomePrimary(long epoch, List<ReplicaStatus> followers, String why) {
+        adoptEpoch(epoch);
+        role = Role.PRIMARY;
+        primary = core.self;
+        inSync.clear();
+        sentUpTo.clear();
+        pending.clear();
+        for (ReplicaStatus follower : followers) {
+            inSync.put(NodeId.of(follower.node()), Math.min(follower.logEnd(), core.log.lastLsn()));
+        }
+        for (long lsn = core.applied + 1; lsn <= core.log.lastLsn(); lsn++) {
+            long at = lsn;
+            Pending write = new Pending(core.log.record(lsn).orElseThrow(), new HashSet<>());
+            for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
+                if (f.getValue() < at) {
+                    write.awaiting.add(f.getKey());
+                }
+            }
+            write.logged = lsn <= core.durable;
+            pending.put(lsn, write);
+        }
+        logger.info("{}: became primary at epoch {} ({}); log end {}, applied {}, followers {}", name, epoch, why,
+                core.log.lastLsn(), core.applied, inSync.keySet());
+        publish();
+        for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
+            sentUpTo.put(f.getKey(), f.getValue());
+            send(f.getKey(), core.log.read(f.getValue() + 1, BATCH));
+        }
+        long tail = core.log.lastLsn();
+        if (tail > core.applied) {
+            core.timer.schedule(() -> core.exec.execute(() -> ackTimedOut(tail)), ackTimeoutMillis,
+                    TimeUnit.MILLISECONDS);
+        }
+        commitReady();
+    }
+
+    private void promoteByOperator(Consumer<Object> reply) {
+        if (role == Role.PRIMARY) {
+            reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
+            return;
+        }
+        List<Replica> view = core.peers.replicas(core.service, core.partition);
+        if (livePrimary(view) != null) {
+            reply.accept(new PromoteReply(false, "a live primary exists: " + livePrimary(view).node(), core.log.epoch()));
+            return;
+        }
+        logger.warn("{}: promoted by an operator with log end {}", name, core.log.lastLsn());
+        becomePrimary(core.log.epoch() + 1, List.of(), "operator");
+        reply.accept(new PromoteReply(true, "", core.log.epoch()));
+    }
+
+    /** Recovery phase 2: fetch what this replica missed from the primary, truncating any divergent tail. */
+    private void join(NodeId target) {
+        if (joining) {
+            return;
+        }
+        joining = true;
+        Join request = new Join(core.service, core.partition, core.self.value(), core.log.lastLsn(),
+                core.log.lastEpoch());
+        core.peers.call(target, core.service, core.partition, "join", request, JoinReply.class)
+                .whenComplete((r, e) -> core.exec.execute(() -> onJoinReply(target, r, e)));
+    }
+
+    private void onJoinReply(NodeId target, @Nullable JoinReply reply, @Nullable Throwable error) {
+        if (error != null || reply == null || !reply.accepted() || role != Role.RECOVERING) {
+            joining = false;
+            return;
+        }
+        if (reply.epoch() > core.log.epoch()) {
+            adoptEpoch(reply.epoch());
+        }
+        if (reply.keepUpTo() < core.log.lastLsn()) {
+            if (reply.keepUpTo() < core.applied) {
+                logger.error("{}: applied writes up to {} that the primary's log does not have past {}; this replica"
+                        + " diverged and needs to be rebuilt", name, core.applied, reply.keepUpTo());
+                joining = false;
+                return;
+            }
+            logger.info("{}: truncating uncommitted log tail {}..{} (not in the primary's log)", name,
+                    reply.keepUpTo() + 1, core.log.lastLsn());
+            core.log.truncateAfter(reply.keepUpTo());
+            core.durable = Math.min(core.durable, reply.keepUpTo());
+            rebuildEpochStarts();
+        }
+        primary = target;
+        List<CompletableFuture<Void>> appends = new ArrayList<>();
+        for (Entry entry : reply.entries()) {
+            if (entry.lsn() == core.log.lastLsn() + 1) {
+                epochStarts.putIfAbsent(entry.epoch(), entry.lsn());
+                appends.add(core.append(entry.toRecord(entry.lsn())));
+            }
+        }
+        commitLsn = Math.max(commitLsn, reply.commitLsn());
+        CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
+            joining = false;
+            core.applyUpTo(commitLsn);
+            if (e == null && reply.joined()) {
+                role = Role.SECONDARY; // recovery phase 3: resume
+                publish();
+            } else if (e == null) {
+                join(target);
+            }
+        }));
+    }
+
+    private void maybeHandover(Replica live) {
+        long now = System.nanoTime();
+        if (now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
+                || core.applied < core.log.lastLsn()) {
+            return;
+        }
+        lastHandoverNanos = now;
+        core.peers.call(live.node(), core.service, core.partition, "handover",
+                new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
+                .whenComplete((r, e) -> core.exec.execute(() -> {
+                    if (r != null && r.accepted() && role == Role.SECONDARY && core.log.lastLsn() >= r.logEnd()) {
+                        List<ReplicaStatus> followers = new ArrayList<>();
+                        for (Replica other : core.peers.replicas(core.service, core.partition)) {
+                            if (!other.node().equals(core.self) && other.role() != Role.RECOVERING) {
+                                followers.add(new ReplicaStatus(other.node().value(), Role.SECONDARY.name(), other.epoch(),
+                                        other.epoch(), Math.min(other.logEnd(), core.log.lastLsn()), other.version(),
+                                        other.priority(), ""));
+                            }
+                        }
+                        followers.removeIf(f -> f.node().equals(live.node().value()));
+                        followers.add(new ReplicaStatus(live.node().value(), Role.SECONDARY.name(), r.epoch(), r.epoch(),
+                                r.logEnd(), r.logEnd(), live.priority(), ""));
+                        becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, followers, "took over by priority");
+                    }
+                }));
+    }
+
+    private void adoptEpoch(long epoch) {
+        if (epoch > core.log.epoch()) {
+            core.log.persistEpoch(epoch);
+        }
+    }
+
+    private void stepDown(Role next, String why) {
+        if (role == Role.PRIMARY) {
+            logger.warn("{}: stepping down as primary: {}", name, why);
+            for (Pending write : pending.values()) {
+                for (int i = 0; i < write.replies.size(); i++) {
+                    write.replies.get(i).accept(notPrimary(write.requestIds.get(i)));
+                }
+            }
+            pending.clear();
+            inSync.clear();
+            sentUpTo.clear();
+        } else {
+            logger.warn("{}: {} -> {}: {}", name, role, next, why);
+        }
+        role = next;
+        publish();
+    }
+
+    private void sampleVersion() {
+        if (stalenessNanos == 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        versionSamples.addLast(new long[] {now, core.applied});
+        while (versionSamples.size() > 2 && now - versionSamples.peekFirst()[0] > stalenessNanos * 2) {
+            versionSamples.pollFirst();
+        }
+    }
+
+    /** The primary's version {@code staleness} ago: the highest sample at least that old. */
+    private long boundVersion() {
+        if (role != Role.PRIMARY || stalenessNanos == 0) {
+            return 0;
+        }
+        long cutoff = System.nanoTime() - stalenessNanos;
+        long bound = 0;
+        for (long[] sample : versionSamples) {
+            if (sample[0] <= cutoff) {
+                bound = sample[1];
+            }
+        }
+        return bound;
+    }
+
+    private void publish() {
+        core.publish(role, boundVersion());
+    }
+
+    @Override
+    public ReplicaState state() {
+        return core.state();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
+        return core.awaitVersion(version, timeoutMillis);
+    }
+
+    @Override
+    public void close() {
+        core.exec.execute(() -> {
+            closed = true;
+            for (Pending write : pending.values()) {
+                for (int i = 0; i < write.replies.size(); i++) {
+                    write.replies.get(i).accept(ResponseMessage.error(write.requestIds.get(i), Status.UNAVAILABLE,
+                            core.self + " is shutting down"));
+                }
+            }
+            pending.clear();
+        });
+    }
+}

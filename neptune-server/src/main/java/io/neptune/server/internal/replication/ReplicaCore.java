@@ -1,0 +1,182 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RedoLog;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every replicated partition has, whatever its level: the REDO log with durability tracking,
+ * in-order application of logged writes, the cache of recent responses by request id, version
+ * waiters, and the published state.
+ *
+ * <p>Thread-safety: confined to {@link #exec} except {@link #state()} and {@link #awaitVersion},
+ * which are thread-safe.
+ */
+final class ReplicaCore {
+    private static final Logger logger = LoggerFactory.getLogger(ReplicaCore.class);
+    private static final int MAX_CACHED_RESPONSES = 10_000;
+
+    final String service;
+    final int partition;
+    final String name;
+    final NodeId self;
+    final RedoLog log;
+    final PartitionService app;
+    final Peers peers;
+    final SerialExecutor exec;
+    final ScheduledExecutorService timer;
+
+    /** The LSN of the last write applied to the service. */
+    long applied;
+    /** The LSN up to which the log is durable. */
+    long durable;
+    private final Map<RequestId, ResponseMessage> responses = new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<RequestId, ResponseMessage> eldest) {
+            return size() > MAX_CACHED_RESPONSES;
+        }
+    };
+    private final List<Waiter> waiters = new ArrayList<>();
+    private volatile ReplicaState state = ReplicaState.INITIAL;
+    /** Runs on the executor whenever {@link #durable} advanced. */
+    Runnable afterDurable = () -> { };
+
+    private record Waiter(long version, CompletableFuture<Boolean> future) {}
+
+    ReplicaCore(String service, int partition, NodeId self, RedoLog log, PartitionService app, Peers peers,
+            SerialExecutor exec, ScheduledExecutorService timer) {
+        this.service = service;
+        this.partition = partition;
+        this.name = service + "#" + partition + "@" + self;
+        this.self = self;
+        this.log = log;
+        this.app = app;
+        this.peers = peers;
+        this.exec = exec;
+        this.timer = timer;
+    }
+
+    /**
+     * Recovery phase 1, internal sync: the committed mark is a hint; CHECK says how far the service
+     * really got, so nothing is applied twice and nothing applied is forgotten.
+     */
+    void internalSync() {
+        applied = log.committedLsn();
+        if (app.hasCheck()) {
+            while (app.isApplied(applied + 1)) {
+                applied++;
+            }
+            while (applied > 0 && !app.isApplied(applied)) {
+                applied--; // the committed mark ran ahead of the service (it is written lazily)
+            }
+        }
+        durable = log.lastLsn();
+        if (applied > durable) {
+            logger.warn("{}: the service applied up to {} but the log ends at {}; the log tail was lost", name,
+                    applied, durable);
+        }
+        log.markCommitted(Math.min(applied, durable));
+        logger.info("{}: internal sync done: log ends at {} (epoch {}), applied up to {}", name, log.lastLsn(),
+                log.epoch(), applied);
+    }
+
+    /** Appends {@code record}; when durable, advances {@link #durable} and runs {@code then} on the executor. */
+    CompletableFuture<Void> append(LogRecord record) {
+        return log.append(record).whenComplete((v, e) -> exec.execute(() -> {
+            if (e == null && record.lsn() > durable) {
+                durable = record.lsn();
+                afterDurable.run();
+            }
+        }));
+    }
+
+    /** Applies logged, durable writes in LSN order up to {@code target}. */
+    void applyUpTo(long target) {
+        long limit = Math.min(target, durable);
+        boolean any = false;
+        while (applied < limit) {
+            LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
+                    name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
+            remember(record.requestId(), app.execute(record));
+            applied = record.lsn();
+            any = true;
+        }
+        if (any) {
+            log.markCommitted(applied);
+            releaseWaiters();
+        }
+    }
+
+    /** Remembers the response of a write by its request id. */
+    void remember(RequestId id, ResponseMessage response) {
+        if (!id.isNone()) {
+            responses.put(id, response);
+        }
+    }
+
+    @Nullable ResponseMessage cached(RequestId id) {
+        return id.isNone() ? null : responses.get(id);
+    }
+
+    CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
+        if (state.applied() >= version) {
+            return CompletableFuture.completedFuture(true);
+        }
+        CompletableFuture<Boolean> future = new CompletableFuture<>();
+        exec.execute(() -> {
+            if (applied >= version) {
+                future.complete(true);
+            } else {
+                waiters.add(new Waiter(version, future));
+                timer.schedule(() -> future.complete(false), timeoutMillis, TimeUnit.MILLISECONDS);
+            }
+        });
+        return future;
+    }
+
+    void releaseWaiters() {
+        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (waiter.future().isDone() || waiter.version() <= applied) {
+                waiter.future().complete(true);
+                it.remove();
+            }
+        }
+    }
+
+    /** Publishes the current state; announces at once when the role changed. */
+    void publish(Role role, long boundVersion) {
+        ReplicaState previous = state;
+        state = new ReplicaState(role, applied, log.epoch(), log.lastLsn(), boundVersion);
+        if (previous.role() != role) {
+            logger.info("{}: {} -> {} (epoch {}, log end {}, applied {})", name, previous.role(), role, log.epoch(),
+                    log.lastLsn(), applied);
+            peers.announce();
+        }
+    }
+
+    ReplicaState state() {
+        return state;
+    }
+
+    /** The response to send for {@code response} to the request with correlation id {@code requestId}. */
+    static ResponseMessage reply(ResponseMessage response, long requestId) {
+        return new ResponseMessage(requestId, response.status(), response.version(), response.payload());
+    }
+}

@@ -1,0 +1,17 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.internal.membership.Role;
+
+/**
+ * What a replica publishes about itself: role and versions, read lock-free by announcements and
+ * the request path.
+ *
+ * @param role current role
+ * @param applied the LSN of the last write applied here (the version reads see)
+ * @param epoch current epoch
+ * @param logEnd the LSN of the last write in the REDO log
+ * @param boundVersion level 3 primary: its version x seconds ago; else 0
+ */
+record ReplicaState(Role role, long applied, long epoch, long logEnd, long boundVersion) {
+    static final ReplicaState INITIAL = new ReplicaState(Role.RECOVERING, 0, 0, 0, 0);
+}

@@ -1,0 +1,347 @@
+package io.neptune.server.internal.replication;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.core.AccessMode;
+import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.membership.Announcement;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.NodeConfig;
+import io.neptune.server.internal.ServiceRuntime;
+import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.RedoLog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's replication: one {@link PartitionReplica} per hosted partition of every service with
+ * write methods, their REDO logs, the shared executors, the periodic tick, and the peer protocol
+ * endpoint. Read-only services are not replicated and have no logs.
+ *
+ * <p>Thread-safety: thread-safe; each replica confines its state to its own serial executor.
+ */
+public final class ReplicationEngine implements AutoCloseable {
+    /** The reserved service name the peer protocol travels under. */
+    public static final String SERVICE = PeerMessages.SERVICE;
+    /** How long a level-3 read waits for a lagging replica to reach the session's version. */
+    public static final long VERSION_WAIT_MILLIS = 200;
+
+    private static final Logger logger = LoggerFactory.getLogger(ReplicationEngine.class);
+    private static final long TICK_MILLIS = 100;
+
+    private final NodeConfig config;
+    private final NodeId self;
+    private final YellowPage yellowPage;
+    private final Map<String, ServiceRuntime> services;
+    private final Map<String, PartitionReplica[]> replicas = new HashMap<>();
+    private final List<RedoLog> logs = new ArrayList<>();
+    private final ExecutorService pool;
+    private final ScheduledExecutorService timer;
+    private volatile @Nullable DefaultNeptuneClient client;
+    private volatile Runnable announce = () -> { };
+
+    /** Opens the REDO logs of every replicated hosted partition; {@link #start()} begins recovery. */
+    public ReplicationEngine(NodeConfig config, Map<String, ServiceRuntime> services, YellowPage yellowPage) {
+        this.config = requireNonNull(config, "config");
+        this.self = config.node();
+        this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+        this.services = Map.copyOf(services);
+        AtomicInteger threads = new AtomicInteger();
+        this.pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors() * 2), r -> {
+            Thread thread = new Thread(r, "neptune-" + self + "-replication-" + threads.getAndIncrement());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "neptune-" + self + "-replication-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        Peers peers = new ClientPeers();
+        try {
+            for (ServiceRuntime runtime : services.values()) {
+                if (!isReplicated(runtime)) {
+                    continue;
+                }
+                PartitionReplica[] byPartition = new PartitionReplica[runtime.descriptor().partitions()];
+                for (int p = 0; p < byPartition.length; p++) {
+                    if (runtime.hosts(p)) {
+                        byPartition[p] = create(runtime, p, peers);
+                    }
+                }
+                replicas.put(runtime.descriptor().name(), byPartition);
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private static boolean isReplicated(ServiceRuntime runtime) {
+        return runtime.descriptor().methods().values().stream().anyMatch(m -> m.mode() == AccessMode.WRITE);
+    }
+
+    private PartitionReplica create(ServiceRuntime runtime, int partition, Peers peers) {
+        String service = runtime.descriptor().name();
+        Path directory = config.dataDirectory().resolve(service).resolve("log-" + partition);
+        RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()));
+        logs.add(log);
+        ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
+                peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
+        int priority = runtime.hosting().priorityOf(partition);
+        ConsistencyLevel level = runtime.descriptor().consistency();
+        if (level == ConsistencyLevel.LEVEL_1) {
+            return new WriteAnywhereReplica(core, priority);
+        }
+        Duration staleness = level == ConsistencyLevel.LEVEL_3
+                ? Duration.ofMillis(runtime.descriptor().stalenessMillis()) : null;
+        return new PrimaryBackupReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
+    }
+
+    /** The data directory a service's own store lives in on this node. */
+    public static Path serviceDirectory(NodeConfig config, String service) {
+        Path directory = config.dataDirectory().resolve(service).resolve("data");
+        try {
+            return Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("data-directory: cannot create " + directory, e);
+        }
+    }
+
+    /** Connects the engine to the node's client (for peer calls) and publisher, then starts every replica. */
+    public void start(DefaultNeptuneClient client, Runnable announce) {
+        this.client = requireNonNull(client, "client");
+        this.announce = requireNonNull(announce, "announce");
+        replicas.values().forEach(byPartition -> {
+            for (PartitionReplica replica : byPartition) {
+                if (replica != null) {
+                    replica.start();
+                }
+            }
+        });
+        timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        yellowPage.addListener(() -> timer.execute(this::tick));
+    }
+
+    private void tick() {
+        for (PartitionReplica[] byPartition : replicas.values()) {
+            for (PartitionReplica replica : byPartition) {
+                if (replica != null) {
+                    replica.tick();
+                }
+            }
+        }
+    }
+
+    /** Whether writes of {@code service} go through replication. */
+    public boolean replicates(String service) {
+        return replicas.containsKey(service);
+    }
+
+    private @Nullable PartitionReplica replica(String service, int partition) {
+        PartitionReplica[] byPartition = replicas.get(service);
+        return byPartition == null || partition < 0 || partition >= byPartition.length ? null : byPartition[partition];
+    }
+
+    /** Handles a client write of a replicated service. */
+    public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
+        PartitionReplica replica = replica(request.service(), request.partition());
+        if (replica == null) {
+            reply.accept(ResponseMessage.error(request.requestId(), Status.NOT_HOSTED, self + " does not host "
+                    + request.service() + "#" + request.partition()));
+            return;
+        }
+        if (request.id().isNone()) {
+            reply.accept(ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST,
+                    "a write to a replicated service needs a request id"));
+            return;
+        }
+        replica.write(request, reply);
+    }
+
+    /** The role of this node's replica of {@code service#partition}; SECONDARY for unreplicated services. */
+    public Role role(String service, int partition) {
+        PartitionReplica replica = replica(service, partition);
+        return replica == null ? Role.SECONDARY : replica.state().role();
+    }
+
+    /** The version (last applied LSN) of this node's replica; 0 for unreplicated services. */
+    public long version(String service, int partition) {
+        PartitionReplica replica = replica(service, partition);
+        return replica == null ? 0 : replica.state().applied();
+    }
+
+    /** Completes with whether the replica reached {@code version} within {@value #VERSION_WAIT_MILLIS} ms. */
+    public CompletableFuture<Boolean> awaitVersion(String service, int partition, long version) {
+        PartitionReplica replica = replica(service, partition);
+        return replica == null ? CompletableFuture.completedFuture(true)
+                : replica.awaitVersion(version, VERSION_WAIT_MILLIS);
+    }
+
+    /** The announced state of this node's replica of {@code service#partition}. */
+    public Announcement.ReplicaState announce(String service, int partition, int priority) {
+        PartitionReplica replica = replica(service, partition);
+        if (replica == null) {
+            return new Announcement.ReplicaState(partition, priority, Role.SECONDARY, 0);
+        }
+        ReplicaState s = replica.state();
+        return new Announcement.ReplicaState(partition, priority, s.role(), s.applied(), s.epoch(), s.logEnd(),
+                s.boundVersion());
+    }
+
+    /** Handles a peer-protocol request (service {@value #SERVICE}). */
+    public void handlePeer(RequestMessage request, Consumer<ResponseMessage> reply) {
+        long id = request.requestId();
+        String target = request.partition() + "";
+        PartitionReplica replica = null;
+        Object message;
+        try {
+            String service = Json.mapper().readTree(request.payload()).path("service").asText();
+            target = service + "#" + request.partition();
+            replica = replica(service, request.partition());
+            if (replica == null) {
+                reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, self + " has no replica of " + target));
+                return;
+            }
+            message = Json.mapper().readValue(request.payload(), replica.messageType(request.method()));
+        } catch (IOException | RuntimeException e) {
+            reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad replication message " + request.method()
+                    + " for " + target + ": " + e.getMessage()));
+            return;
+        }
+        replica.onPeerMessage(request.method(), message, answer -> {
+            try {
+                reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(answer)));
+            } catch (IOException e) {
+                reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED, e.getMessage()));
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        replicas.values().forEach(byPartition -> {
+            for (PartitionReplica replica : byPartition) {
+                if (replica != null) {
+                    replica.close();
+                }
+            }
+        });
+        timer.shutdownNow();
+        pool.shutdown();
+        try {
+            pool.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pool.shutdownNow();
+        for (RedoLog log : logs) {
+            log.close();
+        }
+    }
+
+    /** Peer calls over the node's own client connections. */
+    private final class ClientPeers implements Peers {
+        @Override
+        public NodeId self() {
+            return self;
+        }
+
+        @Override
+        public List<Replica> replicas(String service, int partition) {
+            return yellowPage.replicas(service, partition);
+        }
+
+        @Override
+        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
+                Class<T> replyType) {
+            DefaultNeptuneClient c = client;
+            if (c == null) {
+                return CompletableFuture.failedFuture(new NeptuneException(self + ": replication not started"));
+            }
+            byte[] payload;
+            try {
+                payload = Json.mapper().writeValueAsBytes(message);
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            int timeout = (int) Math.max(1000, config.ackTimeout().toMillis() * 2);
+            RequestMessage request = new RequestMessage(0, SERVICE, partition, method, AccessMode.WRITE, timeout, 0,
+                    RequestId.NONE, payload);
+            return c.sendTo(node, request, partition).orTimeout(timeout, TimeUnit.MILLISECONDS).thenApply(response -> {
+                if (response.status() != Status.OK) {
+                    throw new NeptuneException(node + " answered " + method + " with " + response.status() + ": "
+                            + response.errorMessage());
+                }
+                try {
+                    return Json.mapper().readValue(response.payload(), replyType);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+
+        @Override
+        public void announce() {
+            announce.run();
+        }
+    }
+
+    /** One partition of a hosted service, as replication sees it. */
+    private static final class RuntimePartition implements PartitionService {
+        private final ServiceRuntime runtime;
+        private final int partition;
+
+        RuntimePartition(ServiceRuntime runtime, int partition) {
+            this.runtime = runtime;
+            this.partition = partition;
+        }
+
+        @Override
+        public ResponseMessage execute(io.neptune.server.internal.log.LogRecord record) {
+            return runtime.executeWrite(partition, record.method(), record.payload(), record.lsn());
+        }
+
+        @Override
+        public boolean isApplied(long lsn) {
+            return runtime.check(partition, lsn);
+        }
+
+        @Override
+        public boolean hasCheck() {
+            return runtime.descriptor().checkMethod().isPresent();
+        }
+
+        @Override
+        public java.util.Optional<String> digest() {
+            return runtime.digest(partition);
+        }
+    }
+}

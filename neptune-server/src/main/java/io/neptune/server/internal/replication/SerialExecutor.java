@@ -1,0 +1,67 @@
+package io.neptune.server.internal.replication;
+
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tasks one at a time, in submission order, on a shared pool: the confinement of one
+ * partition's replication state. Thread-safety: thread-safe; tasks never run concurrently.
+ */
+final class SerialExecutor implements Executor {
+    private static final Logger logger = LoggerFactory.getLogger(SerialExecutor.class);
+
+    private final Executor pool;
+    private final String owner;
+    private final Queue<Runnable> tasks = new ArrayDeque<>();
+    private boolean running;
+    private volatile Thread current;
+
+    SerialExecutor(Executor pool, String owner) {
+        this.pool = pool;
+        this.owner = owner;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        synchronized (tasks) {
+            tasks.add(task);
+            if (running) {
+                return;
+            }
+            running = true;
+        }
+        pool.execute(this::drain);
+    }
+
+    /** Whether the calling thread is running one of this executor's tasks. */
+    boolean inExecutor() {
+        return current == Thread.currentThread();
+    }
+
+    private void drain() {
+        current = Thread.currentThread();
+        try {
+            for (int i = 0; i < 64; i++) {
+                Runnable task;
+                synchronized (tasks) {
+                    task = tasks.poll();
+                    if (task == null) {
+                        running = false;
+                        return;
+                    }
+                }
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    logger.error("{}: task failed", owner, e);
+                }
+            }
+        } finally {
+            current = null;
+        }
+        pool.execute(this::drain); // yield the pool thread to other partitions, then go on
+    }
+}

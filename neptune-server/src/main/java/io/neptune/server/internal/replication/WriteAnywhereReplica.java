@@ -1,0 +1,227 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.PeerMessages.Entry;
+import io.neptune.server.internal.replication.PeerMessages.Gossip;
+import io.neptune.server.internal.replication.PeerMessages.Pull;
+import io.neptune.server.internal.replication.PeerMessages.PullReply;
+import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Level 1 write-anywhere replication of one partition (DESIGN §6.1): a write runs at whichever
+ * replica the client picked, is logged and applied there, answered, and then pushed to the other
+ * replicas, which apply it once, in any order (the writes commute). Each replica tracks, per
+ * origin, the highest origin sequence it applied; a periodic pull from every peer (anti-entropy)
+ * fetches whatever a push missed, which is also how a restarted replica catches up.
+ *
+ * <p>Thread-safety: all state is confined to the partition's serial executor.
+ */
+final class WriteAnywhereReplica implements PartitionReplica {
+    private static final Logger logger = LoggerFactory.getLogger(WriteAnywhereReplica.class);
+    private static final long PULL_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int MAX_PULL = 2_000;
+
+    private final ReplicaCore core;
+    private final int priority;
+    private final Map<String, Long> seen = new HashMap<>();
+    private Role role = Role.RECOVERING;
+    private long lastPullNanos;
+    private int pullsInFlight;
+
+    WriteAnywhereReplica(ReplicaCore core, int priority) {
+        this.core = core;
+        this.priority = priority;
+    }
+
+    @Override
+    public void start() {
+        core.exec.execute(() -> {
+            core.internalSync();
+            for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += 1000) {
+                for (LogRecord r : core.log.read(lsn, 1000)) {
+                    seen.merge(r.origin(), r.originSeq(), Math::max);
+                }
+            }
+            core.applyUpTo(core.log.lastLsn()); // every logged level-1 write is final where it was logged
+            core.publish(role, 0);
+        });
+    }
+
+    @Override
+    public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
+        core.exec.execute(() -> {
+            ResponseMessage cached = core.cached(request.id());
+            if (cached != null) {
+                reply.accept(ReplicaCore.reply(cached, request.requestId()));
+                return;
+            }
+            long seq = seen.getOrDefault(core.self.value(), 0L) + 1;
+            seen.put(core.self.value(), seq);
+            LogRecord record = new LogRecord(core.log.lastLsn() + 1, 0, RecordKind.WRITE, request.id(),
+                    core.self.value(), seq, request.method(), request.payload());
+            core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
+                if (e != null) {
+                    reply.accept(ResponseMessage.error(request.requestId(), io.neptune.core.internal.wire.Status.UNAVAILABLE,
+                            core.name + ": REDO log append failed: " + e.getMessage()));
+                    return;
+                }
+                core.applyUpTo(record.lsn());
+                ResponseMessage response = core.cached(record.requestId());
+                reply.accept(response == null
+                        ? ResponseMessage.error(request.requestId(), io.neptune.core.internal.wire.Status.UNAVAILABLE,
+                                core.name + ": write not applied")
+                        : ReplicaCore.reply(response, request.requestId()));
+                core.publish(role, 0);
+                push(record);
+            }));
+        });
+    }
+
+    private void push(LogRecord record) {
+        Gossip gossip = new Gossip(core.service, core.partition, List.of(Entry.of(record)));
+        for (Replica peer : core.peers.replicas(core.service, core.partition)) {
+            if (!peer.node().equals(core.self)) {
+                core.peers.call(peer.node(), core.service, core.partition, "gossip", gossip, Ack.class);
+            }
+        }
+    }
+
+    /** Appends and applies remote writes not seen yet; each origin's writes only in sequence. */
+    private void accept(List<Entry> entries) {
+        List<Entry> sorted = new ArrayList<>(entries);
+        sorted.sort(Comparator.comparing(Entry::origin).thenComparingLong(Entry::originSeq));
+        for (Entry entry : sorted) {
+            long have = seen.getOrDefault(entry.origin(), 0L);
+            if (entry.origin().equals(core.self.value()) || entry.originSeq() != have + 1) {
+                continue; // already applied, or a gap the next pull fills
+            }
+            seen.put(entry.origin(), entry.originSeq());
+            LogRecord record = entry.toRecord(core.log.lastLsn() + 1);
+            core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
+                core.applyUpTo(record.lsn());
+                core.publish(role, 0);
+            }));
+        }
+    }
+
+    @Override
+    public Class<?> messageType(String method) {
+        return switch (method) {
+            case "gossip" -> Gossip.class;
+            case "pull" -> Pull.class;
+            case "status" -> StatusRequest.class;
+            default -> throw new IllegalArgumentException("method: '" + method + "' (expected: gossip, pull, status)");
+        };
+    }
+
+    @Override
+    public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
+        core.exec.execute(() -> {
+            if (message instanceof Gossip gossip) {
+                accept(gossip.entries());
+                reply.accept(new Ack(true, core.log.lastLsn(), 0, ""));
+            } else if (message instanceof Pull pull) {
+                reply.accept(new PullReply(missing(pull.seen())));
+            } else {
+                reply.accept(new ReplicaStatus(core.self.value(), role.name(), 0, 0, core.log.lastLsn(), core.applied, priority,
+                        core.app.digest().orElse("")));
+            }
+        });
+    }
+
+    private List<Entry> missing(Map<String, Long> theirs) {
+        List<Entry> out = new ArrayList<>();
+        for (long lsn = 1; lsn <= core.log.lastLsn() && out.size() < MAX_PULL; lsn += 1000) {
+            for (LogRecord r : core.log.read(lsn, 1000)) {
+                if (r.originSeq() > theirs.getOrDefault(r.origin(), 0L) && out.size() < MAX_PULL) {
+                    out.add(Entry.of(r));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void tick() {
+        core.exec.execute(() -> {
+            long now = System.nanoTime();
+            if (pullsInFlight > 0 || now - lastPullNanos < PULL_INTERVAL_NANOS) {
+                return;
+            }
+            lastPullNanos = now;
+            List<Replica> peers = new ArrayList<>(core.peers.replicas(core.service, core.partition));
+            peers.removeIf(r -> r.node().equals(core.self));
+            if (peers.isEmpty()) {
+                ready();
+                return;
+            }
+            Pull pull = new Pull(core.service, core.partition, Map.copyOf(seen));
+            List<CompletableFuture<@Nullable PullReply>> replies = new ArrayList<>();
+            for (Replica peer : peers) {
+                pullsInFlight++;
+                replies.add(core.peers.call(peer.node(), core.service, core.partition, "pull", pull, PullReply.class)
+                        .orTimeout(5, TimeUnit.SECONDS).exceptionally(e -> null)
+                        .whenComplete((r, e) -> core.exec.execute(() -> {
+                            pullsInFlight--;
+                            if (r != null) {
+                                accept(r.entries());
+                            }
+                        })));
+            }
+            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                    .whenComplete((v, e) -> core.exec.execute(this::ready));
+        });
+    }
+
+    /** Recovery ends with the first anti-entropy round: from then on the replica serves. */
+    private void ready() {
+        if (role == Role.RECOVERING) {
+            logger.info("{}: caught up with its peers; serving", core.name);
+            role = Role.SECONDARY;
+        }
+        core.publish(role, 0);
+    }
+
+    @Override
+    public ReplicaState state() {
+        return core.state();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
+        return core.awaitVersion(version, timeoutMillis);
+    }
+
+    @Override
+    public void close() {
+        // nothing pending: level-1 writes are answered once applied locally
+    }
+
+    @Override
+    public String toString() {
+        return core.name + "[L1 " + role + "]";
+    }
+
+    NodeId node() {
+        return core.self;
+    }
+}

@@ -1,0 +1,150 @@
+package io.neptune.server;
+
+import io.neptune.client.ClientConfig;
+import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.core.AccessMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.replication.ReplicationEngine;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Node processes hosting one replicated test service, plus an in-process observer node that
+ * hosts nothing: the harness of the SIGKILL tests. Close it to stop everything.
+ */
+final class ReplicatedProcesses implements AutoCloseable {
+    private final Path root;
+    private final String cluster = "repl-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 1_000_000;
+    private final Map<String, NodeProcess> processes = new LinkedHashMap<>();
+    private final Map<String, String> configs = new LinkedHashMap<>();
+    private final NeptuneNode observer;
+
+    ReplicatedProcesses(Path root) throws IOException {
+        this.root = root;
+        Files.createDirectories(root.resolve("discovery"));
+        observer = NeptuneNode.builder(NodeConfig.builder().node("observer").ioThreads(2).membership(membership())
+                .client(ClientConfig.builder().timeout(Duration.ofSeconds(15)).build())
+                .dataDirectory(root.resolve("observer")).build()).start();
+    }
+
+    MembershipConfig membership() {
+        return MembershipConfig.builder().cluster(cluster).discoveryDirectory(root.resolve("discovery"))
+                .announceInterval(Duration.ofMillis(300)).expiry(Duration.ofSeconds(3)).build();
+    }
+
+    /** Defines node {@code name} hosting {@code serviceClass} on all partitions with {@code priority}. */
+    void define(String name, Class<?> serviceClass, int priority, int replicas) {
+        configs.put(name, """
+                node: %s
+                io-threads: 1
+                data-directory: %s
+                ack-timeout: 2s
+                membership:
+                  cluster: %s
+                  discovery-directory: %s
+                  announce-interval: 300ms
+                  expiry: 3s
+                services:
+                  - class: %s
+                    priority: %d
+                    replicas: %d
+                    workers: 4
+                """.formatted(name, root.resolve("data").resolve(name), cluster, root.resolve("discovery"),
+                serviceClass.getName(), priority, replicas));
+    }
+
+    /** Starts (or restarts, on its data) node {@code name} and waits until it serves. */
+    NodeProcess start(String name) {
+        try {
+            Path config = root.resolve(name + ".yaml");
+            Files.writeString(config, configs.get(name));
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                    .toString(), "-Xmx160m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                    ConfigNodeMain.class.getName(), config.toString()));
+            NodeProcess process = NodeProcess.start(name, command);
+            processes.put(name, process);
+            process.awaitLine(line -> line.startsWith("READY "), Duration.ofSeconds(60), name + " to start");
+            return process;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Kills node {@code name} with SIGKILL. */
+    void kill(String name) {
+        NodeProcess process = processes.remove(name);
+        if (process != null) {
+            process.kill();
+            process.close();
+        }
+    }
+
+    NeptuneNode observer() {
+        return observer;
+    }
+
+    /** The primary of {@code service#partition} in the observer's yellow page, if any. */
+    Optional<String> primary(String service, int partition) {
+        return observer.replicaRoles(service, partition).entrySet().stream()
+                .filter(e -> e.getValue().equals("PRIMARY")).map(e -> e.getKey().value()).findFirst();
+    }
+
+    /** Asks node {@code node} directly for its replication status of {@code service#partition}. */
+    Map<String, Object> status(String node, String service, int partition) {
+        try {
+            byte[] payload = Json.mapper().writeValueAsBytes(Map.of("service", service, "partition", partition));
+            RequestMessage request = new RequestMessage(0, ReplicationEngine.SERVICE, partition, "status",
+                    AccessMode.WRITE, 5000, 0, RequestId.NONE, payload);
+            ResponseMessage response = ((DefaultNeptuneClient) observer.client()).sendTo(NodeId.of(node), request,
+                    partition).get(10, TimeUnit.SECONDS);
+            if (response.status() != Status.OK) {
+                throw new AssertionError(node + " status: " + response.status() + " " + response.errorMessage());
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> status = Json.mapper().readValue(response.payload(), Map.class);
+            return status;
+        } catch (Exception e) {
+            throw new AssertionError("status of " + service + "#" + partition + " from " + node + " failed", e);
+        }
+    }
+
+    static void await(BooleanSupplier condition, Duration limit, String what) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + limit + " waiting for " + what);
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (NodeProcess process : processes.values()) {
+            process.close();
+        }
+        processes.clear();
+        observer.close();
+    }
+}
