@@ -2,37 +2,50 @@ package io.neptune.core;
 
 import static java.util.Objects.requireNonNull;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The validated description of an annotated service class: name, partition count, consistency
- * level and callable methods. Immutable.
+ * level, callable methods, and the replication callbacks ({@link Check}, {@link Digest},
+ * {@link ServiceLifecycle}). Immutable.
  *
  * <p>{@link #of(Class)} is where registration errors are found; each names the class and method.
  */
 public final class ServiceDescriptor {
     private static final Pattern VALID_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final List<Class<? extends Annotation>> METHOD_ANNOTATIONS =
+            List.of(Read.class, Write.class, Check.class, Digest.class);
+    private static final String CHECK_SHAPE = "public boolean check(int partition, long lsn)";
+    private static final String DIGEST_SHAPE = "public String digest(int partition)";
 
     private final Class<?> serviceClass;
     private final String name;
     private final int partitions;
     private final ConsistencyLevel consistency;
     private final Map<String, MethodDescriptor> methods;
+    private final @Nullable Method checkMethod;
+    private final @Nullable Method digestMethod;
 
-    private ServiceDescriptor(Class<?> serviceClass, String name, int partitions, ConsistencyLevel consistency,
-            Map<String, MethodDescriptor> methods) {
+    private ServiceDescriptor(Class<?> serviceClass, NeptuneService annotation, Map<String, MethodDescriptor> methods,
+            @Nullable Method checkMethod, @Nullable Method digestMethod) {
         this.serviceClass = serviceClass;
-        this.name = name;
-        this.partitions = partitions;
-        this.consistency = consistency;
+        this.name = annotation.name();
+        this.partitions = annotation.partitions();
+        this.consistency = annotation.consistency();
         this.methods = Map.copyOf(methods);
+        this.checkMethod = checkMethod;
+        this.digestMethod = digestMethod;
     }
 
     /**
@@ -59,9 +72,11 @@ public final class ServiceDescriptor {
                     "partitions: " + annotation.partitions() + " (expected: >= 1)");
         }
         rejectNonPublicAnnotated(serviceClass);
-        Map<String, MethodDescriptor> methods = new LinkedHashMap<>();
         Method[] declared = serviceClass.getMethods();
         Arrays.sort(declared, Comparator.comparing(Method::getName));
+        Method check = callback(serviceClass, declared, Check.class, CHECK_SHAPE, boolean.class, int.class, long.class);
+        Method digest = callback(serviceClass, declared, Digest.class, DIGEST_SHAPE, String.class, int.class);
+        Map<String, MethodDescriptor> methods = new LinkedHashMap<>();
         for (Method method : declared) {
             MethodDescriptor descriptor = describe(serviceClass, method);
             if (descriptor == null) {
@@ -77,8 +92,11 @@ public final class ServiceDescriptor {
         if (methods.isEmpty()) {
             throw new ServiceDefinitionException(serviceClass, "no @Read or @Write methods (expected: at least one)");
         }
-        return new ServiceDescriptor(serviceClass, annotation.name(), annotation.partitions(),
-                annotation.consistency(), methods);
+        if (annotation.consistency() != ConsistencyLevel.LEVEL_1 && check == null) {
+            throw new ServiceDefinitionException(serviceClass, "consistency " + annotation.consistency()
+                    + " requires a @Check method (expected: " + CHECK_SHAPE + ")");
+        }
+        return new ServiceDescriptor(serviceClass, annotation, methods, check, digest);
     }
 
     /** {@link Class#getMethods()} sees only public methods; an annotated non-public one must not vanish silently. */
@@ -87,7 +105,7 @@ public final class ServiceDescriptor {
             Method[] declared = c.getDeclaredMethods();
             Arrays.sort(declared, Comparator.comparing(Method::getName));
             for (Method method : declared) {
-                boolean annotated = method.isAnnotationPresent(Read.class) || method.isAnnotationPresent(Write.class);
+                boolean annotated = METHOD_ANNOTATIONS.stream().anyMatch(method::isAnnotationPresent);
                 if (annotated && !Modifier.isPublic(method.getModifiers())) {
                     throw new ServiceDefinitionException(serviceClass, "method " + method.getName()
                             + "() is not public (expected: public)");
@@ -96,7 +114,45 @@ public final class ServiceDescriptor {
         }
     }
 
-    private static @org.jspecify.annotations.Nullable MethodDescriptor describe(Class<?> serviceClass, Method method) {
+    /**
+     * Finds and validates the only method annotated {@code type}, whose signature must be exactly
+     * {@code returnType(parameterTypes)}; {@code shape} is the expected signature for messages.
+     */
+    private static @Nullable Method callback(Class<?> serviceClass, Method[] methods, Class<? extends Annotation> type,
+            String shape, Class<?> returnType, Class<?>... parameterTypes) {
+        Method found = null;
+        for (Method method : methods) {
+            if (!method.isAnnotationPresent(type)) {
+                continue;
+            }
+            String where = "@" + type.getSimpleName() + " method " + method.getName() + "()";
+            if (method.isAnnotationPresent(Read.class) || method.isAnnotationPresent(Write.class)) {
+                throw new ServiceDefinitionException(serviceClass, where
+                        + " is also @Read or @Write (expected: a separate method)");
+            }
+            if (Modifier.isStatic(method.getModifiers())) {
+                throw new ServiceDefinitionException(serviceClass, where + " is static (expected: " + shape + ")");
+            }
+            if (!Arrays.equals(method.getParameterTypes(), parameterTypes)) {
+                throw new ServiceDefinitionException(serviceClass, where + " parameters: ("
+                        + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                                .collect(Collectors.joining(", "))
+                        + ") (expected: " + shape + ")");
+            }
+            if (method.getReturnType() != returnType) {
+                throw new ServiceDefinitionException(serviceClass, where + " return type: "
+                        + method.getReturnType().getSimpleName() + " (expected: " + shape + ")");
+            }
+            if (found != null) {
+                throw new ServiceDefinitionException(serviceClass, "@" + type.getSimpleName() + " methods: "
+                        + found.getName() + "() and " + method.getName() + "() (expected: at most one)");
+            }
+            found = method;
+        }
+        return found;
+    }
+
+    private static @Nullable MethodDescriptor describe(Class<?> serviceClass, Method method) {
         Read read = method.getAnnotation(Read.class);
         Write write = method.getAnnotation(Write.class);
         if (read == null && write == null) {
@@ -159,6 +215,24 @@ public final class ServiceDescriptor {
     /** Looks up a method by the name clients call it by. */
     public Optional<MethodDescriptor> method(String methodName) {
         return Optional.ofNullable(methods.get(methodName));
+    }
+
+    /**
+     * The {@link Check} callback, {@code boolean (int partition, long lsn)}; always present for
+     * {@link ConsistencyLevel#LEVEL_2} and {@link ConsistencyLevel#LEVEL_3}.
+     */
+    public Optional<Method> checkMethod() {
+        return Optional.ofNullable(checkMethod);
+    }
+
+    /** The {@link Digest} callback, {@code String (int partition)}, if the service has one. */
+    public Optional<Method> digestMethod() {
+        return Optional.ofNullable(digestMethod);
+    }
+
+    /** Whether the service class implements {@link ServiceLifecycle}, so the node must start and stop it. */
+    public boolean hasLifecycle() {
+        return ServiceLifecycle.class.isAssignableFrom(serviceClass);
     }
 
     @Override

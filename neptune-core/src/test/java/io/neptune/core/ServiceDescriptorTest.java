@@ -3,7 +3,10 @@ package io.neptune.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.reflect.Method;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +38,11 @@ class ServiceDescriptorTest {
         public Res helper(RequestContext context, Req request) {
             return new Res("");
         }
+
+        @Check
+        public boolean applied(int partition, long lsn) {
+            return false;
+        }
     }
 
     @Test
@@ -58,6 +66,10 @@ class ServiceDescriptorTest {
         assertThat(descriptor.method("helper")).isEmpty();
         assertThat(descriptor.method("list")).isEmpty();
         assertThat(descriptor.toString()).contains("kv.store_1-a", "partitions=16");
+        assertThat(descriptor.checkMethod()).map(Method::getName).contains("applied");
+        assertThat(descriptor.digestMethod()).isEmpty();
+        assertThat(descriptor.hasLifecycle()).isFalse();
+        assertThat(descriptor.method("applied")).isEmpty();
     }
 
     @Test
@@ -340,6 +352,314 @@ class ServiceDescriptorTest {
     void nonPublicAnnotatedMethodIsAnErrorNotSilentlyDropped() {
         assertRejected(NonPublicAnnotatedMethod.class)
                 .hasMessageContaining("method put() is not public (expected: public)");
+    }
+
+    // ---------------------------------------------------------------- replication callbacks
+
+    @NeptuneService(name = "replicated", partitions = 4, consistency = ConsistencyLevel.LEVEL_2)
+    public static final class WithCallbacks implements ServiceLifecycle {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        public boolean wasApplied(int partition, long lsn) {
+            return true;
+        }
+
+        @Digest
+        public String hash(int partition) {
+            return "";
+        }
+    }
+
+    @Test
+    void callbacksAreDescribed() {
+        ServiceDescriptor descriptor = ServiceDescriptor.of(WithCallbacks.class);
+
+        assertThat(descriptor.checkMethod()).map(Method::getName).contains("wasApplied");
+        assertThat(descriptor.digestMethod()).map(Method::getName).contains("hash");
+        assertThat(descriptor.hasLifecycle()).isTrue();
+        assertThat(descriptor.methods()).containsOnlyKeys("put");
+    }
+
+    @NeptuneService(name = "level1", partitions = 1)
+    public static final class Level1WithDigestOnly {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Digest
+        public String digest(int partition) {
+            return "";
+        }
+    }
+
+    @Test
+    void checkIsOptionalForLevel1() {
+        ServiceDescriptor descriptor = ServiceDescriptor.of(Level1WithDigestOnly.class);
+
+        assertThat(descriptor.checkMethod()).isEmpty();
+        assertThat(descriptor.digestMethod()).isPresent();
+        assertThat(ServiceDescriptor.of(OneMethod.class).digestMethod()).isEmpty();
+    }
+
+    @NeptuneService(name = "nocheck2", partitions = 1, consistency = ConsistencyLevel.LEVEL_2)
+    public static final class Level2WithoutCheck {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @NeptuneService(name = "nocheck3", partitions = 1, consistency = ConsistencyLevel.LEVEL_3)
+    public static final class Level3WithoutCheck {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Digest
+        public String digest(int partition) {
+            return "";
+        }
+    }
+
+    @Test
+    void missingCheckForLevel2And3() {
+        assertRejected(Level2WithoutCheck.class).hasMessageEndingWith(": consistency LEVEL_2 requires a @Check method"
+                + " (expected: public boolean check(int partition, long lsn))");
+        assertRejected(Level3WithoutCheck.class).hasMessageEndingWith(": consistency LEVEL_3 requires a @Check method"
+                + " (expected: public boolean check(int partition, long lsn))");
+    }
+
+    @NeptuneService(name = "checkparams", partitions = 1)
+    public static final class CheckWrongParameters {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        public boolean check(int partition, int lsn) {
+            return true;
+        }
+    }
+
+    @NeptuneService(name = "checkboxed", partitions = 1)
+    public static final class CheckBoxedParameter {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        public boolean check(Integer partition, long lsn) {
+            return true;
+        }
+    }
+
+    @NeptuneService(name = "checkreturn", partitions = 1)
+    public static final class CheckBoxedReturn {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        public Boolean check(int partition, long lsn) {
+            return true;
+        }
+    }
+
+    @Test
+    void checkSignature() {
+        assertRejected(CheckWrongParameters.class).hasMessageEndingWith(": @Check method check() parameters: (int, int)"
+                + " (expected: public boolean check(int partition, long lsn))");
+        assertRejected(CheckBoxedParameter.class).hasMessageContaining("@Check method check() parameters:"
+                + " (Integer, long) (expected: public boolean check(int partition, long lsn))");
+        assertRejected(CheckBoxedReturn.class).hasMessageEndingWith(": @Check method check() return type: Boolean"
+                + " (expected: public boolean check(int partition, long lsn))");
+    }
+
+    @NeptuneService(name = "checkstatic", partitions = 1)
+    public static final class StaticCheck {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        public static boolean check(int partition, long lsn) {
+            return true;
+        }
+    }
+
+    @NeptuneService(name = "checkprivate", partitions = 1)
+    public static final class NonPublicCheck {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        boolean check(int partition, long lsn) {
+            return true;
+        }
+    }
+
+    @NeptuneService(name = "checkwrite", partitions = 1)
+    public static final class CheckAndWrite {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        @Write
+        public Res both(RequestContext context, Req request) {
+            return new Res("");
+        }
+    }
+
+    @Test
+    void checkShape() {
+        assertRejected(StaticCheck.class).hasMessageContaining("@Check method check() is static (expected: public");
+        assertRejected(NonPublicCheck.class).hasMessageContaining("method check() is not public (expected: public)");
+        assertRejected(CheckAndWrite.class)
+                .hasMessageContaining("@Check method both() is also @Read or @Write (expected: a separate method)");
+    }
+
+    @NeptuneService(name = "twochecks", partitions = 1, consistency = ConsistencyLevel.LEVEL_2)
+    public static final class TwoChecks {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Check
+        public boolean first(int partition, long lsn) {
+            return true;
+        }
+
+        @Check
+        public boolean second(int partition, long lsn) {
+            return true;
+        }
+    }
+
+    @NeptuneService(name = "twodigests", partitions = 1)
+    public static final class TwoDigests {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Digest
+        public String first(int partition) {
+            return "";
+        }
+
+        @Digest
+        public String second(int partition) {
+            return "";
+        }
+    }
+
+    @Test
+    void atMostOneCallbackOfEachKind() {
+        assertRejected(TwoChecks.class)
+                .hasMessageEndingWith(": @Check methods: first() and second() (expected: at most one)");
+        assertRejected(TwoDigests.class)
+                .hasMessageEndingWith(": @Digest methods: first() and second() (expected: at most one)");
+    }
+
+    @NeptuneService(name = "digestparams", partitions = 1)
+    public static final class DigestWrongParameters {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Digest
+        public String digest(long partition) {
+            return "";
+        }
+    }
+
+    @NeptuneService(name = "digestnoparams", partitions = 1)
+    public static final class DigestNoParameters {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Digest
+        public String digest() {
+            return "";
+        }
+    }
+
+    @NeptuneService(name = "digestreturn", partitions = 1)
+    public static final class DigestWrongReturn {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Digest
+        public byte[] digest(int partition) {
+            return new byte[0];
+        }
+    }
+
+    @NeptuneService(name = "digestprivate", partitions = 1)
+    public static final class NonPublicDigest {
+        @Write
+        public Res put(RequestContext context, Req request) {
+            return new Res("");
+        }
+
+        @Digest
+        String digest(int partition) {
+            return "";
+        }
+    }
+
+    @Test
+    void digestSignature() {
+        assertRejected(DigestWrongParameters.class).hasMessageEndingWith(": @Digest method digest() parameters: (long)"
+                + " (expected: public String digest(int partition))");
+        assertRejected(DigestNoParameters.class).hasMessageEndingWith(": @Digest method digest() parameters: ()"
+                + " (expected: public String digest(int partition))");
+        assertRejected(DigestWrongReturn.class).hasMessageEndingWith(": @Digest method digest() return type: byte[]"
+                + " (expected: public String digest(int partition))");
+        assertRejected(NonPublicDigest.class).hasMessageContaining("method digest() is not public (expected: public)");
+    }
+
+    @Test
+    void environmentIsAValue() {
+        ServiceEnvironment environment = ServiceEnvironment.of(NodeId.of("n1"), Path.of("data", "kv"), Set.of(3, 1, 2));
+
+        assertThat(environment.node()).isEqualTo(NodeId.of("n1"));
+        assertThat(environment.dataDirectory()).isEqualTo(Path.of("data", "kv"));
+        assertThat(environment.partitions()).containsExactly(1, 2, 3);
+        assertThatThrownBy(() -> environment.partitions().add(4)).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(environment).isEqualTo(ServiceEnvironment.of(NodeId.of("n1"), Path.of("data", "kv"), Set.of(1, 2, 3)));
+        assertThat(environment.toString()).contains("n1", "[1, 2, 3]");
+        assertThatThrownBy(() -> ServiceEnvironment.of(NodeId.of("n1"), Path.of("d"), Set.of(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("partition: -1 (expected: >= 0)");
+    }
+
+    @Test
+    void lifecycleDefaultsDoNothing() {
+        ServiceLifecycle lifecycle = new ServiceLifecycle() {};
+
+        lifecycle.start(ServiceEnvironment.of(NodeId.of("n1"), Path.of("d"), Set.of()));
+        lifecycle.stop();
     }
 
     @Test
