@@ -647,7 +647,8 @@ class ServiceDescriptorTest {
         assertThat(environment.dataDirectory()).isEqualTo(Path.of("data", "kv"));
         assertThat(environment.partitions()).containsExactly(1, 2, 3);
         assertThatThrownBy(() -> environment.partitions().add(4)).isInstanceOf(UnsupportedOperationException.class);
-        assertThat(environment).isEqualTo(ServiceEnvironment.of(NodeId.of("n1"), Path.of("data", "kv"), Set.of(1, 2, 3)));
+        assertThat(environment)
+                .isEqualTo(ServiceEnvironment.of(NodeId.of("n1"), Path.of("data", "kv"), Set.of(1, 2, 3)));
         assertThat(environment.toString()).contains("n1", "[1, 2, 3]");
         assertThatThrownBy(() -> ServiceEnvironment.of(NodeId.of("n1"), Path.of("d"), Set.of(-1)))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,213 @@
+package io.neptune.server;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.Check;
+import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.Digest;
+import io.neptune.core.NeptuneService;
+import io.neptune.core.Read;
+import io.neptune.core.RequestContext;
+import io.neptune.core.ServiceEnvironment;
+import io.neptune.core.ServiceLifecycle;
+import io.neptune.core.Write;
+import io.neptune.server.storage.PartitionDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A replicated key-value service on a {@link PartitionDatabase}, for replication and recovery tests.
+ *
+ * <p>{@code put} overwrites and {@code append} concatenates, so a replica that applied writes in a
+ * different order ends with a different value. Every replicated write (LSN &gt; 0) also adds a
+ * {@code kv_log} row keyed by (partition, LSN): applying the same LSN twice fails on that key
+ * instead of passing unnoticed, and {@code count} tells how many writes a partition applied.
+ * Unreplicated writes (LSN 0) change {@code kv} only.
+ *
+ * <p>Thread-safety: thread-safe once started; {@link #start} and {@link #stop} are called by one
+ * thread.
+ */
+@NeptuneService(name = "kv", partitions = 8, consistency = ConsistencyLevel.LEVEL_2)
+public final class KvTestService implements ServiceLifecycle {
+    /** The database file name in the data directory. */
+    public static final String DATABASE_NAME = "kv";
+
+    private static final String[] SCHEMA = {
+        "CREATE TABLE IF NOT EXISTS kv(partition_id INT, k VARCHAR(256), v VARCHAR(65536),"
+                + " PRIMARY KEY(partition_id, k))",
+        "CREATE TABLE IF NOT EXISTS kv_log(partition_id INT, lsn BIGINT, k VARCHAR(256),"
+                + " PRIMARY KEY(partition_id, lsn))",
+    };
+    private static final String[] DIGEST_QUERIES = {
+        "SELECT k, v FROM kv WHERE partition_id = ? ORDER BY k",
+        "SELECT lsn, k FROM kv_log WHERE partition_id = ? ORDER BY lsn",
+    };
+
+    /** Sets {@code k} to {@code v}. */
+    public record Put(String k, String v) {}
+
+    /** Appends {@code suffix} to the value of {@code k} (an absent key counts as empty). */
+    public record Append(String k, String suffix) {}
+
+    /** What a write did: its LSN (0 if unreplicated) and the node that executed it. */
+    public record Written(long lsn, String node) {}
+
+    /** Reads the value of {@code k}. */
+    public record Get(String k) {}
+
+    /** The value of a key (null if absent), the partition's applied LSN it was read at, and the node. */
+    public record Value(@Nullable String v, long lsn, String node) {}
+
+    /** Counts the replicated writes a partition applied. */
+    public record Count() {}
+
+    private volatile @Nullable PartitionDatabase database;
+
+    /** Opens the database in the environment's data directory and creates the tables. */
+    @Override
+    public void start(ServiceEnvironment environment) {
+        PartitionDatabase opened = PartitionDatabase.open(environment.dataDirectory(), DATABASE_NAME);
+        try {
+            opened.transaction(connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    for (String ddl : SCHEMA) {
+                        statement.execute(ddl);
+                    }
+                }
+                return null;
+            });
+        } catch (RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+        database = opened;
+    }
+
+    /** Closes the database. */
+    @Override
+    public void stop() {
+        PartitionDatabase opened = database;
+        database = null;
+        if (opened != null) {
+            opened.close();
+        }
+    }
+
+    /** Sets a key. */
+    @Write
+    public Written put(RequestContext context, Put request) {
+        database().write(context, connection -> {
+            store(connection, context.partition(), request.k(), request.v());
+            log(connection, context, request.k());
+            return null;
+        });
+        return new Written(context.lsn(), context.node().value());
+    }
+
+    /** Appends to a key's value. */
+    @Write
+    public Written append(RequestContext context, Append request) {
+        database().write(context, connection -> {
+            String current = value(connection, context.partition(), request.k(), true);
+            store(connection, context.partition(), request.k(), (current == null ? "" : current) + request.suffix());
+            log(connection, context, request.k());
+            return null;
+        });
+        return new Written(context.lsn(), context.node().value());
+    }
+
+    /** Reads a key. */
+    @Read
+    public Value get(RequestContext context, Get request) {
+        PartitionDatabase opened = database();
+        return opened.read(connection -> new Value(value(connection, context.partition(), request.k(), false),
+                appliedLsn(connection, context.partition()), context.node().value()));
+    }
+
+    /** The number of replicated writes applied on the partition. */
+    @Read
+    public Long count(RequestContext context, Count request) {
+        return database().read(connection -> {
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT COUNT(*) FROM kv_log WHERE partition_id = ?")) {
+                select.setInt(1, context.partition());
+                try (ResultSet rows = select.executeQuery()) {
+                    rows.next();
+                    return rows.getLong(1);
+                }
+            }
+        });
+    }
+
+    /** The CHECK callback. */
+    @Check
+    public boolean check(int partition, long lsn) {
+        return database().isApplied(partition, lsn);
+    }
+
+    /** The partition's keys, values and write log, hashed. */
+    @Digest
+    public String digest(int partition) {
+        return database().digest(partition, DIGEST_QUERIES);
+    }
+
+    private PartitionDatabase database() {
+        PartitionDatabase opened = database;
+        if (opened == null) {
+            throw new IllegalStateException("kv: not started (expected: start() before calls)");
+        }
+        return opened;
+    }
+
+    private static @Nullable String value(Connection connection, int partition, String k, boolean forUpdate)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT v FROM kv WHERE partition_id = ? AND k = ?" + (forUpdate ? " FOR UPDATE" : ""))) {
+            select.setInt(1, partition);
+            select.setString(2, k);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? rows.getString(1) : null;
+            }
+        }
+    }
+
+    /** The applied LSN read inside the caller's snapshot, so it matches the values read with it. */
+    private static long appliedLsn(Connection connection, int partition) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT lsn FROM neptune_applied WHERE partition_id = ?")) {
+            select.setInt(1, partition);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? rows.getLong(1) : 0;
+            }
+        }
+    }
+
+    private static void store(Connection connection, int partition, String k, String v) throws SQLException {
+        requireNonNull(k, "k");
+        requireNonNull(v, "v");
+        try (PreparedStatement merge = connection.prepareStatement(
+                "MERGE INTO kv(partition_id, k, v) KEY(partition_id, k) VALUES (?, ?, ?)")) {
+            merge.setInt(1, partition);
+            merge.setString(2, k);
+            merge.setString(3, v);
+            merge.executeUpdate();
+        }
+    }
+
+    private static void log(Connection connection, RequestContext context, String k) throws SQLException {
+        if (context.lsn() == 0) {
+            return;
+        }
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO kv_log(partition_id, lsn, k) VALUES (?, ?, ?)")) {
+            insert.setInt(1, context.partition());
+            insert.setLong(2, context.lsn());
+            insert.setString(3, k);
+            insert.executeUpdate();
+        }
+    }
+}
