@@ -183,7 +183,7 @@ class MessageCodecTest {
 
     @Test
     void unknownStatusCodeIsRejected() {
-        for (int code : new int[] {11, 15, 16, 200, 255}) {
+        for (int code : new int[] {14, 15, 16, 200, 255}) {
             ByteBuf frame = encode(sampleResponse());
             frame.setByte(BODY_OFFSET, code);
 
@@ -234,7 +234,8 @@ class MessageCodecTest {
 
     @Test
     void truncatedRequestBodyNamesTheMissingField() {
-        RequestMessage request = new RequestMessage(1, "service", 0, "method", AccessMode.READ, 10, 0, RequestId.NONE, new byte[0]);
+        RequestMessage request = new RequestMessage(1, "service", 0, "method", AccessMode.READ, 10, 0, RequestId.NONE,
+                new byte[0]);
 
         assertRejected(truncate(encode(request), BODY_OFFSET + 1), "truncated frame at service: 1 bytes left");
         assertRejected(truncate(encode(request), BODY_OFFSET + 2 + 3), "truncated frame at service: 3 bytes left"
@@ -242,6 +243,8 @@ class MessageCodecTest {
         assertRejected(truncate(encode(request), BODY_OFFSET + 2 + 7 + 2), "truncated frame at partition");
         assertRejected(truncate(encode(request), BODY_OFFSET + 2 + 7 + 4 + 2 + 6), "truncated frame at mode");
         assertRejected(truncate(encode(request), BODY_OFFSET + 2 + 7 + 4 + 2 + 6 + 1 + 4 + 8 + 2),
+                "truncated frame at request id: 2 bytes left (expected: >= 16)");
+        assertRejected(truncate(encode(request), BODY_OFFSET + 2 + 7 + 4 + 2 + 6 + 1 + 4 + 8 + 16 + 2),
                 "truncated frame at payload: 2 bytes left (expected: >= 4)");
     }
 
