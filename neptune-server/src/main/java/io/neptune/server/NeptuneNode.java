@@ -115,6 +115,11 @@ public final class NeptuneNode implements AutoCloseable {
         return runtime().replicasOf(service, partition);
     }
 
+    /** Operator queries and commands: nodes, replica states and digests, promotion. */
+    public ClusterAdmin admin() {
+        return runtime().admin();
+    }
+
     /** The role of each live replica of {@code service#partition} as the yellow page knows it, by node. */
     public Map<NodeId, String> replicaRoles(String service, int partition) {
         return runtime().replicaRoles(service, partition);

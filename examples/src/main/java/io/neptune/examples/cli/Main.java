@@ -5,10 +5,10 @@ import io.neptune.examples.demo.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code neptune} command line: {@code node}, {@code demo}. */
+/** The {@code neptune} command line: {@code node}, {@code demo}, {@code admin}. */
 @Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
         description = "Partitioned, replicated, load-balanced cluster services.",
-        subcommands = {NodeCommand.class, DemoCommand.class})
+        subcommands = {NodeCommand.class, DemoCommand.class, AdminCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -22,8 +22,9 @@ public final class Main implements Runnable {
     public static int run(String... args) {
         CommandLine commandLine = new CommandLine(new Main());
         commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            if (e instanceof NeptuneException) {
-                cmd.getErr().println("neptune: " + e.getMessage());
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof NeptuneException) {
+                cmd.getErr().println("neptune: " + cause.getMessage());
                 return 2;
             }
             throw e;

@@ -14,6 +14,7 @@ import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.server.ClusterAdmin;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import io.netty.channel.EventLoopGroup;
@@ -128,6 +129,11 @@ public final class NodeRuntime implements AutoCloseable {
     /** The live replicas of {@code service#partition}, by node. */
     public List<NodeId> replicasOf(String service, int partition) {
         return yellowPage.replicas(service, partition).stream().map(r -> r.node()).toList();
+    }
+
+    /** The operator's view of the cluster through this node. */
+    public ClusterAdmin admin() {
+        return new DefaultClusterAdmin(yellowPage, client);
     }
 
     /** The role of each live replica of {@code service#partition}, by node. */

@@ -67,7 +67,7 @@ public final class JGroupsStacks {
                 stack.add(new PING());
             }
         }
-        stack.add(new MERGE3().setMinInterval(2_000).setMaxInterval(6_000));
+        stack.add(new MERGE3().setMinInterval(1_000).setMaxInterval(3_000).setCheckInterval(4_000));
         stack.add(new FD_SOCK2().setBindAddress(bind).setOffset(100).setPortRange(50));
         stack.add(new FD_ALL3().setTimeout(6_000).setInterval(1_000));
         stack.add(new VERIFY_SUSPECT2().setTimeout(500));

@@ -1,0 +1,167 @@
+package io.neptune.examples.cli;
+
+import io.neptune.core.ConfigException;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.internal.config.ConfigNode;
+import io.neptune.server.ClusterAdmin;
+import io.neptune.server.ClusterAdmin.ReplicaStatus;
+import io.neptune.server.NeptuneNode;
+import io.neptune.server.NodeConfig;
+import io.neptune.server.NodeConfigFile;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code neptune admin}: look at a running cluster and act on it, from a node that hosts nothing. */
+@Command(name = "admin", mixinStandardHelpOptions = true,
+        description = "Inspect a running cluster: nodes, replica states and digests; promote a replica.",
+        subcommands = {AdminCommand.Nodes.class, AdminCommand.Replicas.class, AdminCommand.Promote.class})
+public final class AdminCommand implements Runnable {
+    @Override
+    public void run() {
+        System.out.println("Usage: neptune admin (nodes | replicas | promote) --config FILE ...; see --help");
+    }
+
+    /** How the admin node finds the cluster. */
+    static final class Target {
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Source source;
+
+        @Option(names = "--wait", defaultValue = "5s", paramLabel = "TIME",
+                description = "Longest time to listen for announcements before answering (default: ${DEFAULT-VALUE});"
+                        + " it answers sooner once the set of nodes stopped changing for 1.5 s.")
+        String wait;
+
+        static final class Source {
+            @Option(names = "--config", paramLabel = "FILE", description = "A node's config file: use its cluster settings.")
+            Path config;
+
+            @Option(names = "--cluster", paramLabel = "NAME", description = "Cluster name (loopback stack).")
+            String cluster;
+        }
+
+        @Option(names = "--discovery-directory", paramLabel = "DIR", description = "With --cluster: discovery directory.")
+        Path discovery;
+
+        /** Joins the cluster as a node hosting nothing and waits for announcements. */
+        NeptuneNode join() throws InterruptedException {
+            MembershipConfig membership;
+            if (source.config != null) {
+                membership = NodeConfigFile.load(source.config).node().membership();
+            } else {
+                MembershipConfig.Builder builder = MembershipConfig.builder().cluster(source.cluster);
+                if (discovery != null) {
+                    builder.discoveryDirectory(discovery);
+                }
+                membership = builder.build();
+            }
+            NeptuneNode node = NeptuneNode.builder(NodeConfig.builder().node("admin-" + ProcessHandle.current().pid())
+                    .ioThreads(1).membership(membership).build()).start();
+            long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", wait).toNanos();
+            long stableSince = System.nanoTime();
+            int known = -1;
+            while (System.nanoTime() < deadline) {
+                int now = node.knownNodes().size();
+                if (now != known) {
+                    known = now;
+                    stableSince = System.nanoTime();
+                } else if (now > 0 && System.nanoTime() - stableSince > Duration.ofMillis(1500).toNanos()) {
+                    break; // announcements come every second or so: the yellow page is complete
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+            return node;
+        }
+    }
+
+    /** {@code admin nodes}. */
+    @Command(name = "nodes", mixinStandardHelpOptions = true, description = "List the nodes in the yellow page.")
+    static final class Nodes implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            try (NeptuneNode node = target.join()) {
+                List<ClusterAdmin.NodeStatus> nodes = node.admin().nodes();
+                System.out.printf("%-16s %8s %-22s %5s  %s%n", "node", "pid", "address", "load", "services");
+                for (ClusterAdmin.NodeStatus n : nodes) {
+                    System.out.printf("%-16s %8d %-22s %5d  %s%n", n.node(), n.pid(), n.address(), n.load(),
+                            String.join(",", n.services()));
+                }
+                return nodes.isEmpty() ? 1 : 0;
+            }
+        }
+    }
+
+    /** {@code admin replicas}. */
+    @Command(name = "replicas", mixinStandardHelpOptions = true,
+            description = "Ask every replica of a partition for its role, versions and digest.")
+    static final class Replicas implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Option(names = "--service", required = true)
+        String service;
+
+        @Option(names = "--partition", required = true)
+        int partition;
+
+        @Override
+        public Integer call() throws Exception {
+            try (NeptuneNode node = target.join()) {
+                List<ReplicaStatus> replicas = node.admin().replicas(service, partition).get(30, TimeUnit.SECONDS);
+                if (replicas.isEmpty()) {
+                    throw new ConfigException("--service", "'" + service + "#" + partition
+                            + "' has no replica in the yellow page");
+                }
+                System.out.printf("%-16s %-10s %6s %8s %8s %4s  %s%n", "node", "role", "epoch", "log-end", "version",
+                        "prio", "digest");
+                for (ReplicaStatus r : replicas) {
+                    System.out.printf("%-16s %-10s %6d %8d %8d %4d  %s%n", r.node(), r.role(), r.epoch(), r.logEnd(),
+                            r.version(), r.priority(), r.error().isEmpty() ? r.digest() : "ERROR " + r.error());
+                }
+                long versions = replicas.stream().map(ReplicaStatus::version).distinct().count();
+                long digests = replicas.stream().map(ReplicaStatus::digest).distinct().count();
+                if (versions == 1 && digests > 1) {
+                    System.out.println("DIVERGED: replicas at the same version have different digests");
+                    return 3;
+                }
+                System.out.println(versions == 1 ? "consistent: one version, one digest"
+                        : "replicas at different versions (catching up?)");
+                return 0;
+            }
+        }
+    }
+
+    /** {@code admin promote}. */
+    @Command(name = "promote", mixinStandardHelpOptions = true,
+            description = "Make a replica the primary without waiting for every configured replica (after a total outage).")
+    static final class Promote implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Option(names = "--service", required = true)
+        String service;
+
+        @Option(names = "--partition", required = true)
+        int partition;
+
+        @Option(names = "--node", required = true)
+        String nodeId;
+
+        @Override
+        public Integer call() throws Exception {
+            try (NeptuneNode node = target.join()) {
+                System.out.println(node.admin().promote(service, partition, nodeId).get(30, TimeUnit.SECONDS));
+                return 0;
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.neptune.server;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What an operator can ask of the cluster through any node: who is there, the state of every
+ * replica of a partition (so divergence is visible), and promoting a replica by hand after a
+ * total outage. Obtained from {@link NeptuneNode#admin()}.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public interface ClusterAdmin {
+    /**
+     * A node as its latest announcement describes it.
+     *
+     * @param node node id
+     * @param pid operating-system process id
+     * @param address request server address, {@code host:port}
+     * @param services the services it hosts
+     * @param load active + queued requests over its services
+     */
+    record NodeStatus(String node, long pid, String address, List<String> services, int load) {}
+
+    /**
+     * One replica of a partition, as it answered just now.
+     *
+     * @param node the hosting node
+     * @param role {@code PRIMARY}, {@code SECONDARY} or {@code RECOVERING}
+     * @param epoch its current epoch
+     * @param logEnd the last LSN in its REDO log
+     * @param version the last LSN applied to the service (the version reads see)
+     * @param priority its static priority for the partition
+     * @param digest the service's digest of the partition; empty without a {@code @Digest} method
+     * @param error why the replica did not answer; empty when it did
+     */
+    record ReplicaStatus(String node, String role, long epoch, long logEnd, long version, int priority, String digest,
+            String error) {}
+
+    /** The nodes in this node's yellow page, sorted by id. */
+    List<NodeStatus> nodes();
+
+    /** Asks every replica of {@code service#partition} in the yellow page for its state and digest. */
+    CompletableFuture<List<ReplicaStatus>> replicas(String service, int partition);
+
+    /**
+     * Makes {@code node}'s replica of {@code service#partition} the primary without waiting for
+     * every configured replica to come back. Completes with the replica's answer; fails when it
+     * refuses (e.g. a live primary exists).
+     */
+    CompletableFuture<String> promote(String service, int partition, String node);
+}
