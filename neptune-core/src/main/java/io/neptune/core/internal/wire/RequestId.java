@@ -1,0 +1,55 @@
+package io.neptune.core.internal.wire;
+
+import java.security.SecureRandom;
+import java.util.SplittableRandom;
+
+/**
+ * The identity of one client request across retries and replicas: 128 random bits, so a retried
+ * write can be recognized and not executed twice (DESIGN §6.5). Immutable and value-based.
+ *
+ * @param high the upper 64 bits
+ * @param low the lower 64 bits
+ */
+public record RequestId(long high, long low) {
+    private static final SecureRandom SEEDS = new SecureRandom();
+
+    /**
+     * Each thread draws from two fast generators with independent {@link SecureRandom} seeds, one
+     * per half. A {@link SplittableRandom} built from a seed walks the same 2^64 cycle as every other
+     * one, so a single generator for both halves would make two threads' ids collide whenever their
+     * starting points are close; with two generators both halves would have to line up.
+     */
+    private static final ThreadLocal<Source> SOURCE = ThreadLocal.withInitial(Source::new);
+
+    /** Returns a new random id; cheap, and safe to call from any thread. */
+    public static RequestId random() {
+        Source source = SOURCE.get();
+        return new RequestId(source.high.nextLong(), source.low.nextLong());
+    }
+
+    /** Returns the 32 lower-case hex digits of {@code high} then {@code low}. */
+    @Override
+    public String toString() {
+        char[] hex = new char[32];
+        fill(hex, 0, high);
+        fill(hex, 16, low);
+        return new String(hex);
+    }
+
+    private static void fill(char[] hex, int start, long value) {
+        for (int i = 15; i >= 0; i--) {
+            hex[start + i] = Character.forDigit((int) (value & 0xf), 16);
+            value >>>= 4;
+        }
+    }
+
+    private static final class Source {
+        final SplittableRandom high;
+        final SplittableRandom low;
+
+        Source() {
+            high = new SplittableRandom(SEEDS.nextLong());   // SecureRandom is thread-safe
+            low = new SplittableRandom(SEEDS.nextLong());
+        }
+    }
+}
