@@ -1,0 +1,131 @@
+package io.neptune.server.internal.log;
+
+import io.neptune.core.internal.wire.RequestId;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * The in-memory view of a log's records: the file offset of every LSN, the epoch of every LSN (as
+ * runs of equal epochs, which are few) and the LSNs of the most recent request ids.
+ *
+ * <p>Thread-safety: not thread-safe; {@link RedoLog} guards it with its lock.
+ */
+final class LogIndex {
+    private long[] offsets = new long[1024];   // offsets[i]: file offset of LSN i + 1
+    private int count;
+    private long end;
+    private long[] runStarts = new long[8];    // runStarts[i]: first LSN with epoch runEpochs[i]
+    private long[] runEpochs = new long[8];
+    private int runs;
+    private final Map<RequestId, Long> lsnByRequestId;
+
+    /** An empty index whose first record will start at {@code start}, remembering {@code requestIds} ids. */
+    LogIndex(long start, int requestIds) {
+        this.end = start;
+        this.lsnByRequestId = new LinkedHashMap<>(16, 0.75f, false) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<RequestId, Long> eldest) {
+                return size() > requestIds;
+            }
+        };
+    }
+
+    long lastLsn() {
+        return count;
+    }
+
+    /** The epoch of the last record, 0 if there is none. */
+    long lastEpoch() {
+        return runs == 0 ? 0 : runEpochs[runs - 1];
+    }
+
+    /** The offset just past the last record. */
+    long end() {
+        return end;
+    }
+
+    /** Adds record {@code lsn}, which must be {@code lastLsn() + 1} and start at {@link #end()}. */
+    void add(long lsn, long epoch, RequestId requestId, long offset, int frameBytes) {
+        if (lsn != count + 1L || offset != end) {
+            throw new IllegalStateException("record " + lsn + " at " + offset + " (expected: record " + (count + 1L)
+                    + " at " + end + ")");
+        }
+        if (count == Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("lsn: " + lsn + " (expected: <= " + count + ", the capacity of the index)");
+        }
+        if (count == offsets.length) {
+            offsets = Arrays.copyOf(offsets, (int) Math.min(Integer.MAX_VALUE - 8L, count * 2L));
+        }
+        offsets[count++] = offset;
+        end = offset + frameBytes;
+        if (runs == 0 || runEpochs[runs - 1] != epoch) {
+            if (runs == runStarts.length) {
+                runStarts = Arrays.copyOf(runStarts, runs * 2);
+                runEpochs = Arrays.copyOf(runEpochs, runs * 2);
+            }
+            runStarts[runs] = lsn;
+            runEpochs[runs] = epoch;
+            runs++;
+        }
+        lsnByRequestId.putIfAbsent(requestId, lsn);
+    }
+
+    /** The offset of record {@code lsn}, or {@link #end()} for {@code lastLsn() + 1}. */
+    long offsetOf(long lsn) {
+        if (lsn < 1 || lsn > count + 1L) {
+            throw new IllegalArgumentException("lsn: " + lsn + " (expected: 1.." + (count + 1L) + ")");
+        }
+        return lsn == count + 1L ? end : offsets[(int) (lsn - 1)];
+    }
+
+    /** The epoch of record {@code lsn}, which must exist. */
+    long epochOf(long lsn) {
+        if (lsn < 1 || lsn > count) {
+            throw new IllegalArgumentException("lsn: " + lsn + " (expected: 1.." + count + ")");
+        }
+        int run = Arrays.binarySearch(runStarts, 0, runs, lsn);
+        return runEpochs[run >= 0 ? run : -run - 2];
+    }
+
+    /**
+     * The highest LSN in {@code from..to} such that records {@code from} up to it span at most
+     * {@code maxBytes}; at least {@code from}.
+     */
+    long lastWithin(long from, long to, long maxBytes) {
+        long limit = offsetOf(from) + maxBytes;
+        long low = from;
+        long high = to;
+        while (low < high) {   // invariant: record low fits
+            long mid = (low + high + 1) >>> 1;
+            if (offsetOf(mid + 1) <= limit) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return low;
+    }
+
+    /** The LSN of the first logged record of request {@code id}, if it is among the most recent ones. */
+    OptionalLong lsnOf(RequestId id) {
+        Long lsn = lsnByRequestId.get(id);
+        return lsn == null ? OptionalLong.empty() : OptionalLong.of(lsn);
+    }
+
+    /** Forgets every record after {@code lsn}. */
+    void truncateAfter(long lsn) {
+        if (lsn < 0 || lsn > count) {
+            throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + count + ")");
+        }
+        end = offsetOf(lsn + 1);
+        count = (int) lsn;
+        while (runs > 0 && runStarts[runs - 1] > lsn) {
+            runs--;
+        }
+        lsnByRequestId.values().removeIf(value -> value > lsn);
+    }
+}

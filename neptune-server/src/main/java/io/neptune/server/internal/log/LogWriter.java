@@ -1,0 +1,365 @@
+package io.neptune.server.internal.log;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one thread that writes a {@link RedoLog}'s file: it takes queued appends and truncations in
+ * order, writes and forces them according to the {@link FsyncPolicy}, completes their futures, and
+ * writes the meta file when the committed LSN changed (at most every {@value #META_FLUSH_MILLIS} ms).
+ *
+ * <p>Thread-safety: thread-safe. Callers enqueue under {@code lock}; {@link RedoLog} calls in while
+ * holding its own lock (so queue order is LSN order), and the writer thread never takes that lock.
+ * The queued frames that are not written yet stay readable through {@link #unwritten}. Futures
+ * complete on the writer thread.
+ */
+final class LogWriter {
+    private static final Logger logger = LoggerFactory.getLogger(LogWriter.class);
+    static final long META_FLUSH_MILLIS = 50;
+
+    /** A queued change of the file. */
+    sealed interface Op permits Append, Truncate {
+        CompletableFuture<Void> done();
+    }
+
+    /** Writes {@code frame}, record {@code lsn}, at {@code offset}. */
+    record Append(long lsn, long offset, byte[] frame, CompletableFuture<Void> done) implements Op {}
+
+    /** Cuts the file to {@code size} bytes. */
+    record Truncate(long size, CompletableFuture<Void> done) implements Op {}
+
+    private final String name;
+    private final FsyncPolicy policy;
+    private final LogFile file;
+    private final LogMeta meta;
+    private final Thread thread;
+    private final AtomicLong forces = new AtomicLong();
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    // @GuardedBy("lock")
+    private final ArrayDeque<Op> queue = new ArrayDeque<>();
+    // @GuardedBy("lock"): queued appends not written yet, in LSN order (a suffix of the log)
+    private final ArrayDeque<Append> unwritten = new ArrayDeque<>();
+    // @GuardedBy("lock")
+    private boolean stopping;
+    // @GuardedBy("lock")
+    private boolean metaDirty;
+    // @GuardedBy("lock")
+    private @Nullable LogException failure;
+
+    LogWriter(String name, String threadName, FsyncPolicy policy, LogFile file, LogMeta meta) {
+        this.name = name;
+        this.policy = policy;
+        this.file = file;
+        this.meta = meta;
+        this.thread = new Thread(this::run, threadName);
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    boolean isWriterThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** How often the log file was forced. */
+    long forces() {
+        return forces.get();
+    }
+
+    /** The failure that stopped the writer, if any. */
+    @Nullable LogException failure() {
+        lock.lock();
+        try {
+            return failure;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Queues an append; its future fails if the writer has failed or stopped. */
+    void append(Append append) {
+        enqueue(append);
+    }
+
+    /**
+     * Queues a cut of the file to {@code size} bytes, after dropping the unwritten frames of records
+     * above {@code lsn} (they are still written, then cut, so that queue order is file order).
+     */
+    CompletableFuture<Void> truncate(long lsn, long size) {
+        Truncate truncate = new Truncate(size, new CompletableFuture<>());
+        lock.lock();
+        try {
+            unwritten.removeIf(append -> append.lsn() > lsn);
+            enqueue(truncate);
+        } finally {
+            lock.unlock();
+        }
+        return truncate.done();
+    }
+
+    private void enqueue(Op op) {
+        lock.lock();
+        try {
+            if (failure != null || stopping) {
+                op.done().completeExceptionally(
+                        failure != null ? failure : new IllegalStateException(name + ": closed"));
+                return;
+            }
+            queue.add(op);
+            if (op instanceof Append append) {
+                unwritten.add(append);
+            }
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The queued appends of records {@code from..to} whose frames are not written yet, in LSN order:
+     * empty, or a contiguous run that ends at {@code to} (unwritten records are a suffix of the log).
+     */
+    List<Append> unwritten(long from, long to) {
+        lock.lock();
+        try {
+            List<Append> appends = new ArrayList<>();
+            for (Append append : unwritten) {
+                if (append.lsn() >= from && append.lsn() <= to) {
+                    appends.add(append);
+                }
+            }
+            return appends;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Asks for a write of the meta file within {@value #META_FLUSH_MILLIS} ms. */
+    void metaChanged() {
+        lock.lock();
+        try {
+            if (!metaDirty) {
+                metaDirty = true;
+                changed.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Lets the writer finish the queue, write the meta file and close the log file, then end. */
+    void stop() {
+        lock.lock();
+        try {
+            stopping = true;
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits for the writer thread to end; not from the writer thread itself. */
+    void join() {
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        try {
+            loop();
+        } catch (RuntimeException | Error e) {
+            fail("the writer thread failed", e, List.of());   // logs it; every later change is refused
+            closeFile();
+        }
+    }
+
+    private void loop() {
+        long nextMetaFlush = System.nanoTime();
+        while (true) {
+            List<Op> batch = new ArrayList<>();
+            boolean stop;
+            boolean flushMeta;
+            lock.lock();
+            try {
+                while (queue.isEmpty() && !stopping && !(metaDirty && System.nanoTime() - nextMetaFlush >= 0)) {
+                    awaitChange(metaDirty ? nextMetaFlush - System.nanoTime() : Long.MAX_VALUE);
+                }
+                batch.addAll(queue);
+                queue.clear();
+                stop = stopping;
+                flushMeta = metaDirty && (stop || System.nanoTime() - nextMetaFlush >= 0);
+                metaDirty &= !flushMeta;
+            } finally {
+                lock.unlock();
+            }
+            process(batch);
+            if (flushMeta || stop) {
+                flushMeta();
+                nextMetaFlush = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(META_FLUSH_MILLIS);
+            }
+            if (stop) {
+                closeFile();
+                return;
+            }
+        }
+    }
+
+    private void awaitChange(long nanos) {
+        try {
+            if (nanos == Long.MAX_VALUE) {
+                changed.await();
+            } else {
+                changed.awaitNanos(nanos);
+            }
+        } catch (InterruptedException e) {
+            // nobody interrupts this private thread; keep the flag clear so file I/O stays possible
+        }
+    }
+
+    private void process(List<Op> batch) {
+        List<Append> run = new ArrayList<>();
+        for (Op op : batch) {
+            if (op instanceof Append append) {
+                run.add(append);
+            } else {
+                writeAll(run);
+                run.clear();
+                truncate((Truncate) op);
+            }
+        }
+        writeAll(run);
+    }
+
+    private void writeAll(List<Append> run) {
+        if (run.isEmpty() || failIfFailed(run)) {
+            return;
+        }
+        try {
+            if (policy == FsyncPolicy.ALWAYS) {
+                for (Append append : run) {
+                    file.write(append.offset(), List.of(append.frame()));
+                    written(List.of(append));
+                    force();
+                    append.done().complete(null);
+                }
+                return;
+            }
+            List<byte[]> frames = new ArrayList<>(run.size());
+            long next = run.get(0).offset();
+            for (Append append : run) {
+                assert append.offset() == next : "record " + append.lsn() + " at " + append.offset() + ", not " + next;
+                next += append.frame().length;
+                frames.add(append.frame());
+            }
+            file.write(run.get(0).offset(), frames);
+            written(run);
+            if (policy == FsyncPolicy.GROUP) {
+                force();
+            }
+            for (Append append : run) {
+                append.done().complete(null);
+            }
+        } catch (IOException | RuntimeException e) {
+            fail("cannot write records " + run.get(0).lsn() + ".." + run.get(run.size() - 1).lsn(), e, run);
+        }
+    }
+
+    private void truncate(Truncate truncate) {
+        if (failIfFailed(List.of(truncate))) {
+            return;
+        }
+        try {
+            file.truncate(truncate.size());
+            forces.incrementAndGet();
+            truncate.done().complete(null);
+        } catch (IOException | RuntimeException e) {
+            fail("cannot truncate " + file.path() + " to " + truncate.size() + " bytes", e, List.of(truncate));
+        }
+    }
+
+    private void force() throws IOException {
+        file.force();
+        forces.incrementAndGet();
+    }
+
+    /** Drops written frames from {@link #unwritten}; a frame dropped by a truncation is not there. */
+    private void written(List<Append> run) {
+        lock.lock();
+        try {
+            for (Append append : run) {
+                if (unwritten.peekFirst() == append) {
+                    unwritten.removeFirst();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean failIfFailed(List<? extends Op> ops) {
+        LogException cause = failure();
+        if (cause != null) {
+            ops.forEach(op -> op.done().completeExceptionally(cause));
+        }
+        return cause != null;
+    }
+
+    /** Fails {@code ops} and every queued op, and refuses everything from now on. */
+    private void fail(String what, Throwable cause, List<? extends Op> ops) {
+        List<Op> queued;
+        LogException exception = new LogException(meta.directory(), what, cause);
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = exception;
+            }
+            queued = new ArrayList<>(queue);
+            queue.clear();
+        } finally {
+            lock.unlock();
+        }
+        logger.error("{}: {}; the log refuses further changes until it is reopened", name, what, cause);
+        ops.forEach(op -> op.done().completeExceptionally(exception));
+        queued.forEach(op -> op.done().completeExceptionally(exception));
+    }
+
+    private void flushMeta() {
+        try {
+            meta.flush();
+        } catch (IOException | RuntimeException e) {
+            logger.warn("{}: cannot write the meta file; the committed LSN is kept in memory and retried", name, e);
+            metaChanged();
+        }
+    }
+
+    private void closeFile() {
+        try {
+            file.close();
+        } catch (IOException e) {
+            logger.warn("{}: cannot close {}", name, file.path(), e);
+        }
+    }
+}

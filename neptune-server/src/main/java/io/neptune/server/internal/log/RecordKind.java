@@ -1,0 +1,33 @@
+package io.neptune.server.internal.log;
+
+/**
+ * What a {@link LogRecord} holds. Each kind has a one-byte code in the file format that never
+ * changes once released; new kinds take new codes.
+ */
+public enum RecordKind {
+    /** A write request to re-execute: the service method and its encoded request. */
+    WRITE(1);
+
+    private static final RecordKind[] KINDS = values();
+
+    private final byte code;
+
+    RecordKind(int code) {
+        this.code = (byte) code;
+    }
+
+    /** The kind's code in the file format. */
+    byte code() {
+        return code;
+    }
+
+    /** Returns the kind with {@code code}, or throws if there is none. */
+    static RecordKind ofCode(byte code) {
+        for (RecordKind kind : KINDS) {
+            if (kind.code == code) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("record kind: " + code + " (expected: a known kind code)");
+    }
+}

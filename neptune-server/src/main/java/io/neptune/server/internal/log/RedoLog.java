@@ -1,0 +1,417 @@
+package io.neptune.server.internal.log;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.internal.wire.RequestId;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The REDO log of one partition replica (DESIGN §6.5): an append-only sequence of
+ * {@link LogRecord}s with contiguous LSNs from 1, the persisted epoch and the committed LSN.
+ *
+ * <p>Files in the log's directory: {@code redo.log} (see {@link LogFile} and {@link RecordCodec}
+ * for the format) and {@code meta} (see {@link LogMeta}). {@link #open} scans the log, truncates a
+ * torn or corrupt tail at the first bad record (it is never replayed) and builds the indexes: LSN to
+ * file offset, and request id to LSN for the most recent {@value #REQUEST_ID_CAPACITY} ids.
+ *
+ * <p>Appends are queued for a writer thread ({@code neptune-log-<directory name>}, a daemon) that
+ * writes them in LSN order and forces them according to the {@link FsyncPolicy}; the future of an
+ * append completes, on that thread, when the record is durable by that policy. A record is readable
+ * as soon as {@link #append} returns. Callbacks on the futures run on the writer thread and must
+ * not block; {@link #truncateAfter} and {@link #close} from there are refused or do not wait.
+ *
+ * <p>Thread-safety: thread-safe. Callers serialize appends per partition (each append names the
+ * next LSN). The in-memory state is guarded by one lock that is never held during file I/O; reads
+ * of the file run concurrently with the writer.
+ */
+public final class RedoLog implements AutoCloseable {
+    private static final Logger logger = LoggerFactory.getLogger(RedoLog.class);
+    /** How many of the most recent request ids {@link #lsnOf} remembers. */
+    public static final int REQUEST_ID_CAPACITY = 100_000;
+    /** Above this many bytes, {@link #read} returns fewer records than asked for. */
+    static final int READ_LIMIT_BYTES = 16 * 1024 * 1024;
+
+    private final Path directory;
+    private final String name;
+    private final FsyncPolicy policy;
+    private final LogFile file;
+    private final LogMeta meta;
+    private final LogWriter writer;
+    private final Object lock = new Object();
+    // @GuardedBy("lock")
+    private final LogIndex index;
+    // @GuardedBy("lock"): goes up with every truncation, so a read that raced one can tell
+    private long generation;
+    // @GuardedBy("lock")
+    private boolean closed;
+
+    private RedoLog(Path directory, FsyncPolicy policy, LogFile file, LogMeta meta, LogIndex index) {
+        this.directory = directory;
+        this.name = directory.toString();
+        this.policy = policy;
+        this.file = file;
+        this.meta = meta;
+        this.index = index;
+        Path fileName = directory.getFileName();
+        this.writer = new LogWriter(name, "neptune-log-" + (fileName == null ? name : fileName), policy, file, meta);
+    }
+
+    /**
+     * Opens the log in {@code directory}, creating the directory and an empty log if needed, and
+     * recovers it: a torn or corrupt tail is cut off (logged at WARN) and the committed LSN is
+     * lowered to the last record if it points past it.
+     *
+     * @throws LogException if the files cannot be read or written, or are not a log of this format
+     */
+    public static RedoLog open(Path directory, FsyncPolicy policy) {
+        requireNonNull(directory, "directory");
+        requireNonNull(policy, "policy");
+        LogFile file = null;
+        try {
+            AtomicFiles.createDirectories(directory);
+            LogMeta meta = LogMeta.load(directory);
+            file = LogFile.open(directory);
+            LogIndex index = new LogIndex(LogFile.HEADER_BYTES, REQUEST_ID_CAPACITY);
+            LogFile.Scan scan = file.scan((record, offset, frameBytes) ->
+                    index.add(record.lsn(), record.epoch(), record.requestId(), offset, frameBytes));
+            if (scan.hasBadTail()) {
+                logger.warn("{}: truncated {} bytes at offset {}, after LSN {}: {}", directory,
+                        scan.fileSize() - scan.validEnd(), scan.validEnd(), index.lastLsn(), scan.problem());
+                file.truncate(scan.validEnd());
+            }
+            if (meta.committedLsn() > index.lastLsn()) {
+                logger.warn("{}: committed LSN {} is past the last record {}; lowered to it", directory,
+                        meta.committedLsn(), index.lastLsn());
+                meta.clampCommitted(index.lastLsn());
+                meta.flush();
+            }
+            RedoLog log = new RedoLog(directory, policy, file, meta, index);
+            log.writer.start();
+            logger.info("{}: opened with {} records, last epoch {}, epoch {}, committed LSN {}, fsync {}", directory,
+                    index.lastLsn(), index.lastEpoch(), meta.epoch(), meta.committedLsn(), policy.configName());
+            return log;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(file, e);
+            if (e instanceof LogException logException) {
+                throw logException;
+            }
+            throw new LogException(directory, "cannot open the log", e);
+        }
+    }
+
+    private static void closeQuietly(@Nullable LogFile file, Exception failure) {
+        if (file != null) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    /** The log's directory. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** The fsync policy the log was opened with. */
+    public FsyncPolicy policy() {
+        return policy;
+    }
+
+    /** The LSN of the last record, 0 if the log is empty. */
+    public long lastLsn() {
+        synchronized (lock) {
+            return index.lastLsn();
+        }
+    }
+
+    /** The epoch of the last record, 0 if the log is empty. */
+    public long lastEpoch() {
+        synchronized (lock) {
+            return index.lastEpoch();
+        }
+    }
+
+    /** The persisted epoch: the highest ever passed to {@link #persistEpoch}, 0 initially. */
+    public long epoch() {
+        return meta.epoch();
+    }
+
+    /**
+     * Durably records {@code epoch} (the meta file is replaced and forced before this returns).
+     *
+     * @throws IllegalArgumentException if {@code epoch} is lower than {@link #epoch()}
+     * @throws LogException if the meta file cannot be written
+     */
+    public void persistEpoch(long epoch) {
+        if (epoch < 0) {
+            throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
+        }
+        checkOpen();
+        try {
+            if (meta.persistEpoch(epoch)) {
+                logger.info("{}: persisted epoch {}", name, epoch);
+            }
+        } catch (IOException e) {
+            throw new LogException(directory, "cannot persist epoch " + epoch, e);
+        }
+    }
+
+    /** The committed LSN: the highest passed to {@link #markCommitted}, lowered to the last record on open. */
+    public long committedLsn() {
+        return meta.committedLsn();
+    }
+
+    /**
+     * Marks the records up to {@code lsn} as committed (executed). Lower values than the current
+     * committed LSN are ignored. Persisted lazily, within {@value LogWriter#META_FLUSH_MILLIS} ms or on
+     * close: recovery uses it only as a hint, checking uncommitted records with the service.
+     *
+     * @throws IllegalArgumentException if {@code lsn} is above {@link #lastLsn()}
+     */
+    public void markCommitted(long lsn) {
+        synchronized (lock) {
+            checkOpen();
+            if (lsn < 0 || lsn > index.lastLsn()) {
+                throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + index.lastLsn() + ")");
+            }
+            if (meta.advanceCommitted(lsn)) {
+                writer.metaChanged();
+            }
+        }
+    }
+
+    /**
+     * Appends {@code record}, which must carry LSN {@code lastLsn() + 1} and an epoch no lower than
+     * {@link #lastEpoch()}. The record is readable when this returns.
+     *
+     * @return a future that completes when the record is durable by the {@link FsyncPolicy}, or fails
+     *     with a {@link LogException} if writing failed (the log then refuses further changes) or an
+     *     {@link IllegalStateException} if the log is closed
+     * @throws IllegalArgumentException if the LSN or epoch is out of sequence or a field is too large
+     */
+    public CompletableFuture<Void> append(LogRecord record) {
+        requireNonNull(record, "record");
+        byte[] frame = RecordCodec.encode(record);
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException(name + ": closed"));
+            }
+            LogException failure = writer.failure();
+            if (failure != null) {
+                return CompletableFuture.failedFuture(failure);
+            }
+            if (record.lsn() != index.lastLsn() + 1) {
+                throw new IllegalArgumentException(
+                        "lsn: " + record.lsn() + " (expected: " + (index.lastLsn() + 1) + ", the next LSN)");
+            }
+            if (record.epoch() < index.lastEpoch()) {
+                throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= "
+                        + index.lastEpoch() + ", the epoch of record " + index.lastLsn() + ")");
+            }
+            long offset = index.end();
+            index.add(record.lsn(), record.epoch(), record.requestId(), offset, frame.length);
+            LogWriter.Append append = new LogWriter.Append(record.lsn(), offset, frame, new CompletableFuture<>());
+            writer.append(append);
+            return append.done();
+        }
+    }
+
+    /**
+     * Returns up to {@code maxRecords} records from {@code fromLsn} on, in LSN order; empty if
+     * {@code fromLsn} is past the last record. Returns fewer (but at least one) when the records
+     * span more than 16 MiB, to bound memory; ask again from the next LSN.
+     *
+     * @throws LogException if the file cannot be read or a record in it no longer checks out
+     */
+    public List<LogRecord> read(long fromLsn, int maxRecords) {
+        if (fromLsn < 1) {
+            throw new IllegalArgumentException("fromLsn: " + fromLsn + " (expected: >= 1)");
+        }
+        if (maxRecords < 0) {
+            throw new IllegalArgumentException("maxRecords: " + maxRecords + " (expected: >= 0)");
+        }
+        while (true) {
+            ReadPlan plan = plan(fromLsn, maxRecords);
+            if (plan == null) {
+                return List.of();
+            }
+            List<LogRecord> records = new ArrayList<>();
+            try {
+                if (plan.fileTo >= fromLsn) {
+                    ByteBuffer bytes = file.read(plan.fileStart, (int) (plan.fileEnd - plan.fileStart));
+                    for (long lsn = fromLsn; lsn <= plan.fileTo; lsn++) {
+                        records.add(RecordCodec.decodeFrame(bytes, lsn));
+                    }
+                }
+                long lsn = plan.fileTo + 1;
+                for (LogWriter.Append append : plan.unwritten) {
+                    records.add(RecordCodec.decodeFrame(ByteBuffer.wrap(append.frame()), lsn++));
+                }
+                if (isCurrent(plan.generation)) {
+                    return records;
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                if (isCurrent(plan.generation)) {
+                    throw new LogException(directory, "cannot read records from " + fromLsn, e);
+                }
+            }
+            // a truncation changed the records under us: read again
+        }
+    }
+
+    /** Returns record {@code lsn}, or empty if there is none. */
+    public Optional<LogRecord> record(long lsn) {
+        if (lsn < 1) {
+            return Optional.empty();
+        }
+        List<LogRecord> records = read(lsn, 1);
+        return records.isEmpty() ? Optional.empty() : Optional.of(records.get(0));
+    }
+
+    /** Returns the LSN of the first record of request {@code id}, if it is among the most recent ones. */
+    public OptionalLong lsnOf(RequestId id) {
+        requireNonNull(id, "id");
+        synchronized (lock) {
+            return index.lsnOf(id);
+        }
+    }
+
+    /**
+     * Durably removes every record after {@code lsn}: the divergent suffix of a deposed primary.
+     * Appends queued before still complete (they become durable, then removed); appends after this
+     * call continue at {@code lsn + 1}. Does nothing if {@code lsn >= lastLsn()}.
+     *
+     * @throws IllegalArgumentException if {@code lsn} is below {@link #committedLsn()}
+     * @throws IllegalStateException if called from the writer thread (a future's callback)
+     * @throws LogException if the file cannot be truncated
+     */
+    public void truncateAfter(long lsn) {
+        if (writer.isWriterThread()) {
+            throw new IllegalStateException(name + ": truncateAfter on the log's writer thread would wait for itself");
+        }
+        CompletableFuture<Void> done;
+        long removed;
+        synchronized (lock) {
+            checkOpen();
+            LogException failure = writer.failure();
+            if (failure != null) {
+                throw failure;
+            }
+            if (lsn < meta.committedLsn()) {
+                throw new IllegalArgumentException(
+                        "lsn: " + lsn + " (expected: >= " + meta.committedLsn() + ", the committed LSN)");
+            }
+            if (lsn >= index.lastLsn()) {
+                return;
+            }
+            removed = index.lastLsn() - lsn;
+            long size = index.offsetOf(lsn + 1);
+            index.truncateAfter(lsn);
+            generation++;
+            done = writer.truncate(lsn, size);
+        }
+        await(done, "cannot truncate after LSN " + lsn);
+        logger.info("{}: truncated {} records after LSN {}", name, removed, lsn);
+    }
+
+    /** How often the log file was forced; for tests of the group commit. */
+    long forces() {
+        return writer.forces();
+    }
+
+    /**
+     * Stops the writer after it has written the queued appends, writes the meta file and closes the
+     * files; idempotent. Called from the writer thread (a future's callback), it does not wait.
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        writer.stop();
+        if (!writer.isWriterThread()) {
+            writer.join();
+        }
+        logger.info("{}: closed at LSN {}, committed LSN {}", name, lastLsn(), meta.committedLsn());
+    }
+
+    @Override
+    public String toString() {
+        return "RedoLog[" + name + ", " + policy.configName() + "]";
+    }
+
+    private @Nullable ReadPlan plan(long fromLsn, int maxRecords) {
+        synchronized (lock) {
+            checkOpen();
+            long last = index.lastLsn();
+            if (maxRecords == 0 || fromLsn > last) {
+                return null;
+            }
+            long to = Math.min(last, fromLsn - 1 + maxRecords);
+            List<LogWriter.Append> unwritten = writer.unwritten(fromLsn, to);   // a suffix of fromLsn..to
+            long fileTo = unwritten.isEmpty() ? to : unwritten.get(0).lsn() - 1;
+            if (fileTo < fromLsn) {
+                return new ReadPlan(generation, fileTo, 0, 0, unwritten);
+            }
+            long cappedTo = index.lastWithin(fromLsn, fileTo, READ_LIMIT_BYTES);
+            return new ReadPlan(generation, cappedTo, index.offsetOf(fromLsn), index.offsetOf(cappedTo + 1),
+                    cappedTo == fileTo ? unwritten : List.of());
+        }
+    }
+
+    private boolean isCurrent(long planGeneration) {
+        synchronized (lock) {
+            return generation == planGeneration;
+        }
+    }
+
+    private void checkOpen() {
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException(name + ": closed");
+            }
+        }
+    }
+
+    private void await(CompletableFuture<Void> done, String what) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    done.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    throw cause instanceof LogException logException ? logException
+                            : new LogException(directory, what, cause == null ? e : cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** What {@link #read} takes from the file ({@code fromLsn..fileTo}) and from memory. */
+    private record ReadPlan(
+            long generation, long fileTo, long fileStart, long fileEnd, List<LogWriter.Append> unwritten) {}
+}
