@@ -94,8 +94,10 @@ final class Call<T> {
         }
         List<Replica> candidates = eligible();
         if (candidates.isEmpty()) {
-            if (needsPrimary() && retryLater()) {
-                return; // no primary right now (fail-over in progress): writes wait briefly
+            boolean recovering = client.yellowPage().replicas(service, message.partition()).stream()
+                    .anyMatch(r -> r.role() == Role.RECOVERING && !tried.contains(r.node()));
+            if ((needsPrimary() || recovering) && retryLater()) {
+                return; // no primary, or replicas still recovering (fail-over, restart): wait briefly
             }
             result.completeExceptionally(exhausted());
             return;

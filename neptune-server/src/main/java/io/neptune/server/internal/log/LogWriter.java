@@ -115,7 +115,8 @@ final class LogWriter {
         lock.lock();
         try {
             if (failure != null || stopping) {
-                op.done().completeExceptionally(failure != null ? failure : new IllegalStateException(name + ": closed"));
+                op.done().completeExceptionally(
+                        failure != null ? failure : new IllegalStateException(name + ": closed"));
                 return;
             }
             queue.add(op);

@@ -1,0 +1,36 @@
+package io.neptune.core.internal.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class RequestIdTest {
+    @Test
+    void toStringIsThirtyTwoHexDigits() {
+        assertThat(new RequestId(0x0123456789abcdefL, -1L)).hasToString("0123456789abcdefffffffffffffffff");
+        assertThat(new RequestId(0, 1)).hasToString("00000000000000000000000000000001");
+        assertThat(RequestId.random().toString()).matches("[0-9a-f]{32}");
+    }
+
+    @Test
+    void randomIdsDoNotRepeatWithinOrAcrossThreads() {
+        Set<RequestId> ids = ConcurrentHashMap.newKeySet();
+        IntStream.range(0, 4).parallel().forEach(thread -> {
+            Set<RequestId> local = new HashSet<>();
+            for (int i = 0; i < 50_000; i++) {
+                local.add(RequestId.random());
+            }
+            ids.addAll(local);
+        });
+        assertThat(ids).hasSize(200_000);
+    }
+
+    @Test
+    void valueBased() {
+        assertThat(new RequestId(1, 2)).isEqualTo(new RequestId(1, 2)).isNotEqualTo(new RequestId(2, 1));
+    }
+}
