@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -74,6 +75,10 @@ public final class Selectors {
      * Random polling: poll {@code pollSize} random candidates, wait at most {@code deadline}, and
      * pick the least loaded that answered; a random candidate if none did. With
      * {@code discardSlowPolls} off, it waits for every poll up to {@code maxWait} instead.
+     *
+     * <p>The wait is a timer on {@code timer}, cancelled as soon as the round is decided. Pass the
+     * event loop that handles the poll replies: it is awake for the polls anyway, so the timer
+     * costs no extra thread wake-up.
      */
     public static ReplicaSelector randomPolling(Poller poller, EventLoopGroup timer, int pollSize, Duration deadline,
             boolean discardSlowPolls, Duration maxWait) {
@@ -90,7 +95,11 @@ public final class Selectors {
                 round.polls.add(poll);
                 poll.whenComplete((reply, error) -> round.answer(index, reply));
             }
-            timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> deadlineTimer = timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
+            round.deadlineTimer = deadlineTimer;
+            if (round.result.isDone()) {
+                deadlineTimer.cancel(false); // every poll answered before the timer was stored
+            }
             return round.result;
         };
     }
@@ -115,6 +124,7 @@ public final class Selectors {
         final Poll.@Nullable Reply[] replies;
         final AtomicInteger remaining;
         final List<CompletableFuture<Poll.Reply>> polls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile @Nullable ScheduledFuture<?> deadlineTimer;
 
         PollRound(List<Replica> sample, List<Replica> candidates) {
             this.sample = sample;
@@ -152,6 +162,10 @@ public final class Selectors {
                     : leastLoaded(answered, r -> loads.get(answered.indexOf(r)));
             result.complete(choice);
             polls.forEach(poll -> poll.cancel(false)); // slow polls are discarded, not awaited
+            ScheduledFuture<?> timer = deadlineTimer;
+            if (timer != null) {
+                timer.cancel(false); // an expiring timer would wake its event loop once more per call
+            }
         }
     }
 }
