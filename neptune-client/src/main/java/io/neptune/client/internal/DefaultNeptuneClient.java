@@ -81,7 +81,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         selectors.put(BalancingPolicy.IDEAL, Selectors.ideal(tracker));
         selectors.put(BalancingPolicy.RANDOM_POLLING, Selectors.randomPolling(
                 (replica, service, partition) -> poller.poll(replica.pollAddress(), service, partition),
-                group, config.pollSize(), config.pollDeadline(), config.discardSlowPolls(), config.timeout()));
+                poller.eventLoop(), config.pollSize(), config.pollDeadline(), config.discardSlowPolls(),
+                config.timeout()));
     }
 
     /** Creates a client that joins the cluster on its own, as a node hosting nothing. */

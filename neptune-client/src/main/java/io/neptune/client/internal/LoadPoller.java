@@ -5,6 +5,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
@@ -54,6 +55,11 @@ final class LoadPoller implements AutoCloseable {
             }
         });
         return reply;
+    }
+
+    /** The event loop that sends the polls and handles their replies. */
+    EventLoop eventLoop() {
+        return channel.eventLoop();
     }
 
     /** Polls still awaiting a reply; for tests. */

@@ -75,6 +75,10 @@ public final class Selectors {
      * Random polling: poll {@code pollSize} random candidates, wait at most {@code deadline}, and
      * pick the least loaded that answered; a random candidate if none did. With
      * {@code discardSlowPolls} off, it waits for every poll up to {@code maxWait} instead.
+     *
+     * <p>The wait is a timer on {@code timer}, cancelled as soon as the round is decided. Pass the
+     * event loop that handles the poll replies: it is awake for the polls anyway, so the timer
+     * costs no extra thread wake-up.
      */
     public static ReplicaSelector randomPolling(Poller poller, EventLoopGroup timer, int pollSize, Duration deadline,
             boolean discardSlowPolls, Duration maxWait) {

@@ -1,0 +1,74 @@
+package io.neptune.benchmarks;
+
+import io.neptune.core.NeptuneService;
+import io.neptune.core.Read;
+import io.neptune.core.RequestContext;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The service the echo benchmarks call: {@link #echo} answers at once, {@link #hold} keeps a
+ * worker busy until {@link #release()} so a replica's load index can be raised on purpose (the
+ * setup uses it to check that random polling really polls).
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+@NeptuneService(name = BenchEchoService.NAME, partitions = 3)
+public final class BenchEchoService {
+    /** The service name. */
+    public static final String NAME = "bench-echo";
+
+    private final Semaphore gate = new Semaphore(0);
+    private final AtomicInteger holding = new AtomicInteger();
+
+    /**
+     * An echo request.
+     *
+     * @param text echoed back verbatim
+     */
+    public record Ping(String text) {}
+
+    /**
+     * An echo reply.
+     *
+     * @param text the request's text
+     * @param node the node that served the call
+     */
+    public record Pong(String text, String node) {}
+
+    /**
+     * A request to keep one worker busy.
+     *
+     * @param millis the longest time to hold it
+     */
+    public record Hold(long millis) {}
+
+    /** Returns the request's text and the serving node. */
+    @Read
+    public Pong echo(RequestContext context, Ping ping) {
+        return new Pong(ping.text(), context.node().value());
+    }
+
+    /** Blocks the calling worker until {@link #release()} or the request's time runs out. */
+    @Read
+    public Pong hold(RequestContext context, Hold hold) throws InterruptedException {
+        holding.incrementAndGet();
+        try {
+            boolean released = gate.tryAcquire(hold.millis(), TimeUnit.MILLISECONDS);
+            return new Pong(released ? "released" : "timed out", context.node().value());
+        } finally {
+            holding.decrementAndGet();
+        }
+    }
+
+    /** Calls of {@link #hold} currently blocking a worker of this instance. */
+    public int holding() {
+        return holding.get();
+    }
+
+    /** Lets one held call return. */
+    public void release() {
+        gate.release();
+    }
+}

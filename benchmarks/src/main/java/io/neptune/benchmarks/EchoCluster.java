@@ -1,0 +1,196 @@
+package io.neptune.benchmarks;
+
+import io.neptune.benchmarks.BenchEchoService.Hold;
+import io.neptune.benchmarks.BenchEchoService.Ping;
+import io.neptune.benchmarks.BenchEchoService.Pong;
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneClient;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.server.HostingConfig;
+import io.neptune.server.NeptuneNode;
+import io.neptune.server.NodeConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Three Neptune nodes in this JVM on the loopback JGroups stack, in a cluster of their own:
+ * {@code node-a} hosts nothing and makes the calls; {@code node-b} and {@code node-c} host
+ * {@link BenchEchoService} so that each partition has a known replica set:
+ *
+ * <ul>
+ *   <li>{@link #FIXED_PARTITION}: {@code node-b} only, so every policy picks it without polling;
+ *   <li>{@link #SHARED_PARTITION}: {@code node-b} and {@code node-c}, so random polling polls both;
+ *   <li>{@link #HOLD_PARTITION}: {@code node-c} only, used by {@link #verifyPollingPrefersIdleReplica()}.
+ * </ul>
+ *
+ * <p>Thread-safety: start and close from one thread; {@link #client()} is thread-safe.
+ */
+final class EchoCluster implements AutoCloseable {
+    /** Hosted by {@code node-b} alone. */
+    static final int FIXED_PARTITION = 0;
+    /** Hosted by {@code node-b} and {@code node-c}. */
+    static final int SHARED_PARTITION = 1;
+    /** Hosted by {@code node-c} alone. */
+    static final int HOLD_PARTITION = 2;
+
+    private static final Logger logger = LoggerFactory.getLogger(EchoCluster.class);
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Polled calls of 100 that may still reach the loaded replica: a poll that misses the poll
+     * deadline on a busy machine falls back to a random pick. Random choice alone sends about 50.
+     */
+    private static final int MAX_POLLED_TO_LOADED = 20;
+
+    private final String cluster = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    private final Path discovery;
+    private final List<NeptuneNode> nodes = new ArrayList<>();
+    private final BenchEchoService onC = new BenchEchoService();
+
+    private EchoCluster() {
+        try {
+            discovery = Files.createTempDirectory("neptune-bench-discovery-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts the three nodes and waits until {@code node-a}'s yellow page lists every replica. */
+    static EchoCluster start() {
+        EchoCluster echo = new EchoCluster();
+        try {
+            echo.nodes.add(NeptuneNode.builder(echo.config("node-a")).start());
+            echo.nodes.add(NeptuneNode.builder(echo.config("node-b"))
+                    .host(new BenchEchoService(), hosting(FIXED_PARTITION, SHARED_PARTITION)).start());
+            echo.nodes.add(NeptuneNode.builder(echo.config("node-c"))
+                    .host(echo.onC, hosting(SHARED_PARTITION, HOLD_PARTITION)).start());
+            echo.awaitYellowPage();
+            return echo;
+        } catch (RuntimeException e) {
+            echo.close();
+            throw e;
+        }
+    }
+
+    private static HostingConfig hosting(Integer... partitions) {
+        return HostingConfig.builder().partitions(partitions).workers(2).build();
+    }
+
+    private NodeConfig config(String node) {
+        MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery)
+                .bindAddress("127.0.0.1").port(0).build();
+        return NodeConfig.builder().node(node).bindAddress("127.0.0.1").port(0).pollPort(0)
+                .membership(membership).client(ClientConfig.defaults()).build();
+    }
+
+    private void awaitYellowPage() {
+        NeptuneNode a = nodes.get(0);
+        String service = BenchEchoService.NAME;
+        await("node-a's yellow page to list every replica of " + service, () ->
+                a.client().partitions(service) > 0
+                        && a.replicasOf(service, FIXED_PARTITION).size() == 1
+                        && a.replicasOf(service, SHARED_PARTITION).size() == 2
+                        && a.replicasOf(service, HOLD_PARTITION).size() == 1);
+        logger.info("{}: yellow page ready: {}#{} on {}, #{} on {}, #{} on {}", a.node(), service, FIXED_PARTITION,
+                a.replicasOf(service, FIXED_PARTITION), SHARED_PARTITION, a.replicasOf(service, SHARED_PARTITION),
+                HOLD_PARTITION, a.replicasOf(service, HOLD_PARTITION));
+    }
+
+    /** The calling node's client. */
+    NeptuneClient client() {
+        return nodes.get(0).client();
+    }
+
+    /**
+     * Checks that random polling on {@link #SHARED_PARTITION} really polls: while a held call
+     * raises {@code node-c}'s load index, (nearly) every polled call must go to {@code node-b},
+     * where random choice would send half of them to {@code node-c}.
+     *
+     * @throws IllegalStateException if more than {@value #MAX_POLLED_TO_LOADED} of 100 polled calls reached
+     *     {@code node-c}
+     */
+    void verifyPollingPrefersIdleReplica() {
+        NeptuneHandle handle = NeptuneHandle.create();
+        CompletableFuture<Pong> held = client().callAsync(handle, BenchEchoService.NAME, HOLD_PARTITION, "hold",
+                AccessMode.READ, new Hold(20_000), Pong.class, CallOptions.timeout(Duration.ofSeconds(30)));
+        try {
+            await("the held call to occupy a worker of node-c", () -> onC.holding() == 1);
+            CallOptions polling = CallOptions.builder().policy(BalancingPolicy.RANDOM_POLLING).build();
+            CallOptions random = CallOptions.builder().policy(BalancingPolicy.RANDOM).build();
+            int calls = 100;
+            int randomToC = callsServedByC(handle, random, calls);
+            int polledToC = callsServedByC(handle, polling, calls);
+            logger.info("node-a: while node-c holds one call, {} of {} RANDOM calls and {} of {} RANDOM_POLLING calls "
+                    + "went to node-c", randomToC, calls, polledToC, calls);
+            if (polledToC > MAX_POLLED_TO_LOADED) {
+                throw new IllegalStateException("random polling sent " + polledToC + " of " + calls
+                        + " calls to the loaded replica node-c (expected: <= " + MAX_POLLED_TO_LOADED + ")");
+            }
+        } finally {
+            onC.release();
+            held.join();
+        }
+    }
+
+    private int callsServedByC(NeptuneHandle handle, CallOptions options, int calls) {
+        int toC = 0;
+        for (int i = 0; i < calls; i++) {
+            Pong pong = client().call(handle, BenchEchoService.NAME, SHARED_PARTITION, "echo", AccessMode.READ,
+                    new Ping("check"), Pong.class, options);
+            if (pong.node().equals("node-c")) {
+                toC++;
+            }
+        }
+        return toC;
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("timed out after " + STARTUP_TIMEOUT + " waiting for " + what);
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + what, e);
+            }
+        }
+    }
+
+    /** Stops every node and deletes the discovery directory; idempotent. */
+    @Override
+    public void close() {
+        List<NeptuneNode> reversed = new ArrayList<>(nodes);
+        Collections.reverse(reversed);
+        nodes.clear();
+        for (NeptuneNode node : reversed) {
+            try {
+                node.close();
+            } catch (RuntimeException e) {
+                logger.warn("{}: close failed: {}", node.node(), e.toString());
+            }
+        }
+        try (var files = Files.walk(discovery)) {
+            files.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            logger.warn("cannot delete {}: {}", discovery, e.toString());
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/**
+ * JMH benchmarks of Neptune against raw Netty floors. Build {@code benchmarks/target/benchmarks.jar}
+ * with {@code mvn -pl benchmarks -am package -DskipTests} and run it with {@code java -jar}; the
+ * figures and the exact commands are in {@code docs/PERFORMANCE.md}.
+ *
+ * <p>Starting points: {@link io.neptune.benchmarks.EchoRoundTripBenchmark}.
+ */
+@NullMarked
+package io.neptune.benchmarks;
+
+import org.jspecify.annotations.NullMarked;
