@@ -1,0 +1,251 @@
+package io.neptune.benchmarks;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.NeptuneClient;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.examples.cache.CacheService;
+import io.neptune.examples.cache.CacheService.CacheUpdate;
+import io.neptune.examples.cache.CacheService.Updated;
+import io.neptune.examples.demo.LocalCluster;
+import io.neptune.server.ClusterAdmin.ReplicaStatus;
+import io.neptune.server.NeptuneNode;
+import io.neptune.server.NodeConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Replication under failure, measured on real processes: (1) the write unavailability window of a
+ * level-2 partition when its primary is killed with SIGKILL (the longest gap between two
+ * acknowledged writes of a closed-loop writer around the kill), and of the handover when the
+ * higher-priority replica comes back; (2) the catch-up rate of a replica that missed writes.
+ *
+ * <p>Usage: {@code java -cp benchmarks.jar io.neptune.benchmarks.FailoverExperiment [rounds] [catch-up writes]}
+ */
+public final class FailoverExperiment {
+    private static final String SERVICE = "cache";
+    private static final int PARTITIONS = 8;
+
+    private FailoverExperiment() {}
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        int catchUpWrites = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
+        Path work = Files.createTempDirectory("neptune-failover-");
+        String cluster = "failover-" + ProcessHandle.current().pid();
+        Path discovery = Files.createDirectories(work.resolve("discovery"));
+        try (LocalCluster processes = new LocalCluster(work.resolve("config"), work.resolve("logs"));
+                NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("bench-client").ioThreads(2)
+                        .dataDirectory(work.resolve("client")).membership(MembershipConfig.builder().cluster(cluster)
+                                .discoveryDirectory(discovery).build()).build()).start()) {
+            for (int i = 1; i <= 3; i++) {
+                processes.start("node-" + i, config(work, cluster, discovery, i));
+            }
+            awaitServing(client, 3);
+            System.out.printf("3 node processes up; %d rounds of SIGKILL of the primary of %s#0%n", rounds, SERVICE);
+            List<Long> failover = new ArrayList<>();
+            List<Long> handover = new ArrayList<>();
+            for (int round = 1; round <= rounds; round++) {
+                String primary = primaryOf(client, 0);
+                Writer writer = new Writer(client.client());
+                writer.start();
+                writer.awaitAcks(200);
+                long killedAt = System.nanoTime();
+                processes.kill(primary);
+                writer.awaitAcksAfter(killedAt, 200);
+                failover.add(writer.longestGapAround(killedAt));
+                long restartedAt = System.nanoTime();
+                processes.start(primary, config(work, cluster, discovery, Integer.parseInt(primary.substring(5))));
+                awaitServing(client, 3);
+                writer.awaitAcksAfter(System.nanoTime(), 200);
+                handover.add(writer.longestGapAround(restartedAt, System.nanoTime()));
+                writer.stop();
+                System.out.printf(Locale.ROOT, "round %d: killed %s; fail-over window %d ms; back and handover gap %d ms%n",
+                        round, primary, failover.get(round - 1), handover.get(round - 1));
+            }
+            System.out.printf(Locale.ROOT, "| write unavailability after SIGKILL of the primary | %s |%n", summary(failover));
+            System.out.printf(Locale.ROOT, "| longest write gap while the old primary recovers and takes its role back | %s |%n",
+                    summary(handover));
+
+            processes.kill("node-3");
+            long started = System.nanoTime();
+            int written = writeMany(client.client(), catchUpWrites);
+            double writeSeconds = (System.nanoTime() - started) / 1e9;
+            long restart = System.nanoTime();
+            processes.start("node-3", config(work, cluster, discovery, 3));
+            awaitCaughtUp(client, "node-3");
+            double catchUpSeconds = (System.nanoTime() - restart) / 1e9;
+            System.out.printf(Locale.ROOT, "| writes while node-3 was down (8 partitions, 64 in flight) | %d in %.1f s = %.0f writes/s |%n",
+                    written, writeSeconds, written / writeSeconds);
+            System.out.printf(Locale.ROOT, "| catch-up of the restarted node-3 (restart to every partition at the primary's version) | %.1f s = %.0f writes/s |%n",
+                    catchUpSeconds, written / catchUpSeconds);
+        }
+    }
+
+    private static String config(Path work, String cluster, Path discovery, int i) {
+        return """
+                node: node-%d
+                io-threads: 1
+                data-directory: %s
+                membership:
+                  cluster: %s
+                  discovery-directory: %s
+                services:
+                  - class: %s
+                    partitions: 0-%d
+                    priority: %d
+                    replicas: 3
+                    workers: 4
+                """.formatted(i, work.resolve("data").resolve("node-" + i), cluster, discovery,
+                CacheService.class.getName(), PARTITIONS - 1, 4 - i);
+    }
+
+    private static String summary(List<Long> millis) {
+        List<Long> sorted = new ArrayList<>(millis);
+        Collections.sort(sorted);
+        return String.format(Locale.ROOT, "min %d ms, median %d ms, max %d ms (%d rounds)", sorted.get(0),
+                sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1), sorted.size());
+    }
+
+    private static String primaryOf(NeptuneNode client, int partition) {
+        return client.replicaRoles(SERVICE, partition).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+                .map(e -> e.getKey().value()).findFirst().orElseThrow();
+    }
+
+    private static void awaitServing(NeptuneNode client, int replicas) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            boolean ready = true;
+            for (int p = 0; p < PARTITIONS && ready; p++) {
+                var roles = client.replicaRoles(SERVICE, p);
+                ready = roles.size() == replicas && !roles.containsValue("RECOVERING") && roles.containsValue("PRIMARY");
+            }
+            if (ready) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        throw new IllegalStateException("replicas did not become ready: " + client.replicaRoles(SERVICE, 0));
+    }
+
+    private static void awaitCaughtUp(NeptuneNode client, String node) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+        while (System.nanoTime() < deadline) {
+            boolean caughtUp = true;
+            for (int p = 0; p < PARTITIONS && caughtUp; p++) {
+                List<ReplicaStatus> replicas = client.admin().replicas(SERVICE, p).get(10, TimeUnit.SECONDS);
+                long primary = replicas.stream().filter(r -> r.role().equals("PRIMARY")).mapToLong(ReplicaStatus::version)
+                        .findFirst().orElse(-1);
+                caughtUp = replicas.stream().anyMatch(r -> r.node().equals(node) && r.version() == primary
+                        && !r.role().equals("RECOVERING"));
+            }
+            if (caughtUp) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        throw new IllegalStateException(node + " did not catch up");
+    }
+
+    private static int writeMany(NeptuneClient client, int count) throws InterruptedException {
+        Semaphore window = new Semaphore(64);
+        NeptuneHandle handle = NeptuneHandle.create();
+        String value = Base64.getEncoder().encodeToString(new byte[64]);
+        List<CompletableFuture<Updated>> calls = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            window.acquire();
+            String key = "bulk-" + i;
+            calls.add(client.callAsync(handle, SERVICE, i % PARTITIONS, "CacheUpdate", AccessMode.WRITE,
+                    new CacheUpdate(key, value), Updated.class, CallOptions.timeout(Duration.ofSeconds(30)))
+                    .whenComplete((r, e) -> window.release()));
+        }
+        int ok = 0;
+        for (CompletableFuture<Updated> call : calls) {
+            ok += call.handle((r, e) -> e == null ? 1 : 0).join();
+        }
+        return ok;
+    }
+
+    /** A closed-loop writer to partition 0 recording when each write was acknowledged. */
+    private static final class Writer {
+        private final NeptuneClient client;
+        private final ConcurrentLinkedQueue<Long> acks = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final Thread thread;
+
+        Writer(NeptuneClient client) {
+            this.client = client;
+            this.thread = new Thread(this::loop, "failover-writer");
+            this.thread.setDaemon(true);
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        private void loop() {
+            NeptuneHandle handle = NeptuneHandle.create();
+            String value = Base64.getEncoder().encodeToString(new byte[32]);
+            for (long i = 0; running.get(); i++) {
+                try {
+                    client.call(handle, SERVICE, 0, "CacheUpdate", AccessMode.WRITE, new CacheUpdate("k" + i, value),
+                            Updated.class, CallOptions.timeout(Duration.ofSeconds(20)));
+                    acks.add(System.nanoTime());
+                } catch (RuntimeException e) {
+                    // counted as a gap: the next acknowledgement closes it
+                }
+            }
+        }
+
+        void awaitAcks(int count) throws InterruptedException {
+            while (acks.size() < count) {
+                TimeUnit.MILLISECONDS.sleep(5);
+            }
+        }
+
+        void awaitAcksAfter(long nanos, int count) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (acks.stream().filter(t -> t - nanos > 0).count() < count) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("writes did not resume");
+                }
+                TimeUnit.MILLISECONDS.sleep(5);
+            }
+        }
+
+        long longestGapAround(long eventNanos) {
+            return longestGapAround(eventNanos, eventNanos);
+        }
+
+        /** The longest gap between consecutive acknowledgements that overlaps [from, to]. */
+        long longestGapAround(long from, long to) {
+            List<Long> times = new ArrayList<>(acks);
+            long longest = 0;
+            for (int i = 1; i < times.size(); i++) {
+                long a = times.get(i - 1);
+                long b = times.get(i);
+                if (b - from >= 0 && to - a >= 0) {
+                    longest = Math.max(longest, b - a);
+                }
+            }
+            return TimeUnit.NANOSECONDS.toMillis(longest);
+        }
+
+        void stop() throws InterruptedException {
+            running.set(false);
+            thread.join(30_000);
+        }
+    }
+}
