@@ -87,6 +87,12 @@ public interface NeptuneClient extends AutoCloseable {
     /** The partition count of {@code service} as announced in the yellow page; 0 if no node hosts it. */
     int partitions(String service);
 
+    /**
+     * How many successful responses this client received from each node since it started: a
+     * metric of where its calls went.
+     */
+    java.util.Map<NodeId, Long> responsesByNode();
+
     /** This client's node id. */
     NodeId node();
 

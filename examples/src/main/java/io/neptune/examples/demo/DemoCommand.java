@@ -5,9 +5,11 @@ import io.neptune.client.ClientConfig;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
+import io.neptune.core.NodeId;
 import io.neptune.core.internal.config.ConfigNode;
-import io.neptune.examples.echo.EchoService;
-import io.neptune.examples.echo.WorkService;
+import io.neptune.examples.auction.AuctionService;
+import io.neptune.examples.cache.CacheService;
+import io.neptune.examples.discussion.DiscussionService;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
 import java.io.IOException;
@@ -17,8 +19,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -26,17 +31,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code neptune demo}: starts a local cluster of node processes hosting the echo and work
- * services (16 partitions each, 3 replicas per partition spread over the nodes), drives a
- * closed-loop workload from a client node, and prints progress and a RESULT line.
+ * {@code neptune demo}: a local cluster of node processes hosting the discussion group, the
+ * auction and the persistent cache (64 partitions each, replicated), a gateway node, and the
+ * dissertation's mixed workload with progress lines and a RESULT line that also counts lost
+ * writes. With {@code --chaos} a node is killed a third of the way through and restarted at two
+ * thirds.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Start a local multi-process cluster and drive a workload against it.")
+        description = "Start a local replicated cluster with the example applications and drive a workload.")
 public final class DemoCommand implements Callable<Integer> {
-    private static final int PARTITIONS = 16;
+    static final List<Class<?>> SERVICES = List.of(DiscussionService.class, AuctionService.class, CacheService.class);
+    static final List<String> SERVICE_NAMES = List.of("discussion", "auction", "cache");
 
     @Option(names = "--duration", defaultValue = "20s", paramLabel = "TIME",
-            description = "How long the workload runs, e.g. 10s or 2m (default: ${DEFAULT-VALUE}); 0s runs none.")
+            description = "How long the workload runs, e.g. 10s or 2m (default: ${DEFAULT-VALUE}); 0 runs none.")
     private String duration;
 
     @Option(names = "--clients", defaultValue = "16", description = "Concurrent callers (default: ${DEFAULT-VALUE}).")
@@ -48,9 +56,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--replicas", defaultValue = "3", description = "Replicas per partition (default: ${DEFAULT-VALUE}).")
     private int replicas;
 
-    @Option(names = "--work-millis", defaultValue = "2",
-            description = "Service time of a work call in ms (default: ${DEFAULT-VALUE}).")
-    private long workMillis;
+    @Option(names = "--chaos", description = "Kill a node a third of the way through and restart it at two thirds.")
+    private boolean chaos;
+
+    @Option(names = "--fresh", description = "Delete the data directory first.")
+    private boolean fresh;
 
     @Option(names = "--policy", defaultValue = "random-polling",
             description = "Load-balancing policy of the client: random, round-robin, random-polling, broadcast, ideal"
@@ -61,12 +71,12 @@ public final class DemoCommand implements Callable<Integer> {
     private boolean exit;
 
     @Option(names = "--data", defaultValue = "neptune-data", paramLabel = "DIR",
-            description = "Directory for node configs and logs (default: ${DEFAULT-VALUE}).")
+            description = "Data directory, kept between runs unless --fresh (default: ${DEFAULT-VALUE}).")
     private Path data;
 
     @Override
     public Integer call() throws Exception {
-        Duration workloadTime = ConfigNode.parseDuration("--duration", duration);
+        Duration workloadTime = duration.equals("0") ? Duration.ZERO : ConfigNode.parseDuration("--duration", duration);
         BalancingPolicy balancing;
         try {
             balancing = BalancingPolicy.fromConfigName(policy);
@@ -74,33 +84,35 @@ public final class DemoCommand implements Callable<Integer> {
             throw new ConfigException("--policy", e.getMessage());
         }
         validate();
+        if (fresh) {
+            deleteTree(data);
+        }
+        Path discovery = data.resolve("discovery");
+        deleteTree(discovery); // stale discovery files of an earlier run would only slow the start
+        Files.createDirectories(discovery);
         String cluster = "demo-" + ProcessHandle.current().pid();
-        Path discovery = Files.createTempDirectory("neptune-demo-discovery-");
-        MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build();
-        System.out.printf("Starting %d Neptune nodes (cluster %s; logs in %s)%n", nodes, cluster,
-                data.resolve("logs").toAbsolutePath());
         LocalCluster processes = new LocalCluster(data.resolve("config"), data.resolve("logs"));
-        CountDownLatch done = new CountDownLatch(1);
         List<AutoCloseable> resources = new ArrayList<>();
-        Thread cleanup = new Thread(() -> closeAll(resources, processes, discovery, done), "neptune-demo-shutdown");
+        CountDownLatch done = new CountDownLatch(1);
+        Thread cleanup = new Thread(() -> closeAll(resources, processes, done), "neptune-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
+            System.out.printf("Starting %d Neptune nodes (data in %s, logs in %s)%n", nodes, data.toAbsolutePath(),
+                    data.resolve("logs").toAbsolutePath());
             for (int i = 0; i < nodes; i++) {
-                String name = "node-" + (i + 1);
-                Process process = processes.start(name, nodeConfig(name, i, cluster, discovery));
-                System.out.printf("  %s started (pid %d)%n", name, process.pid());
+                Process process = processes.start(name(i), nodeConfig(i, cluster, discovery));
+                System.out.printf("  %s started (pid %d)%n", name(i), process.pid());
             }
-            NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("demo-client").membership(membership)
+            NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("demo-client").ioThreads(2)
+                    .dataDirectory(data.resolve("demo-client"))
+                    .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build())
                     .client(ClientConfig.builder().policy(balancing).build()).build()).start();
             resources.add(client);
             awaitReplicas(client);
-            System.out.printf("Cluster ready: %d nodes, echo and work with %d partitions x %d replicas%n", nodes,
-                    PARTITIONS, replicas);
+            System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions x %d replicas%n",
+                    nodes, MixedWorkload.PARTITIONS, replicas);
             if (!workloadTime.isZero()) {
-                System.out.printf("Running a closed-loop workload: %d clients for %s%n", clients, duration);
-                String result = new Workload(client.client(), clients, workloadTime, workMillis, PARTITIONS, System.out)
-                        .run();
-                System.out.println(result);
+                runWorkload(client, processes, cluster, discovery, workloadTime);
             }
             if (!exit) {
                 System.out.println("Cluster is up; press Ctrl-C to stop it.");
@@ -110,9 +122,52 @@ public final class DemoCommand implements Callable<Integer> {
         } finally {
             if (exit) {
                 Runtime.getRuntime().removeShutdownHook(cleanup);
-                closeAll(resources, processes, discovery, done);
+                closeAll(resources, processes, done);
             }
         }
+    }
+
+    private void runWorkload(NeptuneNode client, LocalCluster processes, String cluster, Path discovery,
+            Duration time) throws InterruptedException {
+        MixedWorkload workload = new MixedWorkload(client.client(), clients, System.out);
+        workload.seed();
+        Map<NodeId, Long> before = client.client().responsesByNode();
+        long seconds = Math.max(1, time.toSeconds());
+        String[] victim = {name(ThreadLocalRandom.current().nextInt(nodes))};
+        System.out.printf("Running the mixed workload: %d clients for %s%s%n", clients, duration,
+                chaos ? " with chaos (" + victim[0] + " is killed at " + seconds / 3 + "s, restarted at "
+                        + 2 * seconds / 3 + "s)" : "");
+        workload.run(time, second -> {
+            if (chaos && second == seconds / 3) {
+                processes.kill(victim[0]);
+                System.out.printf("CHAOS: killed %s with SIGKILL%n", victim[0]);
+            } else if (chaos && second == 2 * seconds / 3) {
+                System.out.printf("CHAOS: restarting %s%n", victim[0]);
+                processes.start(victim[0], nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster, discovery));
+            }
+        });
+        System.out.println("Verifying every acknowledged write...");
+        long lost = workload.verify();
+        Map<NodeId, Long> after = client.client().responsesByNode();
+        System.out.println();
+        System.out.println("Requests served per node:");
+        long sum = 0;
+        for (Map.Entry<NodeId, Long> e : after.entrySet()) {
+            sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        }
+        int serving = 0;
+        for (Map.Entry<NodeId, Long> e : after.entrySet()) {
+            long served = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            serving += served > 0 ? 1 : 0;
+            System.out.printf(Locale.ROOT, "  %-12s %,10d %6.1f%%%n", e.getKey(), served,
+                    sum == 0 ? 0.0 : 100.0 * served / sum);
+        }
+        System.out.printf("Acknowledged writes: %,d; lost: %d%n", workload.acknowledgedWrites(), lost);
+        System.out.println(workload.summary(serving) + " lost=" + lost);
+    }
+
+    private static String name(int index) {
+        return "node-" + (index + 1);
     }
 
     private void validate() {
@@ -125,58 +180,64 @@ public final class DemoCommand implements Callable<Integer> {
         if (clients < 1) {
             throw new ConfigException("--clients", clients + " (expected: >= 1)");
         }
-        if (workMillis < 0 || workMillis > WorkService.MAX_MILLIS) {
-            throw new ConfigException("--work-millis", workMillis + " (expected: 0.." + WorkService.MAX_MILLIS + ")");
-        }
     }
 
-    /** Partition p lives on nodes p, p+1, ..., p+replicas-1 (mod nodes). */
-    private String nodeConfig(String name, int index, String cluster, Path discovery) {
-        List<Integer> hosted = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) {
+    /** Partition p lives on nodes p, p+1, ..., p+replicas-1 (mod nodes), with priorities replicas..1. */
+    private String nodeConfig(int index, String cluster, Path discovery) {
+        List<String> partitions = new ArrayList<>();
+        List<String> priorities = new ArrayList<>();
+        for (int p = 0; p < MixedWorkload.PARTITIONS; p++) {
             int offset = Math.floorMod(index - p, nodes);
             if (offset < replicas) {
-                hosted.add(p);
+                partitions.add(Integer.toString(p));
+                priorities.add("\"" + p + "\": " + (replicas - offset));
             }
         }
-        String partitions = hosted.stream().map(String::valueOf).collect(Collectors.joining(", ", "[", "]"));
-        return """
+        StringBuilder yaml = new StringBuilder("""
                 node: %s
                 io-threads: 2
+                data-directory: %s
                 membership:
                   cluster: %s
                   discovery-directory: %s
                 services:
-                  - class: %s
-                    partitions: %s
-                    workers: 4
-                  - class: %s
-                    partitions: %s
-                    workers: 16
-                """.formatted(name, cluster, discovery, EchoService.class.getName(), partitions,
-                WorkService.class.getName(), partitions);
+                """.formatted(name(index), data.resolve(name(index)).toAbsolutePath(), cluster,
+                discovery.toAbsolutePath()));
+        for (Class<?> service : SERVICES) {
+            yaml.append("  - class: ").append(service.getName()).append('\n')
+                    .append("    partitions: [").append(String.join(", ", partitions)).append("]\n")
+                    .append("    priorities: {").append(String.join(", ", priorities)).append("}\n")
+                    .append("    replicas: ").append(replicas).append('\n')
+                    .append("    workers: 4\n");
+        }
+        return yaml.toString();
     }
 
     private void awaitReplicas(NeptuneNode client) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
-            boolean complete = true;
-            for (String service : List.of("echo", "work")) {
-                for (int p = 0; p < PARTITIONS && complete; p++) {
-                    complete = client.replicasOf(service, p).size() >= replicas;
-                }
-            }
-            if (complete) {
+            if (ready(client)) {
                 return;
             }
-            TimeUnit.MILLISECONDS.sleep(50);
+            TimeUnit.MILLISECONDS.sleep(100);
         }
-        throw new NeptuneException("the yellow page did not list " + replicas + " replicas of every partition within 60 s;"
-                + " known nodes: " + client.knownNodes());
+        throw new NeptuneException("the partitions did not all get " + replicas + " serving replicas and a primary"
+                + " within 120 s; known nodes: " + client.knownNodes());
     }
 
-    private static void closeAll(List<AutoCloseable> resources, LocalCluster processes, Path discovery,
-            CountDownLatch done) {
+    private boolean ready(NeptuneNode client) {
+        for (String service : SERVICE_NAMES) {
+            for (int p = 0; p < MixedWorkload.PARTITIONS; p++) {
+                Map<NodeId, String> roles = client.replicaRoles(service, p);
+                if (roles.size() < replicas || roles.containsValue("RECOVERING") || !roles.containsValue("PRIMARY")) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static void closeAll(List<AutoCloseable> resources, LocalCluster processes, CountDownLatch done) {
         for (AutoCloseable resource : resources) {
             try {
                 resource.close();
@@ -186,11 +247,17 @@ public final class DemoCommand implements Callable<Integer> {
         }
         resources.clear();
         processes.close();
-        try (Stream<Path> files = Files.walk(discovery)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory; nothing else to do
-        }
         done.countDown();
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path path : files.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 }

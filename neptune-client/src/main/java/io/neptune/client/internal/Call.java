@@ -230,6 +230,7 @@ final class Call<T> {
             return;
         }
         handle.observe(message.service(), message.partition(), response.version());
+        client.countResponse(replica.node());
         result.complete(value);
     }
 

@@ -56,6 +56,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private final @Nullable LocalEndpoint local;
     private final List<AutoCloseable> owned;
     private volatile boolean closed;
+    private final Map<NodeId, java.util.concurrent.atomic.LongAdder> responses = new ConcurrentHashMap<>();
 
     /**
      * Creates a client over an existing yellow page and event loop group (the embedding node owns both).
@@ -211,6 +212,17 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     @Override
     public int partitions(String service) {
         return yellowPage.partitions(service).orElse(0);
+    }
+
+    @Override
+    public Map<NodeId, Long> responsesByNode() {
+        Map<NodeId, Long> counts = new java.util.TreeMap<>(java.util.Comparator.comparing(NodeId::value));
+        responses.forEach((node, count) -> counts.put(node, count.sum()));
+        return counts;
+    }
+
+    void countResponse(NodeId node) {
+        responses.computeIfAbsent(node, n -> new java.util.concurrent.atomic.LongAdder()).increment();
     }
 
     @Override
