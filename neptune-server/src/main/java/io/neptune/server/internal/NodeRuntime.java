@@ -68,7 +68,7 @@ public final class NodeRuntime implements AutoCloseable {
             resources.add(replication);
             for (ServiceRuntime service : services.values()) {
                 String name = service.descriptor().name();
-                service.versions(partition -> replication.version(name, partition));
+                service.versions(partition -> replication.readVersion(name, partition));
             }
             Router router = new Router(node, services, yellowPage, replication);
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),

@@ -115,7 +115,10 @@ public final class ServiceRuntime implements AutoCloseable {
         return hosted;
     }
 
-    /** Sets where reads learn the version they were served at (the replica's applied LSN). */
+    /**
+     * Sets where reads learn the version they were served at, asked after the method ran: at least
+     * the LSN of every write whose effects the read may have seen.
+     */
     public void versions(ToLongFunction<Integer> versions) {
         this.versions = requireNonNull(versions, "versions");
     }

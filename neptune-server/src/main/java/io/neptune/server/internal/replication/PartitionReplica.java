@@ -25,6 +25,9 @@ interface PartitionReplica extends AutoCloseable {
     /** The state published in announcements. */
     ReplicaState state();
 
+    /** The version a read that just ran here reports: no lower than any write whose effects it may have seen. */
+    long readVersion();
+
     /** Completes with true once the applied version reaches {@code version}, or false after the timeout. */
     CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis);
 

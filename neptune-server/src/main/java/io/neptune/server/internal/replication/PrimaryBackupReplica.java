@@ -730,6 +730,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     @Override
+    public long readVersion() {
+        return core.readVersion();
+    }
+
+    @Override
     public CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
         return core.awaitVersion(version, timeoutMillis);
     }

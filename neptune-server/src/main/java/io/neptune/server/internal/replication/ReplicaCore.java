@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * in-order application of logged writes, the cache of recent responses by request id, version
  * waiters, and the published state.
  *
- * <p>Thread-safety: confined to {@link #exec} except {@link #state()} and {@link #awaitVersion},
- * which are thread-safe.
+ * <p>Thread-safety: confined to {@link #exec} except {@link #state()}, {@link #readVersion()} and
+ * {@link #awaitVersion}, which are thread-safe.
  */
 final class ReplicaCore {
     private static final Logger logger = LoggerFactory.getLogger(ReplicaCore.class);
@@ -54,6 +54,8 @@ final class ReplicaCore {
     };
     private final List<Waiter> waiters = new ArrayList<>();
     private volatile ReplicaState state = ReplicaState.INITIAL;
+    /** The LSN of the write being applied, else of the last one applied: no read can see a newer state. */
+    private volatile long applying;
     /** Runs on the executor whenever {@link #durable} advanced. */
     Runnable afterDurable = () -> { };
 
@@ -113,6 +115,7 @@ final class ReplicaCore {
         while (applied < limit) {
             LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
                     name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
+            applying = record.lsn();
             remember(record.requestId(), app.execute(record));
             applied = record.lsn();
             any = true;
@@ -139,15 +142,24 @@ final class ReplicaCore {
             return CompletableFuture.completedFuture(true);
         }
         CompletableFuture<Boolean> future = new CompletableFuture<>();
+        // Timed from now, not from when the executor gets to it: it may be busy applying a slow write.
+        timer.schedule(() -> future.complete(false), timeoutMillis, TimeUnit.MILLISECONDS);
         exec.execute(() -> {
             if (applied >= version) {
                 future.complete(true);
-            } else {
+            } else if (!future.isDone()) {
                 waiters.add(new Waiter(version, future));
-                timer.schedule(() -> future.complete(false), timeoutMillis, TimeUnit.MILLISECONDS);
             }
         });
         return future;
+    }
+
+    /**
+     * The version to report with a read that just ran: at least that of every write whose effects
+     * it may have seen, including one being applied right now (the published state lags that).
+     */
+    long readVersion() {
+        return Math.max(applying, state.applied());
     }
 
     void releaseWaiters() {

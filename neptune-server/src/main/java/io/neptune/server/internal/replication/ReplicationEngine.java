@@ -198,6 +198,15 @@ public final class ReplicationEngine implements AutoCloseable {
         return replica == null ? 0 : replica.state().applied();
     }
 
+    /**
+     * The version to report with a read of this node's replica that just ran: at least that of every
+     * write whose effects the read may have seen (DESIGN §6.4); 0 for unreplicated services.
+     */
+    public long readVersion(String service, int partition) {
+        PartitionReplica replica = replica(service, partition);
+        return replica == null ? 0 : replica.readVersion();
+    }
+
     /** Completes with whether the replica reached {@code version} within {@value #VERSION_WAIT_MILLIS} ms. */
     public CompletableFuture<Boolean> awaitVersion(String service, int partition, long version) {
         PartitionReplica replica = replica(service, partition);

@@ -148,11 +148,17 @@ final class WriteAnywhereReplica implements PartitionReplica {
         });
     }
 
+    /**
+     * The durable writes the puller has not seen. Only durable ones: a write of this origin that is
+     * still in the log's queue is lost if this node crashes, and its sequence is then reused for
+     * another write, which a peer that already has the lost one would never take.
+     */
     private List<Entry> missing(Map<String, Long> theirs) {
         List<Entry> out = new ArrayList<>();
-        for (long lsn = 1; lsn <= core.log.lastLsn() && out.size() < MAX_PULL; lsn += 1000) {
+        for (long lsn = 1; lsn <= core.durable && out.size() < MAX_PULL; lsn += 1000) {
             for (LogRecord r : core.log.read(lsn, 1000)) {
-                if (r.originSeq() > theirs.getOrDefault(r.origin(), 0L) && out.size() < MAX_PULL) {
+                if (r.lsn() <= core.durable && r.originSeq() > theirs.getOrDefault(r.origin(), 0L)
+                        && out.size() < MAX_PULL) {
                     out.add(Entry.of(r));
                 }
             }
@@ -204,6 +210,11 @@ final class WriteAnywhereReplica implements PartitionReplica {
     @Override
     public ReplicaState state() {
         return core.state();
+    }
+
+    @Override
+    public long readVersion() {
+        return core.readVersion();
     }
 
     @Override

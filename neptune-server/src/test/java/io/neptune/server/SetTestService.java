@@ -1,0 +1,99 @@
+package io.neptune.server;
+
+import io.neptune.core.Check;
+import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.Digest;
+import io.neptune.core.NeptuneService;
+import io.neptune.core.Read;
+import io.neptune.core.RequestContext;
+import io.neptune.core.Write;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An in-memory level-1 set of strings per partition: adds commute, so replicas that applied the
+ * same adds in any order hold the same set. Level-1 replicas apply their own REDO log in LSN order
+ * (the origin's writes and the gossiped ones, each logged once), so CHECK is the highest local LSN
+ * applied. State lives in memory: a restarted node rebuilds it from its log (CHECK then says
+ * nothing was applied) and fetches the rest from its peers.
+ *
+ * <p>Thread-safety: thread-safe; each partition's state is guarded by its own monitor.
+ */
+@NeptuneService(name = "set", partitions = 4, consistency = ConsistencyLevel.LEVEL_1)
+public final class SetTestService {
+    /** Adds one element. */
+    public record Add(String element) {}
+
+    /** The local LSN the add was applied at and whether the element was new here. */
+    public record Added(long lsn, boolean added) {}
+
+    /** Asks for every element. */
+    public record ReadMembers() {}
+
+    /** The elements of a partition in sorted order, and the local LSN they reflect. */
+    public record Members(List<String> elements, long lsn) {}
+
+    private static final class Partition {
+        final TreeSet<String> elements = new TreeSet<>();
+        long applied;
+    }
+
+    private final ConcurrentHashMap<Integer, Partition> partitions = new ConcurrentHashMap<>();
+
+    private Partition partition(int partition) {
+        return partitions.computeIfAbsent(partition, p -> new Partition());
+    }
+
+    @Write
+    public Added add(RequestContext context, Add request) {
+        Partition state = partition(context.partition());
+        synchronized (state) {
+            if (context.lsn() != state.applied + 1) {
+                throw new IllegalStateException("partition " + context.partition() + ": lsn " + context.lsn()
+                        + " applied after " + state.applied + " (expected: " + (state.applied + 1) + ")");
+            }
+            boolean added = state.elements.add(request.element());
+            state.applied = context.lsn();
+            return new Added(context.lsn(), added);
+        }
+    }
+
+    @Read
+    public Members members(RequestContext context, ReadMembers request) {
+        Partition state = partition(context.partition());
+        synchronized (state) {
+            return new Members(List.copyOf(state.elements), state.applied);
+        }
+    }
+
+    @Check
+    public boolean check(int partition, long lsn) {
+        Partition state = partition(partition);
+        synchronized (state) {
+            return state.applied >= lsn;
+        }
+    }
+
+    /** SHA-256 of the sorted elements, and the set's size. */
+    @Digest
+    public String digest(int partition) {
+        Partition state = partition(partition);
+        synchronized (state) {
+            try {
+                MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                for (String element : state.elements) {
+                    sha.update(element.getBytes(StandardCharsets.UTF_8));
+                    sha.update((byte) '\n');
+                }
+                return HexFormat.of().formatHex(sha.digest(), 0, 8) + "/" + state.elements.size();
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}
