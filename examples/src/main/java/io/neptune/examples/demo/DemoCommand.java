@@ -142,8 +142,14 @@ public final class DemoCommand implements Callable<Integer> {
                 processes.kill(victim[0]);
                 System.out.printf("CHAOS: killed %s with SIGKILL%n", victim[0]);
             } else if (chaos && second == 2 * seconds / 3) {
-                System.out.printf("CHAOS: restarting %s%n", victim[0]);
-                processes.start(victim[0], nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster, discovery));
+                System.out.printf("CHAOS: restarting %s (it recovers in the background)%n", victim[0]);
+                Thread restart = new Thread(() -> {
+                    processes.start(victim[0], nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster,
+                            discovery));
+                    System.out.printf("CHAOS: %s is back%n", victim[0]);
+                }, "neptune-demo-restart");
+                restart.setDaemon(true);
+                restart.start();
             }
         });
         System.out.println("Verifying every acknowledged write...");

@@ -32,7 +32,8 @@ import org.jgroups.stack.Protocol;
  *
  * <p>Failure detection is tuned for a cluster of service nodes: FD_SOCK2 sees a killed process at
  * once (its socket closes), VERIFY_SUSPECT2 confirms within half a second, FD_ALL3 catches hung
- * nodes after 6 s. Together they remove a crashed node well inside the yellow page's 5 s expiry.
+ * nodes after 12 s (long enough that a busy machine does not evict a live node). Together they
+ * remove a crashed node well inside the yellow page's 5 s expiry.
  */
 public final class JGroupsStacks {
     private JGroupsStacks() {}
@@ -69,7 +70,7 @@ public final class JGroupsStacks {
         }
         stack.add(new MERGE3().setMinInterval(1_000).setMaxInterval(3_000).setCheckInterval(4_000));
         stack.add(new FD_SOCK2().setBindAddress(bind).setOffset(100).setPortRange(50));
-        stack.add(new FD_ALL3().setTimeout(6_000).setInterval(1_000));
+        stack.add(new FD_ALL3().setTimeout(12_000).setInterval(1_000));
         stack.add(new VERIFY_SUSPECT2().setTimeout(500));
         stack.add(new NAKACK2());
         stack.add(new UNICAST3());
