@@ -1,0 +1,134 @@
+package io.neptune.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * The output of one cluster experiment: a table written as CSV and Markdown, and a line plot as
+ * PNG, under {@code docs/benchmarks/<name>.*}, each stamped with the machine, the command and the
+ * date. Thread-safety: not thread-safe; build it on one thread.
+ */
+public final class Report {
+    private final String name;
+    private final String title;
+    private final List<String> columns;
+    private final List<List<Object>> rows = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private final Map<String, List<double[]>> series = new LinkedHashMap<>();
+    private String xLabel = "x";
+    private String yLabel = "y";
+    private boolean logX;
+
+    /** Creates a report {@code name} (the file stem) with a title and the table's columns. */
+    public Report(String name, String title, String... columns) {
+        this.name = name;
+        this.title = title;
+        this.columns = List.of(columns);
+    }
+
+    /** Adds a table row; values are formatted with {@link String#valueOf} (doubles to 3 significant places). */
+    public Report row(Object... values) {
+        if (values.length != columns.size()) {
+            throw new IllegalArgumentException("row: " + values.length + " values (expected: " + columns.size() + ")");
+        }
+        rows.add(List.of(values));
+        return this;
+    }
+
+    /** Adds a sentence under the table (what was emulated, why figures differ). */
+    public Report note(String note) {
+        notes.add(note);
+        return this;
+    }
+
+    /** Adds a point to the plot line {@code line}. */
+    public Report point(String line, double x, double y) {
+        series.computeIfAbsent(line, l -> new ArrayList<>()).add(new double[] {x, y});
+        return this;
+    }
+
+    /** Sets the plot's axis labels; {@code logX} for a logarithmic x axis. */
+    public Report axes(String x, String y, boolean logarithmicX) {
+        this.xLabel = x;
+        this.yLabel = y;
+        this.logX = logarithmicX;
+        return this;
+    }
+
+    /** Writes {@code docs/benchmarks/<name>.csv}, {@code .md} and, when there are points, {@code .png}. */
+    public void write(Path root, String command) {
+        try {
+            Path directory = Files.createDirectories(root.resolve("docs").resolve("benchmarks"));
+            StringBuilder csv = new StringBuilder(String.join(",", columns)).append('\n');
+            for (List<Object> row : rows) {
+                csv.append(String.join(",", row.stream().map(Report::format).toList())).append('\n');
+            }
+            Files.writeString(directory.resolve(name + ".csv"), csv);
+            boolean plot = !series.isEmpty();
+            if (plot) {
+                XYChart chart = new XYChartBuilder().width(900).height(540).title(title).xAxisTitle(xLabel)
+                        .yAxisTitle(yLabel).build();
+                chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW).setXAxisLogarithmic(logX);
+                series.forEach((line, points) -> chart.addSeries(line, points.stream().mapToDouble(p -> p[0]).toArray(),
+                        points.stream().mapToDouble(p -> p[1]).toArray()));
+                BitmapEncoder.saveBitmap(chart, directory.resolve(name + ".png").toString(), BitmapEncoder.BitmapFormat.PNG);
+            }
+            StringBuilder md = new StringBuilder("# ").append(title).append("\n\n");
+            md.append("- Date: ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_INSTANT)).append('\n');
+            md.append("- Machine: ").append(machine()).append('\n');
+            md.append("- Command: `").append(command).append("`\n\n");
+            md.append("| ").append(String.join(" | ", columns)).append(" |\n");
+            md.append("|").append(" --- |".repeat(columns.size())).append('\n');
+            for (List<Object> row : rows) {
+                md.append("| ").append(String.join(" | ", row.stream().map(Report::format).toList())).append(" |\n");
+            }
+            if (plot) {
+                md.append("\n![").append(title).append("](").append(name).append(".png)\n");
+            }
+            for (String note : notes) {
+                md.append('\n').append(note).append('\n');
+            }
+            Files.writeString(directory.resolve(name + ".md"), md);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report " + name, e);
+        }
+    }
+
+    private static String format(Object value) {
+        if (value instanceof Double d) {
+            return Math.abs(d) >= 100 ? String.format(Locale.ROOT, "%.0f", d) : String.format(Locale.ROOT, "%.3g", d);
+        }
+        return String.valueOf(value);
+    }
+
+    /** Cores, CPU model and JVM of this machine, for the report header. */
+    static String machine() {
+        String cpu = "unknown CPU";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    cpu = line.substring(line.indexOf(':') + 1).trim();
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: keep the placeholder
+        }
+        return Runtime.getRuntime().availableProcessors() + " cores, " + cpu + ", Java "
+                + System.getProperty("java.version");
+    }
+}
