@@ -82,7 +82,8 @@ public final class Report {
             if (plot) {
                 XYChart chart = new XYChartBuilder().width(900).height(540).title(title).xAxisTitle(xLabel)
                         .yAxisTitle(yLabel).build();
-                chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW).setXAxisLogarithmic(logX);
+                chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+                chart.getStyler().setXAxisLogarithmic(logX);
                 series.forEach((line, points) -> chart.addSeries(line, points.stream().mapToDouble(p -> p[0]).toArray(),
                         points.stream().mapToDouble(p -> p[1]).toArray()));
                 BitmapEncoder.saveBitmap(chart, directory.resolve(name + ".png").toString(), BitmapEncoder.BitmapFormat.PNG);
