@@ -144,8 +144,20 @@ final class NodeProcess implements AutoCloseable {
 
     /** Kills the process with SIGKILL and waits for it to die. */
     void kill() {
-        process.destroyForcibly();
+        signalKill();
         awaitExit();
+    }
+
+    /** Sends SIGKILL without waiting: to kill several processes at (nearly) the same instant. */
+    void signalKill() {
+        process.destroyForcibly();
+    }
+
+    /** The last lines the process wrote (at most {@value #TRANSCRIPT_LINES}). */
+    List<String> transcript() {
+        synchronized (transcript) {
+            return List.copyOf(transcript);
+        }
     }
 
     /** The last lines the process wrote, for failure messages. */

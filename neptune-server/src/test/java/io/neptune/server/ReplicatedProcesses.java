@@ -34,6 +34,7 @@ final class ReplicatedProcesses implements AutoCloseable {
     private final Map<String, NodeProcess> processes = new LinkedHashMap<>();
     private final Map<String, String> configs = new LinkedHashMap<>();
     private final NeptuneNode observer;
+    private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC");
 
     ReplicatedProcesses(Path root) throws IOException {
         this.root = root;
@@ -46,6 +47,14 @@ final class ReplicatedProcesses implements AutoCloseable {
     MembershipConfig membership() {
         return MembershipConfig.builder().cluster(cluster).discoveryDirectory(root.resolve("discovery"))
                 .announceInterval(Duration.ofMillis(300)).expiry(Duration.ofSeconds(3)).build();
+    }
+
+    /**
+     * Sets the JVM options of node processes started from now on; by default a small heap and the
+     * serial collector.
+     */
+    void jvmOptions(String... options) {
+        jvmOptions = List.of(options);
     }
 
     /** Defines node {@code name} hosting {@code serviceClass} on all partitions with {@code priority}. */
@@ -71,15 +80,32 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     /** Starts (or restarts, on its data) node {@code name} and waits until it serves. */
     NodeProcess start(String name) {
+        return startAll(name).get(0);
+    }
+
+    /** Starts (or restarts) every node named at once, then waits until each serves: faster than one by one. */
+    List<NodeProcess> startAll(String... names) {
+        List<NodeProcess> started = new ArrayList<>();
+        for (String name : names) {
+            started.add(launch(name));
+        }
+        for (NodeProcess process : started) {
+            process.awaitLine(line -> line.startsWith("READY "), Duration.ofSeconds(60), process.name() + " to start");
+        }
+        return started;
+    }
+
+    private NodeProcess launch(String name) {
         try {
             Path config = root.resolve(name + ".yaml");
             Files.writeString(config, configs.get(name));
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                    .toString(), "-Xmx160m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                    ConfigNodeMain.class.getName(), config.toString()));
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), ConfigNodeMain.class.getName(),
+                    config.toString()));
             NodeProcess process = NodeProcess.start(name, command);
             processes.put(name, process);
-            process.awaitLine(line -> line.startsWith("READY "), Duration.ofSeconds(60), name + " to start");
             return process;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -90,6 +116,22 @@ final class ReplicatedProcesses implements AutoCloseable {
     void kill(String name) {
         NodeProcess process = processes.remove(name);
         if (process != null) {
+            process.kill();
+            process.close();
+        }
+    }
+
+    /** Kills every node named with SIGKILL at (nearly) the same instant. */
+    void killAll(String... names) {
+        List<NodeProcess> victims = new ArrayList<>();
+        for (String name : names) {
+            NodeProcess process = processes.remove(name);
+            if (process != null) {
+                process.signalKill();
+                victims.add(process);
+            }
+        }
+        for (NodeProcess process : victims) {
             process.kill();
             process.close();
         }
@@ -121,6 +163,26 @@ final class ReplicatedProcesses implements AutoCloseable {
             return status;
         } catch (Exception e) {
             throw new AssertionError("status of " + service + "#" + partition + " from " + node + " failed", e);
+        }
+    }
+
+    /**
+     * Runs read {@code method} of {@code service#partition} on node {@code node} itself, not load
+     * balanced: for checking one replica's data.
+     */
+    <T> T readFrom(String node, String service, int partition, String method, Object request, Class<T> type) {
+        try {
+            RequestMessage message = new RequestMessage(0, service, partition, method, AccessMode.READ, 10_000, 0,
+                    RequestId.NONE, Json.mapper().writeValueAsBytes(request));
+            ResponseMessage response = ((DefaultNeptuneClient) observer.client()).sendTo(NodeId.of(node), message,
+                    partition).get(15, TimeUnit.SECONDS);
+            if (response.status() != Status.OK) {
+                throw new AssertionError(node + " " + method + ": " + response.status() + " "
+                        + response.errorMessage());
+            }
+            return Json.mapper().readValue(response.payload(), type);
+        } catch (Exception e) {
+            throw new AssertionError(method + " of " + service + "#" + partition + " on " + node + " failed", e);
         }
     }
 

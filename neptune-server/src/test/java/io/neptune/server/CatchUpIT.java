@@ -1,0 +1,160 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.core.NodeId;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Level 2 catch-up (DESIGN §6.3, §6.5 phase 2): the highest-priority replica is killed with
+ * SIGKILL, misses 10,000 writes, restarts on its data, fetches what it missed from the new
+ * primary, and only then takes the primary role back. No write is lost or applied twice.
+ */
+class CatchUpIT {
+    private static final String SERVICE = KvWriteLoad.SERVICE;
+    private static final int PARTITIONS = 8;
+    private static final int WRITES = 10_000;
+    private static final Pattern JOINED =
+            Pattern.compile(SERVICE + "#(\\d+)@node-1: RECOVERING -> (SECONDARY|PRIMARY)");
+    private static final List<String> NODES = List.of("node-1", "node-2", "node-3");
+
+    @TempDir
+    Path work;
+
+    @Test
+    void aRestartedPrimaryCatchesUpBeforeItTakesItsRoleBack() throws Exception {
+        try (ReplicatedProcesses cluster = new ReplicatedProcesses(work)) {
+            cluster.define("node-1", KvTestService.class, 3, 3);
+            cluster.define("node-2", KvTestService.class, 2, 3);
+            cluster.define("node-3", KvTestService.class, 1, 3);
+            cluster.startAll("node-1", "node-2", "node-3");
+            awaitPrimary(cluster, "node-1", 2, Duration.ofSeconds(60));
+
+            KvWriteLoad load = new KvWriteLoad(cluster.observer().client(), PARTITIONS, 64, Duration.ofSeconds(15));
+            load.write(200);
+            long before = appliedSum(cluster, "node-1");
+
+            long killed = System.nanoTime();
+            cluster.kill("node-1");
+            awaitPrimary(cluster, "node-2", 1, Duration.ofSeconds(30));
+            long failOver = System.nanoTime() - killed;
+
+            long writing = System.nanoTime();
+            load.write(WRITES);
+            long written = System.nanoTime() - writing;
+            assertThat(load.unknown()).as("failed writes while the cluster was stable: %s", load.failureKinds())
+                    .isZero();
+            long[] target = new long[PARTITIONS];
+            for (int p = 0; p < PARTITIONS; p++) {
+                target[p] = ((Number) cluster.status("node-2", SERVICE, p).get("logEnd")).longValue();
+            }
+            long missed = sum(target) - before;
+
+            long launched = System.nanoTime();
+            NodeProcess restarted = cluster.start("node-1");
+            long ready = System.nanoTime();
+            Set<Integer> joined = new HashSet<>();
+            while (joined.size() < PARTITIONS) {   // the replica logs each role change at once
+                Matcher change = JOINED.matcher(restarted.awaitLine(line -> JOINED.matcher(line).find(),
+                        Duration.ofSeconds(60), "node-1 to catch up (joined: " + joined + ")"));
+                if (change.find()) {
+                    joined.add(Integer.parseInt(change.group(1)));
+                }
+            }
+            long caughtUp = System.nanoTime() - ready;
+            for (int p = 0; p < PARTITIONS; p++) {
+                assertThat(((Number) cluster.status("node-1", SERVICE, p).get("applied")).longValue())
+                        .as("node-1 applied on %s#%d once caught up", SERVICE, p).isEqualTo(target[p]);
+            }
+            boolean[] primary = new boolean[PARTITIONS];
+            ReplicatedProcesses.await(() -> {
+                boolean done = true;
+                for (int p = 0; p < PARTITIONS; p++) {
+                    if (!primary[p] && cluster.primary(SERVICE, p).orElse("").equals("node-1")) {
+                        primary[p] = true;
+                        assertCaughtUpPrimary(cluster, p, target[p]);
+                    }
+                    done &= primary[p];
+                }
+                return done;
+            }, Duration.ofSeconds(60), "node-1 to take the primary role back");
+            long regained = System.nanoTime() - ready;
+
+            System.out.printf("CatchUpIT: fail-over window %d ms (kill -> node-2 primary of all %d partitions);"
+                    + " %d writes in %d ms (%.0f writes/s, window 64)%n", millis(failOver), PARTITIONS, WRITES,
+                    millis(written), WRITES * 1e9 / written);
+            System.out.printf("CatchUpIT: node-1 restart to READY %d ms; READY -> caught up %d ms for %d missed"
+                    + " writes (%.0f writes/s); READY -> primary again %d ms%n", millis(ready - launched),
+                    millis(caughtUp), missed, missed * 1e9 / Math.max(1, caughtUp), millis(regained));
+
+            long held = load.audit(cluster, NODES, Duration.ofSeconds(30));
+            assertThat(held).as("writes held = acknowledged writes").isEqualTo(load.acknowledged());
+            for (String node : NODES) {
+                long counted = 0;
+                for (int p = 0; p < PARTITIONS; p++) {
+                    counted += cluster.readFrom(node, SERVICE, p, "count", new KvTestService.Count(), Long.class);
+                }
+                assertThat(counted).as("sum of count on %s", node).isEqualTo(load.acknowledged());
+            }
+            assertThat(load.acknowledged()).isEqualTo(200 + WRITES);
+        }
+    }
+
+    /** When node-1 turns primary of partition {@code p}, it has applied its whole log, as have the others. */
+    private static void assertCaughtUpPrimary(ReplicatedProcesses cluster, int p, long target) {
+        for (String node : NODES) {
+            Map<String, Object> status = cluster.status(node, SERVICE, p);
+            assertThat(((Number) status.get("logEnd")).longValue()).as("log end of %s#%d on %s when node-1 took"
+                    + " over", SERVICE, p, node).isEqualTo(target);
+            assertThat(((Number) status.get("applied")).longValue()).as("applied of %s#%d on %s when node-1 took"
+                    + " over", SERVICE, p, node).isEqualTo(target);
+        }
+    }
+
+    /** Waits until {@code primary} is the primary of every partition with {@code secondaries} secondaries. */
+    static void awaitPrimary(ReplicatedProcesses cluster, String primary, int secondaries, Duration timeout) {
+        for (int p = 0; p < PARTITIONS; p++) {
+            int partition = p;
+            try {
+                ReplicatedProcesses.await(() -> {
+                    Map<NodeId, String> roles = cluster.observer().replicaRoles(SERVICE, partition);
+                    return primary.equals(cluster.primary(SERVICE, partition).orElse(""))
+                            && roles.values().stream().filter("SECONDARY"::equals).count() == secondaries;
+                }, timeout, primary + " primary of " + SERVICE + "#" + partition + " with " + secondaries
+                        + " secondaries");
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + " (roles: " + cluster.observer().replicaRoles(SERVICE,
+                        partition) + ")", e);
+            }
+        }
+    }
+
+    private static long appliedSum(ReplicatedProcesses cluster, String node) {
+        long sum = 0;
+        for (int p = 0; p < PARTITIONS; p++) {
+            sum += ((Number) cluster.status(node, SERVICE, p).get("applied")).longValue();
+        }
+        return sum;
+    }
+
+    private static long sum(long[] values) {
+        long sum = 0;
+        for (long v : values) {
+            sum += v;
+        }
+        return sum;
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000;
+    }
+}

@@ -1,0 +1,153 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.client.ClientConfig;
+import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.core.AccessMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Exactly-once writes (DESIGN §6.5): a client that lost the response of a write retries it with
+ * the same request id, one after another, concurrently, and after it committed; every retry gets
+ * the original answer (same version and payload) and the write is applied once on every replica.
+ */
+class ExactlyOnceIT {
+    private static final String SERVICE = "kv";
+    private static final int PARTITION = 3;
+    private static final List<String> NODES = List.of("node-1", "node-2", "node-3");
+
+    @Test
+    void aRetriedWriteIsAppliedOnceAndAnsweredLikeTheFirstTime() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (int i = 0; i < NODES.size(); i++) {
+                int priority = NODES.size() - i;
+                cluster.add(NODES.get(i), ClientConfig.defaults(), b -> b.host(new KvTestService(),
+                        HostingConfig.builder().replicas(3).priority(priority).build()));
+            }
+            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
+            DefaultNeptuneClient client = (DefaultNeptuneClient) observer.client();
+            await(() -> "node-1".equals(primary(observer)) && observer.replicaRoles(SERVICE, PARTITION).values()
+                    .stream().filter("SECONDARY"::equals).count() == 2, "node-1 primary with two secondaries");
+
+            RequestMessage first = append(RequestId.random(), "|first");
+            ResponseMessage original = send(client, "node-1", first);
+            assertThat(original.status()).isEqualTo(Status.OK);
+            assertThat(send(client, "node-1", first)).as("a sequential retry").satisfies(r -> assertSame(r, original));
+
+            RequestMessage second = append(RequestId.random(), "|second");
+            CountDownLatch go = new CountDownLatch(1);
+            List<CompletableFuture<ResponseMessage>> concurrent = new ArrayList<>();
+            List<Thread> senders = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
+                concurrent.add(response);
+                Thread sender = new Thread(() -> {
+                    try {
+                        go.await();
+                        response.complete(send(client, "node-1", second));
+                    } catch (Throwable e) {
+                        response.completeExceptionally(e);
+                    }
+                }, "sender-" + i);
+                senders.add(sender);
+                sender.start();
+            }
+            go.countDown();
+            ResponseMessage secondOriginal = concurrent.get(0).get(20, TimeUnit.SECONDS);
+            assertThat(secondOriginal.status()).isEqualTo(Status.OK);
+            assertThat(secondOriginal.version()).isEqualTo(original.version() + 1);
+            for (CompletableFuture<ResponseMessage> response : concurrent) {
+                assertSame(response.get(20, TimeUnit.SECONDS), secondOriginal);
+            }
+            for (Thread sender : senders) {
+                sender.join(10_000);
+            }
+
+            await(() -> NODES.stream().allMatch(n -> applied(client, n) == secondOriginal.version()),
+                    "every replica to apply both writes");
+            assertSame(send(client, "node-1", first), original);
+            assertSame(send(client, "node-1", second), secondOriginal);
+            for (String node : NODES) {
+                assertThat(read(client, node, "count", new KvTestService.Count(), Long.class)).as("writes on %s", node)
+                        .isEqualTo(2L);
+                assertThat(read(client, node, "get", new KvTestService.Get("k"), KvTestService.Value.class).v())
+                        .as("value on %s", node).isEqualTo("|first|second");
+            }
+
+            // the primary fails; the new one answers a retry from the response it remembered when it applied the write
+            cluster.node(0).close();
+            await(() -> "node-2".equals(primary(observer)), "node-2 to take over");
+            ResponseMessage afterFailOver = send(client, "node-2", first);
+            assertThat(afterFailOver.status()).isEqualTo(Status.OK);
+            assertThat(afterFailOver.version()).isEqualTo(original.version());
+            assertThat(Json.mapper().readValue(afterFailOver.payload(), KvTestService.Written.class).lsn())
+                    .isEqualTo(original.version());
+            for (String node : List.of("node-2", "node-3")) {
+                assertThat(read(client, node, "count", new KvTestService.Count(), Long.class)).isEqualTo(2L);
+                assertThat(read(client, node, "get", new KvTestService.Get("k"), KvTestService.Value.class).v())
+                        .isEqualTo("|first|second");
+            }
+        }
+    }
+
+    private static void assertSame(ResponseMessage response, ResponseMessage original) {
+        assertThat(response.status()).isEqualTo(Status.OK);
+        assertThat(response.version()).as("version").isEqualTo(original.version());
+        assertThat(new String(response.payload(), StandardCharsets.UTF_8)).as("payload")
+                .isEqualTo(new String(original.payload(), StandardCharsets.UTF_8));
+    }
+
+    private static RequestMessage append(RequestId id, String suffix) throws Exception {
+        return new RequestMessage(0, SERVICE, PARTITION, "append", AccessMode.WRITE, 10_000, 0, id,
+                Json.mapper().writeValueAsBytes(new KvTestService.Append("k", suffix)));
+    }
+
+    private static ResponseMessage send(DefaultNeptuneClient client, String node, RequestMessage request)
+            throws Exception {
+        return client.sendTo(NodeId.of(node), request, PARTITION).get(15, TimeUnit.SECONDS);
+    }
+
+    private static <T> T read(DefaultNeptuneClient client, String node, String method, Object request, Class<T> type)
+            throws Exception {
+        ResponseMessage response = send(client, node, new RequestMessage(0, SERVICE, PARTITION, method,
+                AccessMode.READ, 10_000, 0, RequestId.NONE, Json.mapper().writeValueAsBytes(request)));
+        assertThat(response.status()).as("%s on %s", method, node).isEqualTo(Status.OK);
+        return Json.mapper().readValue(response.payload(), type);
+    }
+
+    private static long applied(DefaultNeptuneClient client, String node) {
+        try {
+            ResponseMessage response = send(client, node, new RequestMessage(0, "$replication", PARTITION, "status",
+                    AccessMode.WRITE, 5000, 0, RequestId.NONE, Json.mapper().writeValueAsBytes(Map.of("service",
+                            SERVICE, "partition", PARTITION))));
+            return Json.mapper().readTree(response.payload()).path("applied").asLong();
+        } catch (Exception e) {
+            throw new AssertionError("status of " + node, e);
+        }
+    }
+
+    private static String primary(NeptuneNode observer) {
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+                .map(e -> e.getKey().value()).findFirst().orElse("");
+    }
+
+    private static void await(BooleanSupplier condition, String what) {
+        ReplicatedProcesses.await(condition, Duration.ofSeconds(30), what);
+    }
+}
