@@ -243,7 +243,7 @@ class L3RoutingIT {
     /** What {@code node} would announce if its replica of the partition had {@code role} at {@code version}. */
     private static Announcement announcement(NeptuneNode node, Role role, long epoch, long version) {
         Announcement.ReplicaState replica = new Announcement.ReplicaState(PARTITION, 1, role, version, epoch, version,
-                0);
+                epoch, 0);
         Announcement.HostedService service = new Announcement.HostedService(SERVICE, 2, 0, List.of(replica),
                 ConsistencyLevel.LEVEL_3, 1000);
         return new Announcement(node.node().value(), node.requestAddress().getAddress().getHostAddress(),

@@ -68,6 +68,29 @@ class ReplicationIT {
         }
     }
 
+    /** Partitions that never saw a write (empty logs) must fail over too, not only busy ones. */
+    @Test
+    void idlePartitionsWithEmptyLogsFailOver() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            NeptuneNode n0 = cluster.add("node-0", io.neptune.client.ClientConfig.defaults(),
+                    b -> b.host(new JournalTestService(), hosting(3)));
+            cluster.add("node-1", io.neptune.client.ClientConfig.defaults(), b -> b.host(new JournalTestService(), hosting(2)));
+            cluster.add("node-2", io.neptune.client.ClientConfig.defaults(), b -> b.host(new JournalTestService(), hosting(1)));
+            NeptuneNode client = cluster.add("client", io.neptune.client.ClientConfig.defaults(), b -> b);
+            for (int p = 0; p < 4; p++) {
+                int partition = p;
+                await(() -> primaryOf(client, partition).equals("node-0"), "node-0 primary of journal#" + partition);
+            }
+            client.client().call(NeptuneHandle.create(), "journal", 0, "append", AccessMode.WRITE, new Append("only 0"),
+                    Appended.class);
+            n0.close();
+            for (int p = 0; p < 4; p++) {
+                int partition = p;
+                await(() -> primaryOf(client, partition).equals("node-1"), "node-1 taking over journal#" + partition);
+            }
+        }
+    }
+
     private static List<String> read(NeptuneClient calls, NeptuneHandle handle) {
         return calls.call(handle, "journal", 0, "all", AccessMode.READ, new ReadAll(), Entries.class).entries();
     }

@@ -71,10 +71,12 @@ public record Announcement(
      * @param version current version: the LSN of the last write applied here
      * @param epoch the replica's current epoch
      * @param logEnd the LSN of the last write in its REDO log (applied or not)
+     * @param lastEpoch the epoch of that last write (0 for an empty log): with {@code logEnd}, how
+     *     complete the log is, which decides elections
      * @param boundVersion on a level-3 primary, its version x seconds ago (the staleness bound); else 0
      */
     public record ReplicaState(int partition, int priority, Role role, long version, long epoch, long logEnd,
-            long boundVersion) {
+            long lastEpoch, long boundVersion) {
         /** Validates the fields. */
         public ReplicaState {
             requireNonNull(role, "role");
@@ -82,7 +84,7 @@ public record Announcement(
 
         /** A replica without replication state. */
         public ReplicaState(int partition, int priority, Role role, long version) {
-            this(partition, priority, role, version, 0, version, 0);
+            this(partition, priority, role, version, 0, version, 0, 0);
         }
     }
 }

@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
  * @param load the service's load index at the last announcement
  * @param epoch the replica's epoch
  * @param logEnd the last LSN in its REDO log
+ * @param lastEpoch the epoch of the last record in its REDO log (0 if empty)
  * @param boundVersion on a level-3 primary, its version x seconds ago; else 0
  */
 public record Replica(
@@ -29,6 +30,7 @@ public record Replica(
         int load,
         long epoch,
         long logEnd,
+        long lastEpoch,
         long boundVersion) {
 
     /** Validates the fields. */
@@ -42,7 +44,7 @@ public record Replica(
     /** A replica without replication state. */
     public Replica(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress, int priority,
             Role role, long version, int load) {
-        this(node, requestAddress, pollAddress, priority, role, version, load, 0, version, 0);
+        this(node, requestAddress, pollAddress, priority, role, version, load, 0, version, 0, 0);
     }
 
     @Override

@@ -495,7 +495,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 continue;
             }
             if (r.role() == Role.SECONDARY || (catastrophic && r.role() == Role.RECOVERING)) {
-                if (outranks(r.epoch(), r.logEnd(), r.priority(), r.node().value())) {
+                if (outranks(r.lastEpoch(), r.logEnd(), r.priority(), r.node().value())) {
                     return; // a better candidate exists; it will take over
                 }
                 rivals.add(r);
@@ -658,7 +658,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                         for (Replica other : core.peers.replicas(core.service, core.partition)) {
                             if (!other.node().equals(core.self) && other.role() != Role.RECOVERING) {
                                 followers.add(new ReplicaStatus(other.node().value(), Role.SECONDARY.name(), other.epoch(),
-                                        other.epoch(), Math.min(other.logEnd(), core.log.lastLsn()), other.version(),
+                                        other.lastEpoch(), Math.min(other.logEnd(), core.log.lastLsn()), other.version(),
                                         other.priority(), ""));
                             }
                         }

@@ -175,7 +175,7 @@ final class ReplicaCore {
     /** Publishes the current state; announces at once when the role changed. */
     void publish(Role role, long boundVersion) {
         ReplicaState previous = state;
-        state = new ReplicaState(role, applied, log.epoch(), log.lastLsn(), boundVersion);
+        state = new ReplicaState(role, applied, log.epoch(), log.lastLsn(), log.lastEpoch(), boundVersion);
         if (previous.role() != role) {
             logger.info("{}: {} -> {} (epoch {}, log end {}, applied {})", name, previous.role(), role, log.epoch(),
                     log.lastLsn(), applied);

@@ -10,8 +10,9 @@ import io.neptune.core.internal.membership.Role;
  * @param applied the LSN of the last write applied here (the version reads see)
  * @param epoch current epoch
  * @param logEnd the LSN of the last write in the REDO log
+ * @param lastEpoch the epoch of that last write (0 for an empty log)
  * @param boundVersion level 3 primary: its version x seconds ago; else 0
  */
-record ReplicaState(Role role, long applied, long epoch, long logEnd, long boundVersion) {
-    static final ReplicaState INITIAL = new ReplicaState(Role.RECOVERING, 0, 0, 0, 0);
+record ReplicaState(Role role, long applied, long epoch, long logEnd, long lastEpoch, long boundVersion) {
+    static final ReplicaState INITIAL = new ReplicaState(Role.RECOVERING, 0, 0, 0, 0, 0);
 }

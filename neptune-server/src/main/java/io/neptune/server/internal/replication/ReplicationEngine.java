@@ -222,7 +222,7 @@ public final class ReplicationEngine implements AutoCloseable {
         }
         ReplicaState s = replica.state();
         return new Announcement.ReplicaState(partition, priority, s.role(), s.applied(), s.epoch(), s.logEnd(),
-                s.boundVersion());
+                s.lastEpoch(), s.boundVersion());
     }
 
     /** Handles a peer-protocol request (service {@value #SERVICE}). */
