@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 
 /**
  * An in-JVM cluster for gateway tests: {@code nodes} nodes hosting the discussion, auction and
- * cache services (every partition on every node, priorities descending from node-0), a node
+ * cache services (every partition on every node, primaries spread evenly by priority), a node
  * {@code gateway} hosting nothing, and an {@link HttpGateway} on a free loopback port.
  */
 final class GatewayCluster implements AutoCloseable {
@@ -41,8 +41,12 @@ final class GatewayCluster implements AutoCloseable {
         MiniCluster cluster = MiniCluster.start(0, b -> b);
         try {
             for (int i = 0; i < nodes; i++) {
-                int priority = nodes - i;
-                HostingConfig hosting = HostingConfig.builder().replicas(nodes).priority(priority).workers(2).build();
+                // Spread the primaries: node i has the highest priority on partitions p with p % nodes == i.
+                Map<Integer, Integer> priorities = new java.util.HashMap<>();
+                for (int p = 0; p < PARTITIONS; p++) {
+                    priorities.put(p, nodes - Math.floorMod(p - i, nodes));
+                }
+                HostingConfig hosting = HostingConfig.builder().replicas(nodes).priorities(priorities).workers(2).build();
                 cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new DiscussionService(), hosting)
                         .host(new AuctionService(), hosting).host(new CacheService(), hosting));
             }
