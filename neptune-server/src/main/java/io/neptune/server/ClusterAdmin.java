@@ -37,8 +37,27 @@ public interface ClusterAdmin {
     record ReplicaStatus(String node, String role, long epoch, long logEnd, long version, int priority, String digest,
             String error) {}
 
+    /**
+     * One replica as the latest announcement of its node describes it (no round trip, so it may
+     * lag the replica by an announce interval).
+     *
+     * @param service the service
+     * @param partition the partition id
+     * @param node the hosting node
+     * @param role {@code PRIMARY}, {@code SECONDARY} or {@code RECOVERING}
+     * @param priority its static priority for the partition
+     * @param version the last LSN applied when it announced
+     */
+    record AnnouncedReplica(String service, int partition, String node, String role, int priority, long version) {}
+
     /** The nodes in this node's yellow page, sorted by id. */
     List<NodeStatus> nodes();
+
+    /**
+     * Every replica in this node's yellow page as last announced, sorted by service, partition and
+     * node. Cheap: it reads the local yellow page only, so a dashboard may call it every second.
+     */
+    List<AnnouncedReplica> announcedReplicas();
 
     /** Asks every replica of {@code service#partition} in the yellow page for its state and digest. */
     CompletableFuture<List<ReplicaStatus>> replicas(String service, int partition);

@@ -35,6 +35,8 @@ class ClusterAdminIT {
             }
             assertThat(admin.admin().nodes()).extracting(ClusterAdmin.NodeStatus::node)
                     .containsExactly("node-0", "node-1", "node-2");
+            assertThat(admin.admin().announcedReplicas()).filteredOn(r -> r.service().equals("journal") && r.partition() == 1)
+                    .extracting(ClusterAdmin.AnnouncedReplica::node).containsExactly("node-0", "node-1", "node-2");
             ReplicatedProcesses.await(() -> {
                 try {
                     List<ReplicaStatus> replicas = admin.admin().replicas("journal", 1).get(10, TimeUnit.SECONDS);

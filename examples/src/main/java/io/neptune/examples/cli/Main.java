@@ -5,10 +5,10 @@ import io.neptune.examples.demo.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code neptune} command line: {@code node}, {@code demo}, {@code admin}. */
+/** The {@code neptune} command line: {@code node}, {@code gateway}, {@code demo}, {@code admin}. */
 @Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
         description = "Partitioned, replicated, load-balanced cluster services.",
-        subcommands = {NodeCommand.class, DemoCommand.class, AdminCommand.class})
+        subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

@@ -1,4 +1,4 @@
-/** The `neptune` command line: node, demo. */
+/** The `neptune` command line: node, gateway, demo, admin. */
 @NullMarked
 package io.neptune.examples.cli;
 

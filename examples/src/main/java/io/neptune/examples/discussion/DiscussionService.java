@@ -208,8 +208,8 @@ public final class DiscussionService implements ServiceLifecycle {
                 try (ResultSet r = select.executeQuery()) {
                     while (r.next()) {
                         long parent = r.getLong(2);
-                        rows.add(new Header(r.getLong(1), r.wasNull() ? null : parent, r.getString(3), r.getString(4),
-                                r.getLong(5), 0));
+                        Long parentId = r.wasNull() ? null : parent; // before the next getter resets wasNull()
+                        rows.add(new Header(r.getLong(1), parentId, r.getString(3), r.getString(4), r.getLong(5), 0));
                     }
                 }
             }

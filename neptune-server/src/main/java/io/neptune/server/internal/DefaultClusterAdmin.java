@@ -47,6 +47,22 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
     }
 
     @Override
+    public List<AnnouncedReplica> announcedReplicas() {
+        List<AnnouncedReplica> replicas = new ArrayList<>();
+        for (Announcement a : yellowPage.announcements()) {
+            for (Announcement.HostedService service : a.services()) {
+                for (Announcement.ReplicaState r : service.replicas()) {
+                    replicas.add(new AnnouncedReplica(service.name(), r.partition(), a.node(), r.role().name(),
+                            r.priority(), r.version()));
+                }
+            }
+        }
+        replicas.sort(Comparator.comparing(AnnouncedReplica::service).thenComparingInt(AnnouncedReplica::partition)
+                .thenComparing(AnnouncedReplica::node));
+        return replicas;
+    }
+
+    @Override
     public CompletableFuture<List<ReplicaStatus>> replicas(String service, int partition) {
         List<CompletableFuture<ReplicaStatus>> answers = new ArrayList<>();
         for (Replica replica : yellowPage.replicas(service, partition)) {

@@ -1,0 +1,150 @@
+package io.neptune.examples.gateway;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.internal.Checks;
+import io.neptune.examples.gateway.internal.GatewayServer;
+import io.neptune.examples.gateway.internal.GatewaySettings;
+import io.neptune.server.NeptuneNode;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An HTTP/1.1 server that serves the discussion, auction and cache services as JSON, a web UI and
+ * a cluster dashboard, calling the cluster through the client module of a {@link NeptuneNode}
+ * (normally one that hosts nothing). Each browser session (cookie {@code neptune-session} or
+ * header {@code X-Neptune-Session}) gets its own {@link io.neptune.client.NeptuneHandle}, so a user
+ * never sees a partition go back in time.
+ *
+ * <pre>{@code
+ * try (NeptuneNode node = NeptuneNode.builder(NodeConfig.builder().node("gateway").build()).start();
+ *         HttpGateway gateway = HttpGateway.builder(node).port(8080).start()) {
+ *     System.out.println("open http://127.0.0.1:" + gateway.port() + "/");
+ * }
+ * }</pre>
+ *
+ * <p>Requests never block an event loop: each route calls the cluster asynchronously and answers
+ * when the call completes. Routes and status codes: {@code docs/OPERATIONS.md}.
+ *
+ * <p>Thread-safety: thread-safe. {@link #close()} is idempotent and does not close the node.
+ */
+public final class HttpGateway implements AutoCloseable {
+    /** Default for {@link Builder#bindAddress(String)}. */
+    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+    /** Default for {@link Builder#port(int)}. */
+    public static final int DEFAULT_PORT = 8080;
+    /** Default for {@link Builder#callTimeout(Duration)}: after it a route answers 504. */
+    public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(5);
+    /** Default for {@link Builder#maxBodyBytes(int)}: larger request bodies are answered with 413. */
+    public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+    /** Default for {@link Builder#maxSessions(int)}: beyond it the least recently used session is forgotten. */
+    public static final int DEFAULT_MAX_SESSIONS = 10_000;
+    /** Default for {@link Builder#ioThreads(int)}. */
+    public static final int DEFAULT_IO_THREADS = 2;
+
+    private final GatewayServer server;
+
+    private HttpGateway(GatewayServer server) {
+        this.server = server;
+    }
+
+    /** Returns a builder for a gateway calling the cluster through {@code node}. */
+    public static Builder builder(NeptuneNode node) {
+        return new Builder(node);
+    }
+
+    /** The address the server is bound to. */
+    public InetSocketAddress address() {
+        return server.address();
+    }
+
+    /** The bound port (useful when the builder asked for port 0). */
+    public int port() {
+        return server.address().getPort();
+    }
+
+    /** Stops accepting connections and closes the open ones; idempotent. The node stays up. */
+    @Override
+    public void close() {
+        server.close();
+    }
+
+    @Override
+    public String toString() {
+        return "HttpGateway[" + server.address() + "]";
+    }
+
+    /** Mutable, single-use builder; not thread-safe. */
+    public static final class Builder {
+        private final NeptuneNode node;
+        private String bindAddress = DEFAULT_BIND_ADDRESS;
+        private int port = DEFAULT_PORT;
+        private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+        private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+        private int maxSessions = DEFAULT_MAX_SESSIONS;
+        private int ioThreads = DEFAULT_IO_THREADS;
+        private @Nullable DemoControl demoControl;
+
+        private Builder(NeptuneNode node) {
+            this.node = requireNonNull(node, "node");
+        }
+
+        /** Sets the address to listen on; default {@value HttpGateway#DEFAULT_BIND_ADDRESS}. */
+        public Builder bindAddress(String bindAddress) {
+            this.bindAddress = requireNonNull(bindAddress, "bindAddress");
+            return this;
+        }
+
+        /** Sets the TCP port; 0 picks a free one (see {@link HttpGateway#port()}). */
+        public Builder port(int port) {
+            Checks.port("port", port);
+            this.port = port;
+            return this;
+        }
+
+        /** Sets the deadline of each call into the cluster; default {@link HttpGateway#DEFAULT_CALL_TIMEOUT}. */
+        public Builder callTimeout(Duration callTimeout) {
+            Checks.positive("callTimeout", callTimeout);
+            this.callTimeout = callTimeout;
+            return this;
+        }
+
+        /** Sets the largest request body; default {@value HttpGateway#DEFAULT_MAX_BODY_BYTES} bytes. */
+        public Builder maxBodyBytes(int maxBodyBytes) {
+            Checks.atLeast("maxBodyBytes", maxBodyBytes, 1024);
+            this.maxBodyBytes = maxBodyBytes;
+            return this;
+        }
+
+        /** Sets how many sessions are remembered; default {@value HttpGateway#DEFAULT_MAX_SESSIONS}. */
+        public Builder maxSessions(int maxSessions) {
+            Checks.atLeast("maxSessions", maxSessions, 1);
+            this.maxSessions = maxSessions;
+            return this;
+        }
+
+        /** Sets the number of Netty event loop threads; default {@value HttpGateway#DEFAULT_IO_THREADS}. */
+        public Builder ioThreads(int ioThreads) {
+            Checks.atLeast("ioThreads", ioThreads, 1);
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
+        /** Enables demo mode: the dashboard can kill and restart the nodes {@code demoControl} manages. */
+        public Builder demoControl(DemoControl demoControl) {
+            this.demoControl = requireNonNull(demoControl, "demoControl");
+            return this;
+        }
+
+        /**
+         * Binds the server and starts serving.
+         *
+         * @throws io.neptune.core.NeptuneException if the address cannot be bound
+         */
+        public HttpGateway start() {
+            return new HttpGateway(GatewayServer.start(node, new GatewaySettings(bindAddress, port, callTimeout,
+                    maxBodyBytes, maxSessions, ioThreads), demoControl));
+        }
+    }
+}

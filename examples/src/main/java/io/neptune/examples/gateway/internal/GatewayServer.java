@@ -1,0 +1,115 @@
+package io.neptune.examples.gateway.internal;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.NeptuneClient;
+import io.neptune.core.NeptuneException;
+import io.neptune.examples.gateway.DemoControl;
+import io.neptune.server.NeptuneNode;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gateway's Netty server: pipeline {@code http-codec → aggregator → gateway}, the route table,
+ * sessions and metrics. The implementation behind {@link io.neptune.examples.gateway.HttpGateway}.
+ *
+ * <p>Thread-safety: thread-safe; {@link #close()} is idempotent.
+ */
+public final class GatewayServer implements AutoCloseable {
+    private static final Logger logger = LoggerFactory.getLogger(GatewayServer.class);
+
+    private final String owner;
+    private final EventLoopGroup group;
+    private final ExecutorService demoExecutor;
+    private final Channel channel;
+    private final InetSocketAddress address;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private GatewayServer(String owner, EventLoopGroup group, ExecutorService demoExecutor, Channel channel) {
+        this.owner = owner;
+        this.group = group;
+        this.demoExecutor = demoExecutor;
+        this.channel = channel;
+        this.address = (InetSocketAddress) channel.localAddress();
+    }
+
+    /**
+     * Binds the server and serves the routes through {@code node}'s client.
+     *
+     * @param demo the demo control, or null outside demo mode
+     * @throws NeptuneException if the address cannot be bound
+     */
+    public static GatewayServer start(NeptuneNode node, GatewaySettings settings, @Nullable DemoControl demo) {
+        String owner = node.node().value();
+        NeptuneClient client = node.client();
+        CallOptions options = CallOptions.timeout(settings.callTimeout());
+        GatewayMetrics metrics = new GatewayMetrics(List.of(DiscussionRoutes.SERVICE, AuctionRoutes.SERVICE,
+                CacheRoutes.SERVICE), System::nanoTime);
+        ExecutorService demoExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
+                "neptune-gateway-demo", true));
+        Router router = new Router();
+        new DiscussionRoutes(client, options).register(router);
+        new AuctionRoutes(client, options).register(router);
+        new CacheRoutes(client, options).register(router);
+        new AdminRoutes(node, metrics, demo, demoExecutor).register(router);
+        new WebResources().register(router);
+        Sessions sessions = new Sessions(settings.maxSessions());
+
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
+                new DefaultThreadFactory("neptune-gateway-http", true), NioIoHandler.newFactory());
+        ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast("http-codec", new HttpServerCodec())
+                                .addLast("aggregator", new BoundedAggregatorHandler(settings.maxBodyBytes()))
+                                .addLast("gateway", new HttpRequestHandler(router, sessions, metrics));
+                    }
+                });
+        try {
+            Channel channel = bootstrap.bind(settings.bindAddress(), settings.port()).syncUninterruptibly().channel();
+            GatewayServer server = new GatewayServer(owner, group, demoExecutor, channel);
+            logger.info("{}: gateway serving http://{}:{}/ (demo mode {})", owner, settings.bindAddress(),
+                    server.address().getPort(), demo != null ? "on" : "off");
+            return server;
+        } catch (Exception e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            demoExecutor.shutdownNow();
+            throw new NeptuneException("gateway: cannot listen on " + settings.bindAddress() + ":" + settings.port()
+                    + ": " + e, e);
+        }
+    }
+
+    /** The bound address. */
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** Closes the listening socket, the connections and the threads; idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        demoExecutor.shutdownNow();
+        logger.info("{}: gateway stopped", owner);
+    }
+}

@@ -1,0 +1,24 @@
+package io.neptune.examples.gateway.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+
+/**
+ * The gateway's settings, validated by {@link io.neptune.examples.gateway.HttpGateway.Builder}.
+ *
+ * @param bindAddress address to listen on
+ * @param port TCP port; 0 picks a free one
+ * @param callTimeout deadline of each call into the cluster
+ * @param maxBodyBytes largest request body accepted
+ * @param maxSessions sessions remembered before the least recently used is forgotten
+ * @param ioThreads Netty event loop threads
+ */
+public record GatewaySettings(String bindAddress, int port, Duration callTimeout, int maxBodyBytes, int maxSessions,
+        int ioThreads) {
+    /** Checks the references. */
+    public GatewaySettings {
+        requireNonNull(bindAddress, "bindAddress");
+        requireNonNull(callTimeout, "callTimeout");
+    }
+}

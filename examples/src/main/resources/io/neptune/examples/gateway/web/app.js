@@ -1,0 +1,352 @@
+// Neptune examples UI: plain JavaScript, no build step. Talks JSON to the gateway's /api and /admin routes.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const seg = encodeURIComponent;
+const PALETTE = ['#2f6fde', '#e0792b', '#2a9d5c', '#c2417a', '#7a52c7', '#b8a11f', '#1b9aaa', '#8c5a3c'];
+
+async function api(method, path, body) {
+  const init = { method, headers: { 'Accept': 'application/json' }, cache: 'no-store' };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
+  if (!response.ok) {
+    const error = new Error((json && json.error) || (response.status + ' ' + response.statusText));
+    error.status = response.status;
+    throw error;
+  }
+  return json;
+}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.substring(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+function setStatus(id, text, ok) {
+  const node = $(id);
+  node.textContent = text;
+  node.className = 'status ' + (ok ? 'ok' : 'error');
+}
+
+const money = (cents) => '$' + (cents / 100).toFixed(2);
+const toCents = (text) => Math.round(parseFloat(text) * 100);
+const when = (millis) => new Date(millis).toLocaleString();
+
+// ---- views --------------------------------------------------------------------------------------
+
+function showView() {
+  const view = location.hash === '#cluster' ? 'cluster' : 'apps';
+  for (const section of document.querySelectorAll('section.view')) section.hidden = section.dataset.view !== view;
+  for (const link of document.querySelectorAll('nav a')) link.classList.toggle('active', link.dataset.view === view);
+  if (view === 'cluster') refreshCluster();
+}
+
+// ---- discussion ---------------------------------------------------------------------------------
+
+let currentTopic = '';
+let currentMessage = null;
+
+async function loadTopic(topic, select) {
+  currentTopic = topic;
+  try {
+    const data = await api('GET', '/api/discussion/' + seg(topic) + '/headers');
+    const list = $('headers');
+    list.replaceChildren();
+    for (const h of data.headers) {
+      const item = el('li', { 'data-id': h.id, 'data-depth': h.depth, style: '--depth:' + h.depth,
+        onclick: () => viewMessage(h.id) },
+        el('span', { class: 'subject' }, h.subject), ' ', el('span', { class: 'meta' }, h.author + ', ' + when(h.postedAt)));
+      if (select === h.id) item.classList.add('selected');
+      list.append(item);
+    }
+    $('topic-meta').textContent = data.headers.length + ' messages in "' + data.topic + '" at version ' + data.version;
+  } catch (e) {
+    $('topic-meta').textContent = 'Cannot load topic: ' + e.message;
+  }
+}
+
+async function viewMessage(id) {
+  try {
+    const m = await api('GET', '/api/discussion/' + seg(currentTopic) + '/messages/' + id);
+    currentMessage = m;
+    $('message').hidden = false;
+    $('message').dataset.id = m.id;
+    $('message-subject').textContent = m.subject;
+    $('message-meta').textContent = 'by ' + m.author + ', ' + when(m.postedAt) + ' \u00b7 #' + m.id
+      + (m.parentId ? ' (reply to #' + m.parentId + ')' : '') + ' \u00b7 version ' + m.version;
+    $('message-body').textContent = m.body;
+    for (const li of $('headers').children) li.classList.toggle('selected', Number(li.dataset.id) === m.id);
+  } catch (e) {
+    $('message').hidden = false;
+    $('message-subject').textContent = 'Cannot load message #' + id;
+    $('message-body').textContent = e.message;
+  }
+}
+
+function replyTo(message) {
+  $('post-parent').value = message ? String(message.id) : '';
+  $('post-title').textContent = message ? 'Reply to "' + message.subject + '"' : 'New thread';
+  $('post-cancel-reply').hidden = !message;
+  if (message && !$('post-subject').value) $('post-subject').value = 'Re: ' + message.subject;
+}
+
+async function postMessage(event) {
+  event.preventDefault();
+  const body = { author: $('post-author').value, subject: $('post-subject').value, body: $('post-body').value };
+  if ($('post-parent').value) body.parentId = Number($('post-parent').value);
+  try {
+    const added = await api('POST', '/api/discussion/' + seg(currentTopic) + '/messages', body);
+    setStatus('post-status', 'Posted message #' + added.id + ' (version ' + added.version + ')', true);
+    $('post-subject').value = '';
+    $('post-body').value = '';
+    replyTo(null);
+    await loadTopic(currentTopic, added.id);
+    await viewMessage(added.id);
+  } catch (e) {
+    setStatus('post-status', 'Not posted: ' + e.message, false);
+  }
+}
+
+// ---- auction ------------------------------------------------------------------------------------
+
+let currentCategory = '';
+let currentItem = null;
+
+async function loadCategories() {
+  try {
+    const data = await api('GET', '/api/auction/categories');
+    const list = $('categories');
+    list.replaceChildren();
+    for (const c of data.categories) {
+      list.append(el('li', { 'data-category': c.name, onclick: () => loadCategory(c.name) },
+        c.name, ' ', el('span', { class: 'count' }, c.itemCount)));
+    }
+    $('categories-meta').textContent = data.failedPartitions.length
+      ? 'Partitions that did not answer: ' + data.failedPartitions.join(', ') : '';
+  } catch (e) {
+    $('categories-meta').textContent = 'Cannot list categories: ' + e.message;
+  }
+}
+
+async function loadCategory(category) {
+  currentCategory = category;
+  $('category').value = category;
+  try {
+    const data = await api('GET', '/api/auction/categories/' + seg(category) + '/items');
+    const body = $('items').tBodies[0];
+    body.replaceChildren();
+    for (const item of data.items) {
+      body.append(el('tr', { 'data-item-id': item.id, onclick: () => viewItem(item.id) },
+        el('td', {}, item.title), el('td', {}, item.seller),
+        el('td', { class: 'num' }, item.bidCount ? money(item.highestBid) : '\u2014'),
+        el('td', { class: 'num' }, item.bidCount)));
+    }
+    if (!data.items.length) body.append(el('tr', {}, el('td', { colspan: 4, class: 'meta' }, 'No items yet.')));
+    for (const li of $('categories').children) li.classList.toggle('selected', li.dataset.category === category);
+  } catch (e) {
+    setStatus('new-item-status', 'Cannot load category: ' + e.message, false);
+  }
+}
+
+async function viewItem(id) {
+  try {
+    const item = await api('GET', '/api/auction/items/' + seg(id));
+    currentItem = item;
+    const card = $('item');
+    card.hidden = false;
+    card.dataset.itemId = item.id;
+    $('item-title').textContent = item.title;
+    $('item-meta').textContent = 'Item ' + item.id + ' in ' + item.category + ', sold by ' + item.seller
+      + ' \u00b7 version ' + item.version;
+    $('item-highest-bid').textContent = item.bidCount ? money(item.highestBid) : 'none yet';
+    $('item-highest-bidder').textContent = item.bidCount ? 'by ' + item.highestBidder : '';
+    $('item-bid-count').textContent = item.bidCount;
+    for (const row of $('items').tBodies[0].rows) row.classList.toggle('selected', row.dataset.itemId === item.id);
+  } catch (e) {
+    setStatus('bid-status', 'Cannot load item ' + id + ': ' + e.message, false);
+  }
+}
+
+async function placeBid(event) {
+  event.preventDefault();
+  if (!currentItem) return;
+  const amount = toCents($('bid-amount').value);
+  try {
+    const result = await api('POST', '/api/auction/items/' + seg(currentItem.id) + '/bids',
+      { bidder: $('bid-bidder').value, amount });
+    setStatus('bid-status', 'Your bid is the highest: ' + money(result.highestBid) + ' (version ' + result.version + ')', true);
+  } catch (e) {
+    setStatus('bid-status', 'Bid refused: ' + e.message, false);
+  }
+  await viewItem(currentItem.id);
+  await loadCategory(currentCategory);
+}
+
+async function offerItem(event) {
+  event.preventDefault();
+  const category = $('category').value;
+  try {
+    const added = await api('POST', '/api/auction/categories/' + seg(category) + '/items', {
+      title: $('new-item-title').value, seller: $('new-item-seller').value,
+      startingPrice: toCents($('new-item-price').value) });
+    setStatus('new-item-status', 'Offered item ' + added.id + ' (version ' + added.version + ')', true);
+    $('new-item-title').value = '';
+    await loadCategory(category);
+    await viewItem(added.id);
+    await loadCategories();
+  } catch (e) {
+    setStatus('new-item-status', 'Not offered: ' + e.message, false);
+  }
+}
+
+// ---- cluster dashboard --------------------------------------------------------------------------
+
+const colors = new Map();
+const rateHistory = [];
+let demoMode = false;
+
+function colorOf(node) {
+  if (!colors.has(node)) colors.set(node, PALETTE[colors.size % PALETTE.length]);
+  return colors.get(node);
+}
+
+async function refreshCluster() {
+  if ($('view-cluster').hidden) return;
+  try {
+    const [cluster, metrics] = await Promise.all([api('GET', '/admin/cluster'), api('GET', '/admin/metrics')]);
+    demoMode = metrics.demo;
+    renderRates(metrics);
+    renderNodes(cluster, metrics);
+    renderPartitions(cluster);
+    $('cluster-updated').textContent = 'updated ' + new Date().toLocaleTimeString();
+  } catch (e) {
+    $('cluster-updated').textContent = 'cannot reach the gateway: ' + e.message;
+  }
+}
+
+function renderRates(metrics) {
+  $('gateway-rate').textContent = metrics.requestsPerSecond;
+  $('service-rates').textContent = Object.entries(metrics.services).map(([s, r]) => s + ' ' + r + '/s').join(' \u00b7 ');
+  rateHistory.push(metrics.requestsPerSecond);
+  while (rateHistory.length > 120) rateHistory.shift();
+  const max = Math.max(1, ...rateHistory);
+  const points = rateHistory.map((v, i) => (i + 120 - rateHistory.length) + ',' + (29 - 28 * v / max).toFixed(1)).join(' ');
+  $('rate-history').querySelector('polyline').setAttribute('points', points);
+}
+
+function renderNodes(cluster, metrics) {
+  const load = new Map(metrics.nodes.map((n) => [n.id, n.load]));
+  const primaries = new Map();
+  for (const p of cluster.partitions) {
+    for (const r of p.replicas) if (r.role === 'primary') primaries.set(r.node, (primaries.get(r.node) || 0) + 1);
+  }
+  const body = $('nodes').tBodies[0];
+  body.replaceChildren();
+  for (const n of cluster.nodes) {
+    const action = !demoMode || n.id === metrics.gatewayNode ? ''
+      : el('button', { type: 'button', 'data-action': n.state === 'DOWN' ? 'start' : 'kill', 'data-node': n.id,
+        onclick: (e) => nodeAction(e.target, n.id, n.state === 'DOWN' ? 'start' : 'kill') },
+        n.state === 'DOWN' ? 'Start' : 'Kill');
+    body.append(el('tr', { 'data-node': n.id, 'data-state': n.state, class: 'state-' + n.state.toLowerCase() },
+      el('td', {}, el('span', { class: 'swatch', style: 'background:' + colorOf(n.id) })),
+      el('td', {}, n.id + (n.id === metrics.gatewayNode ? ' (gateway)' : '')),
+      el('td', {}, el('span', { class: 'state' }, n.state)),
+      el('td', { class: 'num' }, n.pid > 0 ? n.pid : '\u2014'),
+      el('td', {}, n.address || '\u2014'),
+      el('td', { class: 'num' }, load.has(n.id) ? load.get(n.id) : '\u2014'),
+      el('td', { class: 'num' }, primaries.get(n.id) || 0),
+      el('td', {}, action)));
+  }
+}
+
+function renderPartitions(cluster) {
+  const byService = new Map();
+  for (const p of cluster.partitions) {
+    if (!byService.has(p.service)) byService.set(p.service, []);
+    byService.get(p.service).push(p);
+  }
+  const container = $('partitions');
+  container.replaceChildren();
+  for (const [service, partitions] of byService) {
+    const grid = el('div', { class: 'grid' });
+    for (const p of partitions) {
+      const primary = p.replicas.find((r) => r.role === 'primary');
+      const recovering = p.replicas.some((r) => r.role === 'recovering');
+      const version = Math.max(...p.replicas.map((r) => r.version));
+      const cell = el('div', { class: 'cell' + (primary ? '' : ' no-primary') + (recovering ? ' recovering' : ''),
+        'data-service': service, 'data-partition': p.partition, 'data-primary': primary ? primary.node : '',
+        title: service + '#' + p.partition + '\n' + p.replicas.map((r) => r.node + ' ' + r.role + ' v' + r.version
+          + ' prio ' + r.priority).join('\n'),
+        onclick: () => showReplicas(service, p.partition) }, version);
+      if (primary) cell.style.background = colorOf(primary.node);
+      grid.append(cell);
+    }
+    container.append(el('div', { class: 'service', 'data-service': service },
+      el('h3', {}, service + ' ', el('span', { class: 'meta' }, partitions.length + ' partitions')), grid));
+  }
+}
+
+async function showReplicas(service, partition) {
+  const box = $('partition-detail');
+  box.hidden = false;
+  box.replaceChildren(el('h3', {}, service + '#' + partition), el('p', { class: 'meta' }, 'asking every replica\u2026'));
+  try {
+    const data = await api('GET', '/admin/replicas/' + seg(service) + '/' + partition);
+    const table = el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'Node'), el('th', {}, 'Role'),
+      el('th', { class: 'num' }, 'Version'), el('th', {}, 'Digest'))));
+    const body = el('tbody');
+    for (const r of data.replicas) {
+      body.append(el('tr', {}, el('td', {}, r.node), el('td', {}, r.role), el('td', { class: 'num' }, r.version),
+        el('td', { class: 'digest' }, r.digest.substring(0, 16))));
+    }
+    table.append(body);
+    box.replaceChildren(el('h3', {}, service + '#' + partition), table);
+  } catch (e) {
+    box.replaceChildren(el('h3', {}, service + '#' + partition), el('p', { class: 'status error' }, e.message));
+  }
+}
+
+async function nodeAction(button, node, action) {
+  button.disabled = true;
+  button.textContent = action === 'kill' ? 'Killing\u2026' : 'Starting\u2026';
+  try {
+    await api('POST', '/admin/nodes/' + seg(node) + '/' + action);
+  } catch (e) {
+    alert(action + ' ' + node + ': ' + e.message);
+  }
+  refreshCluster();
+}
+
+// ---- wiring -------------------------------------------------------------------------------------
+
+function init() {
+  $('topic-form').addEventListener('submit', (e) => { e.preventDefault(); loadTopic($('topic').value); });
+  $('post-form').addEventListener('submit', postMessage);
+  $('reply-button').addEventListener('click', () => replyTo(currentMessage));
+  $('post-cancel-reply').addEventListener('click', () => replyTo(null));
+  $('category-form').addEventListener('submit', (e) => { e.preventDefault(); loadCategory($('category').value); });
+  $('bid-form').addEventListener('submit', placeBid);
+  $('item-form').addEventListener('submit', offerItem);
+  window.addEventListener('hashchange', showView);
+  setInterval(refreshCluster, 1000);
+  showView();
+  loadTopic($('topic').value);
+  loadCategories();
+  loadCategory($('category').value);
+}
+
+init();

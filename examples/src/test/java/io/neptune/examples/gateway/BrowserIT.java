@@ -1,0 +1,200 @@
+package io.neptune.examples.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.neptune.examples.gateway.Http.Reply;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The web UI in headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, driven
+ * through Selenium with explicit paths, so Selenium Manager never downloads anything): posts a
+ * message and sees it in the thread, places a bid and sees the new highest bid, and the dashboard
+ * shows every node. Saves {@code docs/images/ui.png} and {@code docs/images/dashboard.png}.
+ * Skipped when the browser or the driver is not installed.
+ */
+class BrowserIT {
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path profile;
+
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void postsAMessageBidsAndShowsEveryNodeOnTheDashboard() throws Exception {
+        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "BrowserIT skipped: needs " + CHROMIUM + " and " + CHROMEDRIVER
+                        + " (apt-get install chromium chromium-driver; .ci/run installs them)");
+        RecordingDemoControl demo = new RecordingDemoControl(List.of("node-0", "node-1"));
+        try (GatewayCluster cluster = GatewayCluster.start(2, b -> b.demoControl(demo))) {
+            Http http = new Http(cluster.baseUrl(), Optional.of("seed-" + UUID.randomUUID()));
+            String itemId = seed(http);
+            ChromeDriverService service = new ChromeDriverService.Builder()
+                    .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+            WebDriver driver = new ChromeDriver(service, options());
+            ScheduledExecutorService load = Executors.newSingleThreadScheduledExecutor();
+            try {
+                WebDriverWait wait = new WebDriverWait(driver, WAIT);
+                driver.get(cluster.baseUrl() + "/");
+                wait.until(d -> d.findElements(By.cssSelector("#headers li")).size() >= 4);
+
+                String subject = "Hello from the browser " + UUID.randomUUID().toString().substring(0, 6);
+                driver.findElement(By.id("post-author")).sendKeys("Selenium");
+                driver.findElement(By.id("post-subject")).sendKeys(subject);
+                driver.findElement(By.id("post-body")).sendKeys("Posted through the gateway by headless Chromium.");
+                driver.findElement(By.id("post-submit")).click();
+                wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("post-status"), "Posted message"));
+                wait.until(d -> d.findElements(By.cssSelector("#headers li .subject")).stream()
+                        .anyMatch(e -> e.getText().equals(subject)));
+                wait.until(ExpectedConditions.textToBe(By.id("message-subject"), subject));
+
+                wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#items tr[data-item-id='" + itemId
+                        + "']"))).click();
+                wait.until(ExpectedConditions.attributeToBe(By.id("item"), "data-item-id", itemId));
+                wait.until(ExpectedConditions.textToBe(By.id("item-highest-bid"), "$18.00"));
+                driver.findElement(By.id("bid-bidder")).sendKeys("Selenium");
+                driver.findElement(By.id("bid-amount")).sendKeys("25");
+                driver.findElement(By.id("bid-submit")).click();
+                wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("bid-status"), "highest"));
+                wait.until(ExpectedConditions.textToBe(By.id("item-highest-bid"), "$25.00"));
+                assertThat(driver.findElement(By.id("item-highest-bidder")).getText()).isEqualTo("by Selenium");
+                JsonNode item = http.get("/api/auction/items/" + itemId).json();
+                assertThat(item.get("highestBid").asLong()).isEqualTo(2500);
+                save(driver, "ui.png");
+
+                AtomicInteger tick = new AtomicInteger();
+                load.scheduleAtFixedRate(() -> background(http, itemId, tick.incrementAndGet()), 0, 20,
+                        TimeUnit.MILLISECONDS);
+                driver.findElement(By.id("nav-cluster")).click();
+                // The dashboard redraws every second, so elements go stale: every check is a retried wait.
+                WebDriverWait live = new WebDriverWait(driver, WAIT);
+                live.ignoring(StaleElementReferenceException.class);
+                live.until(d -> d.findElements(By.cssSelector("#partitions .cell")).size()
+                        == GatewayCluster.SERVICES.size() * GatewayCluster.PARTITIONS);
+                live.until(d -> d.findElements(By.cssSelector("#nodes tbody tr[data-node][data-state='RUNNING']"))
+                        .stream().map(e -> e.getAttribute("data-node")).collect(Collectors.toSet())
+                        .equals(cluster.nodeIds()));
+                live.until(d -> d.findElements(By.cssSelector("#nodes tbody tr[data-node]")).size()
+                        == cluster.nodeIds().size());
+                live.until(d -> d.findElements(By.cssSelector("#nodes button[data-action='kill']")).size()
+                        == cluster.nodeIds().size());
+                live.until(d -> d.findElements(By.cssSelector("#partitions .cell[data-primary='']")).isEmpty());
+                live.until(d -> Integer.parseInt(d.findElement(By.id("gateway-rate")).getText()) > 0);
+                live.until(d -> d.findElement(By.cssSelector("#rate-history polyline")).getAttribute("points")
+                        .split(" ").length >= 5);
+                String partition = itemId.substring(0, itemId.indexOf('-'));
+                live.until(d -> {
+                    d.findElement(By.cssSelector(".cell[data-service='auction'][data-partition='" + partition + "']"))
+                            .click();
+                    return true;
+                });
+                live.until(d -> d.findElements(By.cssSelector("#partition-detail td.digest")).size() == 2);
+                save(driver, "dashboard.png");
+            } finally {
+                load.shutdownNow();
+                driver.quit();
+                service.stop();
+            }
+        }
+    }
+
+    private ChromeOptions options() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1360,1000", "--lang=en-US");
+        return options;
+    }
+
+    /** Seeds a topic with threads and replies and three categories with items and bids; returns an item to bid on. */
+    private static String seed(Http http) {
+        long welcome = post(http, "Ada", "Welcome to Neptune", "Say hello and tell us what you are building.", null);
+        post(http, "Grace", "Re: Welcome to Neptune", "Hello! Trying the replicated discussion group.", welcome);
+        long failover = post(http, "Linus", "How fast is fail-over?", "Kill a node on the dashboard and watch.", null);
+        long reply = post(http, "Barbara", "Re: How fast is fail-over?", "About a second on loopback.", failover);
+        post(http, "Linus", "Re: Re: How fast is fail-over?", "Nice, no acknowledged write lost.", reply);
+        String dune = offer(http, "books", "Dune, first edition", "frank", 1000);
+        bid(http, dune, "paul", 1200);
+        bid(http, dune, "jessica", 1800);
+        bid(http, offer(http, "books", "The Mythical Man-Month", "fred", 500), "ken", 700);
+        offer(http, "books", "Structure and Interpretation of Computer Programs", "hal", 1500);
+        bid(http, offer(http, "games", "Go board, kaya wood", "sai", 9000), "hikaru", 9500);
+        offer(http, "music", "Goldberg Variations (vinyl)", "glenn", 2500);
+        return dune;
+    }
+
+    private static long post(Http http, String author, String subject, String body, Long parentId) {
+        Reply reply = http.post("/api/discussion/general/messages", "{\"author\":\"" + author + "\",\"subject\":\""
+                + subject + "\",\"body\":\"" + body + "\"" + (parentId == null ? "" : ",\"parentId\":" + parentId) + "}");
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(201);
+        return reply.json().get("id").asLong();
+    }
+
+    private static String offer(Http http, String category, String title, String seller, long cents) {
+        Reply reply = http.post("/api/auction/categories/" + category + "/items", "{\"title\":\"" + title
+                + "\",\"seller\":\"" + seller + "\",\"startingPrice\":" + cents + "}");
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(201);
+        return reply.json().get("id").asText();
+    }
+
+    private static void bid(Http http, String itemId, String bidder, long cents) {
+        Reply reply = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"" + bidder + "\",\"amount\":"
+                + cents + "}");
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(201);
+    }
+
+    /** A light read/write mix so the dashboard shows traffic; failures are ignored (it is only decoration). */
+    private static void background(Http http, String itemId, int tick) {
+        try {
+            switch (tick % 4) {
+                case 0 -> http.get("/api/discussion/general/headers");
+                case 1 -> http.get("/api/auction/items/" + itemId);
+                case 2 -> http.put("/api/cache/key-" + (tick % 50), ("value " + tick).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                default -> http.get("/api/cache/key-" + (tick % 50));
+            }
+        } catch (RuntimeException e) {
+            // decoration only
+        }
+    }
+
+    /** Saves a screenshot to the repository's docs/images (the README shows them). */
+    private static void save(WebDriver driver, String name) throws IOException {
+        Path root = Path.of("").toAbsolutePath();
+        while (root != null && !Files.isDirectory(root.resolve("docs"))) {
+            root = root.getParent();
+        }
+        assertThat(root).as("a parent directory with docs/").isNotNull();
+        Path images = Files.createDirectories(root.resolve("docs").resolve("images"));
+        Path shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath();
+        Files.copy(shot, images.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+    }
+}

@@ -1,0 +1,461 @@
+package io.neptune.examples.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.Partitions;
+import io.neptune.examples.cache.CacheService;
+import io.neptune.examples.discussion.Texts;
+import io.neptune.examples.gateway.Http.Reply;
+import io.neptune.server.NeptuneNode;
+import io.neptune.server.NodeConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every route of the gateway against an in-JVM cluster (two nodes hosting the discussion, auction
+ * and cache services with two replicas per partition, and a gateway node hosting nothing),
+ * including every error case, and that bad input changes no data.
+ */
+class GatewayIT {
+    private static GatewayCluster cluster;
+    private static Http http;
+
+    @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    static void startCluster() {
+        cluster = GatewayCluster.start(2, b -> b.callTimeout(Duration.ofSeconds(10)));
+        http = new Http(cluster.baseUrl(), Optional.of("gateway-it-" + UUID.randomUUID()));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static String unique(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    // ---- discussion ----------------------------------------------------------------------------
+
+    @Test
+    void discussionPostsRepliesAndShowsTheThreadInReplyToOrder() {
+        String topic = unique("topic");
+        Reply first = http.post("/api/discussion/" + topic + "/messages",
+                "{\"author\":\"ada\",\"subject\":\"First\",\"body\":\"hello\"}");
+        assertThat(first.status()).as(first.toString()).isEqualTo(201);
+        long firstId = first.json().get("id").asLong();
+        assertThat(first.json().get("version").asLong()).isPositive();
+        Reply second = http.post("/api/discussion/" + topic + "/messages",
+                "{\"author\":\"bob\",\"subject\":\"Second\",\"body\":\"another thread\"}");
+        long secondId = second.json().get("id").asLong();
+        Reply reply = http.post("/api/discussion/" + topic + "/messages",
+                "{\"author\":\"grace\",\"subject\":\"Re: First\",\"body\":\"a reply\",\"parentId\":" + firstId + "}");
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(201);
+        long replyId = reply.json().get("id").asLong();
+        assertThat(reply.json().fieldNames()).toIterable().containsExactly("id", "version");
+
+        Reply headers = http.get("/api/discussion/" + topic + "/headers");
+        assertThat(headers.status()).isEqualTo(200);
+        JsonNode json = headers.json();
+        assertThat(json.fieldNames()).toIterable().containsExactly("topic", "version", "headers");
+        assertThat(json.get("topic").asText()).isEqualTo(topic);
+        assertThat(json.get("version").asLong()).isGreaterThanOrEqualTo(reply.json().get("version").asLong());
+        List<Long> ids = new ArrayList<>();
+        json.get("headers").forEach(h -> ids.add(h.get("id").asLong()));
+        assertThat(ids).containsExactly(firstId, replyId, secondId);
+        JsonNode replyHeader = json.get("headers").get(1);
+        assertThat(replyHeader.fieldNames()).toIterable()
+                .containsExactly("id", "parentId", "author", "subject", "postedAt", "depth");
+        assertThat(replyHeader.get("parentId").asLong()).isEqualTo(firstId);
+        assertThat(replyHeader.get("depth").asInt()).isEqualTo(1);
+        assertThat(json.get("headers").get(0).get("parentId").isNull()).isTrue();
+        assertThat(replyHeader.get("postedAt").asLong()).isCloseTo(System.currentTimeMillis(),
+                org.assertj.core.data.Offset.offset(120_000L));
+
+        Reply message = http.get("/api/discussion/" + topic + "/messages/" + replyId);
+        assertThat(message.status()).isEqualTo(200);
+        assertThat(message.json().fieldNames()).toIterable()
+                .containsExactly("id", "parentId", "author", "subject", "body", "postedAt", "version");
+        assertThat(message.json().get("body").asText()).isEqualTo("a reply");
+        assertThat(message.json().get("author").asText()).isEqualTo("grace");
+        assertThat(message.json().get("parentId").asLong()).isEqualTo(firstId);
+
+        Reply absent = http.get("/api/discussion/" + topic + "/messages/999999999");
+        assertThat(absent.status()).isEqualTo(404);
+        assertThat(absent.error()).contains("999999999");
+        assertThat(http.get("/api/discussion/" + topic + "/messages/abc").status()).isEqualTo(400);
+        Reply empty = http.get("/api/discussion/" + unique("empty") + "/headers");
+        assertThat(empty.status()).isEqualTo(200);
+        assertThat(empty.json().get("headers")).isEmpty();
+    }
+
+    @Test
+    void badPostsAreRefusedWith400AndChangeNoData() {
+        String topic = unique("strict");
+        Reply first = http.post("/api/discussion/" + topic + "/messages",
+                "{\"author\":\"ada\",\"subject\":\"Keep\",\"body\":\"the only message\"}");
+        assertThat(first.status()).isEqualTo(201);
+        String before = http.get("/api/discussion/" + topic + "/headers").json().get("headers").toString();
+        String digestBefore = primaryDigest("discussion", Partitions.of(topic, 64));
+
+        String path = "/api/discussion/" + topic + "/messages";
+        String oversize = "x".repeat(Texts.MAX_TEXT_BYTES + 1);
+        List<String> bad = List.of(
+                "{\"author\":\"ada\",\"subject\":\"s\",\"body\":",                       // malformed JSON
+                "not json at all",                                                          // malformed JSON
+                "[1, 2, 3]",                                                                // not an object
+                "{\"subject\":\"s\",\"body\":\"b\"}",                                      // missing author
+                "{\"author\":5,\"subject\":\"s\",\"body\":\"b\"}",                         // wrongly typed
+                "{\"author\":\"ada\",\"subject\":\"s\",\"body\":\"b\",\"parentId\":\"one\"}", // wrongly typed
+                "{\"author\":\"ada\",\"subject\":\"s\",\"body\":\"b\",\"parentId\":1.5}",  // not an integer
+                "{\"author\":\"\",\"subject\":\"s\",\"body\":\"b\"}",                      // blank author
+                "{\"author\":\"ada\",\"subject\":\"s\",\"body\":\"" + oversize + "\"}",  // text over 64 KiB
+                "{\"author\":\"ada\",\"subject\":\"s\",\"body\":\"b\",\"parentId\":987654321}", // unknown parent
+                "");                                                                        // no body
+        for (String body : bad) {
+            Reply reply = http.post(path, body);
+            assertThat(reply.status()).as(body.length() > 80 ? body.substring(0, 80) : body).isEqualTo(400);
+            assertThat(reply.error()).isNotBlank();
+        }
+        Reply unknownParent = http.post(path, "{\"author\":\"ada\",\"subject\":\"s\",\"body\":\"b\",\"parentId\":987654321}");
+        assertThat(unknownParent.error()).contains("parentId");
+        assertThat(http.post(path, "{\"author\":\"ada\",\"subject\":\"s\",\"body\":\"" + oversize + "\"}").error())
+                .contains("body");
+
+        assertThat(http.get("/api/discussion/" + topic + "/headers").json().get("headers").toString()).isEqualTo(before);
+        assertThat(primaryDigest("discussion", Partitions.of(topic, 64))).isEqualTo(digestBefore);
+    }
+
+    // ---- auction -------------------------------------------------------------------------------
+
+    @Test
+    void auctionOffersListsAndBidsWith409ForALowBid() {
+        String category = unique("books");
+        Reply added = http.post("/api/auction/categories/" + category + "/items",
+                "{\"title\":\"Dune\",\"seller\":\"frank\",\"startingPrice\":500}");
+        assertThat(added.status()).as(added.toString()).isEqualTo(201);
+        assertThat(added.json().fieldNames()).toIterable().containsExactly("id", "version");
+        String itemId = added.json().get("id").asText();
+        assertThat(itemId).startsWith(Partitions.of(category, 64) + "-");
+
+        Reply item = http.get("/api/auction/items/" + itemId);
+        assertThat(item.status()).isEqualTo(200);
+        assertThat(item.json().fieldNames()).toIterable().containsExactly("id", "category", "title", "seller",
+                "highestBid", "highestBidder", "bidCount", "version");
+        assertThat(item.json().get("title").asText()).isEqualTo("Dune");
+        assertThat(item.json().get("bidCount").asInt()).isZero();
+
+        Reply tooLowFirst = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"ann\",\"amount\":499}");
+        assertThat(tooLowFirst.status()).isEqualTo(409);
+        assertThat(tooLowFirst.json().fieldNames()).toIterable().containsExactly("error");
+        Reply bid = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"ann\",\"amount\":600}");
+        assertThat(bid.status()).as(bid.toString()).isEqualTo(201);
+        assertThat(bid.json().fieldNames()).toIterable().containsExactly("highestBid", "version");
+        assertThat(bid.json().get("highestBid").asLong()).isEqualTo(600);
+        Reply equal = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"ben\",\"amount\":600}");
+        assertThat(equal.status()).isEqualTo(409);
+        assertThat(equal.error()).contains("600");
+        Reply higher = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"ben\",\"amount\":750}");
+        assertThat(higher.status()).isEqualTo(201);
+
+        JsonNode after = http.get("/api/auction/items/" + itemId).json();
+        assertThat(after.get("highestBid").asLong()).isEqualTo(750);
+        assertThat(after.get("highestBidder").asText()).isEqualTo("ben");
+        assertThat(after.get("bidCount").asInt()).isEqualTo(2);
+        assertThat(after.get("version").asLong()).isGreaterThanOrEqualTo(higher.json().get("version").asLong());
+
+        Reply items = http.get("/api/auction/categories/" + category + "/items");
+        assertThat(items.status()).isEqualTo(200);
+        assertThat(items.json().fieldNames()).toIterable().containsExactly("category", "items");
+        assertThat(items.json().get("items")).hasSize(1);
+        assertThat(items.json().get("items").get(0).get("id").asText()).isEqualTo(itemId);
+
+        Reply categories = http.get("/api/auction/categories");
+        assertThat(categories.status()).isEqualTo(200);
+        assertThat(categories.json().fieldNames()).toIterable().containsExactly("categories", "failedPartitions");
+        assertThat(categories.json().get("failedPartitions")).isEmpty();
+        JsonNode mine = null;
+        for (JsonNode c : categories.json().get("categories")) {
+            if (c.get("name").asText().equals(category)) {
+                mine = c;
+            }
+        }
+        assertThat(mine).as("category %s in %s", category, categories).isNotNull();
+        assertThat(mine.get("itemCount").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void badBidsAndItemsAreRefusedAndChangeNoData() {
+        String category = unique("games");
+        String itemId = http.post("/api/auction/categories/" + category + "/items",
+                "{\"title\":\"Go board\",\"seller\":\"sai\",\"startingPrice\":100}").json().get("id").asText();
+        assertThat(http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"ann\",\"amount\":200}").status())
+                .isEqualTo(201);
+        int partition = Partitions.of(category, 64);
+        String itemBefore = withoutVersion(http.get("/api/auction/items/" + itemId).json()).toString();
+        String digestBefore = primaryDigest("auction", partition);
+
+        String bids = "/api/auction/items/" + itemId + "/bids";
+        for (String body : List.of("{\"bidder\":\"x\",\"amount\":\"ten\"}", "{\"bidder\":\"x\"}",
+                "{\"amount\":300}", "{\"bidder\":\"x\",\"amount\":3.5}", "{\"bidder\":\"x\",\"amount\":-5}",
+                "{\"bidder\":\"x\",\"amount\":99999999999999999999999}", "{oops")) {
+            Reply reply = http.post(bids, body);
+            assertThat(reply.status()).as(body).isEqualTo(400);
+            assertThat(reply.error()).isNotBlank();
+        }
+        Reply low = http.post(bids, "{\"bidder\":\"x\",\"amount\":150}");
+        assertThat(low.status()).isEqualTo(409);
+        Reply unknownItem = http.post("/api/auction/items/" + partition + "-987654321/bids",
+                "{\"bidder\":\"x\",\"amount\":300}");
+        assertThat(unknownItem.status()).isEqualTo(400);
+        assertThat(unknownItem.error()).contains("987654321");
+        assertThat(http.post("/api/auction/items/999-1/bids", "{\"bidder\":\"x\",\"amount\":300}").status())
+                .isEqualTo(400);
+        assertThat(http.post("/api/auction/items/not-an-id/bids", "{\"bidder\":\"x\",\"amount\":300}").status())
+                .isEqualTo(400);
+        String items = "/api/auction/categories/" + category + "/items";
+        for (String body : List.of("{\"title\":\"t\",\"seller\":\"s\",\"startingPrice\":-1}",
+                "{\"title\":\"t\",\"seller\":\"s\"}", "{\"title\":\"t\",\"seller\":\"s\",\"startingPrice\":\"1\"}",
+                "{\"title\":\"" + "t".repeat(Texts.MAX_NAME_LENGTH + 1) + "\",\"seller\":\"s\",\"startingPrice\":1}")) {
+            assertThat(http.post(items, body).status()).as(body).isEqualTo(400);
+        }
+
+        assertThat(withoutVersion(http.get("/api/auction/items/" + itemId).json()).toString())
+                .isEqualTo(itemBefore);
+        assertThat(http.get(items).json().get("items")).hasSize(1);
+        assertThat(primaryDigest("auction", partition)).isEqualTo(digestBefore);
+
+        assertThat(http.get("/api/auction/items/" + partition + "-987654321").status()).isEqualTo(404);
+        assertThat(http.get("/api/auction/items/999-1").status()).isEqualTo(404);
+        assertThat(http.get("/api/auction/items/garbage").status()).isEqualTo(400);
+    }
+
+    // ---- cache ---------------------------------------------------------------------------------
+
+    @Test
+    void cacheStoresBytesAndRefusesOversizeValues() {
+        String key = unique("key");
+        byte[] value = {0, 1, 2, (byte) 0xff, 'n', 'e', 'p'};
+        Reply put = http.put("/api/cache/" + key, value);
+        assertThat(put.status()).isEqualTo(204);
+        assertThat(put.body()).isEmpty();
+        Reply get = http.get("/api/cache/" + key);
+        assertThat(get.status()).isEqualTo(200);
+        assertThat(get.body()).containsExactly(value);
+        assertThat(get.header("Content-Type")).hasValue("application/octet-stream");
+
+        Reply oversize = http.put("/api/cache/" + key, new byte[CacheService.MAX_VALUE_BYTES + 1]);
+        assertThat(oversize.status()).isEqualTo(400);
+        assertThat(oversize.error()).contains("value");
+        assertThat(http.put("/api/cache/" + "k".repeat(CacheService.MAX_KEY_LENGTH + 1), value).status()).isEqualTo(400);
+        assertThat(http.get("/api/cache/" + key).body()).containsExactly(value);
+
+        Reply absent = http.get("/api/cache/" + unique("absent"));
+        assertThat(absent.status()).isEqualTo(404);
+        assertThat(absent.error()).contains("absent");
+
+        String spaced = unique("with space+plus/slash");
+        String encoded = java.net.URLEncoder.encode(spaced, StandardCharsets.UTF_8).replace("+", "%20");
+        assertThat(http.put("/api/cache/" + encoded, "v".getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(204);
+        assertThat(http.get("/api/cache/" + encoded).text()).isEqualTo("v");
+    }
+
+    // ---- sessions and protocol errors ----------------------------------------------------------
+
+    @Test
+    void issuesASessionWhenAbsentAndHonoursTheCookieAndTheHeader() {
+        Http anonymous = new Http(cluster.baseUrl(), Optional.empty());
+        Reply first = anonymous.get("/api/discussion/" + unique("s") + "/headers");
+        assertThat(first.status()).isEqualTo(200);
+        String issued = first.header("X-Neptune-Session").orElseThrow();
+        assertThat(first.header("Set-Cookie")).hasValueSatisfying(c -> assertThat(c)
+                .startsWith("neptune-session=" + issued).contains("Path=/").containsIgnoringCase("HttpOnly"));
+
+        Reply withCookie = anonymous.send(anonymous.request("/api/discussion/" + unique("s") + "/headers")
+                .header("Cookie", "neptune-session=" + issued).GET());
+        assertThat(withCookie.status()).isEqualTo(200);
+        assertThat(withCookie.header("Set-Cookie")).isEmpty();
+        assertThat(withCookie.header("X-Neptune-Session")).isEmpty();
+        Reply withHeader = http.get("/api/discussion/" + unique("s") + "/headers");
+        assertThat(withHeader.header("Set-Cookie")).isEmpty();
+
+        // The session's handle makes a read see at least the version of the session's own write.
+        String topic = unique("mine");
+        Http session = new Http(cluster.baseUrl(), Optional.of(issued));
+        for (int i = 0; i < 5; i++) {
+            Reply posted = session.post("/api/discussion/" + topic + "/messages",
+                    "{\"author\":\"me\",\"subject\":\"n" + i + "\",\"body\":\"\"}");
+            JsonNode headers = session.get("/api/discussion/" + topic + "/headers").json();
+            assertThat(headers.get("version").asLong()).isGreaterThanOrEqualTo(posted.json().get("version").asLong());
+            assertThat(headers.get("headers")).hasSize(i + 1);
+        }
+    }
+
+    @Test
+    void unknownRoutesWrongMethodsAndOversizeBodiesAnswerJsonErrors() {
+        Reply unknown = http.get("/api/nothing/here");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.error()).contains("/api/nothing/here");
+        Reply wrongMethod = http.delete("/api/cache/some-key");
+        assertThat(wrongMethod.status()).isEqualTo(405);
+        assertThat(wrongMethod.header("Allow")).hasValue("GET, PUT");
+        assertThat(wrongMethod.error()).contains("DELETE");
+
+        byte[] huge = new byte[HttpGateway.DEFAULT_MAX_BODY_BYTES + 1];
+        Arrays.fill(huge, (byte) 'a');
+        Reply tooLarge = http.post("/api/discussion/" + unique("big") + "/messages", huge);
+        assertThat(tooLarge.status()).isEqualTo(413);
+        assertThat(tooLarge.error()).contains(String.valueOf(HttpGateway.DEFAULT_MAX_BODY_BYTES));
+        assertThat(http.get("/api/discussion/" + unique("after") + "/headers").status()).isEqualTo(200);
+
+        Reply index = http.get("/");
+        assertThat(index.status()).isEqualTo(200);
+        assertThat(index.header("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(index.text()).contains("<script src=\"/app.js\">");
+        assertThat(http.get("/app.js").status()).isEqualTo(200);
+        assertThat(http.get("/style.css").status()).isEqualTo(200);
+        assertThat(http.get("/../pom.xml").status()).isEqualTo(404);
+    }
+
+    // ---- admin ---------------------------------------------------------------------------------
+
+    @Test
+    void adminClusterListsNodesAndEveryPartitionWithItsReplicas() {
+        Reply reply = http.get("/admin/cluster");
+        assertThat(reply.status()).isEqualTo(200);
+        JsonNode json = reply.json();
+        assertThat(json.fieldNames()).toIterable().containsExactly("nodes", "partitions");
+        Set<String> ids = new TreeSet<>();
+        for (JsonNode node : json.get("nodes")) {
+            assertThat(node.fieldNames()).toIterable().containsExactly("id", "pid", "state", "address");
+            assertThat(node.get("state").asText()).isEqualTo("RUNNING");
+            assertThat(node.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(node.get("address").asText()).startsWith("127.0.0.1:");
+            ids.add(node.get("id").asText());
+        }
+        assertThat(ids).containsExactlyInAnyOrderElementsOf(cluster.nodeIds());
+        assertThat(json.get("partitions")).hasSize(GatewayCluster.SERVICES.size() * GatewayCluster.PARTITIONS);
+        JsonNode first = json.get("partitions").get(0);
+        assertThat(first.fieldNames()).toIterable().containsExactly("service", "partition", "replicas");
+        assertThat(first.get("service").asText()).isEqualTo("auction");
+        assertThat(first.get("replicas")).hasSize(2);
+        for (JsonNode partition : json.get("partitions")) {
+            List<String> roles = new ArrayList<>();
+            for (JsonNode replica : partition.get("replicas")) {
+                assertThat(replica.fieldNames()).toIterable().containsExactly("node", "role", "priority", "version");
+                roles.add(replica.get("role").asText());
+            }
+            assertThat(roles).as(partition.toString()).containsExactlyInAnyOrder("primary", "secondary");
+        }
+
+        Reply replicas = http.get("/admin/replicas/cache/5");
+        assertThat(replicas.status()).isEqualTo(200);
+        assertThat(replicas.json().get("replicas")).hasSize(2);
+        for (JsonNode replica : replicas.json().get("replicas")) {
+            assertThat(replica.fieldNames()).toIterable().containsExactly("node", "role", "version", "digest");
+            assertThat(replica.get("digest").asText()).isNotEmpty();
+        }
+        assertThat(http.get("/admin/replicas/nope/0").status()).isEqualTo(404);
+        assertThat(http.get("/admin/replicas/cache/five").status()).isEqualTo(400);
+
+        JsonNode metrics = http.get("/admin/metrics").json();
+        assertThat(metrics.get("demo").asBoolean()).isFalse();
+        assertThat(metrics.get("nodes")).hasSize(cluster.nodeIds().size());
+        assertThat(metrics.get("services").has("discussion")).isTrue();
+
+        Reply kill = http.post("/admin/nodes/node-0/kill", new byte[0]);
+        assertThat(kill.status()).isEqualTo(404);
+        assertThat(kill.error()).contains("demo");
+    }
+
+    @Test
+    void demoModeDelegatesKillAndStartAndShowsAbsentNodesAsDown() {
+        RecordingDemoControl control = new RecordingDemoControl(List.of("node-0", "node-1", "node-9"));
+        try (HttpGateway demo = HttpGateway.builder(cluster.gatewayNode()).port(0).demoControl(control).start()) {
+            Http admin = new Http("http://127.0.0.1:" + demo.port(), Optional.empty());
+            JsonNode nodes = admin.get("/admin/cluster").json().get("nodes");
+            JsonNode down = null;
+            for (JsonNode node : nodes) {
+                if (node.get("id").asText().equals("node-9")) {
+                    down = node;
+                }
+            }
+            assertThat(down).as(nodes.toString()).isNotNull();
+            assertThat(down.get("state").asText()).isEqualTo("DOWN");
+            assertThat(admin.get("/admin/metrics").json().get("demo").asBoolean()).isTrue();
+
+            assertThat(admin.post("/admin/nodes/node-1/kill", new byte[0]).status()).isEqualTo(200);
+            assertThat(admin.post("/admin/nodes/node-9/start", new byte[0]).status()).isEqualTo(200);
+            assertThat(admin.post("/admin/nodes/node-7/kill", new byte[0]).status()).isEqualTo(404);
+            assertThat(admin.get("/admin/nodes/node-1/kill").status()).isEqualTo(405);
+            assertThat(control.actions).containsExactly("kill node-1", "start node-9");
+        }
+    }
+
+    // ---- 503 and 504 ---------------------------------------------------------------------------
+
+    @Test
+    void deadlineAnswers504() {
+        try (HttpGateway impatient = HttpGateway.builder(cluster.gatewayNode()).port(0)
+                .callTimeout(Duration.ofNanos(1)).start()) {
+            Http client = new Http("http://127.0.0.1:" + impatient.port(), Optional.empty());
+            Reply reply = client.get("/api/discussion/" + unique("slow") + "/headers");
+            assertThat(reply.status()).as(reply.toString()).isEqualTo(504);
+            assertThat(reply.error()).contains("deadline");
+        }
+    }
+
+    @Test
+    void noReplicaAnswers503(@TempDir Path discovery) throws Exception {
+        MembershipConfig lonely = MembershipConfig.builder().cluster(unique("lonely"))
+                .discoveryDirectory(Files.createDirectories(discovery.resolve("d"))).build();
+        try (NeptuneNode node = NeptuneNode.builder(NodeConfig.builder().node("lonely").ioThreads(1).membership(lonely)
+                .dataDirectory(discovery.resolve("data")).build()).start();
+                HttpGateway gateway = HttpGateway.builder(node).port(0).start()) {
+            Http client = new Http("http://127.0.0.1:" + gateway.port(), Optional.empty());
+            Reply headers = client.get("/api/discussion/t/headers");
+            assertThat(headers.status()).as(headers.toString()).isEqualTo(503);
+            assertThat(headers.error()).contains("discussion");
+            Reply categories = client.get("/api/auction/categories");
+            assertThat(categories.status()).as(categories.toString()).isEqualTo(503);
+            assertThat(client.put("/api/cache/k", new byte[] {1}).status()).isEqualTo(503);
+        }
+    }
+
+    private static JsonNode withoutVersion(JsonNode item) {
+        return ((com.fasterxml.jackson.databind.node.ObjectNode) item.deepCopy()).without("version");
+    }
+
+    /** The hash part of the primary's digest ({@code <applied LSN>:<hash>}): refused writes advance only the LSN. */
+    private static String primaryDigest(String service, int partition) {
+        Reply replicas = http.get("/admin/replicas/" + service + "/" + partition);
+        assertThat(replicas.status()).isEqualTo(200);
+        for (JsonNode replica : replicas.json().get("replicas")) {
+            if (replica.get("role").asText().equals("primary")) {
+                String digest = replica.get("digest").asText();
+                return digest.substring(digest.indexOf(':') + 1);
+            }
+        }
+        throw new AssertionError("no primary of " + service + "#" + partition + ": " + replicas);
+    }
+}
