@@ -10,6 +10,8 @@ import io.neptune.core.internal.config.ConfigNode;
 import io.neptune.examples.auction.AuctionService;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.discussion.DiscussionService;
+import io.neptune.examples.gateway.DemoControl;
+import io.neptune.examples.gateway.HttpGateway;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
 import java.io.IOException;
@@ -55,6 +57,10 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--replicas", defaultValue = "3", description = "Replicas per partition (default: ${DEFAULT-VALUE}).")
     private int replicas;
+
+    @Option(names = "--port", defaultValue = "8080",
+            description = "Port of the HTTP gateway and web UI on 127.0.0.1 (default: ${DEFAULT-VALUE}); 0 picks a free one.")
+    private int port;
 
     @Option(names = "--chaos", description = "Kill a node a third of the way through and restart it at two thirds.")
     private boolean chaos;
@@ -111,6 +117,10 @@ public final class DemoCommand implements Callable<Integer> {
             awaitReplicas(client);
             System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions x %d replicas%n",
                     nodes, MixedWorkload.PARTITIONS, replicas);
+            HttpGateway gateway = HttpGateway.builder(client).port(port)
+                    .demoControl(new ProcessControl(processes, cluster, discovery)).start();
+            resources.add(0, gateway);
+            System.out.printf("Web UI and dashboard: http://127.0.0.1:%d/%n", gateway.port());
             if (!workloadTime.isZero()) {
                 runWorkload(client, processes, cluster, discovery, workloadTime);
             }
@@ -170,6 +180,50 @@ public final class DemoCommand implements Callable<Integer> {
         }
         System.out.printf("Acknowledged writes: %,d; lost: %d%n", workload.acknowledgedWrites(), lost);
         System.out.println(workload.summary(serving) + " lost=" + lost);
+    }
+
+    /** The gateway's kill and start buttons, on the demo's node processes. */
+    private final class ProcessControl implements DemoControl {
+        private final LocalCluster processes;
+        private final String cluster;
+        private final Path discovery;
+
+        ProcessControl(LocalCluster processes, String cluster, Path discovery) {
+            this.processes = processes;
+            this.cluster = cluster;
+            this.discovery = discovery;
+        }
+
+        @Override
+        public List<String> nodes() {
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < nodes; i++) {
+                names.add(name(i));
+            }
+            return names;
+        }
+
+        @Override
+        public void kill(String node) {
+            processes.kill(node);
+        }
+
+        @Override
+        public void start(String node) {
+            int index = nodes().indexOf(node);
+            if (index < 0) {
+                throw new IllegalArgumentException("node: '" + node + "' (expected: one of " + nodes() + ")");
+            }
+            if (!processes.processes().containsKey(node)) {
+                processes.start(node, nodeConfig(index, cluster, discovery));
+            }
+        }
+
+        @Override
+        public long pid(String node) {
+            Process process = processes.processes().get(node);
+            return process == null ? -1 : process.pid();
+        }
     }
 
     private static String name(int index) {
