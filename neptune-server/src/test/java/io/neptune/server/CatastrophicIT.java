@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,7 +27,7 @@ class CatastrophicIT {
     /** How long fewer than three replicas are watched for not electing a primary. */
     private static final Duration NO_PRIMARY_WINDOW = Duration.ofSeconds(2);
 
-    @TempDir
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)   // kept for the post-mortem when the test fails
     Path work;
 
     @Test
