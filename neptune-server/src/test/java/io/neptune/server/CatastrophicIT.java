@@ -33,6 +33,7 @@ class CatastrophicIT {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void afterEveryReplicaDiedAllConfiguredReplicasElectTheMostCompleteLog() throws Exception {
+        System.out.printf("CatastrophicIT: data and logs in %s%n", work);
         try (ReplicatedProcesses cluster = new ReplicatedProcesses(work);
                 KvWriteLoad load = new KvWriteLoad(cluster.observer().client(), PARTITIONS, 32,
                         Duration.ofSeconds(5))) {

@@ -36,6 +36,7 @@ class CatchUpIT {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)   // ~2 min on an idle 2-core machine
     void aRestartedPrimaryCatchesUpBeforeItTakesItsRoleBack() throws Exception {
+        System.out.printf("CatchUpIT: data and logs in %s%n", work);
         try (ReplicatedProcesses cluster = new ReplicatedProcesses(work)) {
             cluster.define("node-1", KvTestService.class, 3, 3);
             cluster.define("node-2", KvTestService.class, 2, 3);
