@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,12 +27,13 @@ class CatastrophicIT {
     /** How long fewer than three replicas are watched for not electing a primary. */
     private static final Duration NO_PRIMARY_WINDOW = Duration.ofSeconds(2);
 
-    @TempDir
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)   // kept for the post-mortem when the test fails
     Path work;
 
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void afterEveryReplicaDiedAllConfiguredReplicasElectTheMostCompleteLog() throws Exception {
+        System.out.printf("CatastrophicIT: data and logs in %s%n", work);
         try (ReplicatedProcesses cluster = new ReplicatedProcesses(work);
                 KvWriteLoad load = new KvWriteLoad(cluster.observer().client(), PARTITIONS, 32,
                         Duration.ofSeconds(5))) {

@@ -9,9 +9,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,11 +30,13 @@ class CatchUpIT {
             Pattern.compile(SERVICE + "#(\\d+)@node-1: RECOVERING -> (SECONDARY|PRIMARY)");
     private static final List<String> NODES = List.of("node-1", "node-2", "node-3");
 
-    @TempDir
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)   // kept for the post-mortem when the test fails
     Path work;
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)   // ~2 min on an idle 2-core machine
     void aRestartedPrimaryCatchesUpBeforeItTakesItsRoleBack() throws Exception {
+        System.out.printf("CatchUpIT: data and logs in %s%n", work);
         try (ReplicatedProcesses cluster = new ReplicatedProcesses(work)) {
             cluster.define("node-1", KvTestService.class, 3, 3);
             cluster.define("node-2", KvTestService.class, 2, 3);

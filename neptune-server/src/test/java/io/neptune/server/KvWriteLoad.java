@@ -255,9 +255,38 @@ final class KvWriteLoad implements AutoCloseable {
                     return complete && states.size() == 1;
                 }, timeout, "convergence of " + SERVICE + "#" + partition + " on " + nodes);
             } catch (AssertionError e) {
-                throw new AssertionError(e.getMessage() + "; last: " + last[0], e);
+                throw new AssertionError(e.getMessage() + "; last: " + last[0] + differences(cluster, nodes, p), e);
             }
         }
+    }
+
+    /** Where the replicas' values of {@code partition} first differ, key by key. */
+    private static String differences(ReplicatedProcesses cluster, List<String> nodes, int partition) {
+        StringBuilder report = new StringBuilder();
+        for (int k = 0; k < KEYS; k++) {
+            List<List<String>> values = new ArrayList<>();
+            for (String node : nodes) {
+                String v = cluster.readFrom(node, SERVICE, partition, "get", new KvTestService.Get("k" + k),
+                        KvTestService.Value.class).v();
+                values.add(v == null ? List.of() : List.of(v.split(",")));
+            }
+            int at = 0;
+            int common = values.stream().mapToInt(List::size).min().orElse(0);
+            while (at < common) {
+                int i = at;
+                if (values.stream().map(v -> v.get(i)).distinct().count() > 1) {
+                    break;
+                }
+                at++;
+            }
+            report.append("\n  k").append(k).append(": first difference at token ").append(at).append(':');
+            for (int n = 0; n < nodes.size(); n++) {
+                List<String> v = values.get(n);
+                report.append("\n    ").append(nodes.get(n)).append(" (").append(v.size()).append(" tokens) ")
+                        .append(v.subList(Math.min(at, v.size()), Math.min(at + 8, v.size())));
+            }
+        }
+        return report.toString();
     }
 
     /** Stops the load; idempotent. */

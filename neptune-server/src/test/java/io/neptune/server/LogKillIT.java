@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,15 +29,15 @@ class LogKillIT {
     private static final int WRITES_PER_SECOND = 50;
     private static final List<String> NODES = List.of("node-1", "node-2", "node-3");
 
-    @TempDir
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)   // kept for the post-mortem when the test fails
     Path work;
 
     @Test
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)   // ~2 min on an idle 2-core machine
     void replicasKilledAtRandomPointsOfTheLogLoseNoAcknowledgedWrite() throws Exception {
         long seed = System.nanoTime();
         Random random = new Random(seed);
-        System.out.printf("LogKillIT: seed %d%n", seed);
+        System.out.printf("LogKillIT: seed %d; data and logs in %s%n", seed, work);
         try (ReplicatedProcesses cluster = new ReplicatedProcesses(work);
                 KvWriteLoad load = new KvWriteLoad(cluster.observer().client(), PARTITIONS, 8,
                         Duration.ofSeconds(10))) {

@@ -7,6 +7,8 @@ import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -16,6 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link MulticastNodeMain} child process: stdout and stderr are read by one thread into a queue,
@@ -34,11 +37,13 @@ final class NodeProcess implements AutoCloseable {
     private final Thread reader;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final Deque<String> transcript = new ArrayDeque<>();
+    private final @Nullable Path logFile;
     private volatile String nodes = "";
 
-    private NodeProcess(String name, Process process) {
+    private NodeProcess(String name, Process process, @Nullable Path logFile) {
         this.name = name;
         this.process = process;
+        this.logFile = logFile;
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         this.reader = new Thread(this::readOutput, name + "-stdout");
         this.reader.setDaemon(true);
@@ -46,22 +51,33 @@ final class NodeProcess implements AutoCloseable {
 
     /** Starts {@code command} (stderr merged into stdout) as node {@code name}. */
     static NodeProcess start(String name, List<String> command) {
+        return start(name, command, null);
+    }
+
+    /**
+     * Starts {@code command} (stderr merged into stdout) as node {@code name}, also copying its
+     * whole output to {@code logFile} (if not null) for post-mortems.
+     */
+    static NodeProcess start(String name, List<String> command, @Nullable Path logFile) {
         Process process;
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start node " + name + ": " + command, e);
         }
-        NodeProcess node = new NodeProcess(name, process);
+        NodeProcess node = new NodeProcess(name, process, logFile);
         node.reader.start();
         return node;
     }
 
     private void readOutput() {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+                StandardCharsets.UTF_8)); Writer copy = logFile == null ? Writer.nullWriter()
+                        : Files.newBufferedWriter(logFile, StandardCharsets.UTF_8)) {
             String line;
             while ((line = in.readLine()) != null) {
+                copy.write(line + "\n");
+                copy.flush();
                 if (line.startsWith("NODES ")) {
                     nodes = line.substring("NODES ".length());
                 }

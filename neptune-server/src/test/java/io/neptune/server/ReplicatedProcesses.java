@@ -26,7 +26,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Node processes hosting one replicated test service, plus an in-process observer node that
- * hosts nothing: the harness of the SIGKILL tests. Close it to stop everything.
+ * hosts nothing: the harness of the SIGKILL tests. Close it to stop everything. Each process's
+ * whole output goes to {@code logs/<node>-<n>.log} under the root directory, for post-mortems.
  */
 final class ReplicatedProcesses implements AutoCloseable {
     private final Path root;
@@ -34,11 +35,13 @@ final class ReplicatedProcesses implements AutoCloseable {
     private final Map<String, NodeProcess> processes = new LinkedHashMap<>();
     private final Map<String, String> configs = new LinkedHashMap<>();
     private final NeptuneNode observer;
+    private int launches;
     private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC");
 
     ReplicatedProcesses(Path root) throws IOException {
         this.root = root;
         Files.createDirectories(root.resolve("discovery"));
+        Files.createDirectories(root.resolve("logs"));
         observer = NeptuneNode.builder(NodeConfig.builder().node("observer").ioThreads(2).membership(membership())
                 .client(ClientConfig.builder().timeout(Duration.ofSeconds(15)).build())
                 .dataDirectory(root.resolve("observer")).build()).start();
@@ -104,7 +107,8 @@ final class ReplicatedProcesses implements AutoCloseable {
             command.addAll(jvmOptions);
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), ConfigNodeMain.class.getName(),
                     config.toString()));
-            NodeProcess process = NodeProcess.start(name, command);
+            NodeProcess process = NodeProcess.start(name, command,
+                    root.resolve("logs").resolve(name + "-" + (++launches) + ".log"));
             processes.put(name, process);
             return process;
         } catch (IOException e) {

@@ -344,6 +344,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 stepDown(Role.RECOVERING, from + " is primary at epoch " + m.epoch());
             }
         }
+        if (role == Role.PRIMARY) {
+            // two primaries of one epoch (each elected without seeing the other): never mix their logs
+            reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "primary at epoch " + epoch));
+            return;
+        }
         if (role == Role.RECOVERING && !from.equals(primary)) {
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "recovering"));
             return;
@@ -427,6 +432,10 @@ final class PrimaryBackupReplica implements PartitionReplica {
             List<Replica> view = core.peers.replicas(core.service, core.partition);
             Replica live = livePrimary(view);
             if (role == Role.PRIMARY) {
+                if (live != null && live.epoch() > core.log.epoch()) {
+                    stepDown(Role.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
+                    return;
+                }
                 for (NodeId secondary : List.copyOf(inSync.keySet())) {
                     if (view.stream().noneMatch(r -> r.node().equals(secondary))) {
                         exclude(secondary, "left the yellow page");
@@ -489,15 +498,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (electing) {
             return;
         }
+        // Every candidate asks its rivals; finishElection compares their fresh (last epoch, log end). An
+        // announcement carries a replica's current epoch, which runs ahead of its last record's epoch
+        // when the epoch has no writes yet, so ruling candidates out on it could leave no one to elect.
+        // The replica last known as primary is asked whatever it announces: right after a handover the
+        // new primary may still look RECOVERING here, and must not get a rival primary.
+        Role roleAtStart = role;
         List<Replica> rivals = new ArrayList<>();
         for (Replica r : view) {
-            if (r.node().equals(core.self)) {
-                continue;
-            }
-            if (r.role() == Role.SECONDARY || (catastrophic && r.role() == Role.RECOVERING)) {
-                if (outranks(r.lastEpoch(), r.logEnd(), r.priority(), r.node().value())) {
-                    return; // a better candidate exists; it will take over
-                }
+            if (!r.node().equals(core.self) && (r.role() == Role.SECONDARY
+                    || (catastrophic && r.role() == Role.RECOVERING) || r.node().equals(primary))) {
                 rivals.add(r);
             }
         }
@@ -509,21 +519,25 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     .orTimeout(1, TimeUnit.SECONDS).exceptionally(e -> null));
         }
         CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
-                () -> finishElection(statuses.stream().map(CompletableFuture::join).toList(), catastrophic)));
+                () -> finishElection(statuses.stream().map(CompletableFuture::join).toList(), catastrophic,
+                        roleAtStart)));
     }
 
-    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic) {
+    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic, Role roleAtStart) {
         electing = false;
-        if (role == Role.PRIMARY || closed) {
-            return;
+        if (role != roleAtStart || closed || livePrimary(core.peers.replicas(core.service, core.partition)) != null) {
+            return; // things changed while the statuses were on their way (e.g. another replica took over)
         }
         long maxEpoch = core.log.epoch();
         List<ReplicaStatus> followers = new ArrayList<>();
         for (ReplicaStatus s : statuses) {
             if (s == null) {
-                continue;
+                return; // a rival did not answer: its log may be more complete; try again at the next tick
             }
-            if (s.role().equals(Role.PRIMARY.name()) || outranks(s.lastEpoch(), s.logEnd(), s.priority(), s.node())) {
+            boolean candidate = s.role().equals(Role.SECONDARY.name())
+                    || (catastrophic && s.role().equals(Role.RECOVERING.name()));
+            if (s.role().equals(Role.PRIMARY.name())
+                    || (candidate && outranks(s.lastEpoch(), s.logEnd(), s.priority(), s.node()))) {
                 return; // fresher information says someone else should lead
             }
             maxEpoch = Math.max(maxEpoch, s.epoch());
