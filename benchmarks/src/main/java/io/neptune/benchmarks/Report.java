@@ -32,6 +32,7 @@ public final class Report {
     private String xLabel = "x";
     private String yLabel = "y";
     private boolean logX;
+    private boolean legendOutside;
 
     /** Creates a report {@code name} (the file stem) with a title and the table's columns. */
     public Report(String name, String title, String... columns) {
@@ -69,6 +70,12 @@ public final class Report {
         return this;
     }
 
+    /** Puts the plot's legend right of the plot instead of inside its top-left corner. */
+    public Report legendOutside() {
+        this.legendOutside = true;
+        return this;
+    }
+
     /** Writes {@code docs/benchmarks/<name>.csv}, {@code .md} and, when there are points, {@code .png}. */
     public void write(Path root, String command) {
         try {
@@ -82,7 +89,8 @@ public final class Report {
             if (plot) {
                 XYChart chart = new XYChartBuilder().width(900).height(540).title(title).xAxisTitle(xLabel)
                         .yAxisTitle(yLabel).build();
-                chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+                chart.getStyler().setLegendPosition(legendOutside ? Styler.LegendPosition.OutsideE
+                        : Styler.LegendPosition.InsideNW);
                 chart.getStyler().setXAxisLogarithmic(logX);
                 series.forEach((line, points) -> chart.addSeries(line, points.stream().mapToDouble(p -> p[0]).toArray(),
                         points.stream().mapToDouble(p -> p[1]).toArray()));
