@@ -3,7 +3,8 @@
  * with {@code mvn -pl benchmarks -am package -DskipTests} and run it with {@code java -jar}; the
  * figures and the exact commands are in {@code docs/PERFORMANCE.md}.
  *
- * <p>Starting points: {@link io.neptune.benchmarks.EchoRoundTripBenchmark}.
+ * <p>Starting points: {@link io.neptune.benchmarks.EchoRoundTripBenchmark}; the cluster experiment
+ * {@link io.neptune.benchmarks.ReplicationExperiment}, whose nodes emulate server capacity.
  */
 @NullMarked
 package io.neptune.benchmarks;

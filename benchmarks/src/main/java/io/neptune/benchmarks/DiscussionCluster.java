@@ -1,0 +1,232 @@
+package io.neptune.benchmarks;
+
+import io.neptune.benchmarks.EmulatedDiscussion.ServiceTimes;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneClient;
+import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.server.HostingConfig;
+import io.neptune.server.NeptuneNode;
+import io.neptune.server.NodeConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code nodes} in-process Neptune nodes on the loopback JGroups stack, in a cluster of their own,
+ * each an emulated machine ({@link ServerCapacity}) hosting the discussion group at the given
+ * consistency levels with {@code degree} replicas per partition, plus one node that hosts nothing
+ * and sends the load. Partition {@code p} has its replicas on nodes {@code p, p+1, …, p+degree-1}
+ * (mod {@code nodes}), the first with the highest priority, so primaries and replicas are spread
+ * evenly. Degree 1 is the dissertation's "NoRep": a level-2 partition with one replica still logs
+ * every write (REDO log with fsync) but propagates nothing.
+ *
+ * <p>Thread-safety: start and close from one thread; {@link #client()} is thread-safe.
+ */
+final class DiscussionCluster implements AutoCloseable {
+    private static final Logger logger = LoggerFactory.getLogger(DiscussionCluster.class);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+    private final int nodeCount;
+    private final int degree;
+    private final Set<ConsistencyLevel> levels;
+    private final String cluster = "bench-replication-" + UUID.randomUUID().toString().substring(0, 8);
+    private final Path work;
+    private final List<NeptuneNode> nodes = new ArrayList<>();
+    private final List<ServerCapacity> capacities = new ArrayList<>();
+    private @Nullable NeptuneNode driver;
+
+    private DiscussionCluster(int nodeCount, int degree, Set<ConsistencyLevel> levels) {
+        if (degree < 1 || degree > nodeCount) {
+            throw new IllegalArgumentException("degree: " + degree + " (expected: 1.." + nodeCount + ")");
+        }
+        this.nodeCount = nodeCount;
+        this.degree = degree;
+        this.levels = Set.copyOf(levels);
+        try {
+            this.work = Files.createTempDirectory("neptune-bench-replication-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Starts the nodes and the load driver and waits until every partition of every level has
+     * {@code degree} serving replicas (and a primary at levels 2 and 3) in the driver's yellow page.
+     */
+    static DiscussionCluster start(int nodes, int degree, Set<ConsistencyLevel> levels, int workers,
+            ServiceTimes times) {
+        DiscussionCluster c = new DiscussionCluster(nodes, degree, levels);
+        try {
+            for (int i = 0; i < nodes; i++) {
+                ServerCapacity capacity = new ServerCapacity(workers);
+                NeptuneNode.Builder builder = NeptuneNode.builder(c.config("rep-" + i, 1));
+                for (ConsistencyLevel level : levels) {
+                    builder.host(EmulatedDiscussion.create(level, capacity, times), c.hosting(i, workers));
+                }
+                c.capacities.add(capacity);
+                c.nodes.add(builder.start());
+            }
+            c.driver = NeptuneNode.builder(c.config("rep-driver", 2)).start();
+            c.awaitReady();
+            return c;
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private NodeConfig config(String node, int ioThreads) {
+        MembershipConfig membership = MembershipConfig.builder().cluster(cluster)
+                .discoveryDirectory(work.resolve("discovery")).bindAddress("127.0.0.1").port(0).build();
+        ClientConfig client = ClientConfig.builder().timeout(OpenLoopProbe.DEADLINE).build();
+        return NodeConfig.builder().node(node).bindAddress("127.0.0.1").port(0).pollPort(0).ioThreads(ioThreads)
+                .dataDirectory(work.resolve(node)).membership(membership).client(client).build();
+    }
+
+    /** Node {@code index}'s hosting: its replicas, with the partition's first replica the highest priority. */
+    private HostingConfig hosting(int index, int workers) {
+        List<Integer> partitions = new ArrayList<>();
+        Map<Integer, Integer> priorities = new HashMap<>();
+        for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
+            int rank = Math.floorMod(index - p, nodeCount);
+            if (rank < degree) {
+                partitions.add(p);
+                priorities.put(p, degree - rank);
+            }
+        }
+        return HostingConfig.builder().partitions(partitions).priorities(priorities).replicas(degree).workers(workers)
+                .build();
+    }
+
+    /** Waits until the driver sees {@code degree} serving replicas of every partition (and a level-2/3 primary). */
+    void awaitReady() {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        NeptuneNode d = driverNode();
+        while (true) {
+            String missing = firstUnready(d);
+            if (missing == null) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(cluster + ": not ready after " + READY_TIMEOUT + ": " + missing);
+            }
+            pause(50);
+        }
+    }
+
+    private @Nullable String firstUnready(NeptuneNode d) {
+        for (ConsistencyLevel level : levels) {
+            String service = EmulatedDiscussion.nameOf(level);
+            for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
+                Map<NodeId, String> roles = d.replicaRoles(service, p);
+                boolean ready = roles.size() == degree && !roles.containsValue("RECOVERING")
+                        && (level == ConsistencyLevel.LEVEL_1 || roles.containsValue("PRIMARY"));
+                if (!ready) {
+                    return service + "#" + p + " " + roles;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Waits until every node is idle (no request running or waiting for a worker) for {@code quietMillis}
+     * in a row, at most {@code maxMillis}; returns whether it got there.
+     */
+    boolean awaitIdle(long quietMillis, long maxMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() - deadline < 0) {
+            if (capacities.stream().anyMatch(c -> c.inFlight() > 0)) {
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince >= TimeUnit.MILLISECONDS.toNanos(quietMillis)) {
+                return true;
+            }
+            pause(10);
+        }
+        return false;
+    }
+
+    /** The node holding partition {@code partition}'s first (highest-priority) replica. */
+    String firstReplicaOf(int partition) {
+        return "rep-" + Math.floorMod(partition, nodeCount);
+    }
+
+    /** The load driver's client. */
+    NeptuneClient client() {
+        return driverNode().client();
+    }
+
+    private NeptuneNode driverNode() {
+        NeptuneNode d = driver;
+        if (d == null) {
+            throw new IllegalStateException(cluster + ": not started");
+        }
+        return d;
+    }
+
+    /** Service nodes (without the driver). */
+    int nodes() {
+        return nodeCount;
+    }
+
+    /** Replicas per partition. */
+    int degree() {
+        return degree;
+    }
+
+    /** The cluster name; unique per instance. */
+    String name() {
+        return cluster;
+    }
+
+    private static void pause(long millis) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** Closes the driver and every node (each on every path), then deletes the temp directory; idempotent. */
+    @Override
+    public void close() {
+        List<NeptuneNode> all = new ArrayList<>();
+        if (driver != null) {
+            all.add(driver);
+            driver = null;
+        }
+        List<NeptuneNode> reversed = new ArrayList<>(nodes);
+        Collections.reverse(reversed);
+        all.addAll(reversed);
+        nodes.clear();
+        for (NeptuneNode node : all) {
+            try {
+                node.close();
+            } catch (RuntimeException e) {
+                logger.warn("{}: close failed: {}", node.node(), e.toString());
+            }
+        }
+        try (var files = Files.walk(work)) {
+            files.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            logger.warn("{}: cannot delete {}: {}", cluster, work, e.toString());
+        }
+    }
+}

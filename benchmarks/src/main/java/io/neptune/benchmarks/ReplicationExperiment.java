@@ -1,0 +1,321 @@
+package io.neptune.benchmarks;
+
+import io.neptune.benchmarks.EmulatedDiscussion.ServiceTimes;
+import io.neptune.core.ConsistencyLevel;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Experiments 3 and 4 of issue 5, the dissertation's Figures 5.1–5.3: the discussion group's
+ * throughput at the saturation point ({@link SaturationSearch}) for no replication and replication
+ * degrees 2–4, at 10% and 50% writes, at consistency levels 1, 2 and 3, under a balanced workload
+ * and under Zipf partition popularity with imbalance factors from 1/64 to 1.
+ *
+ * <p>Every node runs in this JVM on the loopback stack and emulates one of the dissertation's
+ * dual-processor machines ({@link ServerCapacity}): two workers, and each request holds one for its
+ * service time, asleep. The service times are derived from the dissertation's single-node
+ * throughput without replication (152 req/s at 10% writes, 175 req/s at 50%), which gives 13.6 ms
+ * per {@code ViewHeaders} and 9.3 ms per {@code AddMsg}. Writes go through Neptune's real
+ * replication: REDO log with group fsync, propagation to the secondaries, and re-execution at
+ * every replica.
+ *
+ * <p>Usage: {@code ./neptune bench replication [--quick]}; the reports go to
+ * {@code docs/benchmarks/replication-scalability.*}, {@code consistency-levels.*} and
+ * {@code workload-imbalance.*} under the working directory.
+ */
+public final class ReplicationExperiment {
+    /** Emulated workers per node: the dissertation's nodes had two CPUs. */
+    static final int WORKERS = 2;
+    /** Service times solving 0.9 r + 0.1 w = 2/152 s and 0.5 r + 0.5 w = 2/175 s. */
+    static final ServiceTimes TIMES = new ServiceTimes(Duration.ofNanos(13_600_000), Duration.ofNanos(9_300_000));
+    static final double BALANCED = 1.0 / EmulatedDiscussion.PARTITIONS;
+    private static final Duration WARM_UP = Duration.ofSeconds(2);
+
+    private ReplicationExperiment() {}
+
+    /**
+     * One measured configuration.
+     *
+     * @param nodes service nodes
+     * @param degree replicas per partition (1 = NoRep)
+     * @param level consistency level
+     * @param writes share of requests that are writes
+     * @param imbalance share of requests to the most popular partition
+     */
+    record Variant(int nodes, int degree, ConsistencyLevel level, double writes, double imbalance) {
+        String label() {
+            return String.format(Locale.ROOT, "%d nodes, %s, L%d, %.0f%% writes, imbalance %s", nodes,
+                    degree == 1 ? "NoRep" : degree + " replicas", level.ordinal() + 1, 100 * writes,
+                    fraction(imbalance));
+        }
+    }
+
+    /**
+     * What one mode measures.
+     *
+     * @param quick whether this is the quick mode
+     * @param step how long one load step offers its rate
+     * @param refinements bisection steps after the doubling
+     * @param variants every configuration, in run order
+     * @param filtered whether {@code --variants} left some out
+     */
+    record Plan(boolean quick, Duration step, int refinements, List<Variant> variants, boolean filtered) {}
+
+    public static void main(String[] args) throws IOException {
+        Plan plan = options(List.of(args));
+        boolean quick = plan.quick();
+        Path root = Path.of("").toAbsolutePath();
+        if (!Files.isDirectory(root.resolve("docs"))) {
+            throw new IllegalStateException("run from the repository root (no docs/ in " + root + ")");
+        }
+        String loadBefore = loadAverage();
+        long began = System.nanoTime();
+        System.out.printf(Locale.ROOT, "replication experiment (%s): %d configurations, steps of %d s;"
+                + " load average %s%n",
+                quick ? "quick" : "full", plan.variants().size(), plan.step().toSeconds(), loadBefore);
+        Map<Variant, Measurement> results = run(plan);
+        double minutes = (System.nanoTime() - began) / 60e9;
+        String loadAfter = loadAverage();
+        System.out.printf(Locale.ROOT, "done in %.1f min; load average %s at start, %s at end%n", minutes, loadBefore,
+                loadAfter);
+        String command = "./neptune bench replication" + (args.length == 0 ? "" : " " + String.join(" ", args));
+        String context = String.format(Locale.ROOT, "Run time %.1f min; load average (1, 5, 15 min) %s at start and %s"
+                + " at the end (other work shares this host).", minutes, loadBefore, loadAfter);
+        if (plan.filtered()) {
+            System.out.println("a --variants run writes no reports (it would replace the full ones with a subset)");
+            return;
+        }
+        ReplicationReports reports = new ReplicationReports(plan, results, context);
+        reports.scalability().write(root, command);
+        reports.levels().write(root, command);
+        reports.imbalance().write(root, command);
+        System.out.println("wrote docs/benchmarks/replication-scalability.*, consistency-levels.*,"
+                + " workload-imbalance.*");
+    }
+
+    /**
+     * Parses {@code [--quick] [--step-seconds N] [--refinements K] [--variants REGEX]}: the plan, its
+     * step length and bisection steps, and a filter on the variants' labels (e.g. {@code "L1|L3"}).
+     */
+    static Plan options(List<String> args) {
+        Plan plan = args.contains("--quick") ? quickPlan() : fullPlan();
+        Duration step = plan.step();
+        int refinements = plan.refinements();
+        List<Variant> variants = plan.variants();
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (arg.equals("--quick")) {
+                continue;
+            }
+            if (i + 1 >= args.size()) {
+                throw new IllegalArgumentException("option " + arg + " (expected: --quick, --step-seconds N,"
+                        + " --refinements K or --variants REGEX)");
+            }
+            String value = args.get(++i);
+            switch (arg) {
+                case "--step-seconds" -> step = Duration.ofSeconds(Long.parseLong(value));
+                case "--refinements" -> refinements = Integer.parseInt(value);
+                case "--variants" -> {
+                    java.util.regex.Pattern filter = java.util.regex.Pattern.compile(value);
+                    variants = variants.stream().filter(v -> filter.matcher(v.label()).find()).toList();
+                }
+                default -> throw new IllegalArgumentException("option: " + arg + " (expected: --quick, --step-seconds,"
+                        + " --refinements or --variants)");
+            }
+        }
+        return new Plan(plan.quick(), step, refinements, variants, variants.size() < plan.variants().size());
+    }
+
+    /**
+     * The saturation throughput of one configuration.
+     *
+     * @param variant the configuration
+     * @param model the emulated capacity (see {@link #modelCapacity})
+     * @param outcome the search's result
+     * @param load the host's one-minute load average when the search began
+     */
+    record Measurement(Variant variant, double model, SaturationSearch.Outcome outcome, String load) {
+        double rate() {
+            return outcome.rate();
+        }
+    }
+
+    /**
+     * Four nodes, level 2: NoRep and 3 replicas at 10% and 50% writes and 2 replicas at 10%
+     * (balanced); imbalance 1/8 and 1 for 3 replicas, 1 for NoRep. Levels 1 and 3 at 3 replicas,
+     * balanced and at imbalance 1. Twelve searches of about four 4-second steps.
+     */
+    static Plan quickPlan() {
+        List<Variant> v = new ArrayList<>();
+        for (int degree = 1; degree <= 3; degree++) {
+            for (double writes : degree == 2 ? new double[] {0.1} : new double[] {0.1, 0.5}) {
+                v.add(new Variant(4, degree, ConsistencyLevel.LEVEL_2, writes, BALANCED));
+            }
+            if (degree == 1) {
+                v.add(new Variant(4, degree, ConsistencyLevel.LEVEL_2, 0.1, 1));
+            } else if (degree == 3) {
+                for (double imbalance : new double[] {1.0 / 8, 1}) {
+                    v.add(new Variant(4, degree, ConsistencyLevel.LEVEL_2, 0.1, imbalance));
+                }
+            }
+        }
+        for (ConsistencyLevel level : List.of(ConsistencyLevel.LEVEL_1, ConsistencyLevel.LEVEL_3)) {
+            for (double imbalance : new double[] {BALANCED, 1}) {
+                v.add(new Variant(4, 3, level, 0.1, imbalance));
+            }
+        }
+        return new Plan(true, Duration.ofSeconds(4), 2, ordered(v), false);
+    }
+
+    /**
+     * Figure 5.1 on 2, 4 and 8 nodes (every degree up to 4, both write ratios, all levels), and
+     * Figures 5.2 and 5.3 on 8 nodes (seven imbalance factors; degrees at level 2; levels at 4 replicas).
+     */
+    static Plan fullPlan() {
+        List<Variant> v = new ArrayList<>();
+        for (int nodes : new int[] {2, 4, 8}) {
+            for (int degree = 1; degree <= Math.min(4, nodes); degree++) {
+                for (double writes : new double[] {0.1, 0.5}) {
+                    for (ConsistencyLevel level : degree == 1 ? EnumSet.of(ConsistencyLevel.LEVEL_2)
+                            : EnumSet.allOf(ConsistencyLevel.class)) {
+                        v.add(new Variant(nodes, degree, level, writes, BALANCED));
+                    }
+                }
+            }
+        }
+        for (int i = 6; i >= 0; i--) {
+            double imbalance = 1.0 / (1 << i);
+            for (int degree = 1; degree <= 4; degree++) {
+                v.add(new Variant(8, degree, ConsistencyLevel.LEVEL_2, 0.1, imbalance));
+            }
+            v.add(new Variant(8, 4, ConsistencyLevel.LEVEL_1, 0.1, imbalance));
+            v.add(new Variant(8, 4, ConsistencyLevel.LEVEL_3, 0.1, imbalance));
+        }
+        return new Plan(false, Duration.ofSeconds(10), 5, ordered(v), false);
+    }
+
+    /** Distinct variants grouped by cluster shape (nodes, degree), keeping first-seen order. */
+    private static List<Variant> ordered(List<Variant> variants) {
+        Map<List<Integer>, List<Variant>> byCluster = new LinkedHashMap<>();
+        for (Variant variant : variants) {
+            List<Variant> group = byCluster.computeIfAbsent(List.of(variant.nodes(), variant.degree()),
+                    k -> new ArrayList<>());
+            if (!group.contains(variant)) {
+                group.add(variant);
+            }
+        }
+        return byCluster.values().stream().flatMap(List::stream).toList();
+    }
+
+    private static Map<Variant, Measurement> run(Plan plan) {
+        Map<Variant, Measurement> results = new LinkedHashMap<>();
+        List<Variant> variants = plan.variants();
+        for (int i = 0; i < variants.size(); ) {
+            Variant first = variants.get(i);
+            int end = i;
+            Set<ConsistencyLevel> levels = EnumSet.noneOf(ConsistencyLevel.class);
+            while (end < variants.size() && variants.get(end).nodes() == first.nodes()
+                    && variants.get(end).degree() == first.degree()) {
+                levels.add(variants.get(end).level());
+                end++;
+            }
+            long started = System.nanoTime();
+            try (DiscussionCluster cluster = DiscussionCluster.start(first.nodes(), first.degree(), levels, WORKERS,
+                    TIMES)) {
+                System.out.printf(Locale.ROOT, "cluster %s: %d nodes, degree %d, levels %s, ready in %.1f s%n",
+                        cluster.name(), first.nodes(), first.degree(), levels, (System.nanoTime() - started) / 1e9);
+                warmUp(cluster, first, levels);
+                for (Variant variant : variants.subList(i, end)) {
+                    results.put(variant, measure(plan, cluster, variant));
+                }
+            }
+            i = end;
+        }
+        return results;
+    }
+
+    /** A third of the model capacity for a few seconds per level, not measured: JIT, connections, H2 caches. */
+    private static void warmUp(DiscussionCluster cluster, Variant variant, Set<ConsistencyLevel> levels) {
+        for (ConsistencyLevel level : levels) {
+            OpenLoopProbe.Result r = probe(cluster, new Variant(variant.nodes(), variant.degree(), level,
+                    variant.writes(), BALANCED)).run(0.3 * model(variant), WARM_UP);
+            System.out.printf(Locale.ROOT, "warm-up L%d at %.0f req/s: %.1f%% on time%n", level.ordinal() + 1,
+                    r.rate(), 100 * r.onTimeShare());
+        }
+        cluster.awaitIdle(300, 15_000);
+    }
+
+    private static Measurement measure(Plan plan, DiscussionCluster cluster, Variant variant) {
+        cluster.awaitReady();
+        SaturationSearch search = new SaturationSearch(probe(cluster, variant), plan.step(), plan.refinements(), () -> {
+            boolean idle = cluster.awaitIdle(300, 15_000);
+            cluster.awaitReady(); // a secondary excluded during an overloaded step recovers first
+            return idle;
+        });
+        double model = model(variant);
+        String load = loadAverage().split(",")[0];
+        return new Measurement(variant, model, search.run(variant.label(), Math.max(5, 0.75 * model)), load);
+    }
+
+    private static OpenLoopProbe probe(DiscussionCluster cluster, Variant variant) {
+        return new OpenLoopProbe(cluster.client(), EmulatedDiscussion.nameOf(variant.level()), variant.writes(),
+                ZipfPartitions.withImbalance(EmulatedDiscussion.PARTITIONS, variant.imbalance()), variant.nodes(),
+                cluster::firstReplicaOf, variant.hashCode());
+    }
+
+    private static double model(Variant variant) {
+        return modelCapacity(variant.nodes(), variant.degree(), variant.writes(),
+                ZipfPartitions.withImbalance(EmulatedDiscussion.PARTITIONS, variant.imbalance()));
+    }
+
+    /**
+     * The emulated capacity: the rate at which the busiest node's workers are fully used, if reads
+     * of a partition are spread evenly over its replicas and every replica applies every write;
+     * also at most the rate at which one partition's serialized writes fill one worker.
+     */
+    static double modelCapacity(int nodes, int degree, double writes, ZipfPartitions popularity) {
+        double read = TIMES.read().toNanos() / 1e9;
+        double write = TIMES.write().toNanos() / 1e9;
+        double[] busy = new double[nodes];
+        double hottest = 0;
+        for (int p = 0; p < popularity.partitions(); p++) {
+            double share = popularity.probability(p);
+            hottest = Math.max(hottest, share);
+            for (int r = 0; r < degree; r++) {
+                busy[(p + r) % nodes] += share * (writes * write + (1 - writes) * read / degree);
+            }
+        }
+        double busiest = 0;
+        for (double b : busy) {
+            busiest = Math.max(busiest, b);
+        }
+        double byWorkers = WORKERS / busiest;
+        double bySerialWrites = writes > 0 ? 1 / (hottest * writes * write) : Double.POSITIVE_INFINITY;
+        return Math.min(byWorkers, bySerialWrites);
+    }
+
+    /** An imbalance factor as {@code 1/n} when it is one. */
+    static String fraction(double imbalance) {
+        long inverse = Math.round(1 / imbalance);
+        return Math.abs(1.0 / inverse - imbalance) < 1e-9 ? (inverse == 1 ? "1" : "1/" + inverse)
+                : String.format(Locale.ROOT, "%.3f", imbalance);
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields[0] + ", " + fields[1] + ", " + fields[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+}
