@@ -11,6 +11,7 @@ import io.neptune.core.ServiceLifecycle;
 import io.neptune.core.Write;
 import io.neptune.examples.discussion.Texts;
 import io.neptune.server.storage.PartitionDatabase;
+import io.neptune.server.storage.ServiceDatabase;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -154,39 +155,26 @@ public final class AuctionService implements ServiceLifecycle {
      */
     public record Categories(List<CategoryCount> categories) {}
 
-    private volatile @Nullable PartitionDatabase database;
+    private final ServiceDatabase database = new ServiceDatabase("auction");
 
     @Override
     public void start(ServiceEnvironment environment) {
-        PartitionDatabase db = PartitionDatabase.open(environment.dataDirectory(), "auction");
-        db.transaction(connection -> {
-            try (var statement = connection.createStatement()) {
-                statement.execute("CREATE TABLE IF NOT EXISTS item(partition_id INT NOT NULL, number BIGINT NOT NULL,"
+        database.open(environment.dataDirectory(),
+                "CREATE TABLE IF NOT EXISTS item(partition_id INT NOT NULL, number BIGINT NOT NULL,"
                         + " category VARCHAR(200) NOT NULL, title VARCHAR(200) NOT NULL, seller VARCHAR(200) NOT NULL,"
                         + " starting_price BIGINT NOT NULL, highest_bid BIGINT NOT NULL, highest_bidder VARCHAR(200)"
                         + " NOT NULL, bid_count INT NOT NULL, created_at BIGINT NOT NULL,"
-                        + " PRIMARY KEY(partition_id, number))");
-                statement.execute("CREATE INDEX IF NOT EXISTS item_category ON item(partition_id, category)");
-            }
-            return null;
-        });
-        database = db;
+                        + " PRIMARY KEY(partition_id, number))",
+                "CREATE INDEX IF NOT EXISTS item_category ON item(partition_id, category)");
     }
 
     @Override
     public void stop() {
-        PartitionDatabase db = database;
-        if (db != null) {
-            db.close();
-        }
+        database.close();
     }
 
     private PartitionDatabase db() {
-        PartitionDatabase db = database;
-        if (db == null) {
-            throw new IllegalStateException("auction service not started");
-        }
-        return db;
+        return database.get();
     }
 
     /** Offers an item; its number is the write's LSN, so every replica assigns the same id. */

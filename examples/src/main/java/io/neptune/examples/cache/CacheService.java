@@ -10,6 +10,7 @@ import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
 import io.neptune.core.Write;
 import io.neptune.server.storage.PartitionDatabase;
+import io.neptune.server.storage.ServiceDatabase;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -78,7 +79,7 @@ public final class CacheService implements ServiceLifecycle {
      */
     public record Updated(long version) {}
 
-    private volatile @Nullable PartitionDatabase database;
+    private final ServiceDatabase database = new ServiceDatabase("cache");
 
     private static void checkKey(@Nullable String key) {
         if (key == null || key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
@@ -99,31 +100,18 @@ public final class CacheService implements ServiceLifecycle {
 
     @Override
     public void start(ServiceEnvironment environment) {
-        PartitionDatabase db = PartitionDatabase.open(environment.dataDirectory(), "cache");
-        db.transaction(connection -> {
-            try (var statement = connection.createStatement()) {
-                statement.execute("CREATE TABLE IF NOT EXISTS cache(partition_id INT, k VARCHAR(" + MAX_KEY_LENGTH
+        database.open(environment.dataDirectory(),
+                "CREATE TABLE IF NOT EXISTS cache(partition_id INT, k VARCHAR(" + MAX_KEY_LENGTH
                         + "), v VARCHAR(" + (MAX_VALUE_BYTES * 2) + "), PRIMARY KEY(partition_id, k))");
-            }
-            return null;
-        });
-        database = db;
     }
 
     @Override
     public void stop() {
-        PartitionDatabase db = database;
-        if (db != null) {
-            db.close();
-        }
+        database.close();
     }
 
     private PartitionDatabase db() {
-        PartitionDatabase db = database;
-        if (db == null) {
-            throw new IllegalStateException("cache service not started");
-        }
-        return db;
+        return database.get();
     }
 
     /** Stores the value. */

@@ -10,6 +10,7 @@ import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
 import io.neptune.core.Write;
 import io.neptune.server.storage.PartitionDatabase;
+import io.neptune.server.storage.ServiceDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -121,38 +122,25 @@ public final class DiscussionService implements ServiceLifecycle {
     public record Message(boolean found, long id, @Nullable Long parentId, String author, String subject, String body,
             long postedAt, long version) {}
 
-    private volatile @Nullable PartitionDatabase database;
+    private final ServiceDatabase database = new ServiceDatabase("discussion");
 
     @Override
     public void start(ServiceEnvironment environment) {
-        PartitionDatabase db = PartitionDatabase.open(environment.dataDirectory(), "discussion");
-        db.transaction(connection -> {
-            try (var statement = connection.createStatement()) {
-                statement.execute("CREATE TABLE IF NOT EXISTS message(partition_id INT NOT NULL, id BIGINT NOT NULL,"
+        database.open(environment.dataDirectory(),
+                "CREATE TABLE IF NOT EXISTS message(partition_id INT NOT NULL, id BIGINT NOT NULL,"
                         + " topic VARCHAR(200) NOT NULL, parent_id BIGINT, author VARCHAR(200) NOT NULL,"
                         + " subject VARCHAR(200) NOT NULL, body CLOB NOT NULL, posted_at BIGINT NOT NULL,"
-                        + " PRIMARY KEY(partition_id, id))");
-                statement.execute("CREATE INDEX IF NOT EXISTS message_topic ON message(partition_id, topic, posted_at)");
-            }
-            return null;
-        });
-        database = db;
+                        + " PRIMARY KEY(partition_id, id))",
+                "CREATE INDEX IF NOT EXISTS message_topic ON message(partition_id, topic, posted_at)");
     }
 
     @Override
     public void stop() {
-        PartitionDatabase db = database;
-        if (db != null) {
-            db.close();
-        }
+        database.close();
     }
 
     private PartitionDatabase db() {
-        PartitionDatabase db = database;
-        if (db == null) {
-            throw new IllegalStateException("discussion service not started");
-        }
-        return db;
+        return database.get();
     }
 
     /** Posts a message; a reply's parent must exist in the same topic. */
