@@ -75,6 +75,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private boolean electing;
     private boolean joining;
     private long lastHandoverNanos;
+    private long lastFromPrimaryNanos = System.nanoTime();
     private boolean closed;
 
     /** A write the primary logged and sent, waiting for its log and its secondaries. */
@@ -354,6 +355,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return;
         }
         primary = from;
+        lastFromPrimaryNanos = System.nanoTime();
         List<CompletableFuture<Void>> appends = new ArrayList<>();
         boolean gap = false;
         for (Entry entry : m.entries()) {
@@ -394,6 +396,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
         List<LogRecord> records = core.log.read(keep + 1, BATCH);
         boolean joined = keep + records.size() >= core.log.lastLsn();
         NodeId node = NodeId.of(m.node());
+        if (core.peers.replicas(core.service, core.partition).stream().noneMatch(r -> r.node().equals(node))) {
+            // this primary could not send it anything yet; it would exclude it at the next tick
+            return new JoinReply(false, m.node() + " is not in " + core.self + "'s yellow page yet", core.log.epoch(),
+                    0, 0, List.of(), false);
+        }
         if (joined) {
             inSync.put(node, keep);
             sentUpTo.put(node, core.log.lastLsn());
@@ -449,6 +456,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 if (role == Role.SECONDARY && live.epoch() > core.log.epoch()) {
                     // a new primary took over without this replica among its followers: catch up through a join
                     stepDown(Role.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
+                } else if (role == Role.SECONDARY && live.logEnd() > core.log.lastLsn()
+                        && System.nanoTime() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
+                    // the primary is ahead yet sent nothing for twice the ack timeout: it excluded this replica
+                    // (and its "demote" did not arrive, e.g. it could not reach this node then)
+                    stepDown(Role.RECOVERING, live.node() + " is at " + live.logEnd() + " but sent nothing for "
+                            + 2 * ackTimeoutMillis + " ms");
                 }
                 if (role == Role.RECOVERING) {
                     join(live.node());
@@ -650,6 +663,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             core.applyUpTo(commitLsn);
             if (e == null && reply.joined()) {
                 role = Role.SECONDARY; // recovery phase 3: resume
+                lastFromPrimaryNanos = System.nanoTime();
                 publish();
             } else if (e == null) {
                 join(target);
