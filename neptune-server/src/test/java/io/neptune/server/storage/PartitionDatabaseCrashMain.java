@@ -13,7 +13,9 @@ import java.sql.Statement;
  *
  * <p>Arguments: {@code <directory> committed <writes>} commits LSNs {@code 1..writes} on partition 0,
  * then halts; {@code <directory> torn} commits LSN 1, then halts in the middle of LSN 2's work after
- * it inserted its rows. Exit status 0 means the halt was reached; anything else is a failure.
+ * it inserted its rows; {@code <directory> concurrent <partitions> <millis>} has one thread per
+ * partition append its next LSNs to the partition's value (as a replica applying writes would) and
+ * halts after {@code millis}. Exit status 0 means the halt was reached; anything else is a failure.
  */
 final class PartitionDatabaseCrashMain {
     /** The database name in the directory. */
@@ -29,6 +31,7 @@ final class PartitionDatabaseCrashMain {
         database.transaction(connection -> {
             try (Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE IF NOT EXISTS t(p INT, k VARCHAR(64), PRIMARY KEY(p, k))");
+                statement.execute("CREATE TABLE IF NOT EXISTS v(p INT PRIMARY KEY, v VARCHAR(1000000))");
             }
             return null;
         });
@@ -50,13 +53,54 @@ final class PartitionDatabaseCrashMain {
                     return 0;
                 });
             }
-            default -> throw new IllegalArgumentException("mode: " + args[1] + " (expected: committed or torn)");
+            case "concurrent" -> {
+                int partitions = Integer.parseInt(args[2]);
+                for (int p = 0; p < partitions; p++) {
+                    int partition = p;
+                    Thread writer = new Thread(() -> {
+                        for (long lsn = database.appliedLsn(partition) + 1; ; lsn++) {
+                            database.write(FakeRequestContext.write("crash", "append", partition, lsn),
+                                    connection -> append(connection, partition));
+                        }
+                    }, "writer-" + p);
+                    writer.setDaemon(true);
+                    writer.start();
+                }
+                try {
+                    Thread.sleep(Long.parseLong(args[3]));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            default -> throw new IllegalArgumentException("mode: " + args[1]
+                    + " (expected: committed, torn or concurrent)");
         }
         Runtime.getRuntime().halt(0);
     }
 
     private static FakeRequestContext context(long lsn) {
         return FakeRequestContext.write("crash", "put", 0, lsn);
+    }
+
+    /** Appends one token to the partition's value and logs a row for it, like a replicated write. */
+    private static Integer append(Connection connection, int partition) throws SQLException {
+        String current = null;
+        try (PreparedStatement select = connection.prepareStatement("SELECT v FROM v WHERE p = ? FOR UPDATE")) {
+            select.setInt(1, partition);
+            try (var rows = select.executeQuery()) {
+                current = rows.next() ? rows.getString(1) : "";
+            }
+        }
+        try (PreparedStatement merge = connection.prepareStatement("MERGE INTO v(p, v) KEY(p) VALUES (?, ?)")) {
+            merge.setInt(1, partition);
+            merge.setString(2, current + "x");
+            merge.executeUpdate();
+        }
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t(p, k) VALUES (?, ?)")) {
+            insert.setInt(1, partition);
+            insert.setString(2, "k" + (current.length() + 1));
+            return insert.executeUpdate();
+        }
     }
 
     private static Integer insert(Connection connection, String key) throws SQLException {
