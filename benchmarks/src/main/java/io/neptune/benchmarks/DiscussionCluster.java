@@ -76,7 +76,8 @@ final class DiscussionCluster implements AutoCloseable {
                 ServerCapacity capacity = new ServerCapacity(workers);
                 NeptuneNode.Builder builder = NeptuneNode.builder(c.config("rep-" + i, 1));
                 for (ConsistencyLevel level : levels) {
-                    builder.host(EmulatedDiscussion.create(level, capacity, times), c.hosting(i, workers));
+                    builder.host(EmulatedDiscussion.create(level, capacity, times),
+                            hosting(i, nodes, degree, workers));
                 }
                 c.capacities.add(capacity);
                 c.nodes.add(builder.start());
@@ -91,6 +92,14 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     private NodeConfig config(String node, int ioThreads) {
+        return config(cluster, work, node, ioThreads);
+    }
+
+    /**
+     * The config of in-process node {@code node} of {@code cluster}: loopback, ephemeral ports, data
+     * and discovery under {@code work}, calls timing out after {@link OpenLoopProbe#DEADLINE}.
+     */
+    static NodeConfig config(String cluster, Path work, String node, int ioThreads) {
         MembershipConfig membership = MembershipConfig.builder().cluster(cluster)
                 .discoveryDirectory(work.resolve("discovery")).bindAddress("127.0.0.1").port(0).build();
         ClientConfig client = ClientConfig.builder().timeout(OpenLoopProbe.DEADLINE).build();
@@ -98,12 +107,16 @@ final class DiscussionCluster implements AutoCloseable {
                 .dataDirectory(work.resolve(node)).membership(membership).client(client).build();
     }
 
-    /** Node {@code index}'s hosting: its replicas, with the partition's first replica the highest priority. */
-    private HostingConfig hosting(int index, int workers) {
+    /**
+     * Node {@code index}'s hosting in a cluster of {@code nodes} with {@code degree} replicas per
+     * partition: partitions {@code index-degree+1 … index} (mod {@code nodes}), partition {@code p}'s
+     * replica on node {@code p} with the highest priority.
+     */
+    static HostingConfig hosting(int index, int nodes, int degree, int workers) {
         List<Integer> partitions = new ArrayList<>();
         Map<Integer, Integer> priorities = new HashMap<>();
         for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
-            int rank = Math.floorMod(index - p, nodeCount);
+            int rank = Math.floorMod(index - p, nodes);
             if (rank < degree) {
                 partitions.add(p);
                 priorities.put(p, degree - rank);
@@ -131,14 +144,26 @@ final class DiscussionCluster implements AutoCloseable {
 
     private @Nullable String firstUnready(NeptuneNode d) {
         for (ConsistencyLevel level : levels) {
-            String service = EmulatedDiscussion.nameOf(level);
-            for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
-                Map<NodeId, String> roles = d.replicaRoles(service, p);
-                boolean ready = roles.size() == degree && !roles.containsValue("RECOVERING")
-                        && (level == ConsistencyLevel.LEVEL_1 || roles.containsValue("PRIMARY"));
-                if (!ready) {
-                    return service + "#" + p + " " + roles;
-                }
+            String missing = firstUnready(d, level, degree);
+            if (missing != null) {
+                return missing;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first partition of {@code level}'s service that {@code observer} does not see with
+     * {@code degree} serving replicas (and a primary at levels 2 and 3), or {@code null} if all are ready.
+     */
+    static @Nullable String firstUnready(NeptuneNode observer, ConsistencyLevel level, int degree) {
+        String service = EmulatedDiscussion.nameOf(level);
+        for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
+            Map<NodeId, String> roles = observer.replicaRoles(service, p);
+            boolean ready = roles.size() == degree && !roles.containsValue("RECOVERING")
+                    && (level == ConsistencyLevel.LEVEL_1 || roles.containsValue("PRIMARY"));
+            if (!ready) {
+                return service + "#" + p + " " + roles;
             }
         }
         return null;

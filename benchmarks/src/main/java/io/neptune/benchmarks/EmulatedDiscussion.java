@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.Check;
 import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.Digest;
 import io.neptune.core.NeptuneService;
 import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
@@ -181,6 +182,13 @@ public abstract class EmulatedDiscussion implements ServiceLifecycle {
         return db().isApplied(partition, lsn);
     }
 
+    /** The partition's messages, hashed, so replicas can be compared ({@code ClusterAdmin.replicas}). */
+    @Digest
+    public String digest(int partition) {
+        return db().digest(partition, "SELECT id, topic, author, subject, body, posted_at FROM message"
+                + " WHERE partition_id = ? ORDER BY id");
+    }
+
     /** The service class of {@code level}. */
     static Class<? extends EmulatedDiscussion> classOf(ConsistencyLevel level) {
         return switch (level) {
@@ -215,6 +223,15 @@ public abstract class EmulatedDiscussion implements ServiceLifecycle {
     /** The discussion group with level-2 (primary-secondary) replication. */
     @NeptuneService(name = "bench-discussion-l2", partitions = PARTITIONS, consistency = ConsistencyLevel.LEVEL_2)
     public static final class Level2 extends EmulatedDiscussion {
+        /**
+         * For the node processes of the {@link FailureTimelineExperiment}, started from a config
+         * file: one emulated machine with {@link ReplicationExperiment#WORKERS} workers and
+         * {@link FailureTimelineExperiment#TIMES}.
+         */
+        public Level2() {
+            this(new ServerCapacity(ReplicationExperiment.WORKERS), FailureTimelineExperiment.TIMES);
+        }
+
         Level2(ServerCapacity capacity, ServiceTimes times) {
             super(capacity, times);
         }

@@ -2,9 +2,7 @@ package io.neptune.benchmarks;
 
 import io.neptune.client.BalancingPolicy;
 import io.neptune.core.MembershipConfig;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,12 +119,12 @@ public final class LoadBalancingExperiment {
         String command = "java -Xmx1g -cp benchmarks/target/benchmarks.jar " + LoadBalancingExperiment.class.getName()
                 + (quick ? " --quick" : "");
         LoadBalancingExperiment experiment = new LoadBalancingExperiment(quick ? Plan.QUICK : Plan.FULL);
-        String loadBefore = loadAverage();
+        String loadBefore = Report.loadAverage();
         System.out.printf("load balancing: %d servers x %d worker, %d client nodes; load average %s%n",
                 BalancingCluster.SERVERS, BalancingCluster.WORKERS, BalancingCluster.CLIENT_NODES, loadBefore);
         experiment.pollSizes();
         experiment.broadcast();
-        String loadAfter = loadAverage();
+        String loadAfter = Report.loadAverage();
         System.out.printf("[%4d s] cluster runs done; load average %s%n", experiment.elapsedSeconds(), loadAfter);
         List<Point> polls = experiment.withModel(experiment.pollPoints);
         List<Point> broadcasts = experiment.withModel(experiment.broadcastPoints);
@@ -335,15 +333,5 @@ public final class LoadBalancingExperiment {
             return os.getProcessCpuTime();
         }
         return 0;
-    }
-
-    /** The 1, 5 and 15 minute load averages, or "unknown" off Linux. */
-    static String loadAverage() {
-        try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return fields[0] + ", " + fields[1] + ", " + fields[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
     }
 }

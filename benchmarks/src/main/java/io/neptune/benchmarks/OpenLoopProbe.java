@@ -26,6 +26,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One open-loop load step: requests at Poisson arrival times of a given rate for a given time,
@@ -98,8 +99,37 @@ final class OpenLoopProbe {
         this.seeds = new SplittableRandom(seed);
     }
 
+    /**
+     * What a caller may learn about each call of {@link #runThrough}. Called on client threads, so
+     * implementations must be thread-safe.
+     */
+    interface Listener {
+        /**
+         * A call scheduled at {@code scheduledNanos} ended at {@code endNanos} (both {@link System#nanoTime}):
+         * successfully within the deadline if {@code failure} is {@code null}, else failed with that
+         * kind (exception class, "late", "sender-late").
+         */
+        void ended(long scheduledNanos, long endNanos, @Nullable String failure);
+
+        /** Partition {@code partition}'s primary acknowledged {@code post} (at any time, even late). */
+        void acknowledged(int partition, AddMsg post);
+    }
+
     /** Offers {@code rate} requests per second for {@code duration}, then waits for every call to end. */
     Result run(double rate, Duration duration) {
+        return run(rate, duration, null);
+    }
+
+    /**
+     * Like {@link #run} but never stops early, however many calls fail, and tells {@code listener}
+     * about every call: for a timeline of a cluster under failures.
+     */
+    Result runThrough(double rate, Duration duration, Listener listener) {
+        return run(rate, duration, requireNonNull(listener, "listener"));
+    }
+
+    /** With a listener: no early stop, every call reported. */
+    private Result run(double rate, Duration duration, @Nullable Listener listener) {
         Random random = new Random(seeds.nextLong());
         long planned = Math.max(1, Math.round(rate * duration.toNanos() / 1e9));
         long allowedFailures = (long) Math.floor((1 - REQUIRED) * planned);
@@ -126,7 +156,7 @@ final class OpenLoopProbe {
             if (scheduled - end >= 0) {
                 break;
             }
-            if (failed.get() > allowedFailures) {
+            if (listener == null && failed.get() > allowedFailures) {
                 stopped = true;
                 break;
             }
@@ -138,11 +168,14 @@ final class OpenLoopProbe {
             long remaining = deadlineNanos - (System.nanoTime() - scheduled);
             if (remaining < TimeUnit.MILLISECONDS.toNanos(1)) {
                 fail(failures, failed, "sender-late");
+                if (listener != null) {
+                    listener.ended(scheduled, System.nanoTime(), "sender-late");
+                }
                 continue;
             }
             outstanding.incrementAndGet();
             int partition = partitions.next(random);
-            send(random, partition, users[(int) (scheduledCount % users.length)], Duration.ofNanos(remaining))
+            send(random, partition, users[(int) (scheduledCount % users.length)], Duration.ofNanos(remaining), listener)
                     .whenComplete((r, e) -> {
                         if (r instanceof Headers headers) {
                             reads.increment();
@@ -150,7 +183,12 @@ final class OpenLoopProbe {
                                 readsAtPrimary.increment();
                             }
                         }
-                        long latency = System.nanoTime() - scheduled;
+                        long ended = System.nanoTime();
+                        long latency = ended - scheduled;
+                        String failure = e != null ? kind(e) : latency > deadlineNanos ? "late" : null;
+                        if (listener != null) {
+                            listener.ended(scheduled, ended, failure);
+                        }
                         if (e != null) {
                             fail(failures, failed, kind(e));
                         } else {
@@ -179,13 +217,19 @@ final class OpenLoopProbe {
                 reads.sum() == 0 ? 0 : (double) readsAtPrimary.sum() / reads.sum());
     }
 
-    private CompletableFuture<?> send(Random random, int partition, NeptuneHandle user, Duration timeout) {
+    private CompletableFuture<?> send(Random random, int partition, NeptuneHandle user, Duration timeout,
+            @Nullable Listener listener) {
         String topic = "g" + (partition + partitions.partitions() * random.nextInt(topicsPerPartition));
         CallOptions options = CallOptions.timeout(timeout);
         if (random.nextDouble() < writeFraction) {
             AddMsg post = new AddMsg(topic, MESSAGE_IDS.incrementAndGet(), "u" + random.nextInt(10_000), "re: " + topic,
                     BODY, System.currentTimeMillis());
-            return client.callAsync(user, service, partition, "AddMsg", AccessMode.WRITE, post, Added.class, options);
+            CompletableFuture<Added> call = client.callAsync(user, service, partition, "AddMsg", AccessMode.WRITE, post,
+                    Added.class, options);
+            return listener == null ? call : call.thenApply(added -> {
+                listener.acknowledged(partition, post);
+                return added;
+            });
         }
         return client.callAsync(user, service, partition, "ViewHeaders", AccessMode.READ, new ViewHeaders(topic),
                 Headers.class, options);

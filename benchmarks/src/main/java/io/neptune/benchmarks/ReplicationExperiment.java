@@ -3,7 +3,6 @@ package io.neptune.benchmarks;
 import io.neptune.benchmarks.EmulatedDiscussion.ServiceTimes;
 import io.neptune.core.ConsistencyLevel;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,18 +72,15 @@ public final class ReplicationExperiment {
     public static void main(String[] args) throws IOException {
         Plan plan = options(List.of(args));
         boolean quick = plan.quick();
-        Path root = Path.of("").toAbsolutePath();
-        if (!Files.isDirectory(root.resolve("docs"))) {
-            throw new IllegalStateException("run from the repository root (no docs/ in " + root + ")");
-        }
-        String loadBefore = loadAverage();
+        Path root = Report.repositoryRoot();
+        String loadBefore = Report.loadAverage();
         long began = System.nanoTime();
         System.out.printf(Locale.ROOT, "replication experiment (%s): %d configurations, steps of %d s;"
                 + " load average %s%n",
                 quick ? "quick" : "full", plan.variants().size(), plan.step().toSeconds(), loadBefore);
         Map<Variant, Measurement> results = run(plan);
         double minutes = (System.nanoTime() - began) / 60e9;
-        String loadAfter = loadAverage();
+        String loadAfter = Report.loadAverage();
         System.out.printf(Locale.ROOT, "done in %.1f min; load average %s at start, %s at end%n", minutes, loadBefore,
                 loadAfter);
         String command = "./neptune bench replication" + (args.length == 0 ? "" : " " + String.join(" ", args));
@@ -262,7 +258,7 @@ public final class ReplicationExperiment {
             return idle;
         });
         double model = model(variant);
-        String load = loadAverage().split(",")[0];
+        String load = Report.loadAverage().split(",")[0];
         return new Measurement(variant, model, search.run(variant.label(), Math.max(5, 0.75 * model)), load);
     }
 
@@ -308,14 +304,5 @@ public final class ReplicationExperiment {
         long inverse = Math.round(1 / imbalance);
         return Math.abs(1.0 / inverse - imbalance) < 1e-9 ? (inverse == 1 ? "1" : "1/" + inverse)
                 : String.format(Locale.ROOT, "%.3f", imbalance);
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return fields[0] + ", " + fields[1] + ", " + fields[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
     }
 }

@@ -124,6 +124,25 @@ public final class Report {
         return String.valueOf(value);
     }
 
+    /** The working directory, which must be the repository root (the reports go to its docs/benchmarks). */
+    static Path repositoryRoot() {
+        Path root = Path.of("").toAbsolutePath();
+        if (!Files.isDirectory(root.resolve("docs"))) {
+            throw new IllegalStateException("run from the repository root (no docs/ in " + root + ")");
+        }
+        return root;
+    }
+
+    /** The 1, 5 and 15 minute load averages, or "unknown" off Linux. */
+    static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields[0] + ", " + fields[1] + ", " + fields[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
     /** Cores, CPU model and JVM of this machine, for the report header. */
     static String machine() {
         String cpu = "unknown CPU";

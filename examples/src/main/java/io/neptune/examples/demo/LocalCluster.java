@@ -29,14 +29,25 @@ public final class LocalCluster implements AutoCloseable {
 
     private final Path workDirectory;
     private final Path logDirectory;
+    private final List<String> jvmOptions;
     private final Map<String, Process> processes = new ConcurrentHashMap<>();
 
     /**
-     * Creates an empty cluster whose configs go to {@code workDirectory} and logs to {@code logDirectory}.
+     * Creates an empty cluster whose configs go to {@code workDirectory} and logs to {@code logDirectory},
+     * its nodes started with {@link #NODE_JVM_OPTIONS}.
      */
     public LocalCluster(Path workDirectory, Path logDirectory) {
+        this(workDirectory, logDirectory, NODE_JVM_OPTIONS);
+    }
+
+    /**
+     * Creates an empty cluster like {@link #LocalCluster(Path, Path)} whose nodes run with
+     * {@code jvmOptions} instead (e.g. a smaller heap when many nodes share the machine).
+     */
+    public LocalCluster(Path workDirectory, Path logDirectory, List<String> jvmOptions) {
         this.workDirectory = workDirectory;
         this.logDirectory = logDirectory;
+        this.jvmOptions = List.copyOf(jvmOptions);
         try {
             Files.createDirectories(workDirectory);
             Files.createDirectories(logDirectory);
@@ -53,7 +64,7 @@ public final class LocalCluster implements AutoCloseable {
             Path log = logDirectory.resolve(name + ".log");
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(NODE_JVM_OPTIONS);
+            command.addAll(jvmOptions);
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
             command.add(io.neptune.examples.cli.Main.class.getName());
