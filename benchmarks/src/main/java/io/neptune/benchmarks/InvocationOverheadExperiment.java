@@ -53,7 +53,7 @@ public final class InvocationOverheadExperiment {
      * @param measure the measured period of every run
      */
     record Plan(boolean quick, Duration firstWarmUp, Duration warmUp, Duration measure) {
-        static final Plan QUICK = new Plan(true, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3));
+        static final Plan QUICK = new Plan(true, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(3));
         static final Plan FULL = new Plan(false, Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(10));
     }
 
@@ -68,7 +68,7 @@ public final class InvocationOverheadExperiment {
 
     private InvocationOverheadExperiment() {}
 
-    /** Runs the experiment; {@code --quick} for the short plan (about 70 s). */
+    /** Runs the experiment; {@code --quick} for the short plan (about 70 s on a quiet machine). */
     public static void main(String[] args) throws Exception {
         boolean quick = List.of(args).contains("--quick");
         for (String arg : args) {
@@ -83,8 +83,8 @@ public final class InvocationOverheadExperiment {
         Plan plan = quick ? Plan.QUICK : Plan.FULL;
         String loadBefore = LoadBalancingExperiment.loadAverage();
         long began = System.nanoTime();
-        System.out.printf(Locale.ROOT, "invocation overhead (%s): callers %s, runs of %d + %d s; load average %s%n",
-                quick ? "quick" : "full", CALLERS, plan.warmUp().toSeconds(), plan.measure().toSeconds(), loadBefore);
+        System.out.printf(Locale.ROOT, "invocation overhead (%s): callers %s, runs of %.1f + %.1f s; load average %s%n",
+                quick ? "quick" : "full", CALLERS, seconds(plan.warmUp()), seconds(plan.measure()), loadBefore);
         List<Measurement> measurements = run(plan);
         double seconds = (System.nanoTime() - began) / 1e9;
         String loadAfter = LoadBalancingExperiment.loadAverage();
@@ -141,16 +141,20 @@ public final class InvocationOverheadExperiment {
             report.point(m.system(), r.callers(), r.throughput());
         }
         report.axes("concurrent callers (calls outstanding)", "throughput (calls/s)", true).legendOutside();
-        report.note(String.format(Locale.ROOT, "Each row: %d s warm-up, then %d s measured, with that many"
+        report.note(String.format(Locale.ROOT, "Each row: %.1f s warm-up, then %.1f s measured, with that many"
                 + " asynchronous calls outstanding (a closed loop: each caller sends its next call when the previous"
                 + " one completes). Before the first row each system ran %d s at 8 callers unmeasured. Servers and"
                 + " callers share one JVM on 127.0.0.1; every request carries the same 39-byte JSON payload. gRPC uses"
                 + " a byte[] marshaller instead of protoc-generated classes; \"gRPC-java\" keeps its default executors,"
                 + " the \"direct executor\" row runs handler and callbacks on its event loops.",
-                plan.warmUp().toSeconds(), plan.measure().toSeconds(), plan.firstWarmUp().toSeconds()));
+                seconds(plan.warmUp()), seconds(plan.measure()), plan.firstWarmUp().toSeconds()));
         report.note(overheadTable(measurements));
         report.note(context);
         return report;
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toMillis() / 1000.0;
     }
 
     /** The middleware overhead at one caller: each system's latency minus raw Netty's. */
