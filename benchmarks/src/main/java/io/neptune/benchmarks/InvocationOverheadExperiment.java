@@ -39,10 +39,11 @@ import java.util.function.Supplier;
 public final class InvocationOverheadExperiment {
     static final List<Integer> CALLERS = List.of(1, 8, 64);
     static final String RAW = "raw Netty TCP";
-    static final String FIXED = "Neptune, fixed node";
-    static final String POLLING = "Neptune, random polling";
+    // Labels are CSV cells: no commas.
+    static final String FIXED = "Neptune fixed node";
+    static final String POLLING = "Neptune random polling";
     static final String GRPC = "gRPC-java";
-    static final String GRPC_DIRECT = "gRPC-java, direct executor";
+    static final String GRPC_DIRECT = "gRPC-java direct executor";
 
     /**
      * How long each run lasts.
@@ -120,7 +121,7 @@ public final class InvocationOverheadExperiment {
                 for (Map.Entry<String, Supplier<CompletableFuture<?>>> system : systems.entrySet()) {
                     String load = LoadBalancingExperiment.loadAverage().split(",")[0];
                     ClosedLoop.Result r = new ClosedLoop(system.getValue()).run(callers, plan.warmUp(), plan.measure());
-                    System.out.printf(Locale.ROOT, "%-24s %2d callers: %8.0f calls/s, p50 %7.1f µs, p99 %8.1f µs,"
+                    System.out.printf(Locale.ROOT, "%-26s %2d callers: %8.0f calls/s, p50 %7.1f µs, p99 %8.1f µs,"
                             + " mean %7.1f µs, %d failures%s; load %s%n", system.getKey(), callers, r.throughput(),
                             r.p50(), r.p99(), r.mean(), r.failures(),
                             r.firstFailure().isEmpty() ? "" : " (first: " + r.firstFailure() + ")", load);
