@@ -48,6 +48,8 @@ final class EchoCluster implements AutoCloseable {
     static final int SHARED_PARTITION = 1;
     /** Hosted by {@code node-c} alone. */
     static final int HOLD_PARTITION = 2;
+    /** The request every echo benchmark sends; its JSON is 39 bytes. */
+    static final Ping PING = new Ping("0123456789abcdefghijklmnopqr");
 
     private static final Logger logger = LoggerFactory.getLogger(EchoCluster.class);
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
@@ -61,6 +63,7 @@ final class EchoCluster implements AutoCloseable {
     private final Path discovery;
     private final List<NeptuneNode> nodes = new ArrayList<>();
     private final BenchEchoService onC = new BenchEchoService();
+    private final NeptuneHandle handle = NeptuneHandle.create();
 
     private EchoCluster() {
         try {
@@ -114,6 +117,12 @@ final class EchoCluster implements AutoCloseable {
     /** The calling node's client. */
     NeptuneClient client() {
         return nodes.get(0).client();
+    }
+
+    /** Sends {@link #PING} from {@code node-a} to {@code partition}'s {@code echo} method. */
+    CompletableFuture<Pong> echo(int partition, CallOptions options) {
+        return client().callAsync(handle, BenchEchoService.NAME, partition, "echo", AccessMode.READ, PING, Pong.class,
+                options);
     }
 
     /**

@@ -1,12 +1,8 @@
 package io.neptune.benchmarks;
 
-import io.neptune.benchmarks.BenchEchoService.Ping;
 import io.neptune.benchmarks.BenchEchoService.Pong;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
-import io.neptune.client.NeptuneClient;
-import io.neptune.client.NeptuneHandle;
-import io.neptune.core.AccessMode;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgs = {"-Xms256m", "-Xmx256m"})
 public class EchoRoundTripBenchmark {
-    /** Size of the echo payload: about the JSON of a {@link Ping} with a 28-character text. */
+    /** Size of the echo payload: about the JSON of {@link EchoCluster#PING}. */
     static final int PAYLOAD_BYTES = 40;
     /** Size of a load poll datagram for a 10-character service name. */
     static final int POLL_BYTES = 28;
@@ -57,9 +53,6 @@ public class EchoRoundTripBenchmark {
     @State(Scope.Benchmark)
     public static class Neptune {
         EchoCluster cluster;
-        NeptuneClient client;
-        final NeptuneHandle handle = NeptuneHandle.create();
-        final Ping ping = new Ping("0123456789abcdefghijklmnopqr");
         final CallOptions random = CallOptions.builder().policy(BalancingPolicy.RANDOM).build();
         final CallOptions polling = CallOptions.builder().policy(BalancingPolicy.RANDOM_POLLING).build();
 
@@ -67,13 +60,11 @@ public class EchoRoundTripBenchmark {
         @Setup(Level.Trial)
         public void start() {
             cluster = EchoCluster.start();
-            client = cluster.client();
             cluster.verifyPollingPrefersIdleReplica();
         }
 
         Pong echo(int partition, CallOptions options) {
-            return client.call(handle, BenchEchoService.NAME, partition, "echo", AccessMode.READ, ping, Pong.class,
-                    options);
+            return cluster.echo(partition, options).join();
         }
 
         /** Stops the cluster. */

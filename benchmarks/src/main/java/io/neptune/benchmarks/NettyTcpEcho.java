@@ -22,6 +22,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -29,10 +30,11 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The floor for a Neptune call: a Netty TCP server on loopback that echoes length-prefixed frames,
- * and one client connection that sends one frame at a time and waits for its echo. Server and
- * client run on one event loop thread each, like the two ends of a Neptune connection.
+ * and one client connection that sends frames and matches each echo to its request in order.
+ * Server and client run on one event loop thread each, like the two ends of a Neptune connection.
  *
- * <p>Thread-safety: {@link #roundTrip()} is for one caller thread at a time.
+ * <p>Thread-safety: thread-safe; {@link #roundTripAsync()} may have many round trips outstanding
+ * at once (the echo server answers in order on the one connection, so a FIFO matches replies).
  */
 final class NettyTcpEcho implements AutoCloseable {
     private final EventLoopGroup serverGroup = group("bench-tcp-server");
@@ -40,7 +42,8 @@ final class NettyTcpEcho implements AutoCloseable {
     private final byte[] payload;
     private final Channel server;
     private final Channel client;
-    private volatile CompletableFuture<Integer> pending = new CompletableFuture<>();
+    /** Round trips sent and not yet echoed, oldest first; touched only on the client's event loop. */
+    private final ArrayDeque<CompletableFuture<Integer>> pending = new ArrayDeque<>();
 
     NettyTcpEcho(byte[] payload) {
         this.payload = requireNonNull(payload, "payload").clone();
@@ -81,11 +84,25 @@ final class NettyTcpEcho implements AutoCloseable {
 
     /** Sends the payload and waits for its echo; returns the echoed byte count. */
     int roundTrip() {
+        return await(roundTripAsync());
+    }
+
+    /** Sends the payload; the future completes with the echoed byte count when its echo arrives. */
+    CompletableFuture<Integer> roundTripAsync() {
         CompletableFuture<Integer> reply = new CompletableFuture<>();
-        pending = reply;
+        if (client.eventLoop().inEventLoop()) {
+            send(reply);
+        } else {
+            client.eventLoop().execute(() -> send(reply));
+        }
+        return reply;
+    }
+
+    private void send(CompletableFuture<Integer> reply) {
+        assert client.eventLoop().inEventLoop();
+        pending.add(reply);
         ByteBuf frame = client.alloc().buffer(payload.length).writeBytes(payload);
         client.writeAndFlush(frame, client.voidPromise());
-        return await(reply);
     }
 
     @Override
@@ -121,11 +138,14 @@ final class NettyTcpEcho implements AutoCloseable {
         }
     }
 
-    /** Completes the pending round trip with the echoed frame's size. */
+    /** Completes the oldest pending round trip with the echoed frame's size. */
     private final class Replies extends SimpleChannelInboundHandler<ByteBuf> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
-            pending.complete(frame.readableBytes());
+            CompletableFuture<Integer> reply = pending.poll();
+            if (reply != null) {
+                reply.complete(frame.readableBytes());
+            }
         }
     }
 }

@@ -1,0 +1,179 @@
+package io.neptune.benchmarks;
+
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.CallOptions;
+import io.neptune.core.internal.json.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * Experiment 1 of issue 5, the dissertation's invocation overhead (section 2.5: an echo call took
+ * 1128 µs, of which Neptune was responsible for 97 µs over a TCP round trip): unary echo latency
+ * (p50, p99) and closed-loop throughput at 1, 8 and 64 callers for
+ *
+ * <ul>
+ *   <li>raw Netty TCP ping-pong ({@link NettyTcpEcho}), the floor;
+ *   <li>Neptune to a partition with a single replica, so no policy polls ({@link EchoCluster#FIXED_PARTITION});
+ *   <li>Neptune with random polling over two replicas ({@link EchoCluster#SHARED_PARTITION});
+ *   <li>gRPC-java unary echo with its defaults ({@link GrpcEcho}), the alternative most users would pick;
+ *   <li>the same with {@code directExecutor()} at both ends, gRPC's fast path without a thread hop.
+ * </ul>
+ *
+ * <p>All servers and the callers run in this JVM on 127.0.0.1 and every request carries the same
+ * 39 bytes of application payload, the JSON of {@link EchoCluster#PING}. The callers are
+ * asynchronous ({@link ClosedLoop}): N calls outstanding, not N threads. Each caller count runs the
+ * systems one after another, so drifting machine load hits them alike.
+ *
+ * <p>Usage: {@code ./neptune bench overhead [--quick]}; the report goes to
+ * {@code docs/benchmarks/invocation-overhead.*} under the working directory.
+ */
+public final class InvocationOverheadExperiment {
+    static final List<Integer> CALLERS = List.of(1, 8, 64);
+    static final String RAW = "raw Netty TCP";
+    // Labels are CSV cells: no commas.
+    static final String FIXED = "Neptune fixed node";
+    static final String POLLING = "Neptune random polling";
+    static final String GRPC = "gRPC-java";
+    static final String GRPC_DIRECT = "gRPC-java direct executor";
+
+    /**
+     * How long each run lasts.
+     *
+     * @param quick whether this is the quick mode
+     * @param firstWarmUp the first, unmeasured run of each system at 8 callers (JIT, connections)
+     * @param warmUp the unmeasured start of every measured run
+     * @param measure the measured period of every run
+     */
+    record Plan(boolean quick, Duration firstWarmUp, Duration warmUp, Duration measure) {
+        static final Plan QUICK = new Plan(true, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(3));
+        static final Plan FULL = new Plan(false, Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(10));
+    }
+
+    /**
+     * One measured run.
+     *
+     * @param system the system's label
+     * @param result latency and throughput
+     * @param load the one-minute load average when the run began
+     */
+    record Measurement(String system, ClosedLoop.Result result, String load) {}
+
+    private InvocationOverheadExperiment() {}
+
+    /** Runs the experiment; {@code --quick} for the short plan (about 70 s on a quiet machine). */
+    public static void main(String[] args) throws Exception {
+        boolean quick = List.of(args).contains("--quick");
+        for (String arg : args) {
+            if (!arg.equals("--quick")) {
+                throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
+            }
+        }
+        Path root = Path.of("").toAbsolutePath();
+        if (!Files.isDirectory(root.resolve("docs"))) {
+            throw new IllegalStateException("run from the repository root (no docs/ in " + root + ")");
+        }
+        Plan plan = quick ? Plan.QUICK : Plan.FULL;
+        String loadBefore = LoadBalancingExperiment.loadAverage();
+        long began = System.nanoTime();
+        System.out.printf(Locale.ROOT, "invocation overhead (%s): callers %s, runs of %.1f + %.1f s; load average %s%n",
+                quick ? "quick" : "full", CALLERS, seconds(plan.warmUp()), seconds(plan.measure()), loadBefore);
+        List<Measurement> measurements = run(plan);
+        double seconds = (System.nanoTime() - began) / 1e9;
+        String loadAfter = LoadBalancingExperiment.loadAverage();
+        System.out.printf(Locale.ROOT, "done in %.0f s; load average %s at start, %s at end%n", seconds, loadBefore,
+                loadAfter);
+        String context = String.format(Locale.ROOT, "Run time %.0f s; load average (1, 5, 15 min) %s at the start and"
+                + " %s at the end (other work shares this host).", seconds, loadBefore, loadAfter);
+        report(plan, measurements, context).write(root, "./neptune bench overhead" + (quick ? " --quick" : ""));
+        System.out.println("wrote docs/benchmarks/invocation-overhead.*");
+    }
+
+    private static List<Measurement> run(Plan plan) throws IOException, InterruptedException {
+        byte[] payload = Json.mapper().writeValueAsBytes(EchoCluster.PING);
+        CallOptions random = CallOptions.builder().policy(BalancingPolicy.RANDOM).build();
+        CallOptions polling = CallOptions.builder().policy(BalancingPolicy.RANDOM_POLLING).build();
+        List<Measurement> measurements = new ArrayList<>();
+        try (NettyTcpEcho raw = new NettyTcpEcho(payload);
+                GrpcEcho grpc = new GrpcEcho(payload, false);
+                GrpcEcho grpcDirect = new GrpcEcho(payload, true);
+                EchoCluster neptune = EchoCluster.start()) {
+            neptune.verifyPollingPrefersIdleReplica();
+            Map<String, Supplier<CompletableFuture<?>>> systems = new LinkedHashMap<>();
+            systems.put(RAW, raw::roundTripAsync);
+            systems.put(FIXED, () -> neptune.echo(EchoCluster.FIXED_PARTITION, random));
+            systems.put(POLLING, () -> neptune.echo(EchoCluster.SHARED_PARTITION, polling));
+            systems.put(GRPC, grpc::echoAsync);
+            systems.put(GRPC_DIRECT, grpcDirect::echoAsync);
+            for (Map.Entry<String, Supplier<CompletableFuture<?>>> system : systems.entrySet()) {
+                ClosedLoop.Result r = new ClosedLoop(system.getValue()).run(8, plan.firstWarmUp(), Duration.ofMillis(1));
+                System.out.printf(Locale.ROOT, "warmed up %s (%d failures)%n", system.getKey(), r.failures());
+            }
+            for (int callers : CALLERS) {
+                for (Map.Entry<String, Supplier<CompletableFuture<?>>> system : systems.entrySet()) {
+                    String load = LoadBalancingExperiment.loadAverage().split(",")[0];
+                    ClosedLoop.Result r = new ClosedLoop(system.getValue()).run(callers, plan.warmUp(), plan.measure());
+                    System.out.printf(Locale.ROOT, "%-26s %2d callers: %8.0f calls/s, p50 %7.1f µs, p99 %8.1f µs,"
+                            + " mean %7.1f µs, %d failures%s; load %s%n", system.getKey(), callers, r.throughput(),
+                            r.p50(), r.p99(), r.mean(), r.failures(),
+                            r.firstFailure().isEmpty() ? "" : " (first: " + r.firstFailure() + ")", load);
+                    measurements.add(new Measurement(system.getKey(), r, load));
+                }
+            }
+        }
+        return measurements;
+    }
+
+    private static Report report(Plan plan, List<Measurement> measurements, String context) {
+        Report report = new Report("invocation-overhead", "Invocation overhead: unary echo, closed loop", "system",
+                "callers", "calls", "failures", "calls/s", "p50 (µs)", "p99 (µs)", "mean (µs)", "load (1 min)");
+        for (Measurement m : measurements) {
+            ClosedLoop.Result r = m.result();
+            report.row(m.system(), r.callers(), r.calls(), r.failures(), r.throughput(), r.p50(), r.p99(), r.mean(),
+                    m.load());
+            report.point(m.system(), r.callers(), r.throughput());
+        }
+        report.axes("concurrent callers (calls outstanding)", "throughput (calls/s)", true).legendOutside();
+        report.note(String.format(Locale.ROOT, "Each row: %.1f s warm-up, then %.1f s measured, with that many"
+                + " asynchronous calls outstanding (a closed loop: each caller sends its next call when the previous"
+                + " one completes). Before the first row each system ran %d s at 8 callers unmeasured. Servers and"
+                + " callers share one JVM on 127.0.0.1; every request carries the same 39-byte JSON payload. gRPC uses"
+                + " a byte[] marshaller instead of protoc-generated classes; \"gRPC-java\" keeps its default executors,"
+                + " the \"direct executor\" row runs handler and callbacks on its event loops.",
+                seconds(plan.warmUp()), seconds(plan.measure()), plan.firstWarmUp().toSeconds()));
+        report.note(overheadTable(measurements));
+        report.note(context);
+        return report;
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toMillis() / 1000.0;
+    }
+
+    /** The middleware overhead at one caller: each system's latency minus raw Netty's. */
+    static String overheadTable(List<Measurement> measurements) {
+        ClosedLoop.Result floor = find(measurements, RAW, 1);
+        StringBuilder md = new StringBuilder("Overhead over raw Netty TCP at 1 caller (the dissertation: 97 µs):\n\n");
+        md.append("| system | p50 − raw p50 (µs) | mean − raw mean (µs) |\n| --- | --- | --- |\n");
+        for (String system : List.of(FIXED, POLLING, GRPC, GRPC_DIRECT)) {
+            ClosedLoop.Result r = find(measurements, system, 1);
+            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f |%n", system, r.p50() - floor.p50(),
+                    r.mean() - floor.mean()));
+        }
+        return md.toString().stripTrailing();
+    }
+
+    private static ClosedLoop.Result find(List<Measurement> measurements, String system, int callers) {
+        return measurements.stream().filter(m -> m.system().equals(system) && m.result().callers() == callers)
+                .map(Measurement::result).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no run of " + system + " at " + callers + " callers"));
+    }
+}
