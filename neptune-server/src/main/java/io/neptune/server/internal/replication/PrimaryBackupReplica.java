@@ -74,6 +74,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private final Deque<long[]> versionSamples = new ArrayDeque<>();
     private boolean electing;
     private boolean joining;
+    /** A primary demoted this replica while its join was under way: the join it answered no longer holds. */
+    private boolean demotedWhileJoining;
     private long lastHandoverNanos;
     private long lastFromPrimaryNanos = System.nanoTime();
     private boolean closed;
@@ -316,6 +318,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
             } else if (message instanceof Demote m) {
                 if (m.epoch() >= core.log.epoch() && role == Role.SECONDARY) {
                     stepDown(Role.RECOVERING, "the primary stopped waiting for this replica");
+                } else if (m.epoch() >= core.log.epoch() && joining) {
+                    demotedWhileJoining = true;
                 }
                 reply.accept(new Ack(true, core.log.lastLsn(), core.log.epoch(), ""));
             } else if (message instanceof Promote) {
@@ -456,12 +460,13 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 if (role == Role.SECONDARY && live.epoch() > core.log.epoch()) {
                     // a new primary took over without this replica among its followers: catch up through a join
                     stepDown(Role.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
-                } else if (role == Role.SECONDARY && live.logEnd() > core.log.lastLsn()
+                } else if (role == Role.SECONDARY
+                        && (live.logEnd() > core.log.lastLsn() || live.version() > core.applied)
                         && System.nanoTime() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
-                    // the primary is ahead yet sent nothing for twice the ack timeout: it excluded this replica
-                    // (and its "demote" did not arrive, e.g. it could not reach this node then)
-                    stepDown(Role.RECOVERING, live.node() + " is at " + live.logEnd() + " but sent nothing for "
-                            + 2 * ackTimeoutMillis + " ms");
+                    // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
+                    // timeout: it excluded this replica, and its "demote" did not arrive or came too early
+                    stepDown(Role.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
+                            + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
                 }
                 if (role == Role.RECOVERING) {
                     join(live.node());
@@ -629,8 +634,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private void onJoinReply(NodeId target, @Nullable JoinReply reply, @Nullable Throwable error) {
-        if (error != null || reply == null || !reply.accepted() || role != Role.RECOVERING) {
+        if (error != null || reply == null || !reply.accepted() || role != Role.RECOVERING || demotedWhileJoining) {
             joining = false;
+            demotedWhileJoining = false;
             return;
         }
         if (reply.epoch() > core.log.epoch()) {
@@ -661,7 +667,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
         CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
             joining = false;
             core.applyUpTo(commitLsn);
-            if (e == null && reply.joined()) {
+            if (demotedWhileJoining) {
+                demotedWhileJoining = false; // excluded before this join finished: join again at the next tick
+            } else if (e == null && reply.joined()) {
                 role = Role.SECONDARY; // recovery phase 3: resume
                 lastFromPrimaryNanos = System.nanoTime();
                 publish();
