@@ -77,18 +77,15 @@ public final class InvocationOverheadExperiment {
                 throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
             }
         }
-        Path root = Path.of("").toAbsolutePath();
-        if (!Files.isDirectory(root.resolve("docs"))) {
-            throw new IllegalStateException("run from the repository root (no docs/ in " + root + ")");
-        }
+        Path root = Report.repositoryRoot();
         Plan plan = quick ? Plan.QUICK : Plan.FULL;
-        String loadBefore = LoadBalancingExperiment.loadAverage();
+        String loadBefore = Report.loadAverage();
         long began = System.nanoTime();
         System.out.printf(Locale.ROOT, "invocation overhead (%s): callers %s, runs of %.1f + %.1f s; load average %s%n",
                 quick ? "quick" : "full", CALLERS, seconds(plan.warmUp()), seconds(plan.measure()), loadBefore);
         List<Measurement> measurements = run(plan);
         double seconds = (System.nanoTime() - began) / 1e9;
-        String loadAfter = LoadBalancingExperiment.loadAverage();
+        String loadAfter = Report.loadAverage();
         System.out.printf(Locale.ROOT, "done in %.0f s; load average %s at start, %s at end%n", seconds, loadBefore,
                 loadAfter);
         String context = String.format(Locale.ROOT, "Run time %.0f s; load average (1, 5, 15 min) %s at the start and"
@@ -119,7 +116,7 @@ public final class InvocationOverheadExperiment {
             }
             for (int callers : CALLERS) {
                 for (Map.Entry<String, Supplier<CompletableFuture<?>>> system : systems.entrySet()) {
-                    String load = LoadBalancingExperiment.loadAverage().split(",")[0];
+                    String load = Report.loadAverage().split(",")[0];
                     ClosedLoop.Result r = new ClosedLoop(system.getValue()).run(callers, plan.warmUp(), plan.measure());
                     System.out.printf(Locale.ROOT, "%-26s %2d callers: %8.0f calls/s, p50 %7.1f µs, p99 %8.1f µs,"
                             + " mean %7.1f µs, %d failures%s; load %s%n", system.getKey(), callers, r.throughput(),
