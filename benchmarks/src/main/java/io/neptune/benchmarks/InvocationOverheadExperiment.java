@@ -4,7 +4,6 @@ import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
 import io.neptune.core.internal.json.Json;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
