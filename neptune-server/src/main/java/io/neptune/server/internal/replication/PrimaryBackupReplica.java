@@ -651,8 +651,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             logger.info("{}: truncating uncommitted log tail {}..{} (not in the primary's log)", name,
                     reply.keepUpTo() + 1, core.log.lastLsn());
-            core.log.truncateAfter(reply.keepUpTo());
-            core.durable = Math.min(core.durable, reply.keepUpTo());
+            core.truncateAfter(reply.keepUpTo());
             rebuildEpochStarts();
         }
         primary = target;

@@ -44,6 +44,8 @@ final class ReplicaCore {
     long applied;
     /** The LSN up to which the log is durable. */
     long durable;
+    /** How many times the log was truncated: appends started before a truncation do not advance {@link #durable}. */
+    private long truncations;
     private final Map<RequestId, ResponseMessage> responses = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -98,14 +100,29 @@ final class ReplicaCore {
                 log.epoch(), applied);
     }
 
-    /** Appends {@code record}; when durable, advances {@link #durable} and runs {@code then} on the executor. */
+    /**
+     * Appends {@code record}; when durable, advances {@link #durable} and runs {@link #afterDurable}
+     * on the executor. An append that completes after a {@link #truncateAfter} no longer counts:
+     * its record may be gone, or replaced by another at the same LSN that is not durable yet.
+     */
     CompletableFuture<Void> append(LogRecord record) {
+        long generation = truncations;
         return log.append(record).whenComplete((v, e) -> exec.execute(() -> {
-            if (e == null && record.lsn() > durable) {
+            if (e == null && generation == truncations && record.lsn() > durable) {
                 durable = record.lsn();
                 afterDurable.run();
             }
         }));
+    }
+
+    /** Drops the log's records after {@code lsn}, which must not have been applied. */
+    void truncateAfter(long lsn) {
+        if (lsn < applied) {
+            throw new IllegalStateException(name + ": truncating after " + lsn + " below the applied LSN " + applied);
+        }
+        log.truncateAfter(lsn);
+        durable = Math.min(durable, lsn);
+        truncations++;
     }
 
     /** Applies logged, durable writes in LSN order up to {@code target}. */
