@@ -6,6 +6,7 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.ServiceDescriptor;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code nodes} in-process Neptune nodes on the loopback JGroups stack, in a cluster of their own,
  * each an emulated machine ({@link ServerCapacity}) hosting the discussion group at the given
- * consistency levels with {@code degree} replicas per partition, plus one node that hosts nothing
+ * consistency levels (or any services built on the node's capacity, e.g. the auction and the
+ * persistent cache) with {@code degree} replicas per partition, plus one node that hosts nothing
  * and sends the load. Partition {@code p} has its replicas on nodes {@code p, p+1, …, p+degree-1}
  * (mod {@code nodes}), the first with the highest priority, so primaries and replicas are spread
  * evenly. Degree 1 is the dissertation's "NoRep": a level-2 partition with one replica still logs
@@ -43,20 +46,19 @@ final class DiscussionCluster implements AutoCloseable {
 
     private final int nodeCount;
     private final int degree;
-    private final Set<ConsistencyLevel> levels;
+    private final List<ServiceDescriptor> services = new ArrayList<>();
     private final String cluster = "bench-replication-" + UUID.randomUUID().toString().substring(0, 8);
     private final Path work;
     private final List<NeptuneNode> nodes = new ArrayList<>();
     private final List<ServerCapacity> capacities = new ArrayList<>();
     private @Nullable NeptuneNode driver;
 
-    private DiscussionCluster(int nodeCount, int degree, Set<ConsistencyLevel> levels) {
+    private DiscussionCluster(int nodeCount, int degree) {
         if (degree < 1 || degree > nodeCount) {
             throw new IllegalArgumentException("degree: " + degree + " (expected: 1.." + nodeCount + ")");
         }
         this.nodeCount = nodeCount;
         this.degree = degree;
-        this.levels = Set.copyOf(levels);
         try {
             this.work = Files.createTempDirectory("neptune-bench-replication-");
         } catch (IOException e) {
@@ -70,13 +72,28 @@ final class DiscussionCluster implements AutoCloseable {
      */
     static DiscussionCluster start(int nodes, int degree, Set<ConsistencyLevel> levels, int workers,
             ServiceTimes times) {
-        DiscussionCluster c = new DiscussionCluster(nodes, degree, levels);
+        return start(nodes, degree, workers, capacity -> levels.stream()
+                .map(level -> (Object) EmulatedDiscussion.create(level, capacity, times)).toList());
+    }
+
+    /**
+     * Starts the nodes, each hosting the services {@code servicesOf} builds on its capacity of
+     * {@code workers}, and the load driver, and waits until every partition of every service has
+     * {@code degree} serving replicas (and a primary at levels 2 and 3) in the driver's yellow page.
+     */
+    static DiscussionCluster start(int nodes, int degree, int workers,
+            Function<ServerCapacity, List<Object>> servicesOf) {
+        DiscussionCluster c = new DiscussionCluster(nodes, degree);
         try {
             for (int i = 0; i < nodes; i++) {
                 ServerCapacity capacity = new ServerCapacity(workers);
                 NeptuneNode.Builder builder = NeptuneNode.builder(c.config("rep-" + i, 1));
-                for (ConsistencyLevel level : levels) {
-                    builder.host(EmulatedDiscussion.create(level, capacity, times), c.hosting(i, workers));
+                for (Object service : servicesOf.apply(capacity)) {
+                    ServiceDescriptor descriptor = ServiceDescriptor.of(service.getClass());
+                    if (i == 0) {
+                        c.services.add(descriptor);
+                    }
+                    builder.host(service, c.hosting(i, workers, descriptor.partitions()));
                 }
                 c.capacities.add(capacity);
                 c.nodes.add(builder.start());
@@ -99,10 +116,10 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     /** Node {@code index}'s hosting: its replicas, with the partition's first replica the highest priority. */
-    private HostingConfig hosting(int index, int workers) {
+    private HostingConfig hosting(int index, int workers, int partitionCount) {
         List<Integer> partitions = new ArrayList<>();
         Map<Integer, Integer> priorities = new HashMap<>();
-        for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
+        for (int p = 0; p < partitionCount; p++) {
             int rank = Math.floorMod(index - p, nodeCount);
             if (rank < degree) {
                 partitions.add(p);
@@ -130,14 +147,13 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     private @Nullable String firstUnready(NeptuneNode d) {
-        for (ConsistencyLevel level : levels) {
-            String service = EmulatedDiscussion.nameOf(level);
-            for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
-                Map<NodeId, String> roles = d.replicaRoles(service, p);
+        for (ServiceDescriptor service : services) {
+            for (int p = 0; p < service.partitions(); p++) {
+                Map<NodeId, String> roles = d.replicaRoles(service.name(), p);
                 boolean ready = roles.size() == degree && !roles.containsValue("RECOVERING")
-                        && (level == ConsistencyLevel.LEVEL_1 || roles.containsValue("PRIMARY"));
+                        && (service.consistency() == ConsistencyLevel.LEVEL_1 || roles.containsValue("PRIMARY"));
                 if (!ready) {
-                    return service + "#" + p + " " + roles;
+                    return service.name() + "#" + p + " " + roles;
                 }
             }
         }
