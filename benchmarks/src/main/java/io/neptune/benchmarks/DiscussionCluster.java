@@ -6,6 +6,7 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.ServiceDescriptor;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code nodes} in-process Neptune nodes on the loopback JGroups stack, in a cluster of their own,
  * each an emulated machine ({@link ServerCapacity}) hosting the discussion group at the given
- * consistency levels with {@code degree} replicas per partition, plus one node that hosts nothing
+ * consistency levels (or any services built on the node's capacity, e.g. the auction and the
+ * persistent cache) with {@code degree} replicas per partition, plus one node that hosts nothing
  * and sends the load. Partition {@code p} has its replicas on nodes {@code p, p+1, …, p+degree-1}
  * (mod {@code nodes}), the first with the highest priority, so primaries and replicas are spread
  * evenly. Degree 1 is the dissertation's "NoRep": a level-2 partition with one replica still logs
@@ -43,20 +46,19 @@ final class DiscussionCluster implements AutoCloseable {
 
     private final int nodeCount;
     private final int degree;
-    private final Set<ConsistencyLevel> levels;
+    private final List<ServiceDescriptor> services = new ArrayList<>();
     private final String cluster = "bench-replication-" + UUID.randomUUID().toString().substring(0, 8);
     private final Path work;
     private final List<NeptuneNode> nodes = new ArrayList<>();
     private final List<ServerCapacity> capacities = new ArrayList<>();
     private @Nullable NeptuneNode driver;
 
-    private DiscussionCluster(int nodeCount, int degree, Set<ConsistencyLevel> levels) {
+    private DiscussionCluster(int nodeCount, int degree) {
         if (degree < 1 || degree > nodeCount) {
             throw new IllegalArgumentException("degree: " + degree + " (expected: 1.." + nodeCount + ")");
         }
         this.nodeCount = nodeCount;
         this.degree = degree;
-        this.levels = Set.copyOf(levels);
         try {
             this.work = Files.createTempDirectory("neptune-bench-replication-");
         } catch (IOException e) {
@@ -70,14 +72,28 @@ final class DiscussionCluster implements AutoCloseable {
      */
     static DiscussionCluster start(int nodes, int degree, Set<ConsistencyLevel> levels, int workers,
             ServiceTimes times) {
-        DiscussionCluster c = new DiscussionCluster(nodes, degree, levels);
+        return start(nodes, degree, workers, capacity -> levels.stream()
+                .map(level -> (Object) EmulatedDiscussion.create(level, capacity, times)).toList());
+    }
+
+    /**
+     * Starts the nodes, each hosting the services {@code servicesOf} builds on its capacity of
+     * {@code workers}, and the load driver, and waits until every partition of every service has
+     * {@code degree} serving replicas (and a primary at levels 2 and 3) in the driver's yellow page.
+     */
+    static DiscussionCluster start(int nodes, int degree, int workers,
+            Function<ServerCapacity, List<Object>> servicesOf) {
+        DiscussionCluster c = new DiscussionCluster(nodes, degree);
         try {
             for (int i = 0; i < nodes; i++) {
                 ServerCapacity capacity = new ServerCapacity(workers);
                 NeptuneNode.Builder builder = NeptuneNode.builder(c.config("rep-" + i, 1));
-                for (ConsistencyLevel level : levels) {
-                    builder.host(EmulatedDiscussion.create(level, capacity, times),
-                            hosting(i, nodes, degree, workers));
+                for (Object service : servicesOf.apply(capacity)) {
+                    ServiceDescriptor descriptor = ServiceDescriptor.of(service.getClass());
+                    if (i == 0) {
+                        c.services.add(descriptor);
+                    }
+                    builder.host(service, hosting(i, nodes, degree, workers, descriptor.partitions()));
                 }
                 c.capacities.add(capacity);
                 c.nodes.add(builder.start());
@@ -108,14 +124,14 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     /**
-     * Node {@code index}'s hosting in a cluster of {@code nodes} with {@code degree} replicas per
-     * partition: partitions {@code index-degree+1 … index} (mod {@code nodes}), partition {@code p}'s
-     * replica on node {@code p} with the highest priority.
+     * Node {@code index}'s hosting of a service with {@code partitionCount} partitions in a cluster of
+     * {@code nodes} with {@code degree} replicas per partition: partitions {@code index-degree+1 … index}
+     * (mod {@code nodes}), partition {@code p}'s replica on node {@code p} with the highest priority.
      */
-    static HostingConfig hosting(int index, int nodes, int degree, int workers) {
+    static HostingConfig hosting(int index, int nodes, int degree, int workers, int partitionCount) {
         List<Integer> partitions = new ArrayList<>();
         Map<Integer, Integer> priorities = new HashMap<>();
-        for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
+        for (int p = 0; p < partitionCount; p++) {
             int rank = Math.floorMod(index - p, nodes);
             if (rank < degree) {
                 partitions.add(p);
@@ -143,8 +159,8 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     private @Nullable String firstUnready(NeptuneNode d) {
-        for (ConsistencyLevel level : levels) {
-            String missing = firstUnready(d, level, degree);
+        for (ServiceDescriptor service : services) {
+            String missing = firstUnready(d, service.name(), service.partitions(), service.consistency(), degree);
             if (missing != null) {
                 return missing;
             }
@@ -153,12 +169,12 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     /**
-     * The first partition of {@code level}'s service that {@code observer} does not see with
-     * {@code degree} serving replicas (and a primary at levels 2 and 3), or {@code null} if all are ready.
+     * The first partition of {@code service} that {@code observer} does not see with {@code degree}
+     * serving replicas (and a primary at levels 2 and 3), or {@code null} if all are ready.
      */
-    static @Nullable String firstUnready(NeptuneNode observer, ConsistencyLevel level, int degree) {
-        String service = EmulatedDiscussion.nameOf(level);
-        for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
+    static @Nullable String firstUnready(NeptuneNode observer, String service, int partitions, ConsistencyLevel level,
+            int degree) {
+        for (int p = 0; p < partitions; p++) {
             Map<NodeId, String> roles = observer.replicaRoles(service, p);
             boolean ready = roles.size() == degree && !roles.containsValue("RECOVERING")
                     && (level == ConsistencyLevel.LEVEL_1 || roles.containsValue("PRIMARY"));

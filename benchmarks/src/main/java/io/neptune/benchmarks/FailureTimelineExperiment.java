@@ -163,7 +163,8 @@ public final class FailureTimelineExperiment {
 
     /** The YAML config of service node {@code index} (0-based), named {@code node-(index+1)}. */
     static String config(String cluster, Path work, int index) {
-        HostingConfig hosting = DiscussionCluster.hosting(index, NODES, DEGREE, ReplicationExperiment.WORKERS);
+        HostingConfig hosting = DiscussionCluster.hosting(index, NODES, DEGREE, ReplicationExperiment.WORKERS,
+                EmulatedDiscussion.PARTITIONS);
         String priorities = hosting.partitions().stream()
                 .map(p -> "      " + p + ": " + hosting.priorityOf(p)).collect(Collectors.joining("\n"));
         return """
@@ -214,7 +215,8 @@ public final class FailureTimelineExperiment {
     static void awaitReady(NeptuneNode driver, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String missing;
-        while ((missing = DiscussionCluster.firstUnready(driver, LEVEL, DEGREE)) != null) {
+        while ((missing = DiscussionCluster.firstUnready(driver, EmulatedDiscussion.nameOf(LEVEL),
+                EmulatedDiscussion.PARTITIONS, LEVEL, DEGREE)) != null) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("not ready after " + timeout + ": " + missing);
             }

@@ -2,20 +2,14 @@ package io.neptune.benchmarks;
 
 import static java.util.Objects.requireNonNull;
 
-import io.neptune.benchmarks.EmulatedDiscussion.AddMsg;
-import io.neptune.benchmarks.EmulatedDiscussion.Added;
-import io.neptune.benchmarks.EmulatedDiscussion.Headers;
-import io.neptune.benchmarks.EmulatedDiscussion.ViewHeaders;
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
-import io.neptune.core.AccessMode;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -31,11 +25,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * One open-loop load step: requests at Poisson arrival times of a given rate for a given time,
  * each counted as a success only if it completes within {@link #DEADLINE} of its <em>scheduled</em>
- * send time (so a late sender cannot hide queueing: no coordinated omission). The discussion-group
- * mix of the dissertation: a fraction of {@code AddMsg} writes, the rest {@code ViewHeaders} reads,
- * on a topic of a partition drawn from {@link ZipfPartitions}; {@code 400 × nodes} topics spread
- * over the 64 partitions. Each simulated user (a {@link NeptuneHandle}) sends about one request
- * per second, the client rate the dissertation chose to show the worst case of level 3.
+ * send time (so a late sender cannot hide queueing: no coordinated omission). Each request goes to
+ * a partition drawn from {@link ZipfPartitions}, and the service's {@link RequestMix} (e.g. the
+ * discussion group's {@link DiscussionMix}) decides what it is. Each simulated user (a
+ * {@link NeptuneHandle}) sends about one request per second, the client rate the dissertation
+ * chose to show the worst case of level 3.
  *
  * <p>Thread-safety: {@link #run} is called from one thread at a time; completions arrive on the
  * client's threads and only touch thread-safe counters.
@@ -46,14 +40,9 @@ final class OpenLoopProbe {
     /** The share of requests that must meet {@link #DEADLINE} for a rate to pass. */
     static final double REQUIRED = 0.98;
 
-    private static final AtomicLong MESSAGE_IDS = new AtomicLong();
-    private static final String BODY = "x".repeat(120);
-
     private final NeptuneClient client;
-    private final String service;
-    private final double writeFraction;
+    private final RequestMix mix;
     private final ZipfPartitions partitions;
-    private final int topicsPerPartition;
     private final SplittableRandom seeds;
     private final IntFunction<String> primaryOf;
 
@@ -69,7 +58,8 @@ final class OpenLoopProbe {
      * @param p99Millis 99th percentile latency of the successful requests
      * @param failures failures by kind (exception class, or "late" for a success after the deadline)
      * @param readsAtPrimary share of successful reads served by the partition's first replica (the
-     *     level-2 and level-3 primary): 1/degree if reads were spread evenly
+     *     level-2 and level-3 primary): 1/degree if reads were spread evenly; NaN if no read reply
+     *     named its node
      */
     record Result(double rate, long scheduled, long onTime, long planned, boolean stoppedEarly, double p50Millis,
             double p99Millis, Map<String, Long> failures, double readsAtPrimary) {
@@ -85,17 +75,23 @@ final class OpenLoopProbe {
     }
 
     /**
-     * Creates a probe of {@code service} on a cluster of {@code nodes} whose partition {@code p} has
-     * its first replica on {@code primaryOf.apply(p)}.
+     * Creates a probe of the discussion group {@code service} with {@code writeFraction} posts, on a
+     * cluster of {@code nodes} whose partition {@code p} has its first replica on
+     * {@code primaryOf.apply(p)}.
      */
     OpenLoopProbe(NeptuneClient client, String service, double writeFraction, ZipfPartitions partitions, int nodes,
             IntFunction<String> primaryOf, long seed) {
+        this(client, new DiscussionMix(service, writeFraction, partitions.partitions(), nodes), partitions, primaryOf,
+                seed);
+    }
+
+    /** Creates a probe that sends {@code mix} to partitions drawn from {@code partitions}. */
+    OpenLoopProbe(NeptuneClient client, RequestMix mix, ZipfPartitions partitions, IntFunction<String> primaryOf,
+            long seed) {
         this.primaryOf = requireNonNull(primaryOf, "primaryOf");
         this.client = requireNonNull(client, "client");
-        this.service = requireNonNull(service, "service");
-        this.writeFraction = writeFraction;
+        this.mix = requireNonNull(mix, "mix");
         this.partitions = requireNonNull(partitions, "partitions");
-        this.topicsPerPartition = Math.max(1, 400 * nodes / partitions.partitions());
         this.seeds = new SplittableRandom(seed);
     }
 
@@ -110,9 +106,6 @@ final class OpenLoopProbe {
          * kind (exception class, "late", "sender-late").
          */
         void ended(long scheduledNanos, long endNanos, @Nullable String failure);
-
-        /** Partition {@code partition}'s primary acknowledged {@code post} (at any time, even late). */
-        void acknowledged(int partition, AddMsg post);
     }
 
     /** Offers {@code rate} requests per second for {@code duration}, then waits for every call to end. */
@@ -175,19 +168,20 @@ final class OpenLoopProbe {
             }
             outstanding.incrementAndGet();
             int partition = partitions.next(random);
-            send(random, partition, users[(int) (scheduledCount % users.length)], Duration.ofNanos(remaining), listener)
-                    .whenComplete((r, e) -> {
-                        if (r instanceof Headers headers) {
+            mix.send(client, users[(int) (scheduledCount % users.length)], partition, random,
+                    CallOptions.timeout(Duration.ofNanos(remaining)))
+                    .whenComplete((servedBy, e) -> {
+                        if (servedBy != null && !servedBy.equals(RequestMix.NOT_A_NAMED_READ)) {
                             reads.increment();
-                            if (headers.node().equals(primaryOf.apply(partition))) {
+                            if (servedBy.equals(primaryOf.apply(partition))) {
                                 readsAtPrimary.increment();
                             }
                         }
                         long ended = System.nanoTime();
                         long latency = ended - scheduled;
-                        String failure = e != null ? kind(e) : latency > deadlineNanos ? "late" : null;
                         if (listener != null) {
-                            listener.ended(scheduled, ended, failure);
+                            listener.ended(scheduled, ended,
+                                    e != null ? kind(e) : latency > deadlineNanos ? "late" : null);
                         }
                         if (e != null) {
                             fail(failures, failed, kind(e));
@@ -214,25 +208,7 @@ final class OpenLoopProbe {
         }
         return new Result(rate, scheduledCount, onTime.sum(), planned, stopped,
                 latencies.getValueAtPercentile(50) / 1000.0, latencies.getValueAtPercentile(99) / 1000.0, byKind,
-                reads.sum() == 0 ? 0 : (double) readsAtPrimary.sum() / reads.sum());
-    }
-
-    private CompletableFuture<?> send(Random random, int partition, NeptuneHandle user, Duration timeout,
-            @Nullable Listener listener) {
-        String topic = "g" + (partition + partitions.partitions() * random.nextInt(topicsPerPartition));
-        CallOptions options = CallOptions.timeout(timeout);
-        if (random.nextDouble() < writeFraction) {
-            AddMsg post = new AddMsg(topic, MESSAGE_IDS.incrementAndGet(), "u" + random.nextInt(10_000), "re: " + topic,
-                    BODY, System.currentTimeMillis());
-            CompletableFuture<Added> call = client.callAsync(user, service, partition, "AddMsg", AccessMode.WRITE, post,
-                    Added.class, options);
-            return listener == null ? call : call.thenApply(added -> {
-                listener.acknowledged(partition, post);
-                return added;
-            });
-        }
-        return client.callAsync(user, service, partition, "ViewHeaders", AccessMode.READ, new ViewHeaders(topic),
-                Headers.class, options);
+                reads.sum() == 0 ? Double.NaN : (double) readsAtPrimary.sum() / reads.sum());
     }
 
     private static void fail(Map<String, LongAdder> failures, AtomicLong failed, String kind) {

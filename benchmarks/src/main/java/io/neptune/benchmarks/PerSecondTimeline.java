@@ -1,10 +1,8 @@
 package io.neptune.benchmarks;
 
-import io.neptune.benchmarks.EmulatedDiscussion.AddMsg;
 import io.neptune.core.DeadlineExceededException;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
@@ -16,9 +14,8 @@ import org.jspecify.annotations.Nullable;
  * The outcome of every call of an {@link OpenLoopProbe} binned by the second in which it ended,
  * counted from an origin: successes within the deadline (with their latency from the scheduled
  * send time), timeouts (the client's deadline passed, a success after the deadline, or a sender
- * too late to send at all) and other errors; plus every acknowledged post, so a test can check
- * afterwards that none was lost. Calls that end before the origin (a warm-up) are not binned, but
- * their acknowledged posts are kept.
+ * too late to send at all) and other errors. Calls that end before the origin (a warm-up) or after
+ * the last second are not binned.
  *
  * <p>Thread-safety: thread-safe; calls are recorded from client threads.
  */
@@ -31,16 +28,6 @@ final class PerSecondTimeline implements OpenLoopProbe.Listener {
     private final LongAdder[] errors;
     private final LongAdder[] timeouts;
     private final Histogram[] latencies;
-    private final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
-
-    /**
-     * One acknowledged post.
-     *
-     * @param partition its partition
-     * @param topic its topic
-     * @param id its message id
-     */
-    record Ack(int partition, String topic, long id) {}
 
     /**
      * One second of the timeline.
@@ -56,7 +43,7 @@ final class PerSecondTimeline implements OpenLoopProbe.Listener {
 
     /**
      * Bins {@code seconds} seconds from {@code originNanos} ({@link System#nanoTime}); calls ending
-     * before or after are not binned (their acknowledged posts are still kept).
+     * before or after are not binned.
      */
     PerSecondTimeline(long originNanos, int seconds) {
         this.originNanos = originNanos;
@@ -93,16 +80,6 @@ final class PerSecondTimeline implements OpenLoopProbe.Listener {
         } else {
             errors[(int) bin].increment();
         }
-    }
-
-    @Override
-    public void acknowledged(int partition, AddMsg post) {
-        acks.add(new Ack(partition, post.topic(), post.id()));
-    }
-
-    /** Every post acknowledged so far. */
-    List<Ack> acks() {
-        return List.copyOf(acks);
     }
 
     /** Seconds since the origin of {@code nanos} ({@link System#nanoTime}). */

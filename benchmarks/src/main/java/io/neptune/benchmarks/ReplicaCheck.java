@@ -3,7 +3,6 @@ package io.neptune.benchmarks;
 import io.neptune.benchmarks.EmulatedDiscussion.Header;
 import io.neptune.benchmarks.EmulatedDiscussion.Headers;
 import io.neptune.benchmarks.EmulatedDiscussion.ViewHeaders;
-import io.neptune.benchmarks.PerSecondTimeline.Ack;
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
@@ -32,6 +31,15 @@ import java.util.stream.Collectors;
  * <p>Thread-safety: a static check run from one thread.
  */
 final class ReplicaCheck {
+    /**
+     * One acknowledged post.
+     *
+     * @param partition its partition
+     * @param topic its topic
+     * @param id its message id
+     */
+    record Ack(int partition, String topic, long id) {}
+
     private static final int IN_FLIGHT = 32;
 
     private ReplicaCheck() {}

@@ -2,7 +2,6 @@ package io.neptune.benchmarks;
 
 import io.neptune.benchmarks.EmulatedDiscussion.ServiceTimes;
 import io.neptune.core.ConsistencyLevel;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,23 +68,15 @@ public final class ReplicationExperiment {
      */
     record Plan(boolean quick, Duration step, int refinements, List<Variant> variants, boolean filtered) {}
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
         Plan plan = options(List.of(args));
-        boolean quick = plan.quick();
-        Path root = Report.repositoryRoot();
-        String loadBefore = Report.loadAverage();
-        long began = System.nanoTime();
-        System.out.printf(Locale.ROOT, "replication experiment (%s): %d configurations, steps of %d s;"
-                + " load average %s%n",
-                quick ? "quick" : "full", plan.variants().size(), plan.step().toSeconds(), loadBefore);
+        ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "replication experiment (%s): %d"
+                + " configurations, steps of %d s", plan.quick() ? "quick" : "full", plan.variants().size(),
+                plan.step().toSeconds()));
         Map<Variant, Measurement> results = run(plan);
-        double minutes = (System.nanoTime() - began) / 60e9;
-        String loadAfter = Report.loadAverage();
-        System.out.printf(Locale.ROOT, "done in %.1f min; load average %s at start, %s at end%n", minutes, loadBefore,
-                loadAfter);
-        String command = "./neptune bench replication" + (args.length == 0 ? "" : " " + String.join(" ", args));
-        String context = String.format(Locale.ROOT, "Run time %.1f min; load average (1, 5, 15 min) %s at start and %s"
-                + " at the end (other work shares this host).", minutes, loadBefore, loadAfter);
+        String context = run.finish();
+        String command = ExperimentRun.command("replication", args);
+        Path root = run.root();
         if (plan.filtered()) {
             System.out.println("a --variants run writes no reports (it would replace the full ones with a subset)");
             return;
@@ -103,32 +94,13 @@ public final class ReplicationExperiment {
      * step length and bisection steps, and a filter on the variants' labels (e.g. {@code "L1|L3"}).
      */
     static Plan options(List<String> args) {
-        Plan plan = args.contains("--quick") ? quickPlan() : fullPlan();
-        Duration step = plan.step();
-        int refinements = plan.refinements();
-        List<Variant> variants = plan.variants();
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            if (arg.equals("--quick")) {
-                continue;
-            }
-            if (i + 1 >= args.size()) {
-                throw new IllegalArgumentException("option " + arg + " (expected: --quick, --step-seconds N,"
-                        + " --refinements K or --variants REGEX)");
-            }
-            String value = args.get(++i);
-            switch (arg) {
-                case "--step-seconds" -> step = Duration.ofSeconds(Long.parseLong(value));
-                case "--refinements" -> refinements = Integer.parseInt(value);
-                case "--variants" -> {
-                    java.util.regex.Pattern filter = java.util.regex.Pattern.compile(value);
-                    variants = variants.stream().filter(v -> filter.matcher(v.label()).find()).toList();
-                }
-                default -> throw new IllegalArgumentException("option: " + arg + " (expected: --quick, --step-seconds,"
-                        + " --refinements or --variants)");
-            }
-        }
-        return new Plan(plan.quick(), step, refinements, variants, variants.size() < plan.variants().size());
+        Plan quick = quickPlan();
+        Plan full = fullPlan();
+        SearchOptions o = SearchOptions.parse(args, SearchOptions.defaults(true, quick.step(), quick.refinements()),
+                SearchOptions.defaults(false, full.step(), full.refinements()));
+        Plan plan = o.quick() ? quick : full;
+        List<Variant> variants = o.keep(plan.variants(), Variant::label);
+        return new Plan(plan.quick(), o.step(), o.refinements(), variants, variants.size() < plan.variants().size());
     }
 
     /**
@@ -242,24 +214,39 @@ public final class ReplicationExperiment {
     /** A third of the model capacity for a few seconds per level, not measured: JIT, connections, H2 caches. */
     private static void warmUp(DiscussionCluster cluster, Variant variant, Set<ConsistencyLevel> levels) {
         for (ConsistencyLevel level : levels) {
-            OpenLoopProbe.Result r = probe(cluster, new Variant(variant.nodes(), variant.degree(), level,
-                    variant.writes(), BALANCED)).run(0.3 * model(variant), WARM_UP);
-            System.out.printf(Locale.ROOT, "warm-up L%d at %.0f req/s: %.1f%% on time%n", level.ordinal() + 1,
-                    r.rate(), 100 * r.onTimeShare());
+            warmUp(probe(cluster, new Variant(variant.nodes(), variant.degree(), level, variant.writes(), BALANCED)),
+                    model(variant), "L" + (level.ordinal() + 1));
         }
         cluster.awaitIdle(300, 15_000);
     }
 
+    /** Offers a third of {@code model} for {@link #WARM_UP}, not measured: JIT, connections, H2 caches. */
+    static void warmUp(OpenLoopProbe probe, double model, String label) {
+        OpenLoopProbe.Result r = probe.run(0.3 * model, WARM_UP);
+        System.out.printf(Locale.ROOT, "warm-up %s at %.0f req/s: %.1f%% on time%n", label, r.rate(),
+                100 * r.onTimeShare());
+    }
+
     private static Measurement measure(Plan plan, DiscussionCluster cluster, Variant variant) {
+        double model = model(variant);
+        String load = Report.loadAverage().split(",")[0];
+        return new Measurement(variant, model, search(cluster, probe(cluster, variant), plan.step(), plan.refinements(),
+                variant.label(), model), load);
+    }
+
+    /**
+     * Runs the saturation search of {@code probe} on {@code cluster} from 0.75 × {@code model}; every
+     * step starts from idle nodes with every replica serving.
+     */
+    static SaturationSearch.Outcome search(DiscussionCluster cluster, OpenLoopProbe probe, Duration step,
+            int refinements, String label, double model) {
         cluster.awaitReady();
-        SaturationSearch search = new SaturationSearch(probe(cluster, variant), plan.step(), plan.refinements(), () -> {
+        SaturationSearch search = new SaturationSearch(probe, step, refinements, () -> {
             boolean idle = cluster.awaitIdle(300, 15_000);
             cluster.awaitReady(); // a secondary excluded during an overloaded step recovers first
             return idle;
         });
-        double model = model(variant);
-        String load = Report.loadAverage().split(",")[0];
-        return new Measurement(variant, model, search.run(variant.label(), Math.max(5, 0.75 * model)), load);
+        return search.run(label, Math.max(5, 0.75 * model));
     }
 
     private static OpenLoopProbe probe(DiscussionCluster cluster, Variant variant) {
@@ -279,8 +266,13 @@ public final class ReplicationExperiment {
      * also at most the rate at which one partition's serialized writes fill one worker.
      */
     static double modelCapacity(int nodes, int degree, double writes, ZipfPartitions popularity) {
-        double read = TIMES.read().toNanos() / 1e9;
-        double write = TIMES.write().toNanos() / 1e9;
+        return modelCapacity(nodes, degree, writes, popularity, TIMES);
+    }
+
+    /** {@link #modelCapacity(int, int, double, ZipfPartitions)} for a service whose mean read and write take {@code times}. */
+    static double modelCapacity(int nodes, int degree, double writes, ZipfPartitions popularity, ServiceTimes times) {
+        double read = times.read().toNanos() / 1e9;
+        double write = times.write().toNanos() / 1e9;
         double[] busy = new double[nodes];
         double hottest = 0;
         for (int p = 0; p < popularity.partitions(); p++) {

@@ -4,6 +4,7 @@ import io.neptune.benchmarks.ReplicationExperiment.Measurement;
 import io.neptune.benchmarks.ReplicationExperiment.Plan;
 import io.neptune.benchmarks.ReplicationExperiment.Variant;
 import io.neptune.core.ConsistencyLevel;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -150,16 +151,17 @@ final class ReplicationReports {
                 m.load());
     }
 
-    private static Object p50(SaturationSearch.Outcome o) {
+    static Object p50(SaturationSearch.Outcome o) {
         return o.atRate() == null ? "-" : (Object) o.atRate().p50Millis();
     }
 
-    private static Object p99(SaturationSearch.Outcome o) {
+    static Object p99(SaturationSearch.Outcome o) {
         return o.atRate() == null ? "-" : (Object) o.atRate().p99Millis();
     }
 
-    private static Object atPrimary(SaturationSearch.Outcome o) {
-        return o.atRate() == null ? "-" : (Object) Math.round(100 * o.atRate().readsAtPrimary());
+    static Object atPrimary(SaturationSearch.Outcome o) {
+        return o.atRate() == null || Double.isNaN(o.atRate().readsAtPrimary()) ? "-"
+                : (Object) Math.round(100 * o.atRate().readsAtPrimary());
     }
 
     /** NoRep in the same configuration. */
@@ -172,22 +174,12 @@ final class ReplicationReports {
         return new Variant(v.nodes(), v.degree(), level, v.writes(), v.imbalance());
     }
 
-    private static String ratio(double value, double base) {
+    static String ratio(double value, double base) {
         return base <= 0 ? "-" : String.format(Locale.ROOT, "%.2f", value / base);
     }
 
     private void notes(Report report) {
-        long step = plan.step().toSeconds();
-        report.note("Saturation rule (dissertation §5.4): the highest offered rate at which at least 98% of"
-                + " requests complete within 2 s of their scheduled send time. Open-loop Poisson arrivals from one"
-                + " driver node, each simulated user (NeptuneHandle) sending about one request per second. The rate"
-                + " doubles from 0.75x the model capacity until a step fails (a failing first step is run again,"
-                + " and halves if it fails twice), then " + plan.refinements() + " bisection steps; each step"
-                + " offers its rate for " + step + " s from idle nodes and stops early once more than 2% of its"
-                + " requests have failed. Latency is"
-                + " measured from the scheduled send time with HdrHistogram (no coordinated omission); p50/p99 and"
-                + " 'reads at primary' (reads served by the partition's first replica; 1/replicas if spread evenly)"
-                + " are those of the step at the saturation rate.");
+        report.note(saturationRule(plan.step(), plan.refinements()));
         report.note("Emulated capacity (issue 5, Method): every node is an in-process NeptuneNode on the loopback"
                 + " stack with 2 workers; a request holds a worker for its service time (13.6 ms ViewHeaders, 9.3 ms"
                 + " AddMsg, from the dissertation's 152 and 175 req/s on one node at 10% and 50% writes), asleep."
@@ -196,13 +188,33 @@ final class ReplicationReports {
                 + " group fsync, propagation, re-execution at every replica, each holding a worker there). NoRep is"
                 + " level 2 with one replica: it logs (with fsync) but propagates nothing. 'model' is this"
                 + " emulation's capacity if reads of a partition are spread evenly over its replicas.");
-        report.note("A step of " + step + " s fails only once queueing delay passes 2 s, so a rate r above the"
+        report.note(resolution(plan.step(), plan.refinements()));
+        report.note(context + " 'load 1m' is the host's one-minute load average when that search began.");
+    }
+
+    /** How the saturation point is found and what the latency columns mean, for steps of {@code step}. */
+    static String saturationRule(Duration step, int refinements) {
+        return "Saturation rule (dissertation §5.4): the highest offered rate at which at least 98% of"
+                + " requests complete within 2 s of their scheduled send time. Open-loop Poisson arrivals from one"
+                + " driver node, each simulated user (NeptuneHandle) sending about one request per second. The rate"
+                + " doubles from 0.75x the model capacity until a step fails (a failing first step is run again,"
+                + " and halves if it fails twice), then " + refinements + " bisection steps; each step"
+                + " offers its rate for " + step.toSeconds() + " s from idle nodes and stops early once more"
+                + " than 2% of its requests have failed. Latency is"
+                + " measured from the scheduled send time with HdrHistogram (no coordinated omission); p50/p99 and"
+                + " 'reads at primary' (reads served by the partition's first replica; 1/replicas if spread evenly)"
+                + " are those of the step at the saturation rate.";
+    }
+
+    /** How far a step of {@code stepLength} can overshoot the capacity, and what its bisection resolves. */
+    static String resolution(Duration stepLength, int refinements) {
+        long step = stepLength.toSeconds();
+        return "A step of " + step + " s fails only once queueing delay passes 2 s, so a rate r above the"
                 + " capacity c still passes while (r/c - 1) x " + step + " s < 2 s: the measured saturation can"
                 + " overshoot the capacity by up to 1 + 2/" + step + " (about the same factor for every"
                 + " configuration). Compare ratios within one run, not absolute rates. Resolution: the "
-                + plan.refinements() + " bisection steps narrow the bracket [last pass, first fail] to 1/"
-                + (1 << plan.refinements()) + " of its width, so figures that differ by less than that step"
-                + " (e.g. several configurations ending on the same rate) are not resolved.");
-        report.note(context + " 'load 1m' is the host's one-minute load average when that search began.");
+                + refinements + " bisection steps narrow the bracket [last pass, first fail] to 1/"
+                + (1 << refinements) + " of its width, so figures that differ by less than that step"
+                + " (e.g. several configurations ending on the same rate) are not resolved.";
     }
 }

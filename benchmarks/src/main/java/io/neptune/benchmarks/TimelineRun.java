@@ -8,6 +8,7 @@ import static io.neptune.benchmarks.FailureTimelineExperiment.NODES;
 import io.neptune.benchmarks.FailureTimelineExperiment.Event;
 import io.neptune.benchmarks.FailureTimelineExperiment.Outcome;
 import io.neptune.benchmarks.FailureTimelineExperiment.Plan;
+import io.neptune.benchmarks.ReplicaCheck.Ack;
 import io.neptune.core.NodeId;
 import io.neptune.examples.demo.LocalCluster;
 import io.neptune.server.NeptuneNode;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
@@ -71,10 +73,13 @@ final class TimelineRun implements Callable<Outcome> {
             double startUp = (System.nanoTime() - started) / 1e9;
             System.out.printf(Locale.ROOT, "%d node processes serving every partition after %.1f s%n", NODES, startUp);
 
-            OpenLoopProbe probe = new OpenLoopProbe(driver.client(), service, FailureTimelineExperiment.WRITES,
-                    ZipfPartitions.withImbalance(EmulatedDiscussion.PARTITIONS, ReplicationExperiment.BALANCED), NODES,
+            ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
+            DiscussionMix mix = new DiscussionMix(service, FailureTimelineExperiment.WRITES, EmulatedDiscussion.PARTITIONS,
+                    NODES, (partition, post) -> acks.add(new Ack(partition, post.topic(), post.id())));
+            OpenLoopProbe probe = new OpenLoopProbe(driver.client(), mix,
+                    ZipfPartitions.withImbalance(EmulatedDiscussion.PARTITIONS, ReplicationExperiment.BALANCED),
                     p -> FailureTimelineExperiment.nodeName(p % NODES), 5);
-            PerSecondTimeline warmUp = new PerSecondTimeline(Long.MAX_VALUE, 1); // bins nothing, keeps the acks
+            PerSecondTimeline warmUp = new PerSecondTimeline(Long.MAX_VALUE, 1); // bins nothing
             probe.runThrough(plan.rate() / 2, plan.warmUp(), warmUp);
             // The probe's first arrival comes about 20 ms after run() starts.
             long origin = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
@@ -94,7 +99,7 @@ final class TimelineRun implements Callable<Outcome> {
                 event(timeline, System.nanoTime(), "cluster not whole after the run: " + e, false);
             }
             ReplicaCheck.Result check = ReplicaCheck.run(driver, service, DEGREE,
-                    Stream.concat(warmUp.acks().stream(), timeline.acks().stream()).toList(), CHECK_TIMEOUT);
+                    List.copyOf(acks), CHECK_TIMEOUT);
             System.out.println("replica check: " + check);
             List<Event> ordered = new ArrayList<>(events);
             ordered.sort(Comparator.comparingDouble(Event::second));

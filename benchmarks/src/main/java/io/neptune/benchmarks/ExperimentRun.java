@@ -1,0 +1,48 @@
+package io.neptune.benchmarks;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The frame of one experiment run from the repository root: where the reports go, and the run
+ * time and host load average that every report states. Thread-safety: use from one thread.
+ */
+final class ExperimentRun {
+    private final Path root;
+    private final String loadBefore;
+    private final long began;
+
+    private ExperimentRun(Path root, String loadBefore) {
+        this.root = root;
+        this.loadBefore = loadBefore;
+        this.began = System.nanoTime();
+    }
+
+    /** Checks that the working directory is the repository root and prints {@code what} with the load average. */
+    static ExperimentRun begin(String what) {
+        Path root = Report.repositoryRoot();
+        ExperimentRun run = new ExperimentRun(root, Report.loadAverage());
+        System.out.printf(Locale.ROOT, "%s; load average %s%n", what, run.loadBefore);
+        return run;
+    }
+
+    /** The repository root. */
+    Path root() {
+        return root;
+    }
+
+    /** Prints the run time and the load averages, and returns them as a sentence for the reports. */
+    String finish() {
+        double minutes = (System.nanoTime() - began) / 60e9;
+        String loadAfter = Report.loadAverage();
+        System.out.printf(Locale.ROOT, "done in %.1f min; load average %s at start, %s at end%n", minutes, loadBefore,
+                loadAfter);
+        return String.format(Locale.ROOT, "Run time %.1f min; load average (1, 5, 15 min) %s at start and %s"
+                + " at the end (other work shares this host).", minutes, loadBefore, loadAfter);
+    }
+
+    /** The command line that reproduces the run: {@code ./neptune bench <experiment>} and {@code args}. */
+    static String command(String experiment, String[] args) {
+        return "./neptune bench " + experiment + (args.length == 0 ? "" : " " + String.join(" ", args));
+    }
+}
