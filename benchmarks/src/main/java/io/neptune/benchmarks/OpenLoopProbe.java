@@ -46,7 +46,8 @@ final class OpenLoopProbe {
     static final double REQUIRED = 0.98;
 
     private static final AtomicLong MESSAGE_IDS = new AtomicLong();
-    private static final String BODY = "x".repeat(120);
+    /** The body of every post: 120 characters, as in the discussion workload. */
+    static final String BODY = "x".repeat(120);
 
     private final NeptuneClient client;
     private final String service;
