@@ -24,7 +24,8 @@ import java.util.function.BiConsumer;
  */
 final class DiscussionMix implements RequestMix {
     private static final AtomicLong MESSAGE_IDS = new AtomicLong();
-    private static final String BODY = "x".repeat(120);
+    /** The body of every post: 120 characters. */
+    static final String BODY = "x".repeat(120);
 
     private final String service;
     private final double writeFraction;

@@ -13,12 +13,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.AxesChartStyler;
 import org.knowm.xchart.style.Styler;
 
 /**
- * The output of one cluster experiment: a table written as CSV and Markdown, and a line plot as
+ * The output of one experiment: a table written as CSV and Markdown, and a line or category plot as
  * PNG, under {@code docs/benchmarks/<name>.*}, each stamped with the machine, the command and the
  * date. Thread-safety: not thread-safe; build it on one thread.
  */
@@ -29,9 +34,11 @@ public final class Report {
     private final List<List<Object>> rows = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final Map<String, List<double[]>> series = new LinkedHashMap<>();
+    private final Map<String, Map<String, Double>> categories = new LinkedHashMap<>();
     private String xLabel = "x";
     private String yLabel = "y";
     private boolean logX;
+    private boolean logY;
     private boolean legendOutside;
 
     /** Creates a report {@code name} (the file stem) with a title and the table's columns. */
@@ -62,6 +69,23 @@ public final class Report {
         return this;
     }
 
+    /**
+     * Adds the value of {@code line} in {@code category}: a report with such values plots them by
+     * category (in the order first seen) instead of on an x axis, as grouped bars, or as grouped
+     * markers when the y axis is logarithmic (XChart draws no bars on one). A line without a value
+     * in a category leaves a gap.
+     */
+    public Report categoryPoint(String line, String category, double value) {
+        categories.computeIfAbsent(line, l -> new LinkedHashMap<>()).put(category, value);
+        return this;
+    }
+
+    /** Makes the plot's y axis logarithmic. */
+    public Report logarithmicY() {
+        this.logY = true;
+        return this;
+    }
+
     /** Sets the plot's axis labels; {@code logX} for a logarithmic x axis. */
     public Report axes(String x, String y, boolean logarithmicX) {
         this.xLabel = x;
@@ -85,16 +109,9 @@ public final class Report {
                 csv.append(String.join(",", row.stream().map(Report::format).toList())).append('\n');
             }
             Files.writeString(directory.resolve(name + ".csv"), csv);
-            boolean plot = !series.isEmpty();
+            boolean plot = !series.isEmpty() || !categories.isEmpty();
             if (plot) {
-                XYChart chart = new XYChartBuilder().width(900).height(540).title(title).xAxisTitle(xLabel)
-                        .yAxisTitle(yLabel).build();
-                chart.getStyler().setLegendPosition(legendOutside ? Styler.LegendPosition.OutsideE
-                        : Styler.LegendPosition.InsideNW);
-                chart.getStyler().setXAxisLogarithmic(logX);
-                series.forEach((line, points) -> chart.addSeries(line, points.stream().mapToDouble(p -> p[0]).toArray(),
-                        points.stream().mapToDouble(p -> p[1]).toArray()));
-                BitmapEncoder.saveBitmap(chart, directory.resolve(name + ".png").toString(), BitmapEncoder.BitmapFormat.PNG);
+                BitmapEncoder.saveBitmap(chart(), directory.resolve(name + ".png").toString(), BitmapEncoder.BitmapFormat.PNG);
             }
             StringBuilder md = new StringBuilder("# ").append(title).append("\n\n");
             md.append("- Date: ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_INSTANT)).append('\n');
@@ -115,6 +132,32 @@ public final class Report {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the report " + name, e);
         }
+    }
+
+    private Chart<?, ?> chart() {
+        if (!categories.isEmpty()) {
+            CategoryChart chart = new CategoryChartBuilder().width(900).height(540).title(title).xAxisTitle(xLabel)
+                    .yAxisTitle(yLabel).build();
+            style(chart.getStyler());
+            chart.getStyler().setXAxisLabelRotation(30);
+            chart.getStyler().setDefaultSeriesRenderStyle(logY ? CategorySeriesRenderStyle.Scatter
+                    : CategorySeriesRenderStyle.Bar);
+            List<String> xs = categories.values().stream().flatMap(c -> c.keySet().stream()).distinct().toList();
+            categories.forEach((line, values) -> chart.addSeries(line, xs, xs.stream().map(values::get).toList()));
+            return chart;
+        }
+        XYChart chart = new XYChartBuilder().width(900).height(540).title(title).xAxisTitle(xLabel)
+                .yAxisTitle(yLabel).build();
+        style(chart.getStyler());
+        chart.getStyler().setXAxisLogarithmic(logX);
+        series.forEach((line, points) -> chart.addSeries(line, points.stream().mapToDouble(p -> p[0]).toArray(),
+                points.stream().mapToDouble(p -> p[1]).toArray()));
+        return chart;
+    }
+
+    private void style(AxesChartStyler styler) {
+        styler.setLegendPosition(legendOutside ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.InsideNW);
+        styler.setYAxisLogarithmic(logY);
     }
 
     private static String format(Object value) {
