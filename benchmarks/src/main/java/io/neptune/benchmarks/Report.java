@@ -100,13 +100,22 @@ public final class Report {
         return this;
     }
 
+    /** A CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line break. */
+    static String csvCell(String value) {
+        if (value.indexOf(',') < 0 && value.indexOf('"') < 0 && value.indexOf('\n') < 0 && value.indexOf('\r') < 0) {
+            return value;
+        }
+        return '"' + value.replace("\"", "\"\"") + '"';
+    }
+
     /** Writes {@code docs/benchmarks/<name>.csv}, {@code .md} and, when there are points, {@code .png}. */
     public void write(Path root, String command) {
         try {
             Path directory = Files.createDirectories(root.resolve("docs").resolve("benchmarks"));
-            StringBuilder csv = new StringBuilder(String.join(",", columns)).append('\n');
+            StringBuilder csv = new StringBuilder(String.join(",", columns.stream().map(Report::csvCell).toList()))
+                    .append('\n');
             for (List<Object> row : rows) {
-                csv.append(String.join(",", row.stream().map(Report::format).toList())).append('\n');
+                csv.append(String.join(",", row.stream().map(v -> csvCell(format(v))).toList())).append('\n');
             }
             Files.writeString(directory.resolve(name + ".csv"), csv);
             boolean plot = !series.isEmpty() || !categories.isEmpty();
