@@ -4,8 +4,10 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RedoLog;
+import io.neptune.server.storage.StorageException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -133,7 +135,15 @@ final class ReplicaCore {
             LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
                     name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
             applying = record.lsn();
-            remember(record.requestId(), app.execute(record));
+            ResponseMessage response = app.execute(record);
+            if (response.status() == Status.METHOD_FAILED
+                    && response.errorMessage().startsWith(StorageException.class.getName())) {
+                // Not a deterministic failure of the write: this replica's state may now differ from the others'.
+                logger.error("{}: the write at LSN {} failed in storage, not in the service's logic; this replica may"
+                        + " have diverged (compare digests with `./neptune admin replicas`): {}", name, record.lsn(),
+                        response.errorMessage());
+            }
+            remember(record.requestId(), response);
             applied = record.lsn();
             any = true;
         }
