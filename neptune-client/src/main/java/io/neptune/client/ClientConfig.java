@@ -12,7 +12,8 @@ import java.time.Duration;
  * @param pollSize candidates polled by {@link BalancingPolicy#RANDOM_POLLING}
  * @param pollDeadline how long random polling waits for poll replies
  * @param discardSlowPolls whether replies after the poll deadline are discarded (the default) or
- *     waited for until the call's own deadline
+ *     waited for, up to a quarter of {@code timeout}: a lost poll datagram then costs part of
+ *     the call's time, not all of it
  * @param timeout default deadline of a call
  * @param retries how many more replicas a failed call may try (a budget, not a loop)
  * @param connectionsPerNode TCP connections kept to each node; requests are multiplexed over them

@@ -7,6 +7,8 @@ import io.neptune.core.NeptuneService;
 import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
 import io.neptune.core.Write;
+import io.neptune.server.storage.StorageException;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * An in-memory level-2 journal per partition: appends are ordered, so replicas agree only if they
  * applied the same writes in the same order. State lives in memory, so a restarted node rebuilds it
- * by re-applying its REDO log (CHECK says nothing was applied).
+ * by re-applying its REDO log (CHECK says nothing was applied). {@link #breakStorage} makes its
+ * writes fail the way a full disk fails a database write.
  */
 @NeptuneService(name = "journal", partitions = 4, consistency = ConsistencyLevel.LEVEL_2)
 public final class JournalTestService {
@@ -32,9 +35,19 @@ public final class JournalTestService {
 
     private final ConcurrentHashMap<Integer, List<String>> journals = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, Long> applied = new ConcurrentHashMap<>();
+    private volatile boolean storageBroken;
+
+    /** While {@code broken}, every write throws the {@link StorageException} a full disk would cause. */
+    void breakStorage(boolean broken) {
+        storageBroken = broken;
+    }
 
     @Write
     public Appended append(RequestContext context, Append request) {
+        if (storageBroken) {
+            throw new StorageException("journal#" + context.partition() + ": write failed",
+                    new SQLException("No space left on device"));
+        }
         List<String> journal = journals.computeIfAbsent(context.partition(), p -> new ArrayList<>());
         synchronized (journal) {
             long last = applied.getOrDefault(context.partition(), 0L);

@@ -225,19 +225,9 @@ class L3RoutingIT {
     private record ReplicaStatus(String node, String role, long epoch, long applied) {}
 
     private static ReplicaStatus status(String node) {
-        try {
-            RequestMessage request = new RequestMessage(0, ReplicationEngine.SERVICE, PARTITION, "status",
-                    AccessMode.WRITE, 5000, 0, RequestId.NONE,
-                    Json.mapper().writeValueAsBytes(Map.of("service", SERVICE, "partition", PARTITION)));
-            ResponseMessage response = ((DefaultNeptuneClient) clientNode.client()).sendTo(NodeId.of(node), request,
-                    PARTITION).get(10, TimeUnit.SECONDS);
-            assertThat(response.status()).as("status of %s: %s", node, response.errorMessage()).isEqualTo(Status.OK);
-            Map<?, ?> map = Json.mapper().readValue(response.payload(), Map.class);
-            return new ReplicaStatus(node, (String) map.get("role"), ((Number) map.get("epoch")).longValue(),
-                    ((Number) map.get("applied")).longValue());
-        } catch (Exception e) {
-            throw new AssertionError("status of " + node + " failed", e);
-        }
+        Map<String, Object> map = ReplicatedProcesses.status(clientNode, node, SERVICE, PARTITION);
+        return new ReplicaStatus(node, (String) map.get("role"), ((Number) map.get("epoch")).longValue(),
+                ((Number) map.get("applied")).longValue());
     }
 
     /** What {@code node} would announce if its replica of the partition had {@code role} at {@code version}. */

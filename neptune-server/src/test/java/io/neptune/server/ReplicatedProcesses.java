@@ -153,6 +153,11 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     /** Asks node {@code node} directly for its replication status of {@code service#partition}. */
     Map<String, Object> status(String node, String service, int partition) {
+        return status(observer, node, service, partition);
+    }
+
+    /** Asks node {@code node} directly, through {@code observer}, for its replication status of {@code service#partition}. */
+    static Map<String, Object> status(NeptuneNode observer, String node, String service, int partition) {
         try {
             byte[] payload = Json.mapper().writeValueAsBytes(Map.of("service", service, "partition", partition));
             RequestMessage request = new RequestMessage(0, ReplicationEngine.SERVICE, partition, "status",

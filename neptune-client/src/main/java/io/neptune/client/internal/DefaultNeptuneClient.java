@@ -83,7 +83,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         selectors.put(BalancingPolicy.RANDOM_POLLING, Selectors.randomPolling(
                 (replica, service, partition) -> poller.poll(replica.pollAddress(), service, partition),
                 poller.eventLoop(), config.pollSize(), config.pollDeadline(), config.discardSlowPolls(),
-                config.timeout()));
+                config.timeout().dividedBy(4))); // a lost poll must leave the call time to run elsewhere
     }
 
     /** Creates a client that joins the cluster on its own, as a node hosting nothing. */

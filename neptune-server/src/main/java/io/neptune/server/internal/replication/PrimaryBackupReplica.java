@@ -267,8 +267,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
             if (!(write.logged || write.record.lsn() <= core.durable) || !write.awaiting.isEmpty()) {
                 break;
             }
+            if (!core.applyUpTo(write.record.lsn())) {
+                // its followers applied (or will apply) this write: one of them serves while this one cannot
+                stepDown(Role.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
+                return;
+            }
             pending.pollFirstEntry();
-            core.applyUpTo(write.record.lsn());
             ResponseMessage response = core.cached(write.record.requestId());
             for (int i = 0; i < write.replies.size(); i++) {
                 ResponseMessage answer = response != null ? ReplicaCore.reply(response, write.requestIds.get(i))
@@ -383,7 +387,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 return;
             }
             reply.accept(new Ack(accepted, lastLsn, core.log.epoch(), accepted ? "" : "gap"));
-            core.applyUpTo(commitLsn);
+            if (!core.applyUpTo(commitLsn) && role == Role.SECONDARY) {
+                stepDown(Role.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
+            }
             publish();
         }));
     }
@@ -468,15 +474,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     stepDown(Role.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
                             + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
                 }
-                if (role == Role.RECOVERING) {
+                if (role == Role.RECOVERING && core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
+                    logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
+                } else if (role == Role.RECOVERING) {
                     join(live.node());
                 } else if (priority > live.priority()) {
                     maybeHandover(live);
                 }
-            } else if (role == Role.SECONDARY) {
+            } else if (role == Role.SECONDARY && !newPrimaryNotAnnouncedYet(view)) {
                 elect(view, false);
             } else if (view.stream().noneMatch(r -> r.role() == Role.SECONDARY && !r.node().equals(core.self))
-                    && view.size() >= configuredReplicas) {
+                    && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
                 elect(view, true); // catastrophic: every replica was down and all configured ones are back
             }
             publish();
@@ -492,6 +500,18 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
         }
         return best;
+    }
+
+    /**
+     * Whether the replica this one last heard from as primary is still in the yellow page with an
+     * announcement older than the epoch it sent: it took over a moment ago and its announcement is
+     * on its way. Electing now would depose a working primary (its writes in flight would fail).
+     * If it died instead, it leaves the view (or its announcement expires) and the election goes on.
+     */
+    private boolean newPrimaryNotAnnouncedYet(List<Replica> view) {
+        NodeId last = primary;
+        return last != null && !last.equals(core.self)
+                && view.stream().anyMatch(r -> r.node().equals(last) && r.epoch() < core.log.epoch());
     }
 
     /** Orders candidates: most complete log first (epoch, then LSN), then priority, then node id. */
@@ -665,9 +685,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
         commitLsn = Math.max(commitLsn, reply.commitLsn());
         CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
             joining = false;
-            core.applyUpTo(commitLsn);
+            boolean applied = core.applyUpTo(commitLsn);
             if (demotedWhileJoining) {
                 demotedWhileJoining = false; // excluded before this join finished: join again at the next tick
+            } else if (!applied) {
+                logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
             } else if (e == null && reply.joined()) {
                 role = Role.SECONDARY; // recovery phase 3: resume
                 lastFromPrimaryNanos = System.nanoTime();

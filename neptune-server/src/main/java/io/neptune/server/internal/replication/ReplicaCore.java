@@ -48,6 +48,8 @@ final class ReplicaCore {
     long durable;
     /** How many times the log was truncated: appends started before a truncation do not advance {@link #durable}. */
     private long truncations;
+    /** The LSN of a write that failed in storage and has not been applied since, or 0. */
+    private long storageFailedAt;
     private final Map<RequestId, ResponseMessage> responses = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -127,10 +129,20 @@ final class ReplicaCore {
         truncations++;
     }
 
-    /** Applies logged, durable writes in LSN order up to {@code target}. */
-    void applyUpTo(long target) {
+    /**
+     * Applies logged, durable writes in LSN order up to {@code target}.
+     *
+     * <p>A write that fails in storage ({@link StorageException}: a full disk, a broken database
+     * file) is not a deterministic result of the write, so it must not count as applied: the other
+     * replicas applied it. This replica stops at that write and returns {@code false}; its caller
+     * takes it out of service (fail-stop), and a later call retries the same write.
+     *
+     * @return {@code false} if a write failed in storage; {@link #applied} is then the LSN before it
+     */
+    boolean applyUpTo(long target) {
         long limit = Math.min(target, durable);
         boolean any = false;
+        boolean ok = true;
         while (applied < limit) {
             LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
                     name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
@@ -138,10 +150,23 @@ final class ReplicaCore {
             ResponseMessage response = app.execute(record);
             if (response.status() == Status.METHOD_FAILED
                     && response.errorMessage().startsWith(StorageException.class.getName())) {
-                // Not a deterministic failure of the write: this replica's state may now differ from the others'.
-                logger.error("{}: the write at LSN {} failed in storage, not in the service's logic; this replica may"
-                        + " have diverged (compare digests with `./neptune admin replicas`): {}", name, record.lsn(),
-                        response.errorMessage());
+                applying = applied;
+                if (storageFailedAt != record.lsn()) {
+                    storageFailedAt = record.lsn();
+                    logger.error("{}: the write at LSN {} failed in storage, not in the service's logic; this replica"
+                            + " stops serving and retries it (if storage stays broken, stop the node, move the"
+                            + " partition's data away and restart it to recover from its peers): {}", name,
+                            record.lsn(), response.errorMessage());
+                } else {
+                    logger.debug("{}: the write at LSN {} failed in storage again: {}", name, record.lsn(),
+                            response.errorMessage());
+                }
+                ok = false;
+                break;
+            }
+            if (storageFailedAt == record.lsn()) {
+                logger.info("{}: the write at LSN {} applied after failing in storage before", name, record.lsn());
+                storageFailedAt = 0;
             }
             remember(record.requestId(), response);
             applied = record.lsn();
@@ -151,6 +176,12 @@ final class ReplicaCore {
             log.markCommitted(applied);
             releaseWaiters();
         }
+        return ok;
+    }
+
+    /** The LSN of a write that failed in storage and has not been applied since, or 0. */
+    long storageFailedAt() {
+        return storageFailedAt;
     }
 
     /** Remembers the response of a write by its request id. */

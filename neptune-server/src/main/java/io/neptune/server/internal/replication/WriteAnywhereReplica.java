@@ -61,7 +61,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     seen.merge(r.origin(), r.originSeq(), Math::max);
                 }
             }
-            core.applyUpTo(core.log.lastLsn()); // every logged level-1 write is final where it was logged
+            apply(core.log.lastLsn()); // every logged level-1 write is final where it was logged
             core.publish(role, 0);
         });
     }
@@ -84,11 +84,12 @@ final class WriteAnywhereReplica implements PartitionReplica {
                             core.name + ": REDO log append failed: " + e.getMessage()));
                     return;
                 }
-                core.applyUpTo(record.lsn());
+                apply(record.lsn());
                 ResponseMessage response = core.cached(record.requestId());
                 reply.accept(response == null
                         ? ResponseMessage.error(request.requestId(), io.neptune.core.internal.wire.Status.UNAVAILABLE,
-                                core.name + ": write not applied")
+                                core.name + ": the write was logged at LSN " + record.lsn() + " and reaches the other"
+                                        + " replicas, but storage failed here before it could be applied")
                         : ReplicaCore.reply(response, request.requestId()));
                 core.publish(role, 0);
                 push(record);
@@ -117,7 +118,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             seen.put(entry.origin(), entry.originSeq());
             LogRecord record = entry.toRecord(core.log.lastLsn() + 1);
             core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
-                core.applyUpTo(record.lsn());
+                apply(record.lsn());
                 core.publish(role, 0);
             }));
         }
@@ -166,9 +167,21 @@ final class WriteAnywhereReplica implements PartitionReplica {
         return out;
     }
 
+    /** Applies up to {@code lsn}; a write failing in storage takes this replica out of service until it applies. */
+    private void apply(long lsn) {
+        if (!core.applyUpTo(lsn) && role != Role.RECOVERING) {
+            logger.warn("{}: {} -> {}: the write at LSN {} failed in storage", core.name, role, Role.RECOVERING,
+                    core.storageFailedAt());
+            role = Role.RECOVERING;
+        }
+    }
+
     @Override
     public void tick() {
         core.exec.execute(() -> {
+            if (core.storageFailedAt() != 0) {
+                apply(core.log.lastLsn()); // retry; the next anti-entropy round puts it back in service
+            }
             long now = System.nanoTime();
             if (pullsInFlight > 0 || now - lastPullNanos < PULL_INTERVAL_NANOS) {
                 return;
@@ -200,7 +213,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     /** Recovery ends with the first anti-entropy round: from then on the replica serves. */
     private void ready() {
-        if (role == Role.RECOVERING) {
+        if (role == Role.RECOVERING && core.storageFailedAt() == 0) {
             logger.info("{}: caught up with its peers; serving", core.name);
             role = Role.SECONDARY;
         }

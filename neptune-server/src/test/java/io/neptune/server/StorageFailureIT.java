@@ -1,0 +1,126 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneClient;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.server.JournalTestService.Append;
+import io.neptune.server.JournalTestService.Appended;
+import io.neptune.server.JournalTestService.Entries;
+import io.neptune.server.JournalTestService.ReadAll;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A replica whose storage fails while applying a replicated write is taken out of service
+ * (fail-stop) instead of skipping the write and serving a state the other replicas do not have;
+ * once storage works again it applies the same write, rejoins, and every replica agrees. Writes
+ * acknowledged meanwhile are kept, and none is applied twice.
+ */
+class StorageFailureIT {
+    private static final String SERVICE = "journal";
+    private static final int PARTITION = 2;
+    private static final List<String> NODES = List.of("node-0", "node-1", "node-2");
+
+    @Test
+    void aSecondaryWithFailingStorageStopsServingAndCatchesUpOnceItWorks() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            List<JournalTestService> services = start(cluster);
+            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
+            await(() -> primary(observer).equals("node-0") && observer.replicaRoles(SERVICE, PARTITION).values()
+                    .stream().filter("SECONDARY"::equals).count() == 2, "node-0 to lead two secondaries");
+            List<String> written = new ArrayList<>();
+            write(observer.client(), written, 5);
+
+            services.get(2).breakStorage(true);
+            write(observer.client(), written, 5);
+            await(() -> role(observer, "node-2").equals("RECOVERING"), "node-2 to leave service");
+            assertThat(applied(observer, "node-2")).as("node-2 must not count a failed write as applied")
+                    .isLessThanOrEqualTo(5);
+            write(observer.client(), written, 3); // node-2 is out of the way: writes go on without it
+
+            services.get(2).breakStorage(false);
+            awaitAgreement(observer, written);
+        }
+    }
+
+    @Test
+    void aPrimaryWithFailingStorageStepsDownAndTheWriteCommitsOnce() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            List<JournalTestService> services = start(cluster);
+            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
+            await(() -> primary(observer).equals("node-0") && observer.replicaRoles(SERVICE, PARTITION).values()
+                    .stream().filter("SECONDARY"::equals).count() == 2, "node-0 to lead two secondaries");
+            List<String> written = new ArrayList<>();
+            write(observer.client(), written, 5);
+
+            services.get(0).breakStorage(true);
+            write(observer.client(), written, 5); // the first fails at the primary and is retried at its successor
+            assertThat(primary(observer)).as("a replica whose storage works took over").isEqualTo("node-1");
+            assertThat(role(observer, "node-0")).isEqualTo("RECOVERING");
+
+            services.get(0).breakStorage(false);
+            awaitAgreement(observer, written);
+        }
+    }
+
+    /** Starts node-0..2 with priorities 3, 2, 1, each hosting its own journal. */
+    private static List<JournalTestService> start(MiniCluster cluster) {
+        List<JournalTestService> services = new ArrayList<>();
+        for (int i = 0; i < NODES.size(); i++) {
+            JournalTestService service = new JournalTestService();
+            services.add(service);
+            HostingConfig hosting = HostingConfig.builder().replicas(3).priority(3 - i).build();
+            cluster.add(NODES.get(i), ClientConfig.defaults(), b -> b.host(service, hosting));
+        }
+        return services;
+    }
+
+    private static void write(NeptuneClient client, List<String> written, int count) throws Exception {
+        NeptuneHandle handle = NeptuneHandle.create();
+        for (int i = 0; i < count; i++) {
+            String text = "entry-" + written.size();
+            client.call(handle, SERVICE, PARTITION, "append", AccessMode.WRITE, new Append(text), Appended.class,
+                    CallOptions.timeout(Duration.ofSeconds(20)));
+            written.add(text);
+        }
+    }
+
+    /** Every replica is in service, at the same version and digest, with exactly the acknowledged entries. */
+    private static void awaitAgreement(NeptuneNode observer, List<String> written) throws Exception {
+        await(() -> NODES.stream().allMatch(n -> !role(observer, n).equals("RECOVERING")
+                && applied(observer, n) == written.size()), "every replica back in service at " + written.size());
+        Map<String, Object> first = ReplicatedProcesses.status(observer, NODES.get(0), SERVICE, PARTITION);
+        for (String node : NODES) {
+            assertThat(ReplicatedProcesses.status(observer, node, SERVICE, PARTITION).get("digest"))
+                    .as("digest of %s", node).isEqualTo(first.get("digest"));
+        }
+        Entries entries = observer.client().call(NeptuneHandle.create(), SERVICE, PARTITION, "all", AccessMode.READ,
+                new ReadAll(), Entries.class);
+        assertThat(entries.entries()).as("each acknowledged write exactly once, in order").isEqualTo(written);
+    }
+
+    private static String role(NeptuneNode observer, String node) {
+        return (String) ReplicatedProcesses.status(observer, node, SERVICE, PARTITION).get("role");
+    }
+
+    private static long applied(NeptuneNode observer, String node) {
+        return ((Number) ReplicatedProcesses.status(observer, node, SERVICE, PARTITION).get("applied")).longValue();
+    }
+
+    private static String primary(NeptuneNode observer) {
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+                .map(e -> e.getKey().value()).findFirst().orElse("");
+    }
+
+    private static void await(BooleanSupplier condition, String what) {
+        ReplicatedProcesses.await(condition, Duration.ofSeconds(30), what);
+    }
+}
