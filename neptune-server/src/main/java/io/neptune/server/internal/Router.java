@@ -3,6 +3,7 @@ package io.neptune.server.internal;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.AccessMode;
+import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Role;
@@ -85,7 +86,9 @@ public final class Router {
                         + request.partition()));
                 return;
             }
-            if (request.minVersion() > replication.version(request.service(), request.partition())) {
+            // Level-1 versions are each replica's own LSNs: comparing them across replicas means nothing.
+            if (runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1
+                    && request.minVersion() > replication.version(request.service(), request.partition())) {
                 replication.awaitVersion(request.service(), request.partition(), request.minVersion()).thenAccept(ok -> {
                     if (ok) {
                         runtime.submit(request, method, reply);

@@ -15,6 +15,7 @@ import io.neptune.server.internal.replication.PeerMessages.PullReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -43,6 +44,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private final ReplicaCore core;
     private final int priority;
     private final Map<String, Long> seen = new HashMap<>();
+    /** Per origin, the local LSN of each of its writes, by sequence: a pull reads only what the puller lacks. */
+    private final Map<String, LsnsBySeq> byOrigin = new HashMap<>();
     private Role role = Role.RECOVERING;
     private long lastPullNanos;
     private int pullsInFlight;
@@ -59,6 +62,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += 1000) {
                 for (LogRecord r : core.log.read(lsn, 1000)) {
                     seen.merge(r.origin(), r.originSeq(), Math::max);
+                    index(r);
                 }
             }
             apply(core.log.lastLsn()); // every logged level-1 write is final where it was logged
@@ -78,6 +82,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             seen.put(core.self.value(), seq);
             LogRecord record = new LogRecord(core.log.lastLsn() + 1, 0, RecordKind.WRITE, request.id(),
                     core.self.value(), seq, request.method(), request.payload());
+            index(record);
             core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
                 if (e != null) {
                     reply.accept(ResponseMessage.error(request.requestId(), io.neptune.core.internal.wire.Status.UNAVAILABLE,
@@ -117,6 +122,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             }
             seen.put(entry.origin(), entry.originSeq());
             LogRecord record = entry.toRecord(core.log.lastLsn() + 1);
+            index(record);
             core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
                 apply(record.lsn());
                 core.publish(role, 0);
@@ -156,15 +162,48 @@ final class WriteAnywhereReplica implements PartitionReplica {
      */
     private List<Entry> missing(Map<String, Long> theirs) {
         List<Entry> out = new ArrayList<>();
-        for (long lsn = 1; lsn <= core.durable && out.size() < MAX_PULL; lsn += 1000) {
-            for (LogRecord r : core.log.read(lsn, 1000)) {
-                if (r.lsn() <= core.durable && r.originSeq() > theirs.getOrDefault(r.origin(), 0L)
-                        && out.size() < MAX_PULL) {
-                    out.add(Entry.of(r));
+        for (Map.Entry<String, LsnsBySeq> origin : byOrigin.entrySet()) {
+            LsnsBySeq lsns = origin.getValue();
+            for (long seq = theirs.getOrDefault(origin.getKey(), 0L) + 1; seq <= lsns.size() && out.size() < MAX_PULL;
+                    seq++) {
+                long lsn = lsns.lsn(seq);
+                if (lsn > core.durable) {
+                    break; // an origin's writes are logged in sequence: the later ones are not durable either
                 }
+                core.log.record(lsn).ifPresent(r -> out.add(Entry.of(r)));
             }
         }
         return out;
+    }
+
+    private void index(LogRecord record) {
+        byOrigin.computeIfAbsent(record.origin(), o -> new LsnsBySeq()).put(record.originSeq(), record.lsn());
+    }
+
+    /** A growable map from an origin's write sequence (1, 2, ...) to the local LSN it was logged at. */
+    private static final class LsnsBySeq {
+        private long[] lsns = new long[16];
+        private int size;
+
+        void put(long seq, long lsn) {
+            if (seq < 1 || seq > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("seq: " + seq + " (expected: 1.." + Integer.MAX_VALUE + ")");
+            }
+            int index = (int) seq - 1;
+            if (index >= lsns.length) {
+                lsns = Arrays.copyOf(lsns, Math.max(index + 1, lsns.length * 2));
+            }
+            lsns[index] = lsn;
+            size = Math.max(size, index + 1);
+        }
+
+        int size() {
+            return size;
+        }
+
+        long lsn(long seq) {
+            return lsns[(int) seq - 1];
+        }
     }
 
     /** Applies up to {@code lsn}; a write failing in storage takes this replica out of service until it applies. */
