@@ -166,6 +166,9 @@ final class Call<T> {
         tried.add(replica.node());
         long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
         if (remainingMillis < 1 || result.isDone()) {
+            if (policy == BalancingPolicy.IDEAL) {
+                client.tracker().end(replica.node(), message.service()); // counted when chosen, never sent
+            }
             return; // the deadline timer answers
         }
         RequestMessage attempt = message.withRequestId(0, (int) Math.min(Integer.MAX_VALUE, remainingMillis));
@@ -173,8 +176,7 @@ final class Call<T> {
         CompletableFuture<ResponseMessage> response = local != null && local.node().equals(replica.node())
                 ? local.invoke(attempt)
                 : client.pool().send(replica, attempt);
-        if (policy == BalancingPolicy.IDEAL) {
-            client.tracker().begin(replica.node(), message.service());
+        if (policy == BalancingPolicy.IDEAL) { // the ideal selector counted it when it chose the replica
             response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
         }
         response.whenComplete((r, e) -> onResponse(replica, r, e));

@@ -1,6 +1,8 @@
 package io.neptune.client.internal;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,8 +22,15 @@ public final class LoadTracker {
         return count == null ? 0 : count.get();
     }
 
-    void begin(NodeId node, String service) {
-        outstanding.computeIfAbsent(key(node, service), k -> new AtomicInteger()).incrementAndGet();
+    /**
+     * Picks the candidate with the fewest outstanding requests and counts one more for it, in one
+     * step, as the dissertation's central manager did: two calls choosing at once never both see
+     * the same idle node. The caller must {@link #end} the request it counted.
+     */
+    synchronized Replica claim(String service, List<Replica> candidates) {
+        Replica chosen = Selectors.leastLoaded(candidates, r -> outstanding(r.node(), service));
+        outstanding.computeIfAbsent(key(chosen.node(), service), k -> new AtomicInteger()).incrementAndGet();
+        return chosen;
     }
 
     void end(NodeId node, String service) {

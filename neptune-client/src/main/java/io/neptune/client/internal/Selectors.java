@@ -35,10 +35,12 @@ public final class Selectors {
         return (service, partition, candidates) -> CompletableFuture.completedFuture(leastLoaded(candidates, Replica::load));
     }
 
-    /** The candidate with the fewest outstanding requests according to {@code tracker}. */
+    /**
+     * The candidate with the fewest outstanding requests according to {@code tracker}, counted as
+     * one more there at once; the call ends that count when it completes.
+     */
     public static ReplicaSelector ideal(LoadTracker tracker) {
-        return (service, partition, candidates) -> CompletableFuture.completedFuture(
-                leastLoaded(candidates, r -> tracker.outstanding(r.node(), service)));
+        return (service, partition, candidates) -> CompletableFuture.completedFuture(tracker.claim(service, candidates));
     }
 
     static Replica randomOf(List<Replica> candidates) {

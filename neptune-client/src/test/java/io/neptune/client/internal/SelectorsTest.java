@@ -17,6 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
@@ -106,26 +109,57 @@ class SelectorsTest {
     }
 
     @Test
-    void idealPicksTheFewestOutstandingRequestsOfTheService() throws Exception {
+    void idealPicksTheFewestOutstandingRequestsOfTheServiceAndCountsThePick() throws Exception {
         LoadTracker tracker = new LoadTracker();
         ReplicaSelector ideal = Selectors.ideal(tracker);
-        tracker.begin(a.node(), SERVICE);
-        tracker.begin(a.node(), SERVICE);
-        tracker.begin(b.node(), SERVICE);
-        tracker.begin(c.node(), "other-service");
-        tracker.begin(c.node(), "other-service");
-        tracker.begin(c.node(), "other-service");
+        assertThat(pick(ideal, List.of(c))).isEqualTo(c);
+        assertThat(pick(ideal, List.of(c))).isEqualTo(c);
+        assertThat(tracker.outstanding(c.node(), SERVICE)).as("each pick counts").isEqualTo(2);
+        Set<Replica> otherService = new HashSet<>();
+        for (int i = 0; i < 2; i++) {
+            otherService.add(ideal.select("other-service", 0, List.of(a, c)).get());
+        }
+        assertThat(otherService).as("another service's count is its own").containsExactlyInAnyOrder(a, c);
 
+        assertThat(pick(ideal, List.of(a, b, c))).isIn(a, b);
+        assertThat(pick(ideal, List.of(a, b, c))).isIn(a, b);
+        assertThat(tracker.outstanding(a.node(), SERVICE)).isEqualTo(1);
+        assertThat(tracker.outstanding(b.node(), SERVICE)).isEqualTo(1);
+
+        tracker.end(c.node(), SERVICE);
+        tracker.end(c.node(), SERVICE);
         assertThat(pick(ideal, List.of(a, b, c))).isEqualTo(c);
+    }
 
-        tracker.begin(c.node(), SERVICE);
-        tracker.begin(c.node(), SERVICE);
-        assertThat(pick(ideal, List.of(a, b, c))).isEqualTo(b);
-
-        tracker.end(a.node(), SERVICE);
-        tracker.end(a.node(), SERVICE);
-        assertThat(tracker.outstanding(a.node(), SERVICE)).isZero();
-        assertThat(pick(ideal, List.of(a, b, c))).isEqualTo(a);
+    @Test
+    void idealNeverGivesTwoConcurrentPicksTheSameIdleReplica() throws Exception {
+        LoadTracker tracker = new LoadTracker();
+        ReplicaSelector ideal = Selectors.ideal(tracker);
+        List<Replica> candidates = List.of(a, b, c, replica("d", 0));
+        int threads = 4;
+        int picksEach = 5_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < picksEach; i++) {
+                        ideal.select(SERVICE, 0, candidates).join();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        // the least loaded is chosen and counted in one step, so the counts never drift apart
+        for (Replica r : candidates) {
+            assertThat(tracker.outstanding(r.node(), SERVICE)).as("outstanding on %s", r.node())
+                    .isEqualTo(threads * picksEach / candidates.size());
+        }
     }
 
     // ---------------------------------------------------------------- random polling
