@@ -55,6 +55,7 @@ import org.slf4j.LoggerFactory;
 final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
     private static final int BATCH = 500;
+    private static final long APPLY_SLICE_MILLIS = 5;
     private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final ReplicaCore core;
@@ -73,6 +74,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private final TreeMap<Long, Long> epochStarts = new TreeMap<>();
     private final Deque<long[]> versionSamples = new ArrayDeque<>();
     private boolean electing;
+    /** An {@link #applyCommitted} slice is queued on the executor. */
+    private boolean applyQueued;
     private boolean joining;
     /** A primary demoted this replica while its join was under way: the join it answered no longer holds. */
     private boolean demotedWhileJoining;
@@ -387,11 +390,35 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 return;
             }
             reply.accept(new Ack(accepted, lastLsn, core.log.epoch(), accepted ? "" : "gap"));
-            if (!core.applyUpTo(commitLsn) && role == Role.SECONDARY) {
+            applyCommitted();
+        }));
+    }
+
+    /**
+     * Applies committed writes a slice at a time ({@value #APPLY_SLICE_MILLIS} ms), each slice a
+     * task of its own: a backlog of slow writes never delays the acknowledgement of a
+     * {@code replicate} queued behind it past one slice, so the primary does not take a busy
+     * secondary for a failed one.
+     */
+    private void applyCommitted() {
+        if (applyQueued || role == Role.PRIMARY) {
+            return;
+        }
+        applyQueued = true;
+        core.exec.execute(() -> {
+            applyQueued = false;
+            if (role == Role.PRIMARY || closed) {
+                return; // a primary applies through commitReady
+            }
+            boolean ok = core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(APPLY_SLICE_MILLIS));
+            if (!ok && role == Role.SECONDARY) {
                 stepDown(Role.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
             }
             publish();
-        }));
+            if (ok && core.applied < Math.min(commitLsn, core.durable)) {
+                applyCommitted(); // the next slice, behind whatever arrived meanwhile
+            }
+        });
     }
 
     private JoinReply onJoin(Join m) {

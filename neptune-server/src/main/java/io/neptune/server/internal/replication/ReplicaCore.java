@@ -140,10 +140,19 @@ final class ReplicaCore {
      * @return {@code false} if a write failed in storage; {@link #applied} is then the LSN before it
      */
     boolean applyUpTo(long target) {
+        return applyUpTo(target, Long.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #applyUpTo(long)}, but returns once applying took {@code budgetNanos} (after at
+     * least one write), so the executor can serve other tasks; {@link #applied} tells how far it got.
+     */
+    boolean applyUpTo(long target, long budgetNanos) {
         long limit = Math.min(target, durable);
+        long start = System.nanoTime();
         boolean any = false;
         boolean ok = true;
-        while (applied < limit) {
+        while (applied < limit && (!any || System.nanoTime() - start < budgetNanos)) {
             LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
                     name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
             applying = record.lsn();

@@ -3,15 +3,21 @@ package io.neptune.server.internal.replication;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs tasks one at a time, in submission order, on a shared pool: the confinement of one
  * partition's replication state. Thread-safety: thread-safe; tasks never run concurrently.
+ *
+ * <p>A drain yields its pool thread after 64 tasks or {@value #DRAIN_BUDGET_MILLIS} ms, whichever
+ * comes first, and queues itself behind the other partitions: a partition busy applying a backlog
+ * of slow writes cannot hold the pool's threads while other partitions' acknowledgements wait.
  */
 final class SerialExecutor implements Executor {
     private static final Logger logger = LoggerFactory.getLogger(SerialExecutor.class);
+    private static final long DRAIN_BUDGET_MILLIS = 5;
 
     private final Executor pool;
     private final String owner;
@@ -43,8 +49,10 @@ final class SerialExecutor implements Executor {
 
     private void drain() {
         current = Thread.currentThread();
+        long start = System.nanoTime();
         try {
-            for (int i = 0; i < 64; i++) {
+            for (int i = 0; i < 64 && System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(DRAIN_BUDGET_MILLIS);
+                    i++) {
                 Runnable task;
                 synchronized (tasks) {
                     task = tasks.poll();
