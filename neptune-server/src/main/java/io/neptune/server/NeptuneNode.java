@@ -132,6 +132,16 @@ public final class NeptuneNode implements AutoCloseable {
         return served;
     }
 
+    /**
+     * The load index of each hosted service: requests running or queued, plus replicated writes
+     * in progress; what polls and announcements report.
+     */
+    public Map<String, Integer> load() {
+        Map<String, Integer> load = new LinkedHashMap<>();
+        services.forEach((name, service) -> load.put(name, service.load()));
+        return load;
+    }
+
     /** Whether the node is started and not yet closed. */
     public boolean isRunning() {
         return lifecycle.state() == Lifecycle.State.RUNNING;

@@ -78,7 +78,10 @@ public final class Router {
         }
         if (replication.replicates(request.service())) {
             if (method.mode() == AccessMode.WRITE) {
-                replication.write(request, reply);
+                Consumer<ResponseMessage> admitted = runtime.admitReplicatedWrite(request, reply);
+                if (admitted != null) {
+                    replication.write(request, admitted);
+                }
                 return;
             }
             if (replication.role(request.service(), request.partition()) == Role.RECOVERING) {

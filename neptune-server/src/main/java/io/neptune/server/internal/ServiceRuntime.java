@@ -23,14 +23,17 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +55,8 @@ public final class ServiceRuntime implements AutoCloseable {
     private final Map<String, MethodHandle> handles = new HashMap<>();
     private final List<Thread> workers = new ArrayList<>();
     private final AtomicInteger active = new AtomicInteger();
+    /** Replicated writes this node accepted and has not answered yet (they run on the replication engine). */
+    private final AtomicInteger replicatedWrites = new AtomicInteger();
     private final AtomicLong served = new AtomicLong();
     private volatile boolean closed;
     private volatile ToLongFunction<Integer> versions = partition -> 0;
@@ -169,9 +174,31 @@ public final class ServiceRuntime implements AutoCloseable {
         return hosting.hosts(partition, descriptor.partitions());
     }
 
-    /** Active plus queued requests: the load index. */
+    /** Active plus queued requests, including replicated writes in progress: the load index. */
     public int load() {
-        return active.get() + scheduler.size();
+        return active.get() + scheduler.size() + replicatedWrites.get();
+    }
+
+    /**
+     * Counts a replicated write in, unless {@code queue-capacity} of them are already in progress
+     * here: then it answers OVERLOADED and returns null. Otherwise returns the reply to use, which
+     * counts the write out when it is answered.
+     */
+    public @Nullable Consumer<ResponseMessage> admitReplicatedWrite(
+            RequestMessage request, Consumer<ResponseMessage> reply) {
+        if (replicatedWrites.incrementAndGet() > hosting.queueCapacity()) {
+            replicatedWrites.decrementAndGet();
+            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED, descriptor.name() + " has "
+                    + hosting.queueCapacity() + " replicated writes in progress on " + node));
+            return null;
+        }
+        AtomicBoolean answered = new AtomicBoolean();
+        return response -> {
+            if (answered.compareAndSet(false, true)) {
+                replicatedWrites.decrementAndGet();
+            }
+            reply.accept(response);
+        };
     }
 
     /** Requests this service answered since start. */
@@ -180,7 +207,7 @@ public final class ServiceRuntime implements AutoCloseable {
     }
 
     /** Queues {@code request}; {@code reply} gets the response, or OVERLOADED at once if the queue is full. */
-    public void submit(RequestMessage request, MethodDescriptor method, java.util.function.Consumer<ResponseMessage> reply) {
+    public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply) {
         if (closed) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
             return;
