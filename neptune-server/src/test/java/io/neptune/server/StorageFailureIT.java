@@ -33,9 +33,7 @@ class StorageFailureIT {
     void aSecondaryWithFailingStorageStopsServingAndCatchesUpOnceItWorks() throws Exception {
         try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
             List<JournalTestService> services = start(cluster);
-            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
-            await(() -> primary(observer).equals("node-0") && observer.replicaRoles(SERVICE, PARTITION).values()
-                    .stream().filter("SECONDARY"::equals).count() == 2, "node-0 to lead two secondaries");
+            NeptuneNode observer = observe(cluster);
             List<String> written = new ArrayList<>();
             write(observer.client(), written, 5);
 
@@ -55,9 +53,7 @@ class StorageFailureIT {
     void aPrimaryWithFailingStorageStepsDownAndTheWriteCommitsOnce() throws Exception {
         try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
             List<JournalTestService> services = start(cluster);
-            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
-            await(() -> primary(observer).equals("node-0") && observer.replicaRoles(SERVICE, PARTITION).values()
-                    .stream().filter("SECONDARY"::equals).count() == 2, "node-0 to lead two secondaries");
+            NeptuneNode observer = observe(cluster);
             List<String> written = new ArrayList<>();
             write(observer.client(), written, 5);
 
@@ -81,6 +77,14 @@ class StorageFailureIT {
             cluster.add(NODES.get(i), ClientConfig.defaults(), b -> b.host(service, hosting));
         }
         return services;
+    }
+
+    /** Adds an observer node and waits until it sees node-0 lead two secondaries. */
+    private static NeptuneNode observe(MiniCluster cluster) {
+        NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
+        await(() -> primary(observer).equals("node-0") && observer.replicaRoles(SERVICE, PARTITION).values()
+                .stream().filter("SECONDARY"::equals).count() == 2, "node-0 to lead two secondaries");
+        return observer;
     }
 
     private static void write(NeptuneClient client, List<String> written, int count) throws Exception {
