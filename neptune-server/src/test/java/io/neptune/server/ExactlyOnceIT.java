@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
  * Exactly-once writes (DESIGN §6.5): a client that lost the response of a write retries it with
  * the same request id, one after another, concurrently, and after it committed; every retry gets
  * the original answer (same version and payload) and the write is applied once on every replica.
+ * At level 1 a retry at another replica, which got the write by gossip, or at a restarted one, is
+ * not applied again.
  */
 class ExactlyOnceIT {
     private static final String SERVICE = "kv";
@@ -103,6 +105,59 @@ class ExactlyOnceIT {
                 assertThat(read(client, node, "get", new KvTestService.Get("k"), KvTestService.Value.class).v())
                         .isEqualTo("|first|second");
             }
+        }
+    }
+
+    @Test
+    void aLevelOneWriteRetriedAtAnotherReplicaIsNotAppliedTwice() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (String node : List.of("node-1", "node-2")) {
+                cluster.add(node, ClientConfig.defaults(), b -> b.host(new SetTestService(),
+                        HostingConfig.builder().replicas(2).build()));
+            }
+            DefaultNeptuneClient client = (DefaultNeptuneClient) cluster.add("observer", ClientConfig.defaults(),
+                    b -> b).client();
+            cluster.awaitNodes(2); // the two replicas, in every yellow page
+            RequestMessage add = new RequestMessage(0, "set", PARTITION, "add", AccessMode.WRITE, 10_000, 0,
+                    RequestId.random(), Json.mapper().writeValueAsBytes(new SetTestService.Add("x")));
+            assertThat(send(client, "node-1", add).status()).isEqualTo(Status.OK);
+            await(() -> setApplied(client, "node-2") == 1, "node-2 to get the write by gossip");
+
+            // the client lost node-1's answer and retries at node-2, which answers from what it applied
+            ResponseMessage retry = send(client, "node-2", add);
+            assertThat(retry.status()).as("%s", retry.errorMessage()).isEqualTo(Status.OK);
+            assertThat(Json.mapper().readValue(retry.payload(), SetTestService.Added.class).lsn()).isEqualTo(1);
+
+            // after a restart: an in-memory service replays its log (and so remembers the answer); one that
+            // kept its state (CHECK) replays nothing, and the log's request ids answer ALREADY_APPLIED
+            cluster.nodes().get(1).close();
+            cluster.add("node-2", ClientConfig.defaults(), b -> b.host(new SetTestService(),
+                    HostingConfig.builder().replicas(2).build()));
+            await(() -> setApplied(client, "node-2") == 1, "node-2 to serve again");
+            ResponseMessage afterRestart = send(client, "node-2", add);
+            assertThat(afterRestart.status()).as("%s", afterRestart.errorMessage()).isIn(Status.OK,
+                    Status.ALREADY_APPLIED);
+            assertThat(afterRestart.version()).isEqualTo(1);
+
+            RequestMessage next = new RequestMessage(0, "set", PARTITION, "add", AccessMode.WRITE, 10_000, 0,
+                    RequestId.random(), Json.mapper().writeValueAsBytes(new SetTestService.Add("y")));
+            assertThat(send(client, "node-1", next).status()).isEqualTo(Status.OK);
+            await(() -> setApplied(client, "node-1") == 2 && setApplied(client, "node-2") == 2,
+                    "both replicas at two writes");
+            assertThat(setApplied(client, "node-1")).as("the retry was never applied anywhere").isEqualTo(2);
+        }
+    }
+
+    /** How many writes {@code node}'s replica of set#PARTITION applied (its level-1 LSN); -1 while it cannot say. */
+    private static long setApplied(DefaultNeptuneClient client, String node) {
+        try {
+            ResponseMessage response = send(client, node, new RequestMessage(0, "set", PARTITION, "members",
+                    AccessMode.READ, 10_000, 0, RequestId.NONE,
+                    Json.mapper().writeValueAsBytes(new SetTestService.ReadMembers())));
+            return response.status() != Status.OK ? -1
+                    : Json.mapper().readValue(response.payload(), SetTestService.Members.class).lsn();
+        } catch (Exception e) {
+            return -1; // not in the yellow page (yet), or not serving
         }
     }
 

@@ -5,6 +5,7 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
@@ -20,6 +21,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -78,6 +80,15 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 reply.accept(ReplicaCore.reply(cached, request.requestId()));
                 return;
             }
+            // A retry of a write logged here before a restart, or logged elsewhere and gossiped here.
+            OptionalLong known = core.log.lsnOf(request.id());
+            if (known.isPresent()) {
+                reply.accept(known.getAsLong() <= core.applied
+                        ? new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(), new byte[0])
+                        : ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, core.name + ": the write is"
+                                + " logged at LSN " + known.getAsLong() + " and not applied yet"));
+                return;
+            }
             long seq = seen.getOrDefault(core.self.value(), 0L) + 1;
             seen.put(core.self.value(), seq);
             LogRecord record = new LogRecord(core.log.lastLsn() + 1, 0, RecordKind.WRITE, request.id(),
@@ -85,14 +96,14 @@ final class WriteAnywhereReplica implements PartitionReplica {
             index(record);
             core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
                 if (e != null) {
-                    reply.accept(ResponseMessage.error(request.requestId(), io.neptune.core.internal.wire.Status.UNAVAILABLE,
+                    reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE,
                             core.name + ": REDO log append failed: " + e.getMessage()));
                     return;
                 }
                 apply(record.lsn());
                 ResponseMessage response = core.cached(record.requestId());
                 reply.accept(response == null
-                        ? ResponseMessage.error(request.requestId(), io.neptune.core.internal.wire.Status.UNAVAILABLE,
+                        ? ResponseMessage.error(request.requestId(), Status.UNAVAILABLE,
                                 core.name + ": the write was logged at LSN " + record.lsn() + " and reaches the other"
                                         + " replicas, but storage failed here before it could be applied")
                         : ReplicaCore.reply(response, request.requestId()));
