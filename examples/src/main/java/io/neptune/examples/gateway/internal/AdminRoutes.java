@@ -101,8 +101,13 @@ public final class AdminRoutes {
             ObjectNode json = Json.mapper().createObjectNode();
             ArrayNode list = json.putArray("replicas");
             for (ReplicaStatus r : replicas) {
-                list.addObject().put("node", r.node()).put("role", r.role().toLowerCase(Locale.ROOT))
-                        .put("version", r.version()).put("digest", r.digest());
+                ObjectNode replica = list.addObject().put("node", r.node()).put("role", r.role().toLowerCase(Locale.ROOT));
+                if (r.error().isEmpty()) {
+                    replica.put("version", r.version()).put("digest", r.digest());
+                } else {
+                    // No answer: the version is only the last announced one and there is no digest.
+                    replica.put("announcedVersion", r.version()).put("error", r.error());
+                }
             }
             return GatewayResponse.json(200, json);
         });

@@ -14,6 +14,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -26,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gateway's Netty server: pipeline {@code http-codec → aggregator → gateway}, the route table,
+ * The gateway's Netty server: pipeline {@code idle → http-codec → aggregator → gateway}, the route table,
  * sessions and metrics. The implementation behind {@link io.neptune.examples.gateway.HttpGateway}.
  *
  * <p>Thread-safety: thread-safe; {@link #close()} is idempotent.
@@ -77,7 +78,9 @@ public final class GatewayServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("http-codec", new HttpServerCodec())
+                        ch.pipeline().addLast("idle", new IdleStateHandler(0, 0,
+                                        settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                                .addLast("http-codec", new HttpServerCodec())
                                 .addLast("aggregator", new BoundedAggregatorHandler(settings.maxBodyBytes()))
                                 .addLast("gateway", new HttpRequestHandler(router, sessions, metrics));
                     }
