@@ -37,15 +37,15 @@ public final class GatewayServer implements AutoCloseable {
 
     private final String owner;
     private final EventLoopGroup group;
-    private final ExecutorService demoExecutor;
+    private final List<ExecutorService> demoExecutors;
     private final Channel channel;
     private final InetSocketAddress address;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private GatewayServer(String owner, EventLoopGroup group, ExecutorService demoExecutor, Channel channel) {
+    private GatewayServer(String owner, EventLoopGroup group, List<ExecutorService> demoExecutors, Channel channel) {
         this.owner = owner;
         this.group = group;
-        this.demoExecutor = demoExecutor;
+        this.demoExecutors = demoExecutors;
         this.channel = channel;
         this.address = (InetSocketAddress) channel.localAddress();
     }
@@ -62,13 +62,16 @@ public final class GatewayServer implements AutoCloseable {
         CallOptions options = CallOptions.timeout(settings.callTimeout());
         GatewayMetrics metrics = new GatewayMetrics(List.of(DiscussionRoutes.SERVICE, AuctionRoutes.SERVICE,
                 CacheRoutes.SERVICE), System::nanoTime);
-        ExecutorService demoExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
-                "neptune-gateway-demo", true));
+        ExecutorService killExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
+                "neptune-gateway-demo-kill", true));
+        ExecutorService startExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
+                "neptune-gateway-demo-start", true));
+        List<ExecutorService> demoExecutors = List.of(killExecutor, startExecutor);
         Router router = new Router();
         new DiscussionRoutes(client, options).register(router);
         new AuctionRoutes(client, options).register(router);
         new CacheRoutes(client, options).register(router);
-        new AdminRoutes(node, metrics, demo, demoExecutor).register(router);
+        new AdminRoutes(node, metrics, demo, killExecutor, startExecutor).register(router);
         new WebResources().register(router);
         Sessions sessions = new Sessions(settings.maxSessions());
 
@@ -87,13 +90,13 @@ public final class GatewayServer implements AutoCloseable {
                 });
         try {
             Channel channel = bootstrap.bind(settings.bindAddress(), settings.port()).syncUninterruptibly().channel();
-            GatewayServer server = new GatewayServer(owner, group, demoExecutor, channel);
+            GatewayServer server = new GatewayServer(owner, group, demoExecutors, channel);
             logger.info("{}: gateway serving http://{}:{}/ (demo mode {})", owner, settings.bindAddress(),
                     server.address().getPort(), demo != null ? "on" : "off");
             return server;
         } catch (Exception e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            demoExecutor.shutdownNow();
+            demoExecutors.forEach(ExecutorService::shutdownNow);
             throw new NeptuneException("gateway: cannot listen on " + settings.bindAddress() + ":" + settings.port()
                     + ": " + e, e);
         }
@@ -112,7 +115,7 @@ public final class GatewayServer implements AutoCloseable {
         }
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        demoExecutor.shutdownNow();
+        demoExecutors.forEach(ExecutorService::shutdownNow);
         logger.info("{}: gateway stopped", owner);
     }
 }
