@@ -31,16 +31,18 @@ import org.jspecify.annotations.Nullable;
 public final class AdminRoutes {
     private final NeptuneNode node;
     private final GatewayMetrics metrics;
+    private final Sessions sessions;
     private final @Nullable DemoControl demo;
     private final Executor killExecutor;
     private final Executor startExecutor;
     private final NodeHistory history = new NodeHistory(System::nanoTime);
 
     /** Creates the routes over {@code node}'s admin view; {@code demo} may be null (no demo mode). */
-    public AdminRoutes(NeptuneNode node, GatewayMetrics metrics, @Nullable DemoControl demo, Executor killExecutor,
-            Executor startExecutor) {
+    public AdminRoutes(NeptuneNode node, GatewayMetrics metrics, Sessions sessions, @Nullable DemoControl demo,
+            Executor killExecutor, Executor startExecutor) {
         this.node = node;
         this.metrics = metrics;
+        this.sessions = sessions;
         this.demo = demo;
         this.killExecutor = killExecutor;
         this.startExecutor = startExecutor;
@@ -130,6 +132,7 @@ public final class AdminRoutes {
                 .put("gatewayNode", node.node().value()).put("requestsPerSecond", metrics.perSecond());
         ObjectNode services = json.putObject("services");
         metrics.perSecondByService().forEach(services::put);
+        json.putObject("sessions").put("confirmed", sessions.size()).put("pending", sessions.pending());
         ArrayNode nodes = json.putArray("nodes");
         List<NodeStatus> live = node.admin().nodes();
         Map<String, Double> rates = new TreeMap<>();

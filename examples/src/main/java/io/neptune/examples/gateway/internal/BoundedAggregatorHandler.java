@@ -4,6 +4,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpMessage;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpExpectationFailedEvent;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -21,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The refusal is not written here: it goes down the pipeline as a {@link RefusedRequest} event,
  * so the {@link HttpRequestHandler} answers it in order after the earlier pipelined requests on the
- * connection. Like Netty's aggregator, it keeps a keep-alive connection open and discards the rest
- * of the body when the body had not started yet, and closes the connection when it was already
- * streaming.
+ * connection. Like Netty's aggregator, it keeps a keep-alive connection open when the body had not
+ * started yet (discarding it if it comes, or expecting the next request after
+ * {@code 100-continue}), and closes the connection when the body was already streaming or the
+ * expectation was unknown.
  *
  * <p>Thread-safety: confined to its channel's event loop.
  */
@@ -81,7 +83,14 @@ final class BoundedAggregatorHandler extends HttpObjectAggregator {
                 : GatewayResponse.error(413, "body: over " + maxBodyBytes + " bytes (expected: at most "
                         + maxBodyBytes + ")");
         boolean streaming = oversized instanceof FullHttpMessage;
-        boolean close = streaming || !HttpUtil.is100ContinueExpected(oversized) && !HttpUtil.isKeepAlive(oversized);
+        boolean awaitsContinue = !streaming && HttpUtil.is100ContinueExpected(oversized);
+        if (awaitsContinue) {
+            // The client holds its body back: tell the decoder to expect the next request instead (as Netty does).
+            ctx.pipeline().fireUserEventTriggered(HttpExpectationFailedEvent.INSTANCE);
+        }
+        // After an unknown expectation the body may or may not follow, so the connection cannot be reused.
+        boolean close = streaming || isUnsupportedExpectation(oversized)
+                || !awaitsContinue && !HttpUtil.isKeepAlive(oversized);
         ctx.fireUserEventTriggered(new RefusedRequest(error, close));
     }
 }

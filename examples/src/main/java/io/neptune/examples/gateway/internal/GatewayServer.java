@@ -67,13 +67,13 @@ public final class GatewayServer implements AutoCloseable {
         ExecutorService startExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
                 "neptune-gateway-demo-start", true));
         List<ExecutorService> demoExecutors = List.of(killExecutor, startExecutor);
+        Sessions sessions = new Sessions(settings.maxSessions());
         Router router = new Router();
         new DiscussionRoutes(client, options).register(router);
         new AuctionRoutes(client, options).register(router);
         new CacheRoutes(client, options).register(router);
-        new AdminRoutes(node, metrics, demo, killExecutor, startExecutor).register(router);
+        new AdminRoutes(node, metrics, sessions, demo, killExecutor, startExecutor).register(router);
         new WebResources().register(router);
-        Sessions sessions = new Sessions(settings.maxSessions());
 
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
                 new DefaultThreadFactory("neptune-gateway-http", true), NioIoHandler.newFactory());
