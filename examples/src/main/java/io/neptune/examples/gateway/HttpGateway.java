@@ -25,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Requests never block an event loop: each route calls the cluster asynchronously and answers
- * when the call completes. Routes and status codes: {@code docs/OPERATIONS.md}.
+ * when the call completes. A {@code POST} to {@code /api/...} must be {@code application/json}
+ * and an admin action must carry {@code X-Neptune-Admin: 1}, so that other web sites cannot make
+ * a browser send them. Routes, status codes and connection limits: {@code docs/OPERATIONS.md}.
  *
  * <p>Thread-safety: thread-safe. {@link #close()} is idempotent and does not close the node.
  */
