@@ -19,8 +19,13 @@ public interface ClusterAdmin {
      * @param address request server address, {@code host:port}
      * @param services the services it hosts
      * @param load active + queued requests over its services
+     * @param served requests it has answered since it started (0 from a node too old to say)
+     * @param incarnation start time of its process in ms: a restart resets {@code served}
+     * @param announcedAtNanos when this node received that announcement, on {@link System#nanoTime()}'s
+     *     scale: the denominator of a rate computed from two statuses
      */
-    record NodeStatus(String node, long pid, String address, List<String> services, int load) {}
+    record NodeStatus(String node, long pid, String address, List<String> services, int load, long served,
+            long incarnation, long announcedAtNanos) {}
 
     /**
      * One replica of a partition, as it answered just now.

@@ -17,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -206,10 +207,9 @@ public final class AuctionService implements ServiceLifecycle {
             if (!item.found() || id.partition() != context.partition()) {
                 return new BidResult(false, false, 0, context.lsn(), "no item " + request.itemId());
             }
-            long floor = item.bidCount() == 0 ? item.startingPrice() - 1 : item.highestBid();
-            if (request.amount() <= floor) {
-                return new BidResult(false, true, item.highestBid(), context.lsn(), "amount: " + request.amount()
-                        + " (expected: > " + floor + ", the current highest bid)");
+            Optional<String> refusal = bidRefusal(item, request.amount());
+            if (refusal.isPresent()) {
+                return new BidResult(false, true, item.highestBid(), context.lsn(), refusal.get());
             }
             try (PreparedStatement update = connection.prepareStatement("UPDATE item SET highest_bid = ?,"
                     + " highest_bidder = ?, bid_count = bid_count + 1 WHERE partition_id = ? AND number = ?")) {
@@ -271,6 +271,20 @@ public final class AuctionService implements ServiceLifecycle {
 
     private static final String SELECT_ITEM = "SELECT number, category, title, seller, starting_price, highest_bid,"
             + " highest_bidder, bid_count FROM item";
+
+    /**
+     * Why a bid of {@code amount} on {@code item} would be refused, or empty if it would win: the
+     * first bid must reach the starting price, a later one must exceed the highest bid. The
+     * gateway asks this of a read before it writes, and the write asks it again (for races).
+     */
+    public static Optional<String> bidRefusal(Item item, long amount) {
+        if (item.bidCount() == 0) {
+            return amount >= item.startingPrice() ? Optional.empty() : Optional.of("amount: " + amount
+                    + " (expected: at least the starting price " + item.startingPrice() + ")");
+        }
+        return amount > item.highestBid() ? Optional.empty() : Optional.of("amount: " + amount + " (expected: > "
+                + item.highestBid() + ", the current highest bid)");
+    }
 
     private static Item load(java.sql.Connection connection, int partition, ItemId id, long version)
             throws SQLException {

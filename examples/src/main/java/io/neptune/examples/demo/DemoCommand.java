@@ -214,9 +214,7 @@ public final class DemoCommand implements Callable<Integer> {
             if (index < 0) {
                 throw new IllegalArgumentException("node: '" + node + "' (expected: one of " + nodes() + ")");
             }
-            if (!processes.processes().containsKey(node)) {
-                processes.start(node, nodeConfig(index, cluster, discovery));
-            }
+            processes.start(node, nodeConfig(index, cluster, discovery)); // a no-op while it runs; replaces a crashed one
         }
 
         @Override

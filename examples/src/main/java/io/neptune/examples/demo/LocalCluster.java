@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,9 @@ public final class LocalCluster implements AutoCloseable {
     public static final List<String> NODE_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
             "-Dorg.slf4j.simpleLogger.log.io.neptune=info",
             "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+
+    /** How long {@link #start} waits for a node to report it is serving. */
+    public static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path workDirectory;
     private final Path logDirectory;
@@ -56,8 +60,18 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    /** Starts node {@code name} with the YAML {@code config} and waits until it is serving. */
+    /**
+     * Starts node {@code name} with the YAML {@code config} and waits until it is serving, at most
+     * {@link #START_TIMEOUT}; returns the running process instead if there is one. A process that
+     * ended on its own (a crash) does not count: it is replaced.
+     *
+     * @throws NeptuneException if the node does not become ready in time (its process is killed)
+     */
     public Process start(String name, String config) {
+        Process running = processes.get(name);
+        if (running != null && running.isAlive()) {
+            return running;
+        }
         try {
             Path configFile = workDirectory.resolve(name + ".yaml");
             Files.writeString(configFile, config);
@@ -75,7 +89,12 @@ public final class LocalCluster implements AutoCloseable {
                     .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
             processes.put(name, process);
-            awaitReady(name, process, log);
+            try {
+                awaitReady(name, process, log);
+            } catch (RuntimeException e) {
+                processes.remove(name, process);
+                throw e;
+            }
             return process;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start node " + name, e);
@@ -101,11 +120,15 @@ public final class LocalCluster implements AutoCloseable {
         reader.setDaemon(true);
         reader.start();
         try {
-            ready.get(60, TimeUnit.SECONDS);
+            ready.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NeptuneException("interrupted while starting node " + name, e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (java.util.concurrent.TimeoutException e) {
+            process.destroyForcibly();
+            throw new NeptuneException("node " + name + " did not start (not serving within "
+                    + START_TIMEOUT.toSeconds() + " s, killed); see " + log);
+        } catch (java.util.concurrent.ExecutionException e) {
             process.destroyForcibly();
             throw new NeptuneException("node " + name + " did not start (exit " + exitOf(process) + "); see " + log);
         }
@@ -120,8 +143,9 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    /** The running node processes by name. */
+    /** The running node processes by name; those that ended on their own are dropped here. */
     public Map<String, Process> processes() {
+        processes.values().removeIf(process -> !process.isAlive());
         return Map.copyOf(processes);
     }
 

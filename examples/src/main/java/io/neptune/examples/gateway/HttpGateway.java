@@ -25,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Requests never block an event loop: each route calls the cluster asynchronously and answers
- * when the call completes. Routes and status codes: {@code docs/OPERATIONS.md}.
+ * when the call completes. A {@code POST} to {@code /api/...} must be {@code application/json}
+ * and an admin action must carry {@code X-Neptune-Admin: 1}, so that other web sites cannot make
+ * a browser send them. Routes, status codes and connection limits: {@code docs/OPERATIONS.md}.
  *
  * <p>Thread-safety: thread-safe. {@link #close()} is idempotent and does not close the node.
  */
@@ -38,8 +40,18 @@ public final class HttpGateway implements AutoCloseable {
     public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(5);
     /** Default for {@link Builder#maxBodyBytes(int)}: larger request bodies are answered with 413. */
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-    /** Default for {@link Builder#maxSessions(int)}: beyond it the least recently used session is forgotten. */
+    /**
+     * Default for {@link Builder#maxSessions(int)}: beyond it the least recently used session is
+     * forgotten. A session counts once its id came back in a second request; ids seen only once
+     * wait in a separate area of at most 1,024, so clients that never send their id back cannot
+     * push real users out.
+     */
     public static final int DEFAULT_MAX_SESSIONS = 10_000;
+    /**
+     * Default for {@link Builder#idleTimeout(Duration)}: a connection silent this long with no
+     * request outstanding is closed.
+     */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     /** Default for {@link Builder#ioThreads(int)}. */
     public static final int DEFAULT_IO_THREADS = 2;
 
@@ -84,6 +96,7 @@ public final class HttpGateway implements AutoCloseable {
         private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
         private int maxSessions = DEFAULT_MAX_SESSIONS;
         private int ioThreads = DEFAULT_IO_THREADS;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private @Nullable DemoControl demoControl;
 
         private Builder(NeptuneNode node) {
@@ -117,7 +130,7 @@ public final class HttpGateway implements AutoCloseable {
             return this;
         }
 
-        /** Sets how many sessions are remembered; default {@value HttpGateway#DEFAULT_MAX_SESSIONS}. */
+        /** Sets how many confirmed sessions are remembered; default {@value HttpGateway#DEFAULT_MAX_SESSIONS}. */
         public Builder maxSessions(int maxSessions) {
             Checks.atLeast("maxSessions", maxSessions, 1);
             this.maxSessions = maxSessions;
@@ -128,6 +141,13 @@ public final class HttpGateway implements AutoCloseable {
         public Builder ioThreads(int ioThreads) {
             Checks.atLeast("ioThreads", ioThreads, 1);
             this.ioThreads = ioThreads;
+            return this;
+        }
+
+        /** Sets how long an idle connection stays open; default {@link HttpGateway#DEFAULT_IDLE_TIMEOUT}. */
+        public Builder idleTimeout(Duration idleTimeout) {
+            Checks.positive("idleTimeout", idleTimeout);
+            this.idleTimeout = idleTimeout;
             return this;
         }
 
@@ -144,7 +164,7 @@ public final class HttpGateway implements AutoCloseable {
          */
         public HttpGateway start() {
             return new HttpGateway(GatewayServer.start(node, new GatewaySettings(bindAddress, port, callTimeout,
-                    maxBodyBytes, maxSessions, ioThreads), demoControl));
+                    maxBodyBytes, maxSessions, ioThreads, idleTimeout), demoControl));
         }
     }
 }

@@ -73,6 +73,11 @@ final class GatewayCluster implements AutoCloseable {
                 && list.stream().noneMatch(r -> r.role().equals("RECOVERING")));
     }
 
+    /** {@code prefix} plus a random suffix: a topic, category or key no other test uses. */
+    static String unique(String prefix) {
+        return prefix + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    }
+
     HttpGateway gateway() {
         return gateway;
     }

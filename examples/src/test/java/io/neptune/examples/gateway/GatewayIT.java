@@ -1,5 +1,6 @@
 package io.neptune.examples.gateway;
 
+import static io.neptune.examples.gateway.GatewayCluster.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,10 +50,6 @@ class GatewayIT {
         if (cluster != null) {
             cluster.close();
         }
-    }
-
-    private static String unique(String prefix) {
-        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     // ---- discussion ----------------------------------------------------------------------------
@@ -168,6 +165,7 @@ class GatewayIT {
         Reply tooLowFirst = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"ann\",\"amount\":499}");
         assertThat(tooLowFirst.status()).isEqualTo(409);
         assertThat(tooLowFirst.json().fieldNames()).toIterable().containsExactly("error");
+        assertThat(tooLowFirst.error()).contains("at least the starting price 500");
         Reply bid = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"ann\",\"amount\":600}");
         assertThat(bid.status()).as(bid.toString()).isEqualTo(201);
         assertThat(bid.json().fieldNames()).toIterable().containsExactly("highestBid", "version");
@@ -218,13 +216,21 @@ class GatewayIT {
         String bids = "/api/auction/items/" + itemId + "/bids";
         for (String body : List.of("{\"bidder\":\"x\",\"amount\":\"ten\"}", "{\"bidder\":\"x\"}",
                 "{\"amount\":300}", "{\"bidder\":\"x\",\"amount\":3.5}", "{\"bidder\":\"x\",\"amount\":-5}",
-                "{\"bidder\":\"x\",\"amount\":99999999999999999999999}", "{oops")) {
+                "{\"bidder\":\"x\",\"amount\":99999999999999999999999}", "{oops",
+                "{\"bidder\":\"x\",\"amount\":" + (1L << 53) + "}")) {
             Reply reply = http.post(bids, body);
             assertThat(reply.status()).as(body).isEqualTo(400);
             assertThat(reply.error()).isNotBlank();
         }
+        assertThat(http.post(bids, "{\"bidder\":\"x\",\"amount\":" + (1L << 53) + "}").error())
+                .contains("amount").contains(String.valueOf((1L << 53) - 1));
         Reply low = http.post(bids, "{\"bidder\":\"x\",\"amount\":150}");
         assertThat(low.status()).isEqualTo(409);
+        for (String alias : List.of("+" + itemId, "0" + itemId, itemId.replace("-", "-0"), itemId.replace("-", "-+"))) {
+            assertThat(http.get("/api/auction/items/" + alias).status()).as(alias).isEqualTo(400);
+            assertThat(http.post("/api/auction/items/" + alias + "/bids", "{\"bidder\":\"x\",\"amount\":900}").status())
+                    .as(alias).isEqualTo(400);
+        }
         Reply unknownItem = http.post("/api/auction/items/" + partition + "-987654321/bids",
                 "{\"bidder\":\"x\",\"amount\":300}");
         assertThat(unknownItem.status()).isEqualTo(400);
@@ -250,6 +256,38 @@ class GatewayIT {
         assertThat(http.get("/api/auction/items/garbage").status()).isEqualTo(400);
     }
 
+    @Test
+    void refusedBidsAndRepliesTakeNoLsn() {
+        String category = unique("versions");
+        int partition = Partitions.of(category, 64);
+        String unbid = http.post("/api/auction/categories/" + category + "/items",
+                "{\"title\":\"Lamp\",\"seller\":\"sam\",\"startingPrice\":1000}").json().get("id").asText();
+        String bid = http.post("/api/auction/categories/" + category + "/items",
+                "{\"title\":\"Desk\",\"seller\":\"sam\",\"startingPrice\":10}").json().get("id").asText();
+        assertThat(http.post("/api/auction/items/" + bid + "/bids", "{\"bidder\":\"a\",\"amount\":50}").status())
+                .isEqualTo(201);
+        String topic = unique("versions");
+        int topicPartition = Partitions.of(topic, 64);
+        long first = http.post("/api/discussion/" + topic + "/messages",
+                "{\"author\":\"a\",\"subject\":\"s\",\"body\":\"b\"}").json().get("id").asLong();
+        long auctionBefore = primaryVersion("auction", partition);
+        long discussionBefore = primaryVersion("discussion", topicPartition);
+
+        assertThat(http.post("/api/auction/items/" + unbid + "/bids", "{\"bidder\":\"b\",\"amount\":999}").status())
+                .isEqualTo(409);
+        assertThat(http.post("/api/auction/items/" + bid + "/bids", "{\"bidder\":\"b\",\"amount\":50}").status())
+                .isEqualTo(409);
+        assertThat(http.post("/api/auction/items/" + bid + "/bids", "{\"bidder\":\"b\",\"amount\":20}").status())
+                .isEqualTo(409);
+        // first - 1 is at or below the partition's version and no message of this topic.
+        assertThat(http.post("/api/discussion/" + topic + "/messages", "{\"author\":\"a\",\"subject\":\"s\","
+                + "\"body\":\"b\",\"parentId\":" + (first - 1) + "}").status()).isEqualTo(400);
+
+        assertThat(primaryVersion("auction", partition)).isEqualTo(auctionBefore);
+        assertThat(primaryVersion("discussion", topicPartition)).isEqualTo(discussionBefore);
+        assertThat(http.get("/api/auction/items/" + bid).json().get("version").asLong()).isEqualTo(auctionBefore);
+    }
+
     // ---- cache ---------------------------------------------------------------------------------
 
     @Test
@@ -265,8 +303,11 @@ class GatewayIT {
         assertThat(get.header("Content-Type")).hasValue("application/octet-stream");
 
         Reply oversize = http.put("/api/cache/" + key, new byte[CacheService.MAX_VALUE_BYTES + 1]);
-        assertThat(oversize.status()).isEqualTo(400);
+        assertThat(oversize.status()).isEqualTo(413);
         assertThat(oversize.error()).contains("value");
+        assertThat(http.put("/api/cache/" + key, new byte[100 * 1024]).status()).isEqualTo(413);
+        assertThat(http.put("/api/cache/" + key, new byte[HttpGateway.DEFAULT_MAX_BODY_BYTES + 1]).status())
+                .isEqualTo(413);
         assertThat(http.put("/api/cache/" + "k".repeat(CacheService.MAX_KEY_LENGTH + 1), value).status()).isEqualTo(400);
         assertThat(http.get("/api/cache/" + key).body()).containsExactly(value);
 
@@ -347,7 +388,8 @@ class GatewayIT {
         assertThat(json.fieldNames()).toIterable().containsExactly("nodes", "partitions");
         Set<String> ids = new TreeSet<>();
         for (JsonNode node : json.get("nodes")) {
-            assertThat(node.fieldNames()).toIterable().containsExactly("id", "pid", "state", "address");
+            assertThat(node.fieldNames()).toIterable()
+                    .containsExactly("id", "pid", "state", "address", "requestsPerSecond");
             assertThat(node.get("state").asText()).isEqualTo("RUNNING");
             assertThat(node.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
             assertThat(node.get("address").asText()).startsWith("127.0.0.1:");
@@ -383,7 +425,7 @@ class GatewayIT {
         assertThat(metrics.get("nodes")).hasSize(cluster.nodeIds().size());
         assertThat(metrics.get("services").has("discussion")).isTrue();
 
-        Reply kill = http.post("/admin/nodes/node-0/kill", new byte[0]);
+        Reply kill = http.admin("/admin/nodes/node-0/kill");
         assertThat(kill.status()).isEqualTo(404);
         assertThat(kill.error()).contains("demo");
     }
@@ -404,9 +446,10 @@ class GatewayIT {
             assertThat(down.get("state").asText()).isEqualTo("DOWN");
             assertThat(admin.get("/admin/metrics").json().get("demo").asBoolean()).isTrue();
 
-            assertThat(admin.post("/admin/nodes/node-1/kill", new byte[0]).status()).isEqualTo(200);
-            assertThat(admin.post("/admin/nodes/node-9/start", new byte[0]).status()).isEqualTo(200);
-            assertThat(admin.post("/admin/nodes/node-7/kill", new byte[0]).status()).isEqualTo(404);
+            assertThat(admin.post("/admin/nodes/node-1/kill", new byte[0]).status()).isEqualTo(403);
+            assertThat(admin.admin("/admin/nodes/node-1/kill").status()).isEqualTo(200);
+            assertThat(admin.admin("/admin/nodes/node-9/start").status()).isEqualTo(200);
+            assertThat(admin.admin("/admin/nodes/node-7/kill").status()).isEqualTo(404);
             assertThat(admin.get("/admin/nodes/node-1/kill").status()).isEqualTo(405);
             assertThat(control.actions).containsExactly("kill node-1", "start node-9");
         }
@@ -444,6 +487,16 @@ class GatewayIT {
 
     private static JsonNode withoutVersion(JsonNode item) {
         return ((com.fasterxml.jackson.databind.node.ObjectNode) item.deepCopy()).without("version");
+    }
+
+    /** The primary's version (applied LSN), asked of it directly. */
+    private static long primaryVersion(String service, int partition) {
+        for (JsonNode replica : http.get("/admin/replicas/" + service + "/" + partition).json().get("replicas")) {
+            if (replica.get("role").asText().equals("primary")) {
+                return replica.get("version").asLong();
+            }
+        }
+        throw new AssertionError("no primary of " + service + "#" + partition);
     }
 
     /** The hash part of the primary's digest ({@code <applied LSN>:<hash>}): refused writes advance only the LSN. */

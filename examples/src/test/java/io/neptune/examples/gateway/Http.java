@@ -69,6 +69,11 @@ final class Http {
         return send(request(path).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }
 
+    /** An admin action as the dashboard sends it: an empty POST with {@code X-Neptune-Admin: 1}. */
+    Reply admin(String path) {
+        return send(request(path).header("X-Neptune-Admin", "1").POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
     Reply put(String path, byte[] body) {
         return send(request(path).PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
     }

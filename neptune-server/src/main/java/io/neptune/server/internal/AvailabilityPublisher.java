@@ -69,6 +69,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
     public Announcement announcement() {
         List<Announcement.HostedService> services = new ArrayList<>();
         int total = 0;
+        long served = 0;
         for (ServiceRuntime runtime : router.services().values()) {
             List<Announcement.ReplicaState> replicas = new ArrayList<>();
             for (int p = 0; p < runtime.descriptor().partitions(); p++) {
@@ -78,12 +79,13 @@ public final class AvailabilityPublisher implements AutoCloseable {
             }
             int load = runtime.load();
             total += load;
+            served += runtime.served();
             services.add(new Announcement.HostedService(runtime.descriptor().name(), runtime.descriptor().partitions(),
                     load, replicas, runtime.descriptor().consistency(), runtime.descriptor().stalenessMillis()));
         }
         return new Announcement(node.value(), requestAddress.getAddress().getHostAddress(), requestAddress.getPort(),
                 pollAddress.getPort(), ProcessHandle.current().pid(), incarnation, sequence.incrementAndGet(), total,
-                services);
+                services, served);
     }
 
     private void publish() {

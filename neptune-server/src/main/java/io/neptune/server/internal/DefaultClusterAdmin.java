@@ -40,7 +40,8 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         List<NodeStatus> nodes = new ArrayList<>();
         for (Announcement a : yellowPage.announcements()) {
             nodes.add(new NodeStatus(a.node(), a.pid(), a.host() + ":" + a.tcpPort(),
-                    a.services().stream().map(Announcement.HostedService::name).sorted().toList(), a.load()));
+                    a.services().stream().map(Announcement.HostedService::name).sorted().toList(), a.load(),
+                    a.served(), a.incarnation(), yellowPage.heardNanos(NodeId.of(a.node())).orElse(0)));
         }
         nodes.sort(Comparator.comparing(NodeStatus::node));
         return nodes;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.neptune.core.internal.json.Json;
 import io.neptune.examples.gateway.DemoControl;
+import io.neptune.examples.gateway.internal.NodeHistory.NodeView;
 import io.neptune.server.ClusterAdmin.AnnouncedReplica;
 import io.neptune.server.ClusterAdmin.NodeStatus;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
@@ -19,24 +20,32 @@ import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The operator's routes: the cluster as this node's yellow page shows it, every replica of one
- * partition asked directly (with digests), the gateway's request rate, and in demo mode killing
- * and restarting nodes through {@link DemoControl}.
+ * The operator's routes: the cluster as this node's yellow page shows it (with each node's request
+ * rate, and the nodes that left as {@code DOWN}, see {@link NodeHistory}), every replica of one
+ * partition asked directly (with digests, or the error of one that did not answer), the gateway's
+ * request rate, and in demo mode killing and restarting nodes through {@link DemoControl}.
  *
- * <p>Thread-safety: thread-safe; demo actions run on {@code demoExecutor}.
+ * <p>Thread-safety: thread-safe; demo kills run on {@code killExecutor} and starts on
+ * {@code startExecutor}, so a start waiting for its node to serve never holds up a kill.
  */
 public final class AdminRoutes {
     private final NeptuneNode node;
     private final GatewayMetrics metrics;
+    private final Sessions sessions;
     private final @Nullable DemoControl demo;
-    private final Executor demoExecutor;
+    private final Executor killExecutor;
+    private final Executor startExecutor;
+    private final NodeHistory history = new NodeHistory(System::nanoTime);
 
     /** Creates the routes over {@code node}'s admin view; {@code demo} may be null (no demo mode). */
-    public AdminRoutes(NeptuneNode node, GatewayMetrics metrics, @Nullable DemoControl demo, Executor demoExecutor) {
+    public AdminRoutes(NeptuneNode node, GatewayMetrics metrics, Sessions sessions, @Nullable DemoControl demo,
+            Executor killExecutor, Executor startExecutor) {
         this.node = node;
         this.metrics = metrics;
+        this.sessions = sessions;
         this.demo = demo;
-        this.demoExecutor = demoExecutor;
+        this.killExecutor = killExecutor;
+        this.startExecutor = startExecutor;
     }
 
     /** Adds the routes to {@code router}. */
@@ -45,27 +54,27 @@ public final class AdminRoutes {
                 .add("GET", "/admin/replicas/{service}/{partition}", this::replicas)
                 .add("GET", "/admin/metrics", (request, parameters) -> CompletableFuture.completedFuture(metrics()))
                 .add("POST", "/admin/nodes/{id}/kill", (request, parameters) -> demo(parameters.get(0), "kill",
-                        DemoControl::kill))
+                        DemoControl::kill, killExecutor))
                 .add("POST", "/admin/nodes/{id}/start", (request, parameters) -> demo(parameters.get(0), "start",
-                        DemoControl::start));
+                        DemoControl::start, startExecutor));
     }
 
     private GatewayResponse cluster() {
-        List<NodeStatus> nodes = node.admin().nodes();
         List<AnnouncedReplica> replicas = node.admin().announcedReplicas();
         Set<String> recovering = new HashSet<>();
         replicas.stream().filter(r -> r.role().equals("RECOVERING")).forEach(r -> recovering.add(r.node()));
         Map<String, ObjectNode> byId = new TreeMap<>();
-        for (NodeStatus n : nodes) {
-            byId.put(n.node(), Json.mapper().createObjectNode().put("id", n.node()).put("pid", n.pid())
-                    .put("state", recovering.contains(n.node()) ? "RECOVERING" : "RUNNING").put("address", n.address()));
+        for (NodeView n : history.observe(node.admin().nodes())) {
+            String state = n.down() ? "DOWN" : recovering.contains(n.node()) ? "RECOVERING" : "RUNNING";
+            byId.put(n.node(), nodeJson(n.node(), n.down() ? -1 : n.pid(), state, n.address(), n.requestsPerSecond()));
         }
         DemoControl control = demo;
         if (control != null) {
-            for (String down : control.nodes()) {
-                if (!byId.containsKey(down)) {
-                    byId.put(down, Json.mapper().createObjectNode().put("id", down).put("pid", control.pid(down))
-                            .put("state", "DOWN").put("address", ""));
+            for (String managed : control.nodes()) {
+                ObjectNode known = byId.get(managed);
+                if (known == null || known.get("state").asText().equals("DOWN")) {
+                    byId.put(managed, nodeJson(managed, control.pid(managed), "DOWN",
+                            known == null ? "" : known.get("address").asText(), 0));
                 }
             }
         }
@@ -86,6 +95,11 @@ public final class AdminRoutes {
         return GatewayResponse.json(200, json);
     }
 
+    private static ObjectNode nodeJson(String id, long pid, String state, String address, double requestsPerSecond) {
+        return Json.mapper().createObjectNode().put("id", id).put("pid", pid).put("state", state).put("address", address)
+                .put("requestsPerSecond", requestsPerSecond);
+    }
+
     private CompletableFuture<GatewayResponse> replicas(GatewayRequest request, List<String> parameters) {
         String service = parameters.get(0);
         int partition;
@@ -101,8 +115,13 @@ public final class AdminRoutes {
             ObjectNode json = Json.mapper().createObjectNode();
             ArrayNode list = json.putArray("replicas");
             for (ReplicaStatus r : replicas) {
-                list.addObject().put("node", r.node()).put("role", r.role().toLowerCase(Locale.ROOT))
-                        .put("version", r.version()).put("digest", r.digest());
+                ObjectNode replica = list.addObject().put("node", r.node()).put("role", r.role().toLowerCase(Locale.ROOT));
+                if (r.error().isEmpty()) {
+                    replica.put("version", r.version()).put("digest", r.digest());
+                } else {
+                    // No answer: the version is only the last announced one and there is no digest.
+                    replica.put("announcedVersion", r.version()).put("error", r.error());
+                }
             }
             return GatewayResponse.json(200, json);
         });
@@ -113,14 +132,19 @@ public final class AdminRoutes {
                 .put("gatewayNode", node.node().value()).put("requestsPerSecond", metrics.perSecond());
         ObjectNode services = json.putObject("services");
         metrics.perSecondByService().forEach(services::put);
+        json.putObject("sessions").put("confirmed", sessions.size()).put("pending", sessions.pending());
         ArrayNode nodes = json.putArray("nodes");
-        for (NodeStatus n : node.admin().nodes()) {
-            nodes.addObject().put("id", n.node()).put("load", n.load());
+        List<NodeStatus> live = node.admin().nodes();
+        Map<String, Double> rates = new TreeMap<>();
+        history.observe(live).forEach(n -> rates.put(n.node(), n.requestsPerSecond()));
+        for (NodeStatus n : live) {
+            nodes.addObject().put("id", n.node()).put("load", n.load())
+                    .put("requestsPerSecond", rates.getOrDefault(n.node(), 0.0));
         }
         return GatewayResponse.json(200, json);
     }
 
-    private CompletableFuture<GatewayResponse> demo(String id, String action, DemoAction run) {
+    private CompletableFuture<GatewayResponse> demo(String id, String action, DemoAction run, Executor executor) {
         DemoControl control = demo;
         if (control == null) {
             throw HttpStatusException.notFound("demo mode is off: nodes cannot be killed or started from here");
@@ -128,7 +152,7 @@ public final class AdminRoutes {
         if (!control.nodes().contains(id)) {
             throw HttpStatusException.notFound("node: '" + id + "' (expected: one of " + control.nodes() + ")");
         }
-        return CompletableFuture.runAsync(() -> run.apply(control, id), demoExecutor).thenApply(v -> GatewayResponse.json(200,
+        return CompletableFuture.runAsync(() -> run.apply(control, id), executor).thenApply(v -> GatewayResponse.json(200,
                 Json.mapper().createObjectNode().put("node", id).put("action", action)));
     }
 

@@ -119,17 +119,35 @@ public final class AuctionRoutes {
                         Json.mapper().createObjectNode().put("id", added.id()).put("version", added.version())));
     }
 
+    /**
+     * Bids in two steps: a read refuses the common losers (unknown item, amount too low) without a
+     * write, so they take no LSN and leave the partition's version alone; the write checks again,
+     * as a concurrent bid may have won in between. A replica's view is never ahead of the primary,
+     * so what the read refuses the write would refuse too: the highest bid only rises, and an item
+     * absent at a version at or past its number (the LSN that created it) does not exist.
+     */
     private CompletableFuture<GatewayResponse> bid(GatewayRequest request, List<String> parameters) {
         ItemId id = ItemId.parse(parameters.get(0));
         JsonBody body = JsonBody.parse(request.body());
         BidItem bid = new BidItem(id.toString(), body.text("bidder"), body.integer("amount"));
         if (id.partition() >= PARTITIONS) {
-            throw HttpStatusException.badRequest("itemId: " + id + " (expected: an existing item)");
+            throw unknownItem(id);
         }
-        return client.callAsync(request.session(), SERVICE, id.partition(), "BidItem", AccessMode.WRITE, bid,
-                BidResult.class, options).thenApply(result -> {
+        return client.callAsync(request.session(), SERVICE, id.partition(), "ViewItem", AccessMode.READ,
+                new ViewItem(id.toString()), Item.class, options).thenCompose(item -> {
+                    if (!item.found() && item.version() >= id.number()) {
+                        throw unknownItem(id);
+                    }
+                    if (item.found()) {
+                        AuctionService.bidRefusal(item, bid.amount()).ifPresent(refusal -> {
+                            throw new HttpStatusException(409, refusal);
+                        });
+                    }
+                    return client.callAsync(request.session(), SERVICE, id.partition(), "BidItem", AccessMode.WRITE,
+                            bid, BidResult.class, options);
+                }).thenApply(result -> {
                     if (!result.found()) {
-                        throw HttpStatusException.badRequest("itemId: " + id + " (expected: an existing item)");
+                        throw unknownItem(id);
                     }
                     if (!result.accepted()) {
                         throw new HttpStatusException(409, result.error());
@@ -137,6 +155,10 @@ public final class AuctionRoutes {
                     return GatewayResponse.json(201, Json.mapper().createObjectNode()
                             .put("highestBid", result.highestBid()).put("version", result.version()));
                 });
+    }
+
+    private static HttpStatusException unknownItem(ItemId id) {
+        return HttpStatusException.badRequest("itemId: " + id + " (expected: an existing item)");
     }
 
     private static ObjectNode itemJson(Item item) {

@@ -1,49 +1,96 @@
 package io.neptune.examples.gateway.internal;
 
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpMessage;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpExpectationFailedEvent;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Aggregates a request and its body into one {@code FullHttpRequest}, refusing bodies over the
- * limit with 413 and {@code {"error": ...}} (Netty's own aggregator answers with an empty body).
- * Like Netty's, it keeps a keep-alive connection open and discards the rest of the body when the
- * client announced the length up front, and closes it when the body was already streaming.
+ * limit with 413 and {@code {"error": ...}} (Netty's own aggregator answers with an empty body),
+ * whether the client announced the length ({@code Content-Length}, also with
+ * {@code Expect: 100-continue}) or streamed it in chunks; an {@code Expect} other than
+ * {@code 100-continue} is refused with 417 the same way.
+ *
+ * <p>The refusal is not written here: it goes down the pipeline as a {@link RefusedRequest} event,
+ * so the {@link HttpRequestHandler} answers it in order after the earlier pipelined requests on the
+ * connection. Like Netty's aggregator, it keeps a keep-alive connection open when the body had not
+ * started yet (discarding it if it comes, or expecting the next request after
+ * {@code 100-continue}), and closes the connection when the body was already streaming or the
+ * expectation was unknown.
  *
  * <p>Thread-safety: confined to its channel's event loop.
  */
 final class BoundedAggregatorHandler extends HttpObjectAggregator {
     private final int maxBodyBytes;
 
+    /**
+     * A request refused before its body was read, to be answered in order.
+     *
+     * @param response the error to answer
+     * @param close whether to close the connection after it
+     */
+    record RefusedRequest(GatewayResponse response, boolean close) {}
+
     BoundedAggregatorHandler(int maxBodyBytes) {
         super(maxBodyBytes);
         this.maxBodyBytes = maxBodyBytes;
     }
 
+    /**
+     * Answers {@code 100 Continue} through Netty only when the body will be accepted; otherwise
+     * returns null so that {@link #isContentLengthInvalid} routes the request to
+     * {@link #handleOversizedMessage} and its JSON refusal.
+     */
+    @Override
+    protected @Nullable Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+        if (refusedBeforeBody(start)) {
+            return null;
+        }
+        return super.newContinueResponse(start, maxContentLength, pipeline);
+    }
+
+    @Override
+    protected boolean isContentLengthInvalid(HttpMessage start, int maxContentLength) {
+        return refusedBeforeBody(start) || super.isContentLengthInvalid(start, maxContentLength);
+    }
+
+    private boolean refusedBeforeBody(HttpMessage start) {
+        return isUnsupportedExpectation(start)
+                || HttpUtil.is100ContinueExpected(start) && HttpUtil.getContentLength(start, -1L) > maxBodyBytes;
+    }
+
+    /** An {@code Expect} header other than {@code 100-continue} on an HTTP/1.1 request (as Netty decides, privately). */
+    private static boolean isUnsupportedExpectation(HttpMessage message) {
+        String expect = message.headers().get(HttpHeaderNames.EXPECT);
+        return message instanceof HttpRequest && message.protocolVersion().compareTo(HttpVersion.HTTP_1_1) >= 0
+                && expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect);
+    }
+
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-        GatewayResponse error = GatewayResponse.error(413, "body: over " + maxBodyBytes + " bytes (expected: at most "
-                + maxBodyBytes + ")");
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, Unpooled.wrappedBuffer(error.body()));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, error.contentType());
-        HttpUtil.setContentLength(response, error.body().length);
-        boolean close = oversized instanceof FullHttpMessage
-                || !HttpUtil.is100ContinueExpected(oversized) && !HttpUtil.isKeepAlive(oversized);
-        if (close) {
-            HttpUtil.setKeepAlive(response, false);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        GatewayResponse error = isUnsupportedExpectation(oversized)
+                ? GatewayResponse.error(417, "Expect: '" + oversized.headers().get(HttpHeaderNames.EXPECT)
+                        + "' (expected: 100-continue or none)")
+                : GatewayResponse.error(413, "body: over " + maxBodyBytes + " bytes (expected: at most "
+                        + maxBodyBytes + ")");
+        boolean streaming = oversized instanceof FullHttpMessage;
+        boolean awaitsContinue = !streaming && HttpUtil.is100ContinueExpected(oversized);
+        if (awaitsContinue) {
+            // The client holds its body back: tell the decoder to expect the next request instead (as Netty does).
+            ctx.pipeline().fireUserEventTriggered(HttpExpectationFailedEvent.INSTANCE);
         }
+        // After an unknown expectation the body may or may not follow, so the connection cannot be reused.
+        boolean close = streaming || isUnsupportedExpectation(oversized)
+                || !awaitsContinue && !HttpUtil.isKeepAlive(oversized);
+        ctx.fireUserEventTriggered(new RefusedRequest(error, close));
     }
 }

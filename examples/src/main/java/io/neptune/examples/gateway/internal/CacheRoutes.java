@@ -40,7 +40,7 @@ public final class CacheRoutes {
 
     private CompletableFuture<GatewayResponse> update(GatewayRequest request, List<String> parameters) {
         if (request.body().length > CacheService.MAX_VALUE_BYTES) {
-            throw HttpStatusException.badRequest("value: " + request.body().length + " bytes (expected: at most "
+            throw new HttpStatusException(413, "value: " + request.body().length + " bytes (expected: at most "
                     + CacheService.MAX_VALUE_BYTES + ")");
         }
         CacheUpdate update = new CacheUpdate(parameters.get(0), Base64.getEncoder().encodeToString(request.body()));

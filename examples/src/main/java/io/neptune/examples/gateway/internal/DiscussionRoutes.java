@@ -74,12 +74,27 @@ public final class DiscussionRoutes {
                 });
     }
 
+    /**
+     * Posts in two steps when the message replies: a read refuses an unknown parent without a
+     * write (no LSN taken, the version unchanged). Message ids are the LSNs that created them, so a
+     * parent absent at a version at or past its id does not exist; a lagging replica's "absent" is
+     * left to the write, which checks again.
+     */
     private CompletableFuture<GatewayResponse> post(GatewayRequest request, List<String> parameters) {
         JsonBody body = JsonBody.parse(request.body());
         AddMsg add = new AddMsg(parameters.get(0), body.text("author"), body.text("subject"), body.text("body"),
                 body.optionalInteger("parentId").orElse(null), System.currentTimeMillis());
-        return client.callAsync(request.session(), SERVICE, partition(add.topic()), "AddMsg", AccessMode.WRITE, add,
-                Added.class, options).thenApply(added -> {
+        Long parentId = add.parentId();
+        CompletableFuture<Void> parentCheck = parentId == null ? CompletableFuture.completedFuture(null)
+                : client.callAsync(request.session(), SERVICE, partition(add.topic()), "ViewMsg", AccessMode.READ,
+                        new ViewMsg(add.topic(), parentId), Message.class, options).thenAccept(parent -> {
+                            if (!parent.found() && parent.version() >= parentId) {
+                                throw HttpStatusException.badRequest("parentId: " + parentId
+                                        + " (expected: a message of topic '" + add.topic() + "')");
+                            }
+                        });
+        return parentCheck.thenCompose(v -> client.callAsync(request.session(), SERVICE, partition(add.topic()), "AddMsg",
+                AccessMode.WRITE, add, Added.class, options)).thenApply(added -> {
                     if (!added.added()) {
                         throw HttpStatusException.badRequest(added.error());
                     }

@@ -14,6 +14,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -26,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gateway's Netty server: pipeline {@code http-codec → aggregator → gateway}, the route table,
+ * The gateway's Netty server: pipeline {@code idle → http-codec → aggregator → gateway}, the route table,
  * sessions and metrics. The implementation behind {@link io.neptune.examples.gateway.HttpGateway}.
  *
  * <p>Thread-safety: thread-safe; {@link #close()} is idempotent.
@@ -36,15 +37,15 @@ public final class GatewayServer implements AutoCloseable {
 
     private final String owner;
     private final EventLoopGroup group;
-    private final ExecutorService demoExecutor;
+    private final List<ExecutorService> demoExecutors;
     private final Channel channel;
     private final InetSocketAddress address;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private GatewayServer(String owner, EventLoopGroup group, ExecutorService demoExecutor, Channel channel) {
+    private GatewayServer(String owner, EventLoopGroup group, List<ExecutorService> demoExecutors, Channel channel) {
         this.owner = owner;
         this.group = group;
-        this.demoExecutor = demoExecutor;
+        this.demoExecutors = demoExecutors;
         this.channel = channel;
         this.address = (InetSocketAddress) channel.localAddress();
     }
@@ -61,15 +62,18 @@ public final class GatewayServer implements AutoCloseable {
         CallOptions options = CallOptions.timeout(settings.callTimeout());
         GatewayMetrics metrics = new GatewayMetrics(List.of(DiscussionRoutes.SERVICE, AuctionRoutes.SERVICE,
                 CacheRoutes.SERVICE), System::nanoTime);
-        ExecutorService demoExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
-                "neptune-gateway-demo", true));
+        ExecutorService killExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
+                "neptune-gateway-demo-kill", true));
+        ExecutorService startExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
+                "neptune-gateway-demo-start", true));
+        List<ExecutorService> demoExecutors = List.of(killExecutor, startExecutor);
+        Sessions sessions = new Sessions(settings.maxSessions());
         Router router = new Router();
         new DiscussionRoutes(client, options).register(router);
         new AuctionRoutes(client, options).register(router);
         new CacheRoutes(client, options).register(router);
-        new AdminRoutes(node, metrics, demo, demoExecutor).register(router);
+        new AdminRoutes(node, metrics, sessions, demo, killExecutor, startExecutor).register(router);
         new WebResources().register(router);
-        Sessions sessions = new Sessions(settings.maxSessions());
 
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
                 new DefaultThreadFactory("neptune-gateway-http", true), NioIoHandler.newFactory());
@@ -77,20 +81,22 @@ public final class GatewayServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("http-codec", new HttpServerCodec())
+                        ch.pipeline().addLast("idle", new IdleStateHandler(0, 0,
+                                        settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                                .addLast("http-codec", new HttpServerCodec())
                                 .addLast("aggregator", new BoundedAggregatorHandler(settings.maxBodyBytes()))
                                 .addLast("gateway", new HttpRequestHandler(router, sessions, metrics));
                     }
                 });
         try {
             Channel channel = bootstrap.bind(settings.bindAddress(), settings.port()).syncUninterruptibly().channel();
-            GatewayServer server = new GatewayServer(owner, group, demoExecutor, channel);
+            GatewayServer server = new GatewayServer(owner, group, demoExecutors, channel);
             logger.info("{}: gateway serving http://{}:{}/ (demo mode {})", owner, settings.bindAddress(),
                     server.address().getPort(), demo != null ? "on" : "off");
             return server;
         } catch (Exception e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            demoExecutor.shutdownNow();
+            demoExecutors.forEach(ExecutorService::shutdownNow);
             throw new NeptuneException("gateway: cannot listen on " + settings.bindAddress() + ":" + settings.port()
                     + ": " + e, e);
         }
@@ -109,7 +115,7 @@ public final class GatewayServer implements AutoCloseable {
         }
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        demoExecutor.shutdownNow();
+        demoExecutors.forEach(ExecutorService::shutdownNow);
         logger.info("{}: gateway stopped", owner);
     }
 }

@@ -11,14 +11,16 @@ import java.time.Duration;
  * @param port TCP port; 0 picks a free one
  * @param callTimeout deadline of each call into the cluster
  * @param maxBodyBytes largest request body accepted
- * @param maxSessions sessions remembered before the least recently used is forgotten
+ * @param maxSessions confirmed sessions remembered before the least recently used is forgotten
  * @param ioThreads Netty event loop threads
+ * @param idleTimeout how long a connection with nothing outstanding may stay silent before it is closed
  */
 public record GatewaySettings(String bindAddress, int port, Duration callTimeout, int maxBodyBytes, int maxSessions,
-        int ioThreads) {
+        int ioThreads, Duration idleTimeout) {
     /** Checks the references. */
     public GatewaySettings {
         requireNonNull(bindAddress, "bindAddress");
         requireNonNull(callTimeout, "callTimeout");
+        requireNonNull(idleTimeout, "idleTimeout");
     }
 }

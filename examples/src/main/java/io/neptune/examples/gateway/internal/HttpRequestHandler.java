@@ -5,7 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -19,11 +19,13 @@ import io.netty.handler.codec.http.cookie.CookieHeaderNames;
 import io.netty.handler.codec.http.cookie.DefaultCookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,12 +33,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns each aggregated request into a {@link GatewayRequest} with its session, routes it, and
  * writes the answer when the route's future completes. Routes answer out of order, so answers are
- * held until every earlier request on the connection has been answered (HTTP/1.1 pipelining).
+ * held until every earlier request on the connection has been answered (HTTP/1.1 pipelining);
+ * requests refused before their body ({@link BoundedAggregatorHandler.RefusedRequest}) take their
+ * turn the same way.
+ *
+ * <p>Per connection, at most {@link #MAX_OUTSTANDING} requests are read ahead of their answers:
+ * past that the handler stops reading (auto-read off) until answers drain below it. A connection
+ * idle for the idle timeout (an {@link IdleStateEvent}) with no request outstanding is closed.
  *
  * <p>Thread-safety: one instance per connection, confined to its event loop; completions hop back
  * to it with {@code thenAcceptAsync(..., ctx.executor())}.
  */
-final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
+    /** Requests read but not yet answered on one connection beyond which reading pauses. */
+    static final int MAX_OUTSTANDING = 64;
+
     private static final Logger logger = LoggerFactory.getLogger(HttpRequestHandler.class);
 
     private final Router router;
@@ -45,8 +56,10 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     private final Map<Long, Outgoing> ready = new HashMap<>();
     private long received;
     private long written;
+    private boolean closing;
 
-    private record Outgoing(GatewayResponse response, Sessions.Session session, boolean keepAlive) {}
+    /** An answer waiting for its turn; {@code issuedSession} is the id to hand out, if the gateway just made one. */
+    private record Outgoing(GatewayResponse response, @Nullable String issuedSession, boolean keepAlive) {}
 
     HttpRequestHandler(Router router, Sessions sessions, GatewayMetrics metrics) {
         this.router = router;
@@ -55,31 +68,78 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof FullHttpRequest request)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        try {
+            if (!closing) {
+                serve(ctx, request);
+            }
+        } finally {
+            request.release();
+        }
+    }
+
+    private void serve(ChannelHandlerContext ctx, FullHttpRequest request) {
         assert ctx.executor().inEventLoop();
-        long sequence = received++;
+        long sequence = accept(ctx);
         boolean keepAlive = HttpUtil.isKeepAlive(request);
-        Sessions.Session session = sessions.resolve(Sessions.idOf(cookie(request), request.headers().get(Sessions.HEADER)));
         if (!request.decoderResult().isSuccess()) {
             send(ctx, sequence, new Outgoing(GatewayResponse.error(400, "malformed HTTP request: "
-                    + request.decoderResult().cause()), session, false));
+                    + request.decoderResult().cause()), null, false));
             return;
         }
-        GatewayRequest decoded;
+        List<String> path;
         try {
-            decoded = new GatewayRequest(request.method().name(), path(request.uri()),
-                    ByteBufUtil.getBytes(request.content()), session.handle());
+            path = path(request.uri());
         } catch (IllegalArgumentException e) {
             send(ctx, sequence, new Outgoing(GatewayResponse.error(400, "path: '" + request.uri()
-                    + "' (expected: a valid URL path)"), session, keepAlive));
+                    + "' (expected: a valid URL path)"), null, keepAlive));
             return;
         }
+        Optional<GatewayResponse> refused = CrossSiteGuard.refusal(request.method().name(), path,
+                request.headers().get(HttpHeaderNames.CONTENT_TYPE), request.headers().get(CrossSiteGuard.ADMIN_HEADER));
+        if (refused.isPresent()) {
+            send(ctx, sequence, new Outgoing(refused.get(), null, keepAlive));
+            return;
+        }
+        Sessions.Session session = sessions.resolve(cookie(request), request.headers().get(Sessions.HEADER));
+        GatewayRequest decoded = new GatewayRequest(request.method().name(), path,
+                ByteBufUtil.getBytes(request.content()), session.handle());
+        String issued = session.issued() ? session.id() : null;
         router.route(decoded).handle((response, failure) -> failure == null ? response : HttpErrors.response(failure))
                 .thenAcceptAsync(response -> {
                     logger.debug("gateway: {} -> {}", decoded, response);
                     metrics.record(decoded.path());
-                    send(ctx, sequence, new Outgoing(response, session, keepAlive));
+                    send(ctx, sequence, new Outgoing(response, issued, keepAlive));
                 }, ctx.executor());
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof BoundedAggregatorHandler.RefusedRequest refused) {
+            if (!closing) {
+                send(ctx, accept(ctx), new Outgoing(refused.response(), null, !refused.close()));
+            }
+        } else if (event instanceof IdleStateEvent) {
+            if (received == written) {
+                logger.debug("gateway: closing idle connection {}", ctx.channel().remoteAddress());
+                ctx.close();
+            }
+        } else {
+            super.userEventTriggered(ctx, event);
+        }
+    }
+
+    /** Numbers a new request and stops reading if too many are outstanding. */
+    private long accept(ChannelHandlerContext ctx) {
+        long sequence = received++;
+        if (received - written >= MAX_OUTSTANDING && ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        return sequence;
     }
 
     private static @Nullable String cookie(FullHttpRequest request) {
@@ -110,6 +170,14 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         while ((next = ready.remove(written)) != null) {
             written++;
             write(ctx, next);
+            if (!next.keepAlive()) {
+                closing = true;
+                ready.clear();
+                return;
+            }
+        }
+        if (received - written < MAX_OUTSTANDING && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
         }
     }
 
@@ -122,14 +190,14 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         }
         HttpUtil.setContentLength(response, r.body().length);
         r.headers().forEach((name, value) -> response.headers().set(name, value));
-        Sessions.Session session = outgoing.session();
-        if (session.issued()) {
-            DefaultCookie cookie = new DefaultCookie(Sessions.COOKIE, session.id());
+        String session = outgoing.issuedSession();
+        if (session != null) {
+            DefaultCookie cookie = new DefaultCookie(Sessions.COOKIE, session);
             cookie.setPath("/");
             cookie.setHttpOnly(true);
             cookie.setSameSite(CookieHeaderNames.SameSite.Lax);
             response.headers().set(HttpHeaderNames.SET_COOKIE, ServerCookieEncoder.STRICT.encode(cookie));
-            response.headers().set(Sessions.HEADER, session.id());
+            response.headers().set(Sessions.HEADER, session);
         }
         HttpUtil.setKeepAlive(response, outgoing.keepAlive());
         ChannelFuture future = ctx.writeAndFlush(response);

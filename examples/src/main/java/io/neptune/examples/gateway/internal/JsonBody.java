@@ -8,12 +8,17 @@ import java.util.Optional;
 
 /**
  * A request body that must be a JSON object, read field by field with strict types: a string
- * field takes only a JSON string, an integer field only a JSON integer that fits a {@code long}.
- * Every violation is a 400 naming the field. Unknown fields are ignored.
+ * field takes only a JSON string, an integer field only a JSON integer within
+ * &plusmn;{@value #MAX_SAFE_INTEGER} (2<sup>53</sup>-1, the largest integer a JavaScript number
+ * holds exactly, so the web UI never shows a rounded amount or id). Every violation is a 400 naming
+ * the field. Unknown fields are ignored.
  *
  * <p>Thread-safety: immutable once parsed.
  */
 public final class JsonBody {
+    /** The largest magnitude an integer field may have: 2<sup>53</sup>-1 ({@code Number.MAX_SAFE_INTEGER}). */
+    public static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
+
     private final JsonNode root;
 
     private JsonBody(JsonNode root) {
@@ -56,7 +61,7 @@ public final class JsonBody {
         return value.textValue();
     }
 
-    /** The integer field {@code name}; 400 if missing, null, not an integer or beyond a {@code long}. */
+    /** The integer field {@code name}; 400 if missing, null, not an integer or beyond &plusmn;{@link #MAX_SAFE_INTEGER}. */
     public long integer(String name) {
         return optionalInteger(name).orElseThrow(() -> HttpStatusException.badRequest(name
                 + ": missing (expected: an integer)"));
@@ -68,8 +73,14 @@ public final class JsonBody {
         if (value == null || value.isNull()) {
             return Optional.empty();
         }
-        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+        if (!value.isIntegralNumber()) {
             throw HttpStatusException.badRequest(name + ": " + describe(value) + " (expected: an integer)");
+        }
+        boolean safe = value.canConvertToLong() && value.longValue() >= -MAX_SAFE_INTEGER
+                && value.longValue() <= MAX_SAFE_INTEGER;
+        if (!safe) {
+            throw HttpStatusException.badRequest(name + ": " + describe(value) + " (expected: an integer of at most "
+                    + MAX_SAFE_INTEGER + " in magnitude)");
         }
         return Optional.of(value.longValue());
     }

@@ -10,22 +10,32 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The gateway's sessions: one {@link NeptuneHandle} per session id, at most {@code capacity} of
- * them; the least recently used is forgotten first (its user then starts a fresh handle, which only
- * weakens progressive version delivery for that user, never correctness).
+ * The gateway's sessions: one {@link NeptuneHandle} per session id.
  *
- * <p>Thread-safety: thread-safe; every method synchronizes on the map.
+ * <p>A session id seen once (one the gateway just issued, or one a program chose and sent for the
+ * first time) waits in a small <em>pending</em> area; the second request naming it moves it to
+ * the <em>confirmed</em> table of at most {@code capacity} sessions. So requests that never send
+ * their id back (scripts without cookies, scanners) churn only the pending area and cannot push
+ * real users out. Both areas forget the session idle longest first (least recently used); a
+ * forgotten user starts a fresh handle, which only weakens progressive version delivery for that
+ * user, never correctness.
+ *
+ * <p>Thread-safety: thread-safe; every method synchronizes on {@code lock}.
  */
 public final class Sessions {
     /** Name of the session cookie. */
     public static final String COOKIE = "neptune-session";
     /** Name of the session header, an alternative to the cookie for programs. */
     public static final String HEADER = "X-Neptune-Session";
+    /** Most sessions waiting for their second request, whatever the capacity. */
+    public static final int MAX_PENDING = 1024;
 
     private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9_-]{8,64}");
 
     private final SecureRandom random = new SecureRandom();
-    private final Map<String, NeptuneHandle> handles;
+    private final Object lock = new Object();
+    private final Map<String, NeptuneHandle> confirmed;
+    private final Map<String, NeptuneHandle> pending;
 
     /**
      * A session as resolved for one request.
@@ -36,9 +46,14 @@ public final class Sessions {
      */
     public record Session(String id, NeptuneHandle handle, boolean issued) {}
 
-    /** Creates an empty session table remembering at most {@code capacity} sessions. */
+    /** Creates an empty session table remembering at most {@code capacity} confirmed sessions. */
     public Sessions(int capacity) {
-        this.handles = new LinkedHashMap<>(16, 0.75f, true) {
+        this.confirmed = leastRecentlyUsed(capacity);
+        this.pending = leastRecentlyUsed(Math.min(capacity, MAX_PENDING));
+    }
+
+    private static Map<String, NeptuneHandle> leastRecentlyUsed(int capacity) {
+        return new LinkedHashMap<>(16, 0.75f, true) {
             private static final long serialVersionUID = 1L;
 
             @Override
@@ -49,30 +64,48 @@ public final class Sessions {
     }
 
     /**
-     * The session named by {@code id} (from the cookie or header), creating its handle if unknown;
-     * a new session with a fresh random id if {@code id} is absent or malformed.
+     * The session named by the cookie or, if the cookie is absent or malformed, by the header; a
+     * new session with a fresh random id (to be sent back) if neither names a well-formed one.
      */
-    public Session resolve(Optional<String> id) {
-        Optional<String> valid = id.filter(s -> VALID_ID.matcher(s).matches());
-        String sessionId = valid.orElseGet(this::newId);
-        synchronized (handles) {
-            return new Session(sessionId, handles.computeIfAbsent(sessionId, k -> NeptuneHandle.create()),
-                    valid.isEmpty());
+    public Session resolve(@Nullable String cookie, @Nullable String header) {
+        Optional<String> presented = valid(cookie).or(() -> valid(header));
+        synchronized (lock) {
+            if (presented.isEmpty()) {
+                String id = newId();
+                NeptuneHandle handle = NeptuneHandle.create();
+                pending.put(id, handle);
+                return new Session(id, handle, true);
+            }
+            String id = presented.get();
+            NeptuneHandle handle = confirmed.get(id);
+            if (handle == null) {
+                handle = pending.remove(id);
+                if (handle != null) {
+                    confirmed.put(id, handle);
+                } else {
+                    handle = NeptuneHandle.create();
+                    pending.put(id, handle);
+                }
+            }
+            return new Session(id, handle, false);
         }
     }
 
-    /** Picks the session id from a cookie value and a header value; the cookie wins. */
-    public static Optional<String> idOf(@Nullable String cookie, @Nullable String header) {
-        if (cookie != null && !cookie.isEmpty()) {
-            return Optional.of(cookie);
-        }
-        return header == null || header.isEmpty() ? Optional.empty() : Optional.of(header);
+    private static Optional<String> valid(@Nullable String id) {
+        return id != null && VALID_ID.matcher(id).matches() ? Optional.of(id) : Optional.empty();
     }
 
-    /** Sessions currently remembered. */
+    /** Confirmed sessions currently remembered. */
     public int size() {
-        synchronized (handles) {
-            return handles.size();
+        synchronized (lock) {
+            return confirmed.size();
+        }
+    }
+
+    /** Sessions seen once and waiting for their second request. */
+    public int pending() {
+        synchronized (lock) {
+            return pending.size();
         }
     }
 

@@ -4,8 +4,8 @@
  *
  * <p>Thread model: Netty event loops decode requests and write responses; routes start
  * asynchronous cluster calls and return at once; completions hop back to the connection's event
- * loop, which writes responses in request order. Demo actions (kill/start) run on a separate
- * single-thread executor because they may block.
+ * loop, which writes responses in request order. Demo actions run off the event loops because they
+ * block: kills on one single-thread executor, starts (which wait for the node to serve) on another.
  */
 @NullMarked
 package io.neptune.examples.gateway.internal;

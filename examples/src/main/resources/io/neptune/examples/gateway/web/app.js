@@ -7,6 +7,8 @@ const PALETTE = ['#2f6fde', '#e0792b', '#2a9d5c', '#c2417a', '#7a52c7', '#b8a11f
 
 async function api(method, path, body) {
   const init = { method, headers: { 'Accept': 'application/json' }, cache: 'no-store' };
+  // Admin actions need this header: a page on another site cannot send it without a CORS preflight.
+  if (method !== 'GET' && path.startsWith('/admin/')) init.headers['X-Neptune-Admin'] = '1';
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -267,6 +269,7 @@ function renderNodes(cluster, metrics) {
       el('td', {}, el('span', { class: 'state' }, n.state)),
       el('td', { class: 'num' }, n.pid > 0 ? n.pid : '\u2014'),
       el('td', {}, n.address || '\u2014'),
+      el('td', { class: 'num rate' }, n.state === 'DOWN' ? '\u2014' : n.requestsPerSecond),
       el('td', { class: 'num' }, load.has(n.id) ? load.get(n.id) : '\u2014'),
       el('td', { class: 'num' }, primaries.get(n.id) || 0),
       el('td', {}, action)));

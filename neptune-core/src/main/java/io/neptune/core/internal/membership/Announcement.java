@@ -2,6 +2,8 @@ package io.neptune.core.internal.membership;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.ConsistencyLevel;
 import java.util.List;
 
@@ -18,6 +20,9 @@ import java.util.List;
  * @param sequence increases with every announcement of one incarnation
  * @param load active + queued requests over all hosted services
  * @param services the hosted services
+ * @param served requests this incarnation has answered so far, over all hosted services (a
+ *     dashboard derives requests per second from two announcements); an announcement without the
+ *     field, from an older node, reads as 0
  */
 public record Announcement(
         String node,
@@ -28,13 +33,20 @@ public record Announcement(
         long incarnation,
         long sequence,
         int load,
-        List<HostedService> services) {
+        List<HostedService> services,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) long served) {
 
     /** Validates the fields. */
     public Announcement {
         requireNonNull(node, "node");
         requireNonNull(host, "host");
         services = List.copyOf(services);
+    }
+
+    /** An announcement that does not count the requests served. */
+    public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
+            int load, List<HostedService> services) {
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, 0);
     }
 
     /**

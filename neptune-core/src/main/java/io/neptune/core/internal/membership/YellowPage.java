@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -166,6 +167,17 @@ public final class YellowPage {
     /** The latest announcement of {@code node}. */
     public Optional<Announcement> announcement(NodeId node) {
         return snapshot.announcements().stream().filter(a -> a.node().equals(node.value())).findFirst();
+    }
+
+    /**
+     * When the latest announcement of {@code node} arrived, on the {@code nanoTime} clock: with two
+     * announcements' {@link Announcement#served()}, the node's request rate.
+     */
+    public OptionalLong heardNanos(NodeId node) {
+        synchronized (lock) {
+            Entry entry = entries.get(node);
+            return entry == null ? OptionalLong.empty() : OptionalLong.of(entry.heardNanos());
+        }
     }
 
     /** Whether {@code node} is in the page and not excluded. */

@@ -1,0 +1,57 @@
+package io.neptune.examples.gateway.internal;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Refuses requests a web page on another site could make a browser send with the user's cookie
+ * (cross-site request forgery), by asking for what only a same-origin script, or a program, can
+ * send without a CORS preflight (and the gateway answers no preflight):
+ *
+ * <ul>
+ *   <li>{@code POST /api/...} must carry {@code Content-Type: application/json} (parameters such
+ *       as {@code charset} allowed), else 415: an HTML form can only send the three "simple"
+ *       types ({@code application/x-www-form-urlencoded}, {@code multipart/form-data},
+ *       {@code text/plain});
+ *   <li>{@code POST /admin/...} (kill and start a node) must carry {@value #ADMIN_HEADER}{@code : 1},
+ *       else 403: a custom header always needs a preflight;
+ *   <li>{@code PUT} (the cache) takes any content type, since the value is raw bytes: no form can
+ *       send a {@code PUT}, and a cross-origin script's {@code PUT} always needs a preflight.
+ * </ul>
+ *
+ * <p>Thread-safety: stateless.
+ */
+final class CrossSiteGuard {
+    /** The header the dashboard sends with admin actions. */
+    static final String ADMIN_HEADER = "X-Neptune-Admin";
+
+    private CrossSiteGuard() {}
+
+    /** The error to answer instead of routing, or empty if the request may proceed. */
+    static Optional<GatewayResponse> refusal(String method, List<String> path, @Nullable String contentType,
+            @Nullable String adminHeader) {
+        if (!method.equals("POST") || path.isEmpty()) {
+            return Optional.empty();
+        }
+        if (path.get(0).equals("admin") && !"1".equals(adminHeader)) {
+            return Optional.of(GatewayResponse.error(403, ADMIN_HEADER + ": " + (adminHeader == null ? "missing"
+                    : "'" + adminHeader + "'") + " (expected: 1, which browsers send cross-site only after a preflight)"));
+        }
+        if (path.get(0).equals("api") && !isJson(contentType)) {
+            return Optional.of(GatewayResponse.error(415, "Content-Type: " + (contentType == null ? "missing"
+                    : "'" + contentType + "'") + " (expected: application/json)"));
+        }
+        return Optional.empty();
+    }
+
+    private static boolean isJson(@Nullable String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        int semicolon = contentType.indexOf(';');
+        String mediaType = semicolon < 0 ? contentType : contentType.substring(0, semicolon);
+        return mediaType.trim().toLowerCase(Locale.ROOT).equals("application/json");
+    }
+}

@@ -1,0 +1,257 @@
+package io.neptune.examples.gateway;
+
+import static io.neptune.examples.gateway.GatewayCluster.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.neptune.client.ClientConfig;
+import io.neptune.core.internal.json.Json;
+import io.neptune.examples.gateway.Http.Reply;
+import io.neptune.server.EchoTestService;
+import io.neptune.server.NeptuneNode;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The gateway's HTTP hardening against an in-JVM cluster: sessions that anonymous traffic cannot
+ * evict, cookie and header fallback, JSON 413/417 before and during a body and in pipeline order,
+ * the cross-site guards, per-connection limits, and the dashboard's node rates and DOWN nodes.
+ */
+class GatewayProtocolIT {
+    private static GatewayCluster cluster;
+    private static Http http;
+
+    @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    static void startCluster() {
+        cluster = GatewayCluster.start(2, b -> b.callTimeout(Duration.ofSeconds(10)));
+        http = new Http(cluster.baseUrl(), Optional.of("protocol-it-" + UUID.randomUUID()));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    // ---- sessions ------------------------------------------------------------------------------
+
+    @Test
+    void anonymousRequestsDoNotEvictAConfirmedSession() {
+        try (HttpGateway small = HttpGateway.builder(cluster.gatewayNode()).port(0).maxSessions(4).start()) {
+            String base = "http://127.0.0.1:" + small.port();
+            Http anonymous = new Http(base, Optional.empty());
+            String id = anonymous.get("/style.css").header("X-Neptune-Session").orElseThrow();
+            Http user = new Http(base, Optional.of(id));
+            assertThat(user.get("/style.css").header("X-Neptune-Session")).isEmpty(); // sent back: confirmed
+            assertThat(sessions(anonymous).get("confirmed").asInt()).isEqualTo(1);
+
+            for (int i = 0; i < 2_000; i++) {
+                assertThat(anonymous.get("/style.css").status()).isEqualTo(200);
+            }
+            JsonNode after = sessions(anonymous);
+            assertThat(after.get("confirmed").asInt()).as(after.toString()).isEqualTo(1);
+            assertThat(after.get("pending").asInt()).isLessThanOrEqualTo(4);
+        }
+    }
+
+    private static JsonNode sessions(Http client) {
+        return client.get("/admin/metrics").json().get("sessions");
+    }
+
+    @Test
+    void anInvalidCookieFallsBackToAValidHeader() {
+        String valid = "fallback-" + UUID.randomUUID();
+        Http anonymous = new Http(cluster.baseUrl(), Optional.empty());
+        Reply both = anonymous.send(anonymous.request("/style.css").header("Cookie", "neptune-session=bad!")
+                .header("X-Neptune-Session", valid).GET());
+        assertThat(both.status()).isEqualTo(200);
+        assertThat(both.header("Set-Cookie")).as("the header's session is used, none issued").isEmpty();
+        assertThat(both.header("X-Neptune-Session")).isEmpty();
+
+        Reply neither = anonymous.send(anonymous.request("/style.css").header("Cookie", "neptune-session=bad!")
+                .header("X-Neptune-Session", "short").GET());
+        assertThat(neither.header("X-Neptune-Session")).isPresent();
+
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            RawHttp.Response malformed = raw.write("GET /api/cache/%zz HTTP/1.1\r\nHost: x\r\n\r\n").read();
+            assertThat(malformed.status()).isEqualTo(400);
+            assertThat(malformed.headers()).as("no session for a malformed request").doesNotContainKey("set-cookie");
+        }
+    }
+
+    // ---- bodies over the limit -----------------------------------------------------------------
+
+    @Test
+    void expectContinueWithAnOversizeLengthAnswersJson413() {
+        int over = HttpGateway.DEFAULT_MAX_BODY_BYTES + 1;
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            RawHttp.Response refused = raw.write("POST /api/discussion/t/messages HTTP/1.1\r\nHost: x\r\n"
+                    + "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: " + over + "\r\n\r\n")
+                    .read();
+            assertThat(refused.status()).isEqualTo(413);
+            assertThat(refused.headers().get("content-type")).startsWith("application/json");
+            assertThat(json(refused).get("error").asText()).contains(String.valueOf(HttpGateway.DEFAULT_MAX_BODY_BYTES));
+            // The connection stays usable: the client never sent the body.
+            RawHttp.Response next = raw.write("GET /style.css HTTP/1.1\r\nHost: x\r\n\r\n").read();
+            assertThat(next.status()).isEqualTo(200);
+        }
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            RawHttp.Response unknown = raw.write("POST /api/discussion/t/messages HTTP/1.1\r\nHost: x\r\n"
+                    + "Content-Type: application/json\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}").read();
+            assertThat(unknown.status()).isEqualTo(417);
+            assertThat(json(unknown).get("error").asText()).contains("teapot");
+            await().atMost(Duration.ofSeconds(10)).until(raw::isClosedByServer);
+        }
+    }
+
+    @Test
+    void aChunkedOversizeBodyAnswersJson413AndCloses() {
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            raw.write("POST /api/discussion/t/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n");
+            String chunk = Integer.toHexString(64 * 1024) + "\r\n" + "a".repeat(64 * 1024) + "\r\n";
+            for (int sent = 0; sent <= HttpGateway.DEFAULT_MAX_BODY_BYTES / (64 * 1024); sent++) {
+                raw.write(chunk);
+            }
+            RawHttp.Response refused = raw.read();
+            assertThat(refused.status()).isEqualTo(413);
+            assertThat(json(refused).get("error").asText()).isNotBlank();
+            await().atMost(Duration.ofSeconds(10)).until(raw::isClosedByServer);
+        }
+    }
+
+    @Test
+    void aRefusalWaitsForTheEarlierPipelinedAnswers() {
+        String topic = unique("pipelined");
+        String slow = "GET /api/discussion/" + topic + "/headers HTTP/1.1\r\nHost: x\r\n\r\n";
+        String oversize = "POST /api/discussion/" + topic + "/messages HTTP/1.1\r\nHost: x\r\n"
+                + "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: "
+                + (HttpGateway.DEFAULT_MAX_BODY_BYTES + 1) + "\r\n\r\n";
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            raw.write(slow + oversize + slow);
+            assertThat(raw.read().status()).isEqualTo(200);
+            assertThat(raw.read().status()).isEqualTo(413);
+            assertThat(raw.read().status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void manyPipelinedRequestsAreAllAnsweredInOrder() {
+        // Past the gateway's bound of 64 (reading pauses, then resumes as answers drain), within Netty's
+        // HttpServerCodec limit of 128 requests decoded ahead of their answers (past it, it closes the connection).
+        int count = 100;
+        StringBuilder requests = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            requests.append("GET /api/cache/pipelined-").append(i).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
+        }
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            raw.write(requests.toString());
+            for (int i = 0; i < count; i++) {
+                RawHttp.Response response = raw.read();
+                assertThat(response.status()).isEqualTo(404);
+                assertThat(response.body()).contains("pipelined-" + i + "'");
+            }
+        }
+    }
+
+    @Test
+    void anIdleConnectionIsClosed() {
+        try (HttpGateway impatient = HttpGateway.builder(cluster.gatewayNode()).port(0)
+                .idleTimeout(Duration.ofMillis(300)).start();
+                RawHttp raw = new RawHttp(impatient.port())) {
+            assertThat(raw.write("GET /style.css HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(10)).until(raw::isClosedByServer);
+        }
+    }
+
+    // ---- cross-site guards ---------------------------------------------------------------------
+
+    @Test
+    void postsNeedJsonAndAdminActionsNeedTheAdminHeader() {
+        String path = "/api/discussion/" + unique("csrf") + "/messages";
+        String body = "{\"author\":\"a\",\"subject\":\"s\",\"body\":\"b\"}";
+        Reply missing = http.post(path, body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(missing.status()).isEqualTo(415);
+        assertThat(missing.error()).contains("Content-Type");
+        for (String type : new String[] {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}) {
+            Reply form = http.send(http.request(path).header("Content-Type", type)
+                    .POST(HttpRequest.BodyPublishers.ofString(body)));
+            assertThat(form.status()).as(type).isEqualTo(415);
+        }
+        Reply json = http.send(http.request(path).header("Content-Type", "Application/JSON; charset=utf-8")
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        assertThat(json.status()).as(json.toString()).isEqualTo(201);
+        assertThat(http.put("/api/cache/" + unique("any-type"), new byte[] {1, 2}).status()).isEqualTo(204);
+
+        Reply noHeader = http.post("/admin/nodes/node-0/kill", new byte[0]);
+        assertThat(noHeader.status()).isEqualTo(403);
+        assertThat(noHeader.error()).contains("X-Neptune-Admin");
+        Reply withHeader = http.admin("/admin/nodes/node-0/kill");
+        assertThat(withHeader.status()).as("passes the guard; no demo mode here").isEqualTo(404);
+    }
+
+    // ---- dashboard -----------------------------------------------------------------------------
+
+    @Test
+    void nodesUnderLoadReportRequestsPerSecond() {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            for (int i = 0; i < 20; i++) {
+                http.put("/api/cache/" + unique("load"), new byte[] {1});
+            }
+            JsonNode nodes = http.get("/admin/cluster").json().get("nodes");
+            boolean all = nodes.size() >= 2;
+            for (JsonNode node : nodes) {
+                all &= node.get("state").asText().equals("DOWN") || node.get("requestsPerSecond").asDouble() > 0;
+            }
+            return all;
+        });
+        JsonNode metrics = http.get("/admin/metrics").json();
+        assertThat(metrics.get("nodes").get(0).has("requestsPerSecond")).isTrue();
+    }
+
+    @Test
+    void aNodeThatLeftIsShownDown() {
+        NeptuneNode extra = cluster.cluster().add("extra-" + UUID.randomUUID().toString().substring(0, 4),
+                ClientConfig.defaults(), b -> b.host(new EchoTestService(), io.neptune.server.HostingConfig.builder().build()));
+        String id = extra.node().value();
+        await().atMost(Duration.ofSeconds(30)).until(() -> "RUNNING".equals(stateOf(id)));
+        extra.close();
+        await().atMost(Duration.ofSeconds(60)).until(() -> "DOWN".equals(stateOf(id)));
+        JsonNode down = nodeOf(id);
+        assertThat(down.get("pid").asLong()).isEqualTo(-1);
+        assertThat(down.get("requestsPerSecond").asDouble()).isZero();
+    }
+
+    private static String stateOf(String id) {
+        JsonNode node = nodeOf(id);
+        return node == null ? "" : node.get("state").asText();
+    }
+
+    private static JsonNode nodeOf(String id) {
+        for (JsonNode node : http.get("/admin/cluster").json().get("nodes")) {
+            if (node.get("id").asText().equals(id)) {
+                return node;
+            }
+        }
+        return null;
+    }
+
+    private static JsonNode json(RawHttp.Response response) {
+        try {
+            return Json.mapper().readTree(response.body());
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + response, e);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.neptune.core.internal.membership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.core.internal.json.Json;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The announcement's JSON form: what the membership channel sends, including across versions. */
+class AnnouncementTest {
+    @Test
+    void roundTripsWithTheServedCount() throws Exception {
+        Announcement sent = new Announcement("a", "127.0.0.1", 1, 2, 3, 4, 5, 6, List.of(), 12_345);
+        Announcement received = Json.mapper().readValue(Json.mapper().writeValueAsBytes(sent), Announcement.class);
+        assertThat(received).isEqualTo(sent);
+        assertThat(received.served()).isEqualTo(12_345);
+    }
+
+    @Test
+    void anAnnouncementWithoutTheServedCountReadsAsZero() throws Exception {
+        String older = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
+                + "\"sequence\":5,\"load\":6,\"services\":[]}";
+        Announcement received = Json.mapper().readValue(older, Announcement.class);
+        assertThat(received.served()).isZero();
+        assertThat(received.load()).isEqualTo(6);
+    }
+}
