@@ -2,6 +2,7 @@ package io.neptune.core.internal.membership;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.ConsistencyLevel;
@@ -24,6 +25,7 @@ import java.util.List;
  *     dashboard derives requests per second from two announcements); an announcement without the
  *     field, from an older node, reads as 0
  */
+@JsonIgnoreProperties(ignoreUnknown = true) // a newer node may announce more; an older one must still read it
 public record Announcement(
         String node,
         String host,
@@ -59,6 +61,7 @@ public record Announcement(
      * @param consistency the service's consistency level
      * @param stalenessMillis the level-3 staleness bound x in milliseconds; 0 for other levels
      */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record HostedService(String name, int partitions, int load, List<ReplicaState> replicas,
             ConsistencyLevel consistency, long stalenessMillis) {
         /** Validates the fields. */
@@ -87,6 +90,7 @@ public record Announcement(
      *     complete the log is, which decides elections
      * @param boundVersion on a level-3 primary, its version x seconds ago (the staleness bound); else 0
      */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record ReplicaState(int partition, int priority, Role role, long version, long epoch, long logEnd,
             long lastEpoch, long boundVersion) {
         /** Validates the fields. */

@@ -24,4 +24,15 @@ class AnnouncementTest {
         assertThat(received.served()).isZero();
         assertThat(received.load()).isEqualTo(6);
     }
+
+    @Test
+    void fieldsFromANewerNodeAreIgnored() throws Exception {
+        String newer = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
+                + "\"sequence\":5,\"load\":6,\"served\":7,\"zone\":\"eu-1\",\"services\":[{\"name\":\"s\","
+                + "\"partitions\":1,\"load\":0,\"replicas\":[],\"consistency\":\"LEVEL_2\",\"stalenessMillis\":0,"
+                + "\"weight\":2}]}";
+        Announcement received = Json.mapper().readValue(newer, Announcement.class);
+        assertThat(received.served()).isEqualTo(7);
+        assertThat(received.services()).singleElement().satisfies(s -> assertThat(s.name()).isEqualTo("s"));
+    }
 }
