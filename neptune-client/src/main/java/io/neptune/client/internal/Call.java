@@ -21,6 +21,7 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
+import io.netty.util.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,7 +29,6 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -68,11 +68,17 @@ final class Call<T> {
     }
 
     CompletableFuture<T> start() {
-        ScheduledFuture<?> timer = client.group().schedule(() -> result.completeExceptionally(
-                new DeadlineExceededException(message.target(), Duration.ofNanos(timeoutNanos),
-                        tried.isEmpty() ? "no replica answered" : "last tried " + tried)),
-                timeoutNanos, TimeUnit.NANOSECONDS);
-        result.whenComplete((r, e) -> timer.cancel(false));
+        Timeout timer;
+        try {
+            timer = client.deadlines().newTimeout(t -> result.completeExceptionally(
+                    new DeadlineExceededException(message.target(), Duration.ofNanos(timeoutNanos),
+                            tried.isEmpty() ? "no replica answered" : "last tried " + tried)),
+                    timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException e) { // the wheel stopped: the client was closed meanwhile
+            result.completeExceptionally(new NeptuneException(message.target() + ": client is closed", e));
+            return result;
+        }
+        result.whenComplete((r, e) -> timer.cancel());
         attempt();
         return result;
     }

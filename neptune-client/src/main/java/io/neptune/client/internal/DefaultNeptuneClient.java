@@ -25,6 +25,8 @@ import java.net.InetSocketAddress;
 import java.util.Optional;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -45,6 +47,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: thread-safe.
  */
 public final class DefaultNeptuneClient implements NeptuneClient {
+    private static final long DEADLINE_TICK_MILLIS = 5;
+
     private final NodeId node;
     private final ClientConfig config;
     private final YellowPage yellowPage;
@@ -52,6 +56,12 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private final ConnectionPool pool;
     private final LoadPoller poller;
     private final LoadTracker tracker;
+    /**
+     * Call deadlines. A wheel, not the event loops' schedulers: arming and cancelling a deadline
+     * from a caller thread would wake an event loop twice per call for nothing; the wheel's one
+     * thread ticks every {@value #DEADLINE_TICK_MILLIS} ms and is woken by nobody.
+     */
+    private final HashedWheelTimer deadlines;
     private final Map<BalancingPolicy, ReplicaSelector> selectors = new EnumMap<>(BalancingPolicy.class);
     private final @Nullable LocalEndpoint local;
     private final List<AutoCloseable> owned;
@@ -76,6 +86,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.pool = new ConnectionPool(group, yellowPage, config.connectionsPerNode(), config.connectTimeout(),
                 config.maxFrameBytes());
         this.poller = new LoadPoller(group, bindAddress);
+        this.deadlines = new HashedWheelTimer(new DefaultThreadFactory("neptune-" + node + "-deadlines", true),
+                DEADLINE_TICK_MILLIS, TimeUnit.MILLISECONDS);
         selectors.put(BalancingPolicy.RANDOM, Selectors.random());
         selectors.put(BalancingPolicy.ROUND_ROBIN, Selectors.roundRobin());
         selectors.put(BalancingPolicy.BROADCAST, Selectors.broadcast());
@@ -254,6 +266,10 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         return group;
     }
 
+    HashedWheelTimer deadlines() {
+        return deadlines;
+    }
+
     ClientConfig config() {
         return config;
     }
@@ -266,6 +282,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         closed = true;
         pool.close();
         poller.close();
+        deadlines.stop();
         for (AutoCloseable resource : owned) {
             try {
                 resource.close();
