@@ -8,7 +8,10 @@ import picocli.CommandLine.Command;
 /** The {@code neptune} command line: {@code node}, {@code gateway}, {@code demo}, {@code admin}. */
 @Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
         description = "Partitioned, replicated, load-balanced cluster services.",
-        subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class})
+        subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class},
+        footer = {"  bench    Run the benchmarks of docs/PERFORMANCE.md (launcher only):",
+            "             ./neptune bench all --quick, or one of micro, overhead, lb,",
+            "             replication, apps, timeline, failover, jmh."})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
