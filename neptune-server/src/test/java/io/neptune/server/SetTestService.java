@@ -7,9 +7,11 @@ import io.neptune.core.NeptuneService;
 import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
 import io.neptune.core.Write;
+import io.neptune.server.storage.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.SQLException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
@@ -20,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * same adds in any order hold the same set. Level-1 replicas apply their own REDO log in LSN order
  * (the origin's writes and the gossiped ones, each logged once), so CHECK is the highest local LSN
  * applied. State lives in memory: a restarted node rebuilds it from its log (CHECK then says
- * nothing was applied) and fetches the rest from its peers.
+ * nothing was applied) and fetches the rest from its peers. {@link #breakStorage} makes its writes
+ * fail the way a full disk fails a database write.
  *
  * <p>Thread-safety: thread-safe; each partition's state is guarded by its own monitor.
  */
@@ -49,8 +52,19 @@ public final class SetTestService {
         return partitions.computeIfAbsent(partition, p -> new Partition());
     }
 
+    private volatile boolean storageBroken;
+
+    /** While {@code broken}, every write throws the {@link StorageException} a full disk would cause. */
+    void breakStorage(boolean broken) {
+        storageBroken = broken;
+    }
+
     @Write
     public Added add(RequestContext context, Add request) {
+        if (storageBroken) {
+            throw new StorageException("set#" + context.partition() + ": write failed",
+                    new SQLException("No space left on device"));
+        }
         Partition state = partition(context.partition());
         synchronized (state) {
             if (context.lsn() != state.applied + 1) {

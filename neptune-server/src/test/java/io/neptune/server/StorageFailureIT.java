@@ -6,7 +6,12 @@ import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
+import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
 import io.neptune.server.JournalTestService.Entries;
@@ -15,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * A replica whose storage fails while applying a replicated write is taken out of service
  * (fail-stop) instead of skipping the write and serving a state the other replicas do not have;
  * once storage works again it applies the same write, rejoins, and every replica agrees. Writes
- * acknowledged meanwhile are kept, and none is applied twice.
+ * acknowledged meanwhile are kept, and none is applied twice. Levels 2 and 1.
  */
 class StorageFailureIT {
     private static final String SERVICE = "journal";
@@ -65,6 +71,48 @@ class StorageFailureIT {
             services.get(0).breakStorage(false);
             awaitAgreement(observer, written);
         }
+    }
+
+    @Test
+    void aLevelOneReplicaWithFailingStorageStopsServingAndCatchesUpOnceItWorks() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            List<SetTestService> services = new ArrayList<>();
+            for (String node : List.of("node-0", "node-1")) {
+                SetTestService service = new SetTestService();
+                services.add(service);
+                cluster.add(node, ClientConfig.defaults(), b -> b.host(service, HostingConfig.builder().replicas(2).build()));
+            }
+            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
+            await(() -> observer.replicaRoles("set", PARTITION).values().stream().filter("SECONDARY"::equals).count() == 2,
+                    "both level-1 replicas serving");
+            services.get(1).breakStorage(true);
+            List<String> added = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                String element = "e" + i;
+                ((DefaultNeptuneClient) observer.client()).sendTo(NodeId.of("node-0"),
+                        addRequest(element), PARTITION).get(20, TimeUnit.SECONDS);
+                added.add(element);
+            }
+            await(() -> "RECOVERING".equals(setStatus(observer, "node-1").get("role")), "node-1 to leave service");
+            assertThat(((Number) setStatus(observer, "node-1").get("applied")).longValue())
+                    .as("node-1 must not count a failed write as applied").isZero();
+
+            services.get(1).breakStorage(false);
+            await(() -> NODES.subList(0, 2).stream().allMatch(n -> "SECONDARY".equals(setStatus(observer, n).get("role"))
+                    && ((Number) setStatus(observer, n).get("applied")).longValue() == added.size()),
+                    "node-1 back in service with every add");
+            assertThat(setStatus(observer, "node-1").get("digest")).isEqualTo(setStatus(observer, "node-0").get("digest"));
+        }
+    }
+
+    private static RequestMessage addRequest(String element) throws Exception {
+        return new RequestMessage(0, "set", PARTITION, "add", AccessMode.WRITE, 10_000, 0,
+                RequestId.random(),
+                Json.mapper().writeValueAsBytes(new SetTestService.Add(element)));
+    }
+
+    private static Map<String, Object> setStatus(NeptuneNode observer, String node) {
+        return ReplicatedProcesses.status(observer, node, "set", PARTITION);
     }
 
     /** Starts node-0..2 with priorities 3, 2, 1, each hosting its own journal. */
