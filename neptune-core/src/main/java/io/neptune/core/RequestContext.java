@@ -18,7 +18,11 @@ public interface RequestContext {
     /** Whether the call reads or writes. */
     AccessMode mode();
 
-    /** The log sequence number of this write, or 0 for reads and unreplicated writes. */
+    /**
+     * The log sequence number of this write, or 0 for reads and unreplicated writes. A partition's
+     * writes run in increasing LSN order. At level 1 a number can be skipped: a retried write that two
+     * replicas both ran is logged twice and runs only at its first LSN.
+     */
     long lsn();
 
     /** The node this call runs on. */

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * the same request id, one after another, concurrently, and after it committed; every retry gets
  * the original answer (same version and payload) and the write is applied once on every replica.
  * At level 1 a retry at another replica, which got the write by gossip, or at a restarted one, is
- * not applied again.
+ * not applied again; a retry that reached a second replica before the gossip ran there, and each
+ * replica then runs the write once.
  */
 class ExactlyOnceIT {
     private static final String SERVICE = "kv";
@@ -148,6 +149,64 @@ class ExactlyOnceIT {
         }
     }
 
+    @Test
+    void aLevelOneWriteRetriedBeforeTheGossipArrivedRunsOnceOnEveryReplica() throws Exception {
+        SetTestService first = new SetTestService();
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            cluster.add("node-1", ClientConfig.defaults(), b -> b.host(first, HostingConfig.builder().replicas(2).build()));
+            cluster.add("node-2", ClientConfig.defaults(), b -> b.host(new SetTestService(),
+                    HostingConfig.builder().replicas(2).build()));
+            DefaultNeptuneClient client = (DefaultNeptuneClient) cluster.add("observer", ClientConfig.defaults(),
+                    b -> b).client();
+            cluster.awaitNodes(2);
+            await(() -> setApplied(client, "node-1") == 0 && setApplied(client, "node-2") == 0, "both replicas serving");
+
+            RequestMessage noId = new RequestMessage(0, "set", PARTITION, "add", AccessMode.WRITE, 10_000, 0,
+                    RequestId.NONE, Json.mapper().writeValueAsBytes(new SetTestService.Add("no-id")));
+            ResponseMessage refused = send(client, "node-1", noId);
+            assertThat(refused.status()).isEqualTo(Status.INVALID_REQUEST);
+            assertThat(refused.errorMessage()).contains("needs a request id");
+
+            // node-1 logs the write and is slow to run it, so the client gives up on it and retries at node-2,
+            // which has not had node-1's gossip yet: both run it
+            RequestMessage add = new RequestMessage(0, "set", PARTITION, "add", AccessMode.WRITE, 10_000, 0,
+                    RequestId.random(), Json.mapper().writeValueAsBytes(new SetTestService.Add("x")));
+            CountDownLatch release = new CountDownLatch(1);
+            first.holdNextAdd(release);
+            CompletableFuture<ResponseMessage> atFirst = client.sendTo(NodeId.of("node-1"), add, PARTITION);
+            first.awaitHolding();
+            ResponseMessage atSecond = send(client, "node-2", add);
+            assertThat(atSecond.status()).as("%s", atSecond.errorMessage()).isEqualTo(Status.OK);
+            release.countDown();
+            ResponseMessage firstAnswer = atFirst.get(15, TimeUnit.SECONDS);
+            assertThat(firstAnswer.status()).as("%s", firstAnswer.errorMessage()).isEqualTo(Status.OK);
+
+            // each logs the other's copy as a repeat (LSN 2) and does not run it
+            await(() -> replicaApplied(client, "node-1", "set") == 2 && replicaApplied(client, "node-2", "set") == 2,
+                    "both replicas to log the other's copy");
+            for (String node : List.of("node-1", "node-2")) {
+                SetTestService.Members members = members(client, node);
+                assertThat(members.elements()).containsExactly("x");
+                assertThat(members.adds()).as("adds run on %s", node).isEqualTo(1);
+            }
+
+            // node-2 keeps its set in memory: after a restart it replays its whole log, and skips the repeat again
+            cluster.nodes().get(1).close();
+            cluster.add("node-2", ClientConfig.defaults(), b -> b.host(new SetTestService(),
+                    HostingConfig.builder().replicas(2).build()));
+            await(() -> replicaApplied(client, "node-2", "set") == 2 && setApplied(client, "node-2") == 1,
+                    "node-2 to replay its log");
+            assertThat(members(client, "node-2").adds()).as("adds run on node-2 after its replay").isEqualTo(1);
+        }
+    }
+
+    private static SetTestService.Members members(DefaultNeptuneClient client, String node) throws Exception {
+        ResponseMessage response = send(client, node, new RequestMessage(0, "set", PARTITION, "members",
+                AccessMode.READ, 10_000, 0, RequestId.NONE, Json.mapper().writeValueAsBytes(new SetTestService.ReadMembers())));
+        assertThat(response.status()).as("members on %s: %s", node, response.errorMessage()).isEqualTo(Status.OK);
+        return Json.mapper().readValue(response.payload(), SetTestService.Members.class);
+    }
+
     /** How many writes {@code node}'s replica of set#PARTITION applied (its level-1 LSN); -1 while it cannot say. */
     private static long setApplied(DefaultNeptuneClient client, String node) {
         try {
@@ -187,10 +246,15 @@ class ExactlyOnceIT {
     }
 
     private static long applied(DefaultNeptuneClient client, String node) {
+        return replicaApplied(client, node, SERVICE);
+    }
+
+    /** The LSN up to which {@code node}'s replica of {@code service}#PARTITION applied its log, repeats included. */
+    private static long replicaApplied(DefaultNeptuneClient client, String node, String service) {
         try {
             ResponseMessage response = send(client, node, new RequestMessage(0, "$replication", PARTITION, "status",
                     AccessMode.WRITE, 5000, 0, RequestId.NONE, Json.mapper().writeValueAsBytes(Map.of("service",
-                            SERVICE, "partition", PARTITION))));
+                            service, "partition", PARTITION))));
             return Json.mapper().readTree(response.payload()).path("applied").asLong();
         } catch (Exception e) {
             throw new AssertionError("status of " + node, e);

@@ -16,12 +16,15 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An in-memory level-1 set of strings per partition: adds commute, so replicas that applied the
- * same adds in any order hold the same set. Level-1 replicas apply their own REDO log in LSN order
- * (the origin's writes and the gossiped ones, each logged once), so CHECK is the highest local LSN
- * applied. State lives in memory: a restarted node rebuilds it from its log (CHECK then says
+ * same adds in any order hold the same set. Level-1 replicas apply their own REDO log in increasing
+ * LSN order (the origin's writes and the gossiped ones, each logged once; a repeat of a retried write
+ * is skipped), so CHECK is the highest local LSN applied. State lives in memory: a restarted node rebuilds it from its log (CHECK then says
  * nothing was applied) and fetches the rest from its peers. {@link #breakStorage} makes its writes
  * fail the way a full disk fails a database write.
  *
@@ -38,12 +41,13 @@ public final class SetTestService {
     /** Asks for every element. */
     public record ReadMembers() {}
 
-    /** The elements of a partition in sorted order, and the local LSN they reflect. */
-    public record Members(List<String> elements, long lsn) {}
+    /** The elements of a partition in sorted order, the local LSN they reflect, and how many adds ran. */
+    public record Members(List<String> elements, long lsn, long adds) {}
 
     private static final class Partition {
         final TreeSet<String> elements = new TreeSet<>();
         long applied;
+        long adds;
     }
 
     private final ConcurrentHashMap<Integer, Partition> partitions = new ConcurrentHashMap<>();
@@ -53,26 +57,56 @@ public final class SetTestService {
     }
 
     private volatile boolean storageBroken;
+    private volatile @Nullable CountDownLatch held;
+    private final CountDownLatch holding = new CountDownLatch(1);
 
     /** While {@code broken}, every write throws the {@link StorageException} a full disk would cause. */
     void breakStorage(boolean broken) {
         storageBroken = broken;
     }
 
+    /**
+     * Makes the next add wait until {@code release} opens, holding the partition's replication
+     * executor as a slow write would; {@link #awaitHolding} tells when an add is waiting.
+     */
+    void holdNextAdd(CountDownLatch release) {
+        held = release;
+    }
+
+    void awaitHolding() throws InterruptedException {
+        if (!holding.await(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("no add started waiting within 30 s");
+        }
+    }
+
     @Write
     public Added add(RequestContext context, Add request) {
+        CountDownLatch release = held;
+        if (release != null) {
+            held = null;
+            holding.countDown();
+            try {
+                if (!release.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the held add was not released within 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while held", e);
+            }
+        }
         if (storageBroken) {
             throw new StorageException("set#" + context.partition() + ": write failed",
                     new SQLException("No space left on device"));
         }
         Partition state = partition(context.partition());
         synchronized (state) {
-            if (context.lsn() != state.applied + 1) {
+            if (context.lsn() <= state.applied) {
                 throw new IllegalStateException("partition " + context.partition() + ": lsn " + context.lsn()
-                        + " applied after " + state.applied + " (expected: " + (state.applied + 1) + ")");
+                        + " applied after " + state.applied + " (expected: above it)");
             }
             boolean added = state.elements.add(request.element());
             state.applied = context.lsn();
+            state.adds++;
             return new Added(context.lsn(), added);
         }
     }
@@ -81,7 +115,7 @@ public final class SetTestService {
     public Members members(RequestContext context, ReadMembers request) {
         Partition state = partition(context.partition());
         synchronized (state) {
-            return new Members(List.copyOf(state.elements), state.applied);
+            return new Members(List.copyOf(state.elements), state.applied, state.adds);
         }
     }
 

@@ -8,6 +8,7 @@ import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -78,6 +79,12 @@ public final class Router {
         }
         if (replication.replicates(request.service())) {
             if (method.mode() == AccessMode.WRITE) {
+                if (request.id().equals(RequestId.NONE)) {
+                    // The log answers a write whose id it already holds as done: ids are what make retries safe.
+                    reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "a write to replicated service '"
+                            + request.service() + "' needs a request id other than 0, kept across its retries"));
+                    return;
+                }
                 Consumer<ResponseMessage> admitted = runtime.admitReplicatedWrite(request, reply);
                 if (admitted != null) {
                     replication.write(request, admitted);

@@ -6,7 +6,13 @@ package io.neptune.server.internal.log;
  */
 public enum RecordKind {
     /** A write request to re-execute: the service method and its encoded request. */
-    WRITE(1);
+    WRITE(1),
+    /**
+     * A level-1 write whose request id this log already holds at a lower LSN: a retry that reached
+     * two replicas before either one's gossip did, so each executed it once. Kept, so its origin's
+     * sequence has no hole and peers can pull it, but never executed here.
+     */
+    REPEAT(2);
 
     private static final RecordKind[] KINDS = values();
 

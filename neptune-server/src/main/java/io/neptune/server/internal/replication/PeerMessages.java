@@ -26,8 +26,11 @@ final class PeerMessages {
         }
 
         LogRecord toRecord(long lsn) {
-            return new LogRecord(lsn, epoch, RecordKind.WRITE, new RequestId(idHigh, idLow), origin, originSeq, method,
-                    payload);
+            return toRecord(lsn, RecordKind.WRITE);
+        }
+
+        LogRecord toRecord(long lsn, RecordKind kind) {
+            return new LogRecord(lsn, epoch, kind, new RequestId(idHigh, idLow), origin, originSeq, method, payload);
         }
     }
 

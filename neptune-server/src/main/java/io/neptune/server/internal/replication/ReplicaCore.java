@@ -6,6 +6,7 @@ import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
 import io.neptune.server.storage.StorageException;
 import java.util.ArrayList;
@@ -87,8 +88,8 @@ final class ReplicaCore {
     void internalSync() {
         applied = log.committedLsn();
         if (app.hasCheck()) {
-            while (app.isApplied(applied + 1)) {
-                applied++;
+            while (isRepeat(applied + 1) || app.isApplied(applied + 1)) {
+                applied++; // a repeat is never executed, so CHECK need not know it
             }
             while (applied > 0 && !app.isApplied(applied)) {
                 applied--; // the committed mark ran ahead of the service (it is written lazily)
@@ -129,6 +130,11 @@ final class ReplicaCore {
         truncations++;
     }
 
+    /** Whether record {@code lsn} exists and is a {@link RecordKind#REPEAT}, which is applied by skipping it. */
+    private boolean isRepeat(long lsn) {
+        return lsn <= log.lastLsn() && log.record(lsn).map(r -> r.kind() == RecordKind.REPEAT).orElse(false);
+    }
+
     /**
      * Applies logged, durable writes in LSN order up to {@code target}.
      *
@@ -155,6 +161,11 @@ final class ReplicaCore {
         while (applied < limit && (!any || System.nanoTime() - start < budgetNanos)) {
             LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
                     name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
+            if (record.kind() == RecordKind.REPEAT) {
+                applied = record.lsn(); // its first copy ran (or runs) at a lower LSN
+                any = true;
+                continue;
+            }
             applying = record.lsn();
             ResponseMessage response = app.execute(record);
             if (response.status() == Status.METHOD_FAILED

@@ -3,6 +3,7 @@ package io.neptune.server.internal.replication;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -35,6 +36,13 @@ import org.slf4j.LoggerFactory;
  * replicas, which apply it once, in any order (the writes commute). Each replica tracks, per
  * origin, the highest origin sequence it applied; a periodic pull from every peer (anti-entropy)
  * fetches whatever a push missed, which is also how a restarted replica catches up.
+ *
+ * <p>A write is identified by its client's request id across replicas. A retry that reaches a
+ * replica which already logged that id is answered from there. A retry that reaches a second
+ * replica before the gossip does runs there too. Then each replica runs the copy it logs first and
+ * logs the other as a {@link RecordKind#REPEAT}, so every replica runs the write once. The log
+ * remembers the last {@value io.neptune.server.internal.log.RedoLog#REQUEST_ID_CAPACITY} request
+ * ids per partition; a retry later than that runs again.
  *
  * <p>Thread-safety: all state is confined to the partition's serial executor.
  */
@@ -132,7 +140,14 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 continue; // already applied, or a gap the next pull fills
             }
             seen.put(entry.origin(), entry.originSeq());
-            LogRecord record = entry.toRecord(core.log.lastLsn() + 1);
+            // A client retried this write at a second replica before the first one's gossip got there, so
+            // both ran it. Each replica runs whichever copy it logged first and logs the other as a repeat.
+            boolean repeat = core.log.lsnOf(new RequestId(entry.idHigh(), entry.idLow())).isPresent();
+            LogRecord record = entry.toRecord(core.log.lastLsn() + 1, repeat ? RecordKind.REPEAT : RecordKind.WRITE);
+            if (repeat) {
+                logger.info("{}: write {} from {} (sequence {}) already ran here; logged as a repeat", core.name,
+                        record.requestId(), entry.origin(), entry.originSeq());
+            }
             index(record);
             core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
                 apply(record.lsn());

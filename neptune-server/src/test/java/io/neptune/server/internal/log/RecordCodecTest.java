@@ -22,6 +22,14 @@ class RecordCodecTest {
     }
 
     @Test
+    void everyKindRoundTrips() {
+        for (RecordKind kind : RecordKind.values()) {
+            LogRecord original = new LogRecord(2, 0, kind, RequestId.random(), "node-1", 5, "add", new byte[] {9});
+            assertThat(RecordCodec.decodeFrame(ByteBuffer.wrap(RecordCodec.encode(original)), 2)).isEqualTo(original);
+        }
+    }
+
+    @Test
     void emptyStringsAndPayload() {
         LogRecord empty = new LogRecord(1, 0, RecordKind.WRITE, new RequestId(0, 0), "", 0, "", new byte[0]);
         assertThat(RecordCodec.decodeFrame(ByteBuffer.wrap(RecordCodec.encode(empty)), 1)).isEqualTo(empty);
