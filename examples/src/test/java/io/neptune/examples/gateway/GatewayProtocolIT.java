@@ -147,6 +147,25 @@ class GatewayProtocolIT {
     }
 
     @Test
+    void aContinueWaitsForTheEarlierPipelinedAnswers() {
+        String topic = unique("continue");
+        String slow = "GET /api/discussion/" + topic + "/headers HTTP/1.1\r\nHost: x\r\n\r\n";
+        String body = "{\"author\":\"ada\",\"subject\":\"hello\",\"body\":\"after the continue\"}";
+        String post = "POST /api/discussion/" + topic + "/messages HTTP/1.1\r\nHost: x\r\n"
+                + "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: " + body.length()
+                + "\r\n\r\n";
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            raw.write(slow + post);
+            assertThat(raw.read().status()).as("the earlier request's answer first").isEqualTo(200);
+            assertThat(raw.read().status()).as("then the interim answer").isEqualTo(100);
+            raw.write(body);
+            assertThat(raw.read().status()).isEqualTo(201);
+            raw.write(slow);
+            assertThat(raw.read().body()).as("the post is in the topic").contains("\"subject\":\"hello\"");
+        }
+    }
+
+    @Test
     void manyPipelinedRequestsAreAllAnsweredInOrder() {
         // Past the gateway's bound of 64 (reading pauses, then resumes as answers drain), within Netty's
         // HttpServerCodec limit of 128 requests decoded ahead of their answers (past it, it closes the connection).

@@ -1,5 +1,7 @@
 package io.neptune.examples.gateway.internal;
 
+import static java.util.Objects.requireNonNull;
+
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpMessage;
@@ -11,6 +13,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCountUtil;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,9 +23,9 @@ import org.jspecify.annotations.Nullable;
  * {@code Expect: 100-continue}) or streamed it in chunks; an {@code Expect} other than
  * {@code 100-continue} is refused with 417 the same way.
  *
- * <p>The refusal is not written here: it goes down the pipeline as a {@link RefusedRequest} event,
- * so the {@link HttpRequestHandler} answers it in order after the earlier pipelined requests on the
- * connection. Like Netty's aggregator, it keeps a keep-alive connection open when the body had not
+ * <p>Neither the refusal nor a {@code 100 Continue} is written here: each goes down the pipeline as
+ * an event ({@link RefusedRequest}, {@link ContinueRequested}), so the {@link HttpRequestHandler}
+ * writes it in order after the answers to the earlier pipelined requests on the connection. Like Netty's aggregator, it keeps a keep-alive connection open when the body had not
  * started yet (discarding it if it comes, or expecting the next request after
  * {@code 100-continue}), and closes the connection when the body was already streaming or the
  * expectation was unknown.
@@ -40,14 +43,31 @@ final class BoundedAggregatorHandler extends HttpObjectAggregator {
      */
     record RefusedRequest(GatewayResponse response, boolean close) {}
 
+    private @Nullable ChannelHandlerContext context;
+
     BoundedAggregatorHandler(int maxBodyBytes) {
         super(maxBodyBytes);
         this.maxBodyBytes = maxBodyBytes;
     }
 
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        context = ctx;
+        super.handlerAdded(ctx);
+    }
+
+    /** A request waits for {@code 100 Continue} before it sends its body; it is answered in order. */
+    static final class ContinueRequested {
+        static final ContinueRequested INSTANCE = new ContinueRequested();
+
+        private ContinueRequested() {}
+    }
+
     /**
-     * Answers {@code 100 Continue} through Netty only when the body will be accepted; otherwise
-     * returns null so that {@link #isContentLengthInvalid} routes the request to
+     * Never lets Netty write {@code 100 Continue} itself, which would overtake the answers to
+     * earlier pipelined requests: when the body will be accepted, asks the
+     * {@link HttpRequestHandler} for it with {@link ContinueRequested} and aggregates the body
+     * when it comes; when it will not, lets {@link #isContentLengthInvalid} route the request to
      * {@link #handleOversizedMessage} and its JSON refusal.
      */
     @Override
@@ -55,7 +75,12 @@ final class BoundedAggregatorHandler extends HttpObjectAggregator {
         if (refusedBeforeBody(start)) {
             return null;
         }
-        return super.newContinueResponse(start, maxContentLength, pipeline);
+        Object continueResponse = super.newContinueResponse(start, maxContentLength, pipeline);
+        if (continueResponse != null) {
+            ReferenceCountUtil.release(continueResponse);
+            requireNonNull(context, "context").fireUserEventTriggered(ContinueRequested.INSTANCE);
+        }
+        return null;
     }
 
     @Override

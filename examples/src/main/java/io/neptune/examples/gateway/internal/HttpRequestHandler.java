@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * Turns each aggregated request into a {@link GatewayRequest} with its session, routes it, and
  * writes the answer when the route's future completes. Routes answer out of order, so answers are
  * held until every earlier request on the connection has been answered (HTTP/1.1 pipelining);
- * requests refused before their body ({@link BoundedAggregatorHandler.RefusedRequest}) take their
- * turn the same way.
+ * requests refused before their body ({@link BoundedAggregatorHandler.RefusedRequest}) and the
+ * {@code 100 Continue} of a request that waits for one take their turn the same way.
  *
  * <p>Per connection, at most {@link #MAX_OUTSTANDING} requests are read ahead of their answers:
  * past that the handler stops reading (auto-read off) until answers drain below it. A connection
@@ -56,6 +56,8 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     private final Map<Long, Outgoing> ready = new HashMap<>();
     private long received;
     private long written;
+    /** The sequence of the request waiting for {@code 100 Continue}, or -1: it is written when its turn comes. */
+    private long continueFor = -1;
     private boolean closing;
 
     /** An answer waiting for its turn; {@code issuedSession} is the id to hand out, if the gateway just made one. */
@@ -123,6 +125,11 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
             if (!closing) {
                 send(ctx, accept(ctx), new Outgoing(refused.response(), null, !refused.close()));
             }
+        } else if (event instanceof BoundedAggregatorHandler.ContinueRequested) {
+            if (!closing) {
+                continueFor = received; // the request is numbered once its body has come
+                writeContinueInTurn(ctx);
+            }
         } else if (event instanceof IdleStateEvent) {
             if (received == written) {
                 logger.debug("gateway: closing idle connection {}", ctx.channel().remoteAddress());
@@ -166,8 +173,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
 
     private void send(ChannelHandlerContext ctx, long sequence, Outgoing outgoing) {
         ready.put(sequence, outgoing);
-        Outgoing next;
-        while ((next = ready.remove(written)) != null) {
+        for (Outgoing next = takeNext(ctx); next != null; next = takeNext(ctx)) {
             written++;
             write(ctx, next);
             if (!next.keepAlive()) {
@@ -178,6 +184,24 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
         }
         if (received - written < MAX_OUTSTANDING && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /** The answer whose turn it is, if it is ready; a {@code 100 Continue} due before it is written first. */
+    private @Nullable Outgoing takeNext(ChannelHandlerContext ctx) {
+        writeContinueInTurn(ctx);
+        return ready.remove(written);
+    }
+
+    /**
+     * Writes the pending {@code 100 Continue} once every earlier request is answered: an interim
+     * answer written sooner would read as one to an earlier request.
+     */
+    private void writeContinueInTurn(ChannelHandlerContext ctx) {
+        if (continueFor == written) {
+            continueFor = -1;
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
+                    Unpooled.EMPTY_BUFFER));
         }
     }
 
