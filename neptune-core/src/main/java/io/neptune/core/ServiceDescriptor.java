@@ -23,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #of(Class)} is where registration errors are found; each names the class and method.
  */
 public final class ServiceDescriptor {
+    /** The most partitions a service may have; every node keeps a replica list per partition. */
+    public static final int MAX_PARTITIONS = 65_536;
+
     private static final Pattern VALID_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final List<Class<? extends Annotation>> METHOD_ANNOTATIONS =
             List.of(Read.class, Write.class, Check.class, Digest.class);
@@ -67,9 +70,9 @@ public final class ServiceDescriptor {
             throw new ServiceDefinitionException(serviceClass,
                     "name: '" + annotation.name() + "' (expected: 1-64 of letters, digits, '.', '_', '-')");
         }
-        if (annotation.partitions() < 1) {
+        if (annotation.partitions() < 1 || annotation.partitions() > MAX_PARTITIONS) {
             throw new ServiceDefinitionException(serviceClass,
-                    "partitions: " + annotation.partitions() + " (expected: >= 1)");
+                    "partitions: " + annotation.partitions() + " (expected: 1.." + MAX_PARTITIONS + ")");
         }
         rejectNonPublicAnnotated(serviceClass);
         Method[] declared = serviceClass.getMethods();

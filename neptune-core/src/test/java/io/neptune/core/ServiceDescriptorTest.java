@@ -124,8 +124,8 @@ class ServiceDescriptorTest {
 
     @Test
     void partitionsBelowOne() {
-        assertRejected(ZeroPartitions.class).hasMessageContaining("partitions: 0 (expected: >= 1)");
-        assertRejected(NegativePartitions.class).hasMessageContaining("partitions: -3 (expected: >= 1)");
+        assertRejected(ZeroPartitions.class).hasMessageContaining("partitions: 0 (expected: 1..65536)");
+        assertRejected(NegativePartitions.class).hasMessageContaining("partitions: -3 (expected: 1..65536)");
     }
 
     @NeptuneService(name = "has space", partitions = 1)

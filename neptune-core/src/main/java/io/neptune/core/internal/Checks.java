@@ -23,11 +23,21 @@ public final class Checks {
         return value;
     }
 
-    /** Throws unless {@code value} is a positive duration. */
+    /**
+     * The longest duration {@link #positive} accepts: timeouts travel as 32-bit milliseconds, and
+     * longer ones overflow the nanosecond clocks they are measured on.
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(24);
+
+    /** Throws unless {@code value} is a positive duration of at most {@link #MAX_DURATION}. */
     public static void positive(String name, Duration value) {
         requireNonNull(value, name);
         if (value.isNegative() || value.isZero()) {
             throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+        }
+        if (value.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: at most " + MAX_DURATION.toDays()
+                    + " days)");
         }
     }
 }

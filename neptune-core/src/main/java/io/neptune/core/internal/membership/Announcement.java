@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.ServiceDescriptor;
 import java.util.List;
 
 /**
@@ -42,7 +43,15 @@ public record Announcement(
     public Announcement {
         requireNonNull(node, "node");
         requireNonNull(host, "host");
+        checkPort("tcpPort", tcpPort);
+        checkPort("udpPort", udpPort);
         services = List.copyOf(services);
+    }
+
+    private static void checkPort(String name, int port) {
+        if (port < 1 || port > 65_535) {
+            throw new IllegalArgumentException(name + ": " + port + " (expected: 1..65535)");
+        }
     }
 
     /** An announcement that does not count the requests served. */
@@ -67,6 +76,10 @@ public record Announcement(
         /** Validates the fields. */
         public HostedService {
             requireNonNull(name, "name");
+            if (partitions < 1 || partitions > ServiceDescriptor.MAX_PARTITIONS) {
+                throw new IllegalArgumentException(name + ": partitions: " + partitions + " (expected: 1.."
+                        + ServiceDescriptor.MAX_PARTITIONS + ")");
+            }
             replicas = List.copyOf(replicas);
             requireNonNull(consistency, "consistency");
         }

@@ -68,14 +68,30 @@ public final class YellowPage {
             if (previous != null && isStale(announcement, previous.announcement())) {
                 return;
             }
-            entries.put(node, new Entry(announcement, now, 0, false));
+            // Hearing a node lifts its exclusion, but does not forget connection failures while it is
+            // not excluded: it announces every second, and a count reset as often would never reach the limit.
+            int failures = previous == null || previous.excluded() ? 0 : previous.failures();
+            entries.put(node, new Entry(announcement, now, failures, false));
+            Snapshot next;
+            try {
+                next = build();
+            } catch (RuntimeException e) { // the page must not be stuck on one node's bad announcement
+                if (previous == null) {
+                    entries.remove(node);
+                } else {
+                    entries.put(node, previous);
+                }
+                logger.warn("{}: ignored an announcement of {} that the yellow page cannot hold: {}", self, node,
+                        e.toString());
+                return;
+            }
             if (previous == null) {
                 logger.info("{}: {} joined the yellow page ({}:{}, {} services)", self, node, announcement.host(),
                         announcement.tcpPort(), announcement.services().size());
             } else if (previous.excluded()) {
                 logger.info("{}: {} is heard again; no longer excluded", self, node);
             }
-            rebuild();
+            publish(next);
         }
     }
 
@@ -187,6 +203,19 @@ public final class YellowPage {
 
     // @GuardedBy("lock")
     private void rebuild() {
+        publish(build());
+    }
+
+    // @GuardedBy("lock")
+    private void publish(Snapshot next) {
+        snapshot = next;
+        for (Runnable listener : listeners) {
+            listener.run();
+        }
+    }
+
+    // @GuardedBy("lock")
+    private Snapshot build() {
         Map<String, List<List<Replica>>> byService = new HashMap<>();
         Map<String, Announcement.HostedService> serviceInfo = new HashMap<>();
         List<Announcement> all = new ArrayList<>();
@@ -220,10 +249,7 @@ public final class YellowPage {
         byService.forEach((name, partitions) -> services.put(name, new ServiceView(
                 partitions.stream().map(List::copyOf).toList(), serviceInfo.get(name).consistency(),
                 serviceInfo.get(name).stalenessMillis())));
-        snapshot = new Snapshot(Map.copyOf(services), List.copyOf(all), List.copyOf(live));
-        for (Runnable listener : listeners) {
-            listener.run();
-        }
+        return new Snapshot(Map.copyOf(services), List.copyOf(all), List.copyOf(live));
     }
 
     /** Runs {@code listener} after every change; it runs under the writers' lock and must not block. */

@@ -223,6 +223,35 @@ class YellowPageTest {
     }
 
     @Test
+    void announcementsBetweenFailedConnectsDoNotResetTheCount() {
+        page.update(announce(A, 1, 1, 0));
+        page.connectFailed(A);
+        page.update(announce(A, 1, 2, 0));
+        page.connectFailed(A);
+        page.update(announce(A, 1, 3, 0));
+        assertThat(page.contains(A)).isTrue();
+        page.connectFailed(A);
+        assertThat(page.contains(A)).as("a node that announces every second but refuses connections").isFalse();
+    }
+
+    @Test
+    void anAnnouncementThePageCannotHoldIsIgnored() {
+        page.update(announce(A, 1, 1, 0));
+        Announcement.HostedService other = new Announcement.HostedService("echo", 8, 0, List.of());
+        page.update(new Announcement("b", "127.0.0.1", 10_100, 10_101, 1, 1, 1, 0, List.of(other)));
+        assertThat(page.partitions("echo")).hasValue(4);
+
+        // rejected while decoding: the page never sees them
+        assertThatThrownBy(() -> new Announcement.HostedService("echo", -1, 0, List.of()))
+                .hasMessageContaining("partitions: -1 (expected: 1..65536)");
+        assertThatThrownBy(() -> new Announcement("b", "127.0.0.1", 70_000, 1, 1, 1, 1, 0, List.of()))
+                .hasMessageContaining("tcpPort: 70000 (expected: 1..65535)");
+
+        page.update(announce(A, 1, 2, 0, 1));
+        assertThat(nodesOf(1)).as("the page still takes updates").containsExactly(A);
+    }
+
+    @Test
     void connectSucceededResetsTheFailureCount() {
         page.update(announce(A, 1, 1, 0));
 
