@@ -5,8 +5,9 @@ import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
 import io.neptune.core.Write;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
-/** A small service for cluster tests: echo, a sleeping read, a failing read and a counter write. */
+/** A small service for cluster tests: echo, a sleeping read, a failing read, big and null answers, a counter write. */
 @NeptuneService(name = "echo", partitions = 8)
 public final class EchoTestService {
     /** An echo request. */
@@ -34,6 +35,20 @@ public final class EchoTestService {
     @Read
     public Reply fail(RequestContext context, Echo request) {
         throw new IllegalStateException("failing on purpose: " + request.text());
+    }
+
+    /** Repeat {@code text} {@code times} times. */
+    public record Repeat(String text, int times) {}
+
+    @Read
+    public Reply repeat(RequestContext context, Repeat request) {
+        return new Reply(request.text().repeat(request.times()), context.node().value(), context.partition());
+    }
+
+    /** Answers null, as a lookup that found nothing may. */
+    @Read
+    public @Nullable Reply nothing(RequestContext context, Echo request) {
+        return null;
     }
 
     @Write

@@ -22,13 +22,15 @@ import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -39,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: attempts run one after another, each started from the completion of the
  * previous one, so the mutable fields are handed over with happens-before by the futures.
  */
-final class Call<T> {
+final class Call<T> implements TimerTask {
     /** Pause before a write tries again while its partition has no primary (fail-over). */
     static final long RETRY_DELAY_MILLIS = 50;
 
@@ -51,7 +53,8 @@ final class Call<T> {
     private final long timeoutNanos;
     private final long deadlineNanos;
     private final CompletableFuture<T> result = new CompletableFuture<>();
-    private final Set<NodeId> tried = new HashSet<>();
+    /** Written by whichever thread sends an attempt, read by the deadline's message: concurrent. */
+    private final Set<NodeId> tried = ConcurrentHashMap.newKeySet();
     private int retriesLeft;
     private @Nullable NeptuneException lastFailure;
 
@@ -70,17 +73,35 @@ final class Call<T> {
     CompletableFuture<T> start() {
         Timeout timer;
         try {
-            timer = client.deadlines().newTimeout(t -> result.completeExceptionally(
-                    new DeadlineExceededException(message.target(), Duration.ofNanos(timeoutNanos),
-                            tried.isEmpty() ? "no replica answered" : "last tried " + tried)),
-                    timeoutNanos, TimeUnit.NANOSECONDS);
+            timer = client.deadlines().newTimeout(this, timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException e) { // the wheel stopped: the client was closed meanwhile
-            result.completeExceptionally(new NeptuneException(message.target() + ": client is closed", e));
+            closed();
             return result;
         }
         result.whenComplete((r, e) -> timer.cancel());
         attempt();
         return result;
+    }
+
+    /**
+     * The deadline passed. The failure is completed on an I/O thread, not on the wheel's one
+     * thread: the caller's callbacks run where the future completes, and one that blocked or called
+     * again would hold up every other deadline.
+     */
+    @Override
+    public void run(Timeout timeout) {
+        DeadlineExceededException expired = new DeadlineExceededException(message.target(),
+                Duration.ofNanos(timeoutNanos), tried.isEmpty() ? "no replica answered" : "last tried " + tried);
+        try {
+            client.group().execute(() -> result.completeExceptionally(expired));
+        } catch (RejectedExecutionException e) { // the I/O threads are stopping: the client is closing
+            result.completeExceptionally(expired);
+        }
+    }
+
+    /** Fails the call because its client closed. */
+    void closed() {
+        result.completeExceptionally(new NeptuneException(message.target() + ": client is closed"));
     }
 
     private void attempt() {
@@ -164,7 +185,11 @@ final class Call<T> {
         if (System.nanoTime() + wait >= deadlineNanos) {
             return false;
         }
-        client.group().schedule(this::attempt, wait, TimeUnit.NANOSECONDS);
+        try {
+            client.group().schedule(this::attempt, wait, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) { // the I/O threads are stopping: the client is closing
+            return false;
+        }
         return true;
     }
 

@@ -14,25 +14,31 @@ import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
-import io.neptune.core.internal.membership.MembershipChannel;
-import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.membership.Announcement;
+import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestId;
-import io.neptune.core.internal.wire.ResponseMessage;
-import java.net.InetSocketAddress;
-import java.util.Optional;
 import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.WireFormat;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import java.lang.reflect.Type;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -140,20 +146,51 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         RequestMessage message = new RequestMessage(0, service, partition, method, mode, timeoutMillis,
                 mode == AccessMode.READ ? handle.version(service, partition) : 0,
                 mode == AccessMode.WRITE ? RequestId.random() : RequestId.NONE, payload);
+        String invalid = invalidFrame(message);
+        if (invalid != null) {
+            return CompletableFuture.failedFuture(new InvalidRequestException(invalid));
+        }
         BalancingPolicy policy = options.policy().orElse(config.policy());
         Call<T> call = new Call<>(this, handle, message, Json.mapper().constructType(responseType), policy,
                 timeoutNanos);
         return call.start();
     }
 
+    /**
+     * Why no node would accept {@code message}, or null: a name or frame over the limits would
+     * fail to encode, or make the receiver close the connection, and every retry would do the same.
+     */
+    private @Nullable String invalidFrame(RequestMessage message) {
+        for (String name : List.of(message.service(), message.method())) {
+            if (WireFormat.nameBytes(name) > WireFormat.MAX_NAME_BYTES) {
+                return "name '" + name.substring(0, Math.min(name.length(), 40)) + "...': " + WireFormat.nameBytes(name)
+                        + " bytes of UTF-8 (expected: at most " + WireFormat.MAX_NAME_BYTES + ")";
+            }
+        }
+        long frame = MessageEncoder.frameLength(message);
+        return frame <= config.maxFrameBytes() ? null : message.target() + ": request of " + frame
+                + " bytes (expected: at most max-frame-size, " + config.maxFrameBytes() + " bytes)";
+    }
+
     @Override
     public <T> T call(NeptuneHandle handle, String service, int partition, String method, AccessMode mode,
             Object request, Class<T> responseType, CallOptions options) {
-        return join(callAsync(handle, service, partition, method, mode, request, responseType, options));
+        return await(callAsync(handle, service, partition, method, mode, request, responseType, options));
     }
 
-    /** Waits for {@code future}, rethrowing its {@link NeptuneException} as is. */
-    static <T> T join(CompletableFuture<T> future) {
+    /**
+     * Waits for {@code future}, rethrowing its {@link NeptuneException} as is. Refused on this
+     * client's I/O threads, which complete the futures: waiting there could wait for itself.
+     */
+    <T> T await(CompletableFuture<T> future) {
+        for (EventExecutor loop : group) {
+            if (loop.inEventLoop()) {
+                future.cancel(false);
+                throw new IllegalStateException(node + ": a blocking call on Neptune I/O thread "
+                        + Thread.currentThread().getName() + " would wait for the thread it blocks; use callAsync"
+                        + " and its CompletableFuture, or move the work to an executor of your own");
+            }
+        }
         try {
             return future.get();
         } catch (InterruptedException e) {
@@ -179,7 +216,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     @Override
     public <T> CompletableFuture<Aggregate<T>> aggregateAsync(NeptuneHandle handle, String service,
             Collection<Integer> partitions, String method, Object request, Class<T> responseType, CallOptions options) {
-        Map<Integer, T> results = new ConcurrentHashMap<>();
+        Map<Integer, T> results = Collections.synchronizedMap(new HashMap<>()); // a method may return null
         Map<Integer, NeptuneException> failures = new ConcurrentHashMap<>();
         List<CompletableFuture<?>> calls = new ArrayList<>(partitions.size());
         for (int partition : partitions) {
@@ -282,7 +319,11 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         closed = true;
         pool.close();
         poller.close();
-        deadlines.stop();
+        for (Timeout pending : deadlines.stop()) { // calls still running: no answer can reach them now
+            if (pending.task() instanceof Call<?> call) {
+                call.closed();
+            }
+        }
         for (AutoCloseable resource : owned) {
             try {
                 resource.close();

@@ -54,7 +54,7 @@ final class Proxies {
             int partition = Partitions.of(args[target.keyIndex()], partitions);
             CompletableFuture<Object> future = client.invoke(handle, service, partition, target.method(), target.mode(),
                     args[target.requestIndex()], target.responseType(), CallOptions.defaults());
-            return target.async() ? future : DefaultNeptuneClient.join(future);
+            return target.async() ? future : client.await(future);
         });
         return type.cast(proxy);
     }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.Message;
+import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -50,7 +51,7 @@ public final class RequestServer implements AutoCloseable {
     public RequestServer(NodeId node, EventLoopGroup group, String bindAddress, int port, int maxFrameBytes,
             Router router) {
         this.node = requireNonNull(node, "node");
-        Dispatcher dispatcher = new Dispatcher(router);
+        Dispatcher dispatcher = new Dispatcher(router, maxFrameBytes);
         this.serverChannel = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
@@ -92,10 +93,12 @@ public final class RequestServer implements AutoCloseable {
     @Sharable
     private final class Dispatcher extends SimpleChannelInboundHandler<Message> {
         private final Router router;
+        private final int maxFrameBytes;
 
-        Dispatcher(Router router) {
+        Dispatcher(Router router, int maxFrameBytes) {
             super(Message.class);
             this.router = router;
+            this.maxFrameBytes = maxFrameBytes;
         }
 
         @Override
@@ -110,9 +113,25 @@ public final class RequestServer implements AutoCloseable {
             Channel channel = ctx.channel();
             router.route(request, response -> {
                 if (channel.isActive()) {
-                    channel.writeAndFlush(response, channel.voidPromise());
+                    channel.writeAndFlush(fitting(request, response), channel.voidPromise());
                 }
             });
+        }
+
+        /**
+         * {@code response}, or an error in its place when it is over the frame limit: the client
+         * would close the connection on it and fail every other call in flight there.
+         */
+        private ResponseMessage fitting(RequestMessage request, ResponseMessage response) {
+            long length = MessageEncoder.frameLength(response);
+            if (length <= maxFrameBytes) {
+                return response;
+            }
+            logger.warn("{}: the response to {} is {} bytes, over max-frame-size ({}); answering an error instead",
+                    node, request.target(), length, maxFrameBytes);
+            return ResponseMessage.error(response.requestId(), Status.METHOD_FAILED, "the response of "
+                    + request.target() + " is " + length + " bytes (expected: at most max-frame-size, " + maxFrameBytes
+                    + " bytes); the method ran, only its answer was dropped");
         }
 
         /**

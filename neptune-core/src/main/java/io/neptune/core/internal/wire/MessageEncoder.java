@@ -20,6 +20,20 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         encode(msg, out);
     }
 
+    /**
+     * The frame length {@link #encode} writes for {@code msg}, not counting the 4-byte length
+     * prefix: what a receiver compares with its {@code max-frame-size}.
+     */
+    public static long frameLength(Message msg) {
+        long header = 2 + 1 + 1 + 8 + 1; // magic, version, type, request id, flags
+        if (msg instanceof RequestMessage request) {
+            return header + 2 + WireFormat.nameBytes(request.service()) + 4 + 2 + WireFormat.nameBytes(request.method())
+                    + 1 + 4 + 8 + 16 + 4 + request.payload().length;
+        }
+        ResponseMessage response = (ResponseMessage) msg;
+        return header + 1 + 8 + 4 + response.payload().length;
+    }
+
     /** Writes {@code msg} as one complete frame, length prefix included. */
     public static void encode(Message msg, ByteBuf out) {
         int lengthIndex = out.writerIndex();

@@ -1,6 +1,7 @@
 package io.neptune.core.internal.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.CorruptedFrameException;
 import java.nio.charset.StandardCharsets;
 
@@ -32,6 +33,11 @@ public final class WireFormat {
     public static final byte TYPE_POLL_REPLY = 11;
 
     private WireFormat() {}
+
+    /** The UTF-8 length of {@code name}; {@link #writeName} refuses more than {@link #MAX_NAME_BYTES}. */
+    public static int nameBytes(String name) {
+        return ByteBufUtil.utf8Bytes(name);
+    }
 
     /** Writes a short-length-prefixed UTF-8 name. */
     static void writeName(ByteBuf out, String name) {

@@ -74,6 +74,21 @@ class MessageCodecTest {
     }
 
     @Test
+    void frameLengthIsWhatTheEncoderWrites() {
+        RequestMessage request = new RequestMessage(9, "sérvice", 2, "méthod", AccessMode.READ, 100, 3, RequestId.random(),
+                new byte[123]);
+        ResponseMessage response = ResponseMessage.ok(9, 4, new byte[45]);
+        for (Message message : List.of(request, response)) {
+            ByteBuf encoded = encode(message);
+            try {
+                assertThat(MessageEncoder.frameLength(message)).as("%s", message).isEqualTo(encoded.readableBytes() - 4);
+            } finally {
+                encoded.release();
+            }
+        }
+    }
+
+    @Test
     void largePayloadRoundTripsWhenSplitOverManyReads() {
         byte[] payload = new byte[MAX_FRAME - 200];
         new Random(42).nextBytes(payload);
