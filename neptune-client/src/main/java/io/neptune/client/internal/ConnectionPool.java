@@ -18,11 +18,14 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -70,7 +73,7 @@ final class ConnectionPool implements AutoCloseable {
         }
         Slots slots = nodes.computeIfAbsent(replica.node(), n -> new Slots(connectionsPerNode));
         Slot slot = affinity < 0 ? slots.next() : slots.slots[affinity % slots.slots.length];
-        slot.channel(replica).whenComplete((channel, connectError) -> {
+        slot.withChannel(replica, (channel, connectError) -> {
             if (connectError != null) {
                 response.completeExceptionally(connectError);
                 return;
@@ -136,29 +139,34 @@ final class ConnectionPool implements AutoCloseable {
     private final class Slot {
         private final Object lock = new Object();
         private volatile @Nullable Channel current;
-        private @Nullable CompletableFuture<Channel> connecting;
+        /** While connecting, the sends waiting for the connection, in the order they came. */
+        private @Nullable List<BiConsumer<@Nullable Channel, @Nullable Throwable>> waiting;
 
-        CompletableFuture<Channel> channel(Replica replica) {
+        /**
+         * Runs {@code action} with the open connection, or with the reason there is none; actions
+         * that wait for one connection attempt run in the order they came, so their writes do too.
+         */
+        void withChannel(Replica replica, BiConsumer<@Nullable Channel, @Nullable Throwable> action) {
             Channel channel = current;
-            if (channel != null && channel.isActive()) {
-                return CompletableFuture.completedFuture(channel);
-            }
-            synchronized (lock) {
-                channel = current;
-                if (channel != null && channel.isActive()) {
-                    return CompletableFuture.completedFuture(channel);
+            if (channel == null || !channel.isActive()) {
+                synchronized (lock) {
+                    channel = current;
+                    if (channel == null || !channel.isActive()) {
+                        if (waiting != null) {
+                            waiting.add(action);
+                        } else {
+                            waiting = new ArrayList<>();
+                            waiting.add(action); // before connecting: a connect that fails at once answers it there
+                            connect(replica);
+                        }
+                        return;
+                    }
                 }
-                if (connecting != null) {
-                    return connecting;
-                }
-                CompletableFuture<Channel> future = new CompletableFuture<>();
-                connecting = future;
-                connect(replica, future);
-                return future;
             }
+            action.accept(channel, null);
         }
 
-        private void connect(Replica replica, CompletableFuture<Channel> future) {
+        private void connect(Replica replica) {
             InetSocketAddress address = replica.requestAddress();
             ChannelFuture connect = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
                 @Override
@@ -168,24 +176,31 @@ final class ConnectionPool implements AutoCloseable {
                 }
             }).connect(address);
             connect.addListener((ChannelFuture f) -> {
+                List<BiConsumer<@Nullable Channel, @Nullable Throwable>> waiters;
                 synchronized (lock) {
-                    connecting = null;
+                    waiters = waiting;
+                    waiting = null;
                     if (f.isSuccess()) {
                         current = f.channel();
                     }
                 }
+                Channel channel = null;
+                Throwable failure = null;
                 if (f.isSuccess()) {
                     yellowPage.connectSucceeded(replica.node());
                     if (closed) {
                         f.channel().close();
-                        future.completeExceptionally(new CallFailure("client is closed", false));
+                        failure = new CallFailure("client is closed", false);
                     } else {
-                        future.complete(f.channel());
+                        channel = f.channel();
                     }
                 } else {
                     yellowPage.connectFailed(replica.node());
-                    future.completeExceptionally(new CallFailure("cannot connect to " + replica + ": "
-                            + f.cause().getMessage(), false, f.cause()));
+                    failure = new CallFailure("cannot connect to " + replica + ": " + f.cause().getMessage(), false,
+                            f.cause());
+                }
+                for (BiConsumer<@Nullable Channel, @Nullable Throwable> waiter : requireNonNull(waiters, "waiters")) {
+                    waiter.accept(channel, failure);
                 }
             });
         }

@@ -101,7 +101,7 @@ public final class Selectors {
                 } catch (RuntimeException e) {
                     poll = CompletableFuture.failedFuture(e); // a poll that cannot be sent counts as unanswered
                 }
-                round.polls.add(poll);
+                round.add(poll);
                 poll.whenComplete((reply, error) -> round.answer(index, reply));
             }
             return round.result;
@@ -135,6 +135,14 @@ public final class Selectors {
             this.candidates = candidates;
             this.replies = new Poll.Reply[sample.size()];
             this.remaining = new AtomicInteger(sample.size());
+        }
+
+        /** Tracks {@code poll}; one sent after the round was decided (the sender stalled past the deadline) is dropped. */
+        void add(CompletableFuture<Poll.Reply> poll) {
+            polls.add(poll);
+            if (finished.get()) {
+                poll.cancel(false); // finish() may have run before it was added: it would stay pending for good
+            }
         }
 
         void answer(int index, Poll.@Nullable Reply reply) {
