@@ -18,7 +18,9 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * <p>Required for services with {@link ConsistencyLevel#LEVEL_2} or {@link ConsistencyLevel#LEVEL_3},
- * optional otherwise; at most one per service. The replication engine calls it while recovering a
+ * optional at level 1; at most one per service. Without it, recovery after a crash trusts the log's
+ * committed mark, which is saved lazily (within 50 ms), and runs the writes logged after it again:
+ * a level-1 service without CHECK must have idempotent writes. The replication engine calls it while recovering a
  * partition, for each write it logged but may not have executed: a write CHECK reports as not
  * applied is executed again. The answer must therefore come from a record the write itself made
  * atomically with its data, such as a row in the same database transaction (see

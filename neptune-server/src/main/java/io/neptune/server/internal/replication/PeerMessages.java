@@ -50,9 +50,13 @@ final class PeerMessages {
     /** Recovering replica → primary: bring me up to date from my log end; include me when I reach yours. */
     record Join(String service, int partition, String node, long lastLsn, long lastEpoch) {}
 
-    /** Primary → recovering replica: truncate to {@code keepUpTo}, log {@code entries}, apply up to {@code commitLsn}. */
+    /**
+     * Primary → recovering replica: truncate to {@code keepUpTo}, log {@code entries}, apply up to
+     * {@code commitLsn}; {@code keepEpoch} and {@code keepOrigin} identify the primary's record at
+     * {@code keepUpTo}, which the joiner's must match.
+     */
     record JoinReply(boolean accepted, String reason, long epoch, long keepUpTo, long commitLsn, List<Entry> entries,
-            boolean joined) {}
+            boolean joined, long keepEpoch, String keepOrigin) {}
 
     /** Caught-up higher-priority secondary → primary: hand the role over to me. */
     record Handover(String service, int partition, String node, long lastLsn) {}

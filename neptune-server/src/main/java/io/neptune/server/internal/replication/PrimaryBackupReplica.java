@@ -76,10 +76,29 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private boolean electing;
     /** An {@link #applyCommitted} slice is queued on the executor. */
     private boolean applyQueued;
+    /** A {@link #commitReady} slice is queued on the executor. */
+    private boolean commitQueued;
     private boolean joining;
+    /**
+     * The primary whose join reply made this recovering replica its follower: the only one whose
+     * {@code replicate} a recovering replica takes. Acknowledging another's, or one sent before the
+     * join reply, could acknowledge records the reply then truncates.
+     */
+    private @Nullable NodeId joinedTo;
+    /** The one node whose {@code replicate} this replica takes at its current epoch (set by the first). */
+    private @Nullable NodeId epochLeader;
+    /**
+     * This replica handed the primary role to {@code handingOverTo} and reports itself as primary to
+     * {@code status} until it hears from it at a new epoch or {@link #handoverUntilNanos} passes:
+     * a rival electing meanwhile must not find the partition leaderless and take a second primary.
+     */
+    private @Nullable NodeId handingOverTo;
+    private long handoverUntilNanos;
     /** A primary demoted this replica while its join was under way: the join it answered no longer holds. */
     private boolean demotedWhileJoining;
     private long lastHandoverNanos;
+    /** When this secondary first saw a primary announced at a newer epoch than its own, or 0. */
+    private long newerPrimarySinceNanos;
     private long lastFromPrimaryNanos = System.nanoTime();
     private boolean closed;
 
@@ -159,8 +178,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 return;
             }
             long lsn = core.log.lastLsn() + 1;
-            LogRecord record = new LogRecord(lsn, core.log.epoch(), RecordKind.WRITE, request.id(), "", 0,
-                    request.method(), request.payload());
+            // the origin names the primary that assigned the LSN: with the epoch, it tells two logs' records apart
+            LogRecord record = new LogRecord(lsn, core.log.epoch(), RecordKind.WRITE, request.id(), core.self.value(),
+                    0, request.method(), request.payload());
             Pending write = new Pending(record, new HashSet<>(inSync.keySet()));
             write.replies.add(reply);
             write.requestIds.add(request.requestId());
@@ -250,22 +270,40 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     /** Fail-stop: a secondary that did not keep up is treated as failed and must recover to rejoin. */
     private void exclude(NodeId secondary, String why) {
+        if (!inSync.containsKey(secondary)) {
+            return;
+        }
+        logger.warn("{}: secondary {} excluded: {}", name, secondary, why);
+        forget(secondary);
+        core.peers.call(secondary, core.service, core.partition, "demote",
+                new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
+    }
+
+    /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
+    private void forget(NodeId secondary) {
         if (inSync.remove(secondary) == null) {
             return;
         }
         sentUpTo.remove(secondary);
-        logger.warn("{}: secondary {} excluded: {}", name, secondary, why);
         for (Pending write : pending.values()) {
             write.awaiting.remove(secondary);
         }
-        core.peers.call(secondary, core.service, core.partition, "demote",
-                new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
         commitReady();
     }
 
+    /**
+     * Applies and answers the writes at the head of {@link #pending} that are durable here and at
+     * every in-sync secondary, a slice ({@value #APPLY_SLICE_MILLIS} ms) at a time like
+     * {@link #applyCommitted}: a new primary's unapplied tail must not hold a pool thread for long.
+     */
     private void commitReady() {
         boolean any = false;
+        long start = System.nanoTime();
         while (!pending.isEmpty()) {
+            if (any && System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(APPLY_SLICE_MILLIS)) {
+                commitLater();
+                break;
+            }
             Pending write = pending.firstEntry().getValue();
             if (!(write.logged || write.record.lsn() <= core.durable) || !write.awaiting.isEmpty()) {
                 break;
@@ -294,6 +332,19 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             publish();
         }
+    }
+
+    private void commitLater() {
+        if (commitQueued) {
+            return;
+        }
+        commitQueued = true;
+        core.exec.execute(() -> {
+            commitQueued = false;
+            if (role == Role.PRIMARY && !closed) {
+                commitReady();
+            }
+        });
     }
 
     // ---------------------------------------------------------------- peer messages
@@ -337,9 +388,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
         });
     }
 
+    /** Whether this replica handed the primary role over a moment ago and has not heard from its successor yet. */
+    private boolean handingOver() {
+        return handingOverTo != null && System.nanoTime() - handoverUntilNanos < 0;
+    }
+
     private ReplicaStatus status() {
-        return new ReplicaStatus(core.self.value(), role.name(), core.log.epoch(), core.log.lastEpoch(), core.log.lastLsn(),
-                core.applied, priority, core.app.digest().orElse(""));
+        return new ReplicaStatus(core.self.value(), handingOver() ? Role.PRIMARY.name() : role.name(), core.log.epoch(),
+                core.log.lastEpoch(), core.log.lastLsn(), core.applied, priority, core.app.digest().orElse(""));
     }
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {
@@ -361,9 +417,19 @@ final class PrimaryBackupReplica implements PartitionReplica {
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "primary at epoch " + epoch));
             return;
         }
-        if (role == Role.RECOVERING && !from.equals(primary)) {
+        if (role == Role.RECOVERING && !from.equals(joinedTo)) {
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "recovering"));
             return;
+        }
+        if (epochLeader != null && !epochLeader.equals(from)) {
+            // two primaries of one epoch (a race in a fail-over): follow the first, never mix their logs
+            reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "following " + epochLeader + " at epoch "
+                    + core.log.epoch()));
+            return;
+        }
+        epochLeader = from;
+        if (from.equals(handingOverTo)) {
+            handingOverTo = null; // it leads now
         }
         primary = from;
         lastFromPrimaryNanos = System.nanoTime();
@@ -389,7 +455,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 reply.accept(new Ack(false, core.durable, core.log.epoch(), "log failure: " + e.getMessage()));
                 return;
             }
-            reply.accept(new Ack(accepted, lastLsn, core.log.epoch(), accepted ? "" : "gap"));
+            // Only what is durable: records an earlier message appended may still be on their way to the disk.
+            reply.accept(new Ack(accepted, Math.min(lastLsn, core.durable), core.log.epoch(), accepted ? "" : "gap"));
             applyCommitted();
         }));
     }
@@ -423,7 +490,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private JoinReply onJoin(Join m) {
         if (role != Role.PRIMARY || electing) {
-            return new JoinReply(false, "not the primary", core.log.epoch(), 0, 0, List.of(), false);
+            return new JoinReply(false, "not the primary", core.log.epoch(), 0, 0, List.of(), false, 0, "");
         }
         long keep = Math.min(m.lastLsn(), core.log.lastLsn());
         Map.Entry<Long, Long> nextEpoch = epochStarts.higherEntry(m.lastEpoch());
@@ -433,18 +500,20 @@ final class PrimaryBackupReplica implements PartitionReplica {
         List<LogRecord> records = core.log.read(keep + 1, BATCH);
         boolean joined = keep + records.size() >= core.log.lastLsn();
         NodeId node = NodeId.of(m.node());
+        forget(node); // a replica that asks to join is not in sync, whatever this primary still counted
         if (core.peers.replicas(core.service, core.partition).stream().noneMatch(r -> r.node().equals(node))) {
             // this primary could not send it anything yet; it would exclude it at the next tick
             return new JoinReply(false, m.node() + " is not in " + core.self + "'s yellow page yet", core.log.epoch(),
-                    0, 0, List.of(), false);
+                    0, 0, List.of(), false, 0, "");
         }
         if (joined) {
             inSync.put(node, keep);
             sentUpTo.put(node, core.log.lastLsn());
             logger.info("{}: {} joined as secondary at {}", name, node, core.log.lastLsn());
         }
+        LogRecord atKeep = keep == 0 ? null : core.log.record(keep).orElseThrow();
         return new JoinReply(true, "", core.log.epoch(), keep, core.applied, records.stream().map(Entry::of).toList(),
-                joined);
+                joined, atKeep == null ? 0 : atKeep.epoch(), atKeep == null ? "" : atKeep.origin());
     }
 
     private HandoverReply onHandover(Handover m) {
@@ -461,6 +530,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
         stepDown(Role.SECONDARY, "handover to " + node);
         primary = node;
+        handingOverTo = node;
+        handoverUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 2 * ackTimeoutMillis));
         return new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn());
     }
 
@@ -480,6 +551,15 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     stepDown(Role.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
                     return;
                 }
+                if (live != null && (live.priority() > priority
+                        || live.priority() == priority && live.node().value().compareTo(core.self.value()) < 0)) {
+                    // Two primaries of one epoch: a race the election guards against went wrong. Their logs differ,
+                    // so one must go, and the writes only it acknowledged are lost; both agree which by rank.
+                    logger.error("{}: {} is also primary at epoch {}; stepping down for it (higher priority or node id)",
+                            name, live.node(), live.epoch());
+                    stepDown(Role.RECOVERING, "a second primary at epoch " + live.epoch());
+                    return;
+                }
                 for (NodeId secondary : List.copyOf(inSync.keySet())) {
                     if (view.stream().noneMatch(r -> r.node().equals(secondary))) {
                         exclude(secondary, "left the yellow page");
@@ -490,25 +570,28 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             if (live != null) {
                 primary = live.node();
-                if (role == Role.SECONDARY && live.epoch() > core.log.epoch()) {
-                    // a new primary took over without this replica among its followers: catch up through a join
-                    stepDown(Role.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
-                } else if (role == Role.SECONDARY
-                        && (live.logEnd() > core.log.lastLsn() || live.version() > core.applied)
-                        && System.nanoTime() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
-                    // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
-                    // timeout: it excluded this replica, and its "demote" did not arrive or came too early
-                    stepDown(Role.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
-                            + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
+                boolean newerEpoch = role == Role.SECONDARY && live.epoch() > core.log.epoch();
+                if (newerEpoch) {
+                    awaitNewPrimary(live);
+                } else {
+                    newerPrimarySinceNanos = 0;
+                    if (role == Role.SECONDARY
+                            && (live.logEnd() > core.log.lastLsn() || live.version() > core.applied)
+                            && System.nanoTime() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
+                        // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
+                        // timeout: it excluded this replica, and its "demote" did not arrive or came too early
+                        stepDown(Role.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
+                                + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
+                    }
                 }
                 if (role == Role.RECOVERING && core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
                     logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
                 } else if (role == Role.RECOVERING) {
                     join(live.node());
-                } else if (priority > live.priority()) {
+                } else if (priority > live.priority() && !newerEpoch) {
                     maybeHandover(live);
                 }
-            } else if (role == Role.SECONDARY && !newPrimaryNotAnnouncedYet(view)) {
+            } else if (role == Role.SECONDARY && !newPrimaryNotAnnouncedYet(view) && !handingOver()) {
                 elect(view, false);
             } else if (view.stream().noneMatch(r -> r.role() == Role.SECONDARY && !r.node().equals(core.self))
                     && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
@@ -516,6 +599,23 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             publish();
         });
+    }
+
+    /**
+     * A primary is announced at a newer epoch than this secondary's. If it counted this replica
+     * among its followers, its first {@code replicate} (which brings the epoch) is on its way, and
+     * the announcement merely came first; if it left this replica out, nothing comes, and after
+     * twice the ack timeout this replica recovers through a join. Stepping down at once would turn
+     * every fail-over into a round of joins, with reads refused meanwhile.
+     */
+    private void awaitNewPrimary(Replica live) {
+        long now = System.nanoTime();
+        if (newerPrimarySinceNanos == 0) {
+            newerPrimarySinceNanos = now;
+        } else if (now - newerPrimarySinceNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
+            newerPrimarySinceNanos = 0;
+            stepDown(Role.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
+        }
     }
 
     private @Nullable Replica livePrimary(List<Replica> view) {
@@ -569,6 +669,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         // The replica last known as primary is asked whatever it announces: right after a handover the
         // new primary may still look RECOVERING here, and must not get a rival primary.
         Role roleAtStart = role;
+        long epochAtStart = core.log.epoch();
         List<Replica> rivals = new ArrayList<>();
         for (Replica r : view) {
             if (!r.node().equals(core.self) && (r.role() == Role.SECONDARY
@@ -585,13 +686,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
         CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
                 () -> finishElection(statuses.stream().map(CompletableFuture::join).toList(), catastrophic,
-                        roleAtStart)));
+                        roleAtStart, epochAtStart)));
     }
 
-    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic, Role roleAtStart) {
+    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic, Role roleAtStart,
+            long epochAtStart) {
         electing = false;
-        if (role != roleAtStart || closed || livePrimary(core.peers.replicas(core.service, core.partition)) != null) {
-            return; // things changed while the statuses were on their way (e.g. another replica took over)
+        if (role != roleAtStart || core.log.epoch() != epochAtStart || closed
+                || livePrimary(core.peers.replicas(core.service, core.partition)) != null) {
+            // Things changed while the statuses were on their way: another replica took over (its first replicate
+            // brought a new epoch before its announcement did), and the statuses, older than this log, are stale.
+            return;
         }
         long maxEpoch = core.log.epoch();
         List<ReplicaStatus> followers = new ArrayList<>();
@@ -621,6 +726,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         adoptEpoch(epoch);
         role = Role.PRIMARY;
         primary = core.self;
+        epochLeader = core.self;
+        handingOverTo = null;
         inSync.clear();
         sentUpTo.clear();
         pending.clear();
@@ -674,6 +781,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return;
         }
         joining = true;
+        joinedTo = null;
         Join request = new Join(core.service, core.partition, core.self.value(), core.log.lastLsn(),
                 core.log.lastEpoch());
         core.peers.call(target, core.service, core.partition, "join", request, JoinReply.class)
@@ -689,6 +797,26 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (reply.epoch() > core.log.epoch()) {
             adoptEpoch(reply.epoch());
         }
+        if (!sameRecordAt(reply.keepUpTo(), reply.keepEpoch(), reply.keepOrigin())) {
+            // Same LSN, another write: a primary that died before anyone saw its epoch left records here under an
+            // epoch number its successor reused. Drop that run of records and join again from before it.
+            LogRecord mine = core.log.record(reply.keepUpTo()).orElseThrow();
+            long runStart = epochStarts.getOrDefault(mine.epoch(), reply.keepUpTo());
+            joining = false;
+            if (runStart - 1 < core.applied) {
+                logger.error("{}: applied writes up to {}, but from LSN {} on this log differs from {}'s (epoch {} by"
+                        + " {} here, epoch {} by {} there); this replica diverged and needs to be rebuilt", name,
+                        core.applied, runStart, target, mine.epoch(), mine.origin(), reply.keepEpoch(),
+                        reply.keepOrigin());
+                return;
+            }
+            logger.warn("{}: records {}..{} (epoch {} by {}) are not {}'s (epoch {} by {} at {}); truncating them and"
+                    + " joining again", name, runStart, core.log.lastLsn(), mine.epoch(), mine.origin(), target,
+                    reply.keepEpoch(), reply.keepOrigin(), reply.keepUpTo());
+            core.truncateAfter(runStart - 1);
+            rebuildEpochStarts();
+            return;
+        }
         if (reply.keepUpTo() < core.log.lastLsn()) {
             if (reply.keepUpTo() < core.applied) {
                 logger.error("{}: applied writes up to {} that the primary's log does not have past {}; this replica"
@@ -702,6 +830,10 @@ final class PrimaryBackupReplica implements PartitionReplica {
             rebuildEpochStarts();
         }
         primary = target;
+        epochLeader = target;
+        if (reply.joined()) {
+            joinedTo = target; // its replicate messages may now arrive before this replica is a secondary
+        }
         List<CompletableFuture<Void>> appends = new ArrayList<>();
         for (Entry entry : reply.entries()) {
             if (entry.lsn() == core.log.lastLsn() + 1) {
@@ -725,6 +857,22 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 join(target);
             }
         }));
+    }
+
+    /**
+     * Whether this log's record {@code lsn} is the primary's (epoch {@code epoch}, written by primary
+     * {@code origin}); trivially so for LSN 0, past this log's end, and for records logged before
+     * primaries named themselves in them (empty origin).
+     */
+    private boolean sameRecordAt(long lsn, long epoch, @Nullable String origin) {
+        if (lsn < 1 || lsn > core.log.lastLsn()) {
+            return true;
+        }
+        LogRecord mine = core.log.record(lsn).orElseThrow();
+        if (mine.epoch() != epoch) {
+            return false;
+        }
+        return origin == null || origin.isEmpty() || mine.origin().isEmpty() || mine.origin().equals(origin);
     }
 
     private void maybeHandover(Replica live) {
@@ -757,6 +905,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void adoptEpoch(long epoch) {
         if (epoch > core.log.epoch()) {
             core.log.persistEpoch(epoch);
+            epochLeader = null;
         }
     }
 
@@ -773,6 +922,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
             sentUpTo.clear();
         } else {
             logger.warn("{}: {} -> {}: {}", name, role, next, why);
+        }
+        if (next == Role.RECOVERING) {
+            joinedTo = null;
         }
         role = next;
         publish();

@@ -90,6 +90,12 @@ public final class ReplicationEngine implements AutoCloseable {
                 if (!isReplicated(runtime)) {
                     continue;
                 }
+                if (runtime.descriptor().checkMethod().isEmpty()) {
+                    logger.warn("{}: service '{}' has @Write methods but no @Check: after a crash, the writes of the"
+                            + " last moments before it (those past the log's lazily saved committed mark) run again, so"
+                            + " its writes must be idempotent; a @Check method makes recovery exact", self,
+                            runtime.descriptor().name());
+                }
                 PartitionReplica[] byPartition = new PartitionReplica[runtime.descriptor().partitions()];
                 for (int p = 0; p < byPartition.length; p++) {
                     if (runtime.hosts(p)) {

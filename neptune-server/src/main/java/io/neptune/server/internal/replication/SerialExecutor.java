@@ -63,7 +63,7 @@ final class SerialExecutor implements Executor {
                 }
                 try {
                     task.run();
-                } catch (RuntimeException e) {
+                } catch (Throwable e) { // an Error too: the next task must still run, or the partition stalls for good
                     logger.error("{}: task failed", owner, e);
                 }
             }

@@ -1,0 +1,365 @@
+package io.neptune.server.internal.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.neptune.core.AccessMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.log.RedoLog;
+import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.PeerMessages.Entry;
+import io.neptune.server.internal.replication.PeerMessages.Promote;
+import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Races of level-2 replication that the process-level tests reach only by chance, driven here one
+ * message at a time: real {@link PrimaryBackupReplica}s and REDO logs, a network that can hold
+ * replies or drop calls, and ticks given by hand.
+ */
+class PrimaryBackupRacesTest {
+    private static final String SERVICE = "svc";
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path dir;
+
+    private final ExecutorService pool = Executors.newFixedThreadPool(4);
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final Map<NodeId, Node> nodes = new ConcurrentHashMap<>();
+    private final List<Node> started = new CopyOnWriteArrayList<>();
+    private final List<Runnable> heldReplies = new CopyOnWriteArrayList<>();
+    /** (caller, "target:method"): hold the reply until {@link #releaseReplies}. */
+    private volatile BiPredicate<NodeId, String> holdReply = (from, call) -> false;
+    /** (caller, "target:method"): the call never arrives. */
+    private volatile BiPredicate<NodeId, String> dropCall = (from, call) -> false;
+    /** A node to which commit points (replicate messages without entries) never arrive, or null. */
+    private volatile NodeId commitPointsLostTo;
+
+    @AfterEach
+    void stop() {
+        for (Node node : started) {
+            node.replica.close();
+            node.core.log.close();
+        }
+        pool.shutdownNow();
+        timer.shutdownNow();
+    }
+
+    @Test
+    void writesAcknowledgedWhileAReplicaJoinsAreNotTruncatedByItsJoin() {
+        Node p = start("p", 1);
+        Node s = start("s", 2);
+        promote(p);
+        s.replica.tick();
+        awaitRole(s, Role.SECONDARY);
+
+        s.app.failStorage = true; // s logs w1 but cannot apply it: it leaves service
+        List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
+        write(p, "w1", answers);
+        awaitRole(s, Role.RECOVERING);
+
+        s.app.failStorage = false;
+        holdReply = (from, call) -> from.equals(s.id) && call.equals("p:join");
+        s.replica.tick(); // applies w1 now and asks p to join; p's answer is held
+        await().atMost(WAIT).until(() -> heldReplies.size() == 1);
+        commitPointsLostTo = s.id; // s cannot apply what it may log meanwhile
+        write(p, "w2", answers);
+        write(p, "w3", answers);
+        await().atMost(WAIT).until(() -> answers.size() == 3);
+        assertThat(answers).extracting(ResponseMessage::status).containsOnly(Status.OK);
+
+        releaseReplies(); // the answer p gave before w2 and w3
+        sync(s);
+        assertThat(s.replica.state().role() != Role.SECONDARY || s.core.log.lastLsn() == 3)
+                .as("s a secondary without w2 and w3 (log end %d)", s.core.log.lastLsn()).isTrue();
+        commitPointsLostTo = null;
+        s.replica.tick();
+        awaitRole(s, Role.SECONDARY);
+        assertThat(s.core.log.lastLsn()).as("a secondary has every acknowledged write").isEqualTo(3);
+        assertThat(s.core.log.record(3).map(LogRecord::method)).hasValue("w3");
+    }
+
+    @Test
+    void aReplicaWithRecordsOfADeadPrimaryUnderAReusedEpochDropsThemWhenItJoins() {
+        Node a = start("a", 1);
+        Node r = start("r", 3);
+        Node q = start("q", 2);
+        promote(a);
+        r.replica.tick();
+        q.replica.tick();
+        awaitRole(r, Role.SECONDARY);
+        awaitRole(q, Role.SECONDARY);
+
+        nodes.remove(a.id); // a dies; r takes over at epoch 2, but nothing it sends reaches q
+        dropCall = (from, call) -> from.equals(r.id) && call.equals("q:replicate");
+        r.replica.tick();
+        awaitRole(r, Role.PRIMARY);
+        write(r, "rWrite1", new CopyOnWriteArrayList<>()); // logged at r only, never acknowledged
+        await().atMost(WAIT).until(() -> r.core.log.lastLsn() == 1);
+        nodes.remove(r.id); // r dies before anyone learned its epoch
+
+        q.replica.tick(); // q takes over, at epoch 2 as well
+        awaitRole(q, Role.PRIMARY);
+        assertThat(q.core.log.epoch()).isEqualTo(r.core.log.epoch());
+        List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
+        write(q, "qWrite1", answers);
+        await().atMost(WAIT).until(() -> answers.size() == 1);
+        assertThat(answers.get(0).status()).isEqualTo(Status.OK);
+
+        dropCall = (from, call) -> false;
+        r.replica.close();
+        r.core.log.close();
+        Node restarted = start("r", 3);
+        await().atMost(WAIT).untilAsserted(() -> {
+            restarted.replica.tick();
+            assertThat(restarted.replica.state().role()).isEqualTo(Role.SECONDARY);
+        });
+        assertThat(restarted.core.log.record(1).map(LogRecord::method)).hasValue("qWrite1");
+        assertThat(restarted.app.methods).containsExactly("qWrite1");
+    }
+
+    @Test
+    void aRivalElectingDuringAHandoverDoesNotBecomeASecondPrimary() {
+        Node p = start("p", 1);
+        Node h = start("h", 2);
+        Node x = start("x", 3);
+        promote(p);
+        h.replica.tick();
+        x.replica.tick();
+        awaitRole(h, Role.SECONDARY);
+        awaitRole(x, Role.SECONDARY);
+
+        holdReply = (from, call) -> from.equals(h.id) && call.equals("p:handover");
+        h.replica.tick(); // h outranks p and asks for the role; p steps down, its yes is held
+        awaitRole(p, Role.SECONDARY);
+        x.replica.tick(); // x sees no primary announced and holds an election meanwhile
+        await().atMost(WAIT).until(() -> x.peers.statusAnswers >= 2); // p's and h's
+        sync(x); // the election's outcome is decided on x's executor
+
+        releaseReplies();
+        awaitRole(h, Role.PRIMARY);
+        assertThat(List.of(p, h, x)).filteredOn(n -> n.replica.state().role() == Role.PRIMARY).containsExactly(h);
+        List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
+        write(h, "after", answers);
+        await().atMost(WAIT).until(() -> p.core.log.lastLsn() == 1 && x.core.log.lastLsn() == 1);
+        assertThat(answers).extracting(ResponseMessage::status).containsExactly(Status.OK);
+    }
+
+    @Test
+    void aSecondaryAcknowledgesOnlyDurableRecords() throws Exception {
+        Node p = start("p", 1);
+        Node s = start("s", 2);
+        promote(p);
+        s.replica.tick();
+        awaitRole(s, Role.SECONDARY);
+
+        long epoch = s.core.log.epoch();
+        Entry record = Entry.of(new LogRecord(1, epoch, RecordKind.WRITE, new RequestId(9, 9), "p", 0, "m",
+                new byte[4096]));
+        List<String> violations = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch acks = new CountDownLatch(2);
+        for (Replicate message : List.of(new Replicate(SERVICE, 0, "p", epoch, 0, List.of(record)),
+                new Replicate(SERVICE, 0, "p", epoch, 0, List.of()))) { // the second, empty, answers at once
+            s.replica.onPeerMessage("replicate", message, reply -> {
+                Ack ack = (Ack) reply;
+                if (ack.lastLsn() > s.core.durable) {
+                    violations.add(ack + " with durable " + s.core.durable);
+                }
+                acks.countDown();
+            });
+        }
+        assertThat(acks.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(violations).isEmpty();
+    }
+
+    @Test
+    void aTaskThatThrowsAnErrorDoesNotStopTheExecutor() throws Exception {
+        SerialExecutor executor = new SerialExecutor(pool, "errors");
+        executor.execute(() -> {
+            throw new AssertionError("a bug in one task");
+        });
+        CountDownLatch next = new CountDownLatch(1);
+        executor.execute(next::countDown);
+        assertThat(next.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the task after it ran").isTrue();
+    }
+
+    // ---------------------------------------------------------------- harness
+
+    private Node start(String name, int priority) {
+        Node node = new Node(name, priority);
+        nodes.put(node.id, node);
+        started.add(node);
+        node.replica.start();
+        return node;
+    }
+
+    private static void promote(Node node) {
+        CompletableFuture<Object> reply = new CompletableFuture<>();
+        node.replica.onPeerMessage("promote", new Promote(SERVICE, 0), reply::complete);
+        reply.join();
+        awaitRole(node, Role.PRIMARY);
+    }
+
+    /** Waits until {@code node}'s executor ran everything queued before this call. */
+    private static void sync(Node node) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        node.core.exec.execute(() -> done.complete(null));
+        done.join();
+    }
+
+    private static void awaitRole(Node node, Role role) {
+        await().atMost(WAIT).until(() -> node.replica.state().role() == role);
+    }
+
+    private static long nextId = 1;
+
+    private static void write(Node node, String method, List<ResponseMessage> answers) {
+        long id = nextId++;
+        node.replica.write(new RequestMessage(id, SERVICE, 0, method, AccessMode.WRITE, 10_000, 0, new RequestId(id, id),
+                new byte[0]), answers::add);
+    }
+
+    private void releaseReplies() {
+        holdReply = (from, call) -> false;
+        List<Runnable> held = List.copyOf(heldReplies);
+        heldReplies.clear();
+        held.forEach(Runnable::run);
+    }
+
+    /** A service that records what it ran; its CHECK answers from that record. */
+    private static final class RecordingService implements PartitionService {
+        final Set<Long> executed = ConcurrentHashMap.newKeySet();
+        final List<String> methods = new CopyOnWriteArrayList<>();
+        volatile boolean failStorage;
+
+        @Override
+        public ResponseMessage execute(LogRecord record) {
+            if (failStorage) {
+                return ResponseMessage.error(0, Status.METHOD_FAILED, "io.neptune.server.storage.StorageException: disk");
+            }
+            executed.add(record.lsn());
+            methods.add(record.method());
+            return ResponseMessage.ok(0, record.lsn(), new byte[0]);
+        }
+
+        @Override
+        public boolean isApplied(long lsn) {
+            return executed.contains(lsn);
+        }
+
+        @Override
+        public boolean hasCheck() {
+            return true;
+        }
+
+        @Override
+        public Optional<String> digest() {
+            return Optional.empty();
+        }
+    }
+
+    private final class Node {
+        final NodeId id;
+        final int priority;
+        final RecordingService app = new RecordingService();
+        final ReplicaCore core;
+        final PrimaryBackupReplica replica;
+        final NetworkPeers peers;
+
+        Node(String name, int priority) {
+            this.id = NodeId.of(name);
+            this.priority = priority;
+            this.peers = new NetworkPeers(id);
+            core = new ReplicaCore(SERVICE, 0, id, RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP), app, peers,
+                    new SerialExecutor(pool, name), timer);
+            replica = new PrimaryBackupReplica(core, priority, 3, Duration.ofSeconds(2), null);
+        }
+
+        Replica asReplica() {
+            ReplicaState s = replica.state();
+            InetSocketAddress unused = new InetSocketAddress("127.0.0.1", 1);
+            return new Replica(id, unused, unused, priority, s.role(), s.applied(), 0, s.epoch(), s.logEnd(),
+                    s.lastEpoch(), 0);
+        }
+    }
+
+    /** Delivers calls on the pool to the target replica; holds replies or drops calls as the test says. */
+    private final class NetworkPeers implements Peers {
+        final NodeId self;
+        volatile int statusAnswers;
+
+        NetworkPeers(NodeId self) {
+            this.self = self;
+        }
+
+        @Override
+        public NodeId self() {
+            return self;
+        }
+
+        @Override
+        public List<Replica> replicas(String service, int partition) {
+            return nodes.values().stream().map(Node::asReplica).toList();
+        }
+
+        @Override
+        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
+                Class<T> replyType) {
+            CompletableFuture<T> result = new CompletableFuture<>();
+            Node target = nodes.get(node);
+            String call = node + ":" + method;
+            boolean commitPoint = message instanceof Replicate m && m.entries().isEmpty();
+            if (target == null || dropCall.test(self, call) || commitPoint && node.equals(commitPointsLostTo)) {
+                return result; // lost: the caller's own timeouts deal with it
+            }
+            pool.execute(() -> target.replica.onPeerMessage(method, message, reply -> {
+                Runnable deliver = () -> {
+                    result.complete(replyType.cast(reply));
+                    if (method.equals("status")) {
+                        statusAnswers++; // after the completion, which queued whatever the caller does next
+                    }
+                };
+                if (holdReply.test(self, call)) {
+                    heldReplies.add(deliver);
+                } else {
+                    deliver.run();
+                }
+            }));
+            return result;
+        }
+
+        @Override
+        public void announce() {
+        }
+    }
+}
