@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * reports. When the primary is gone, the live in-sync replica with the most complete log (epoch,
  * then LSN; priority breaks ties) takes over at a new, persisted epoch and treats its unapplied
  * tail like fresh writes, so it commits only what every survivor has. Replicas reject messages
- * from older epochs, which fences a deposed primary.
+ * from older epochs, which fences a deposed primary, and take messages at one epoch from one
+ * primary only. Each record names the primary that wrote it: a recovering replica compares its
+ * record at the LSN the primary keeps with the primary's and drops a run that differs, which a
+ * dead primary's reused epoch number would otherwise hide.
  *
  * <p>Thread-safety: all state is confined to the partition's serial executor.
  */
