@@ -70,7 +70,9 @@ public final class YellowPage {
             }
             // Hearing a node lifts its exclusion, but does not forget connection failures while it is
             // not excluded: it announces every second, and a count reset as often would never reach the limit.
-            int failures = previous == null || previous.excluded() ? 0 : previous.failures();
+            // A new process (incarnation) starts afresh: the failures were its predecessor's.
+            int failures = previous == null || previous.excluded()
+                    || previous.announcement().incarnation() != announcement.incarnation() ? 0 : previous.failures();
             entries.put(node, new Entry(announcement, now, failures, false));
             Snapshot next;
             try {

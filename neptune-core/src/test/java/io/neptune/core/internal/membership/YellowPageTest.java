@@ -232,6 +232,13 @@ class YellowPageTest {
         assertThat(page.contains(A)).isTrue();
         page.connectFailed(A);
         assertThat(page.contains(A)).as("a node that announces every second but refuses connections").isFalse();
+
+        page.update(announce(B, 1, 1, 0));
+        page.connectFailed(B);
+        page.connectFailed(B);
+        page.update(announce(B, 2, 1, 0)); // B restarted: a new process
+        page.connectFailed(B);
+        assertThat(page.contains(B)).as("the failures of B's previous process do not count").isTrue();
     }
 
     @Test
