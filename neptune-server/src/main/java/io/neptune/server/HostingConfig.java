@@ -27,6 +27,8 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
     public static final int DEFAULT_WORKERS = 8;
     /** Default for {@link #queueCapacity()}. */
     public static final int DEFAULT_QUEUE_CAPACITY = 1024;
+    /** The largest {@link #queueCapacity()}. */
+    public static final int MAX_QUEUE_CAPACITY = 1_000_000;
     /** Default for {@link #replicas()}. */
     public static final int DEFAULT_REPLICAS = 1;
 
@@ -37,7 +39,10 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
             Checks.atLeast("partition", p, 0);
         }
         Checks.atLeast("workers", workers, 1);
-        Checks.atLeast("queueCapacity", queueCapacity, 1);
+        if (queueCapacity < 1 || queueCapacity > MAX_QUEUE_CAPACITY) { // the queue's array is allocated up front
+            throw new IllegalArgumentException("queueCapacity: " + queueCapacity + " (expected: 1.." + MAX_QUEUE_CAPACITY
+                    + ")");
+        }
         Checks.atLeast("replicas", replicas, 1);
         priorities = Map.copyOf(priorities);
     }

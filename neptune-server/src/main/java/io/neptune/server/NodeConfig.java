@@ -6,6 +6,8 @@ import io.neptune.client.ClientConfig;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.Checks;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -46,7 +48,7 @@ public record NodeConfig(
     /** Validates the fields. */
     public NodeConfig {
         requireNonNull(node, "node");
-        requireNonNull(bindAddress, "bindAddress");
+        checkBindAddress(bindAddress);
         Checks.port("port", port);
         Checks.port("pollPort", pollPort);
         Checks.atLeast("ioThreads", ioThreads, 1);
@@ -56,6 +58,25 @@ public record NodeConfig(
         requireNonNull(dataDirectory, "dataDirectory");
         requireNonNull(logSync, "logSync");
         Checks.positive("ackTimeout", ackTimeout);
+    }
+
+    /**
+     * The node announces its bind address to its peers, who call it there: it must name this
+     * machine, and not be a wildcard, with which every peer would call itself.
+     */
+    private static void checkBindAddress(String bindAddress) {
+        requireNonNull(bindAddress, "bindAddress");
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(bindAddress);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("bindAddress: '" + bindAddress
+                    + "' (expected: an IP address or a host name of this machine)");
+        }
+        if (address.isAnyLocalAddress()) {
+            throw new IllegalArgumentException("bindAddress: '" + bindAddress + "' (expected: a specific address, not a"
+                    + " wildcard: the node announces it, and peers call it there)");
+        }
     }
 
     /** Default for {@link #ackTimeout()}. */

@@ -7,15 +7,18 @@ import io.neptune.client.ClientConfig;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.config.ConfigNode;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A node's YAML config file: the node settings and the services it hosts. Every key has a default;
@@ -26,6 +29,8 @@ import java.util.TreeSet;
  * @param services the services to host, in file order
  */
 public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
+    private static final Logger logger = LoggerFactory.getLogger(NodeConfigFile.class);
+
 
     /**
      * One {@code services} entry.
@@ -81,7 +86,13 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
             services.add(service(service));
         }
         root.finish();
-        return new NodeConfigFile(root.build(r -> node.build()), services);
+        NodeConfig config = root.build(r -> node.build());
+        if (!root.has("node") && !services.isEmpty()) {
+            logger.warn("no 'node' in the config: this node is {} and keeps its data under {}; started again under"
+                    + " another process id it will be another node and not find that data (set 'node')", config.node(),
+                    config.dataDirectory());
+        }
+        return new NodeConfigFile(config, services);
     }
 
     private static MembershipConfig membership(ConfigNode m, String bindAddress) {
@@ -139,6 +150,10 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
         if (className.isEmpty()) {
             throw new ConfigException(s.path() + ".class", "missing (expected: the service's class name)");
         }
+        if (s.has("partitions") && s.strings("partitions").isEmpty()) { // not "all", which an absent key means
+            throw new ConfigException(s.path() + ".partitions", "[] (expected: all, a partition id, a range such as"
+                    + " 0-15, or a list of them)");
+        }
         HostingConfig hosting = s.build(h -> HostingConfig.builder()
                 .partitions(partitions(h.path() + ".partitions", h.strings("partitions")))
                 .priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
@@ -178,6 +193,10 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
                 int to = dash < 0 ? from : Integer.parseInt(text.substring(dash + 1).trim());
                 if (from < 0 || to < from) {
                     throw new NumberFormatException();
+                }
+                if (to >= ServiceDescriptor.MAX_PARTITIONS) {
+                    throw new ConfigException(key, "'" + spec + "' (expected: partition ids below "
+                            + ServiceDescriptor.MAX_PARTITIONS + ", the most a service may have)");
                 }
                 for (int p = from; p <= to; p++) {
                     partitions.add(p);

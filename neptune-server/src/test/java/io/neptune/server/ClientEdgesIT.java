@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 class ClientEdgesIT {
     private static final int FRAME_BYTES = 64 * 1024;
     private static final CallOptions SHORT = CallOptions.timeout(Duration.ofMillis(150));
+    private static final Duration WAIT_FOR_THREADS = Duration.ofSeconds(20);
 
     private static MiniCluster cluster;
     private static NeptuneClient client;
@@ -116,6 +117,31 @@ class ClientEdgesIT {
         }
         assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasMessageContaining("client is closed");
+    }
+
+    @Test
+    void aMethodThatThrowsAnErrorIsAnsweredAndItsWorkerServesOn() {
+        for (int i = 0; i < 2 * HostingConfig.DEFAULT_WORKERS; i++) { // more than the service has workers
+            assertThatThrownBy(() -> client.call(NeptuneHandle.create(), "echo", 3, "assertion", AccessMode.READ,
+                    new Echo("x"), Reply.class, CallOptions.timeout(Duration.ofSeconds(5))))
+                    .isInstanceOf(RemoteMethodException.class).hasMessageContaining("AssertionError: a bug: x");
+        }
+        assertThat(client.call(NeptuneHandle.create(), "echo", 3, "echo", AccessMode.READ, new Echo("alive"),
+                Reply.class, CallOptions.timeout(Duration.ofSeconds(5))).text()).isEqualTo("alive");
+    }
+
+    @Test
+    void aNodeThatCannotBindNamesTheSettingAndLeavesNoThreads() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            NodeConfig config = cluster.config("unbound", ClientConfig.defaults()).toBuilder()
+                    .port(taken.getLocalPort()).build();
+            assertThatThrownBy(() -> NeptuneNode.builder(config).host(new EchoTestService(), HostingConfig.all()).start())
+                    .isInstanceOf(io.neptune.core.NeptuneException.class)
+                    .hasMessageContaining("check the settings bind-address and port");
+        }
+        org.awaitility.Awaitility.await().atMost(WAIT_FOR_THREADS).untilAsserted(() -> assertThat(Thread.getAllStackTraces()
+                .keySet().stream().map(Thread::getName).filter(name -> name.contains("unbound") && !name.contains("jgroups")))
+                .as("threads of the node that failed to start").isEmpty());
     }
 
     @Test

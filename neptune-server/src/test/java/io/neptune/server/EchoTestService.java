@@ -45,6 +45,12 @@ public final class EchoTestService {
         return new Reply(request.text().repeat(request.times()), context.node().value(), context.partition());
     }
 
+    /** Fails the way a bug in a service does: with an {@link AssertionError}, not an exception. */
+    @Read
+    public Reply assertion(RequestContext context, Echo request) {
+        throw new AssertionError("a bug: " + request.text());
+    }
+
     /** Answers null, as a lookup that found nothing may. */
     @Read
     public @Nullable Reply nothing(RequestContext context, Echo request) {

@@ -99,6 +99,14 @@ class NodeConfigFileTest {
                 .hasMessageStartingWith("services[0].class: missing");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: 5-2\n")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("services[0].partitions: '5-2'");
+        assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: 0-2147483647\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("expected: partition ids below 65536");
+        assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: []\n"))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("services[0].partitions: []");
+        assertThatThrownBy(() -> load("services:\n  - class: a.B\n    queue-capacity: 100000000\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("queueCapacity: 100000000 (expected: 1..1000000)");
+        assertThatThrownBy(() -> load("bind-address: 0.0.0.0\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("bindAddress: '0.0.0.0' (expected: a specific address");
         assertThatThrownBy(() -> load("membership:\n  announce-interval: 3s\n  expiry: 4s\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("expiry");
         assertThatThrownBy(() -> load("- just\n- a list\n")).isInstanceOf(ConfigException.class)

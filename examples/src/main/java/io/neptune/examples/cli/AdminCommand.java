@@ -127,11 +127,19 @@ public final class AdminCommand implements Runnable {
                     System.out.printf("%-16s %-10s %6d %8d %8d %4d  %s%n", r.node(), r.role(), r.epoch(), r.logEnd(),
                             r.version(), r.priority(), r.error().isEmpty() ? r.digest() : "ERROR " + r.error());
                 }
-                long versions = replicas.stream().map(ReplicaStatus::version).distinct().count();
-                long digests = replicas.stream().map(ReplicaStatus::digest).distinct().count();
+                // Only the replicas that answered: a silent one's row holds its last announced version, no digest.
+                List<ReplicaStatus> answered = replicas.stream().filter(r -> r.error().isEmpty()).toList();
+                long versions = answered.stream().map(ReplicaStatus::version).distinct().count();
+                long digests = answered.stream().map(ReplicaStatus::digest).distinct().count();
                 if (versions == 1 && digests > 1) {
                     System.out.println("DIVERGED: replicas at the same version have different digests");
                     return 3;
+                }
+                if (answered.size() < replicas.size()) {
+                    System.out.println((replicas.size() - answered.size()) + " of " + replicas.size()
+                            + " replicas did not answer; the others " + (answered.isEmpty() ? "cannot be compared"
+                                    : versions == 1 ? "agree" : "are at different versions (catching up?)"));
+                    return 4;
                 }
                 System.out.println(versions == 1 ? "consistent: one version, one digest"
                         : "replicas at different versions (catching up?)");

@@ -1,10 +1,12 @@
 package io.neptune.server.internal;
 
+import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.Poll;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -31,7 +33,7 @@ public final class LoadIndexServer implements AutoCloseable {
     public LoadIndexServer(NodeId node, EventLoopGroup group, String bindAddress, int port,
             Map<String, ServiceRuntime> services) {
         Map<String, ServiceRuntime> byName = Map.copyOf(services);
-        this.channel = new Bootstrap()
+        ChannelFuture bound = new Bootstrap()
                 .group(group)
                 .channel(NioDatagramChannel.class)
                 .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
@@ -52,8 +54,12 @@ public final class LoadIndexServer implements AutoCloseable {
                     }
                 })
                 .bind(new InetSocketAddress(bindAddress, port))
-                .syncUninterruptibly()
-                .channel();
+                .awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new NeptuneException(node + ": cannot answer load polls on " + bindAddress + ":" + port
+                    + " (check the settings bind-address and poll-port): " + bound.cause(), bound.cause());
+        }
+        this.channel = bound.channel();
     }
 
     /** The bound address. */

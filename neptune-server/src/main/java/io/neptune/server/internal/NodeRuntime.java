@@ -91,7 +91,7 @@ public final class NodeRuntime implements AutoCloseable {
             if (!services.isEmpty()) {
                 publisher.start();
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // whatever failed, stop what was started
             try {
                 close();
             } catch (RuntimeException suppressed) {

@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.Message;
@@ -11,6 +12,7 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -52,7 +54,7 @@ public final class RequestServer implements AutoCloseable {
             Router router) {
         this.node = requireNonNull(node, "node");
         Dispatcher dispatcher = new Dispatcher(router, maxFrameBytes);
-        this.serverChannel = new ServerBootstrap()
+        ChannelFuture bound = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -68,8 +70,12 @@ public final class RequestServer implements AutoCloseable {
                     }
                 })
                 .bind(new InetSocketAddress(bindAddress, port))
-                .syncUninterruptibly()
-                .channel();
+                .awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new NeptuneException(node + ": cannot accept requests on " + bindAddress + ":" + port
+                    + " (check the settings bind-address and port): " + bound.cause(), bound.cause());
+        }
+        this.serverChannel = bound.channel();
     }
 
     /** The bound address. */

@@ -4,9 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.AccessMode;
 import io.neptune.core.MethodDescriptor;
+import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.RequestContext;
 import io.neptune.core.ServiceDescriptor;
+import io.neptune.core.ServiceEnvironment;
+import io.neptune.core.ServiceLifecycle;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -14,25 +17,22 @@ import io.neptune.core.internal.wire.Status;
 import io.neptune.server.HostingConfig;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import io.neptune.core.NeptuneException;
-import io.neptune.core.ServiceEnvironment;
-import io.neptune.core.ServiceLifecycle;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.Consumer;
-import java.util.function.ToLongFunction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +81,13 @@ public final class ServiceRuntime implements AutoCloseable {
             if (partition >= descriptor.partitions()) {
                 throw new IllegalArgumentException(descriptor.name() + " partition: " + partition
                         + " (expected: 0.." + (descriptor.partitions() - 1) + ")");
+            }
+        }
+        for (int partition : hosting.priorities().keySet()) {
+            if (!hosting.hosts(partition, descriptor.partitions())) {
+                throw new IllegalArgumentException(descriptor.name() + " priority for partition " + partition
+                        + " (expected: a hosted partition, " + (hosting.partitions().isEmpty() ? "0.."
+                                + (descriptor.partitions() - 1) : hosting.partitions()) + ")");
             }
         }
     }
@@ -230,13 +237,24 @@ public final class ServiceRuntime implements AutoCloseable {
             if (task != null) {
                 active.incrementAndGet();
                 try {
-                    task.reply().accept(run(task));
+                    task.reply().accept(runAnswering(task));
                 } catch (RuntimeException e) {
                     logger.error("{}: reply to {} failed", node, task.request(), e);
                 } finally {
                     active.decrementAndGet();
                 }
             }
+        }
+    }
+
+    /** {@link #run}, answering even when the JVM failed under it (out of memory): the worker lives on. */
+    private ResponseMessage runAnswering(Task task) {
+        try {
+            return run(task);
+        } catch (VirtualMachineError e) {
+            logger.error("{}: {} failed: the JVM is in trouble", node, task.request().target(), e);
+            return ResponseMessage.error(task.request().requestId(), Status.METHOD_FAILED, e.getClass().getName()
+                    + " on " + node + ": " + e.getMessage());
         }
     }
 
@@ -266,10 +284,14 @@ public final class ServiceRuntime implements AutoCloseable {
             result = handles.get(method.name()).invoke(new Context(request, lsn), argument);
         } catch (Throwable t) {
             Throwable cause = t instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : t;
-            if (cause instanceof Error error && !(cause instanceof StackOverflowError)) {
-                throw error;
+            if (cause instanceof VirtualMachineError error && !(cause instanceof StackOverflowError)) {
+                throw error; // out of memory: not the method's answer, and a replicated write must not record it as one
             }
-            logger.debug("{}: {} threw", node, request.target(), cause);
+            if (cause instanceof Error) {
+                logger.warn("{}: {} threw {}", node, request.target(), cause.toString(), cause);
+            } else {
+                logger.debug("{}: {} threw", node, request.target(), cause);
+            }
             return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED,
                     cause.getClass().getName() + ": " + cause.getMessage());
         }
@@ -289,17 +311,28 @@ public final class ServiceRuntime implements AutoCloseable {
             return;
         }
         closed = true;
+        // Workers finish the method they run (not interrupted: an interrupt can close a database's file
+        // channel under it), within one deadline for all of them.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<String> stuck = new ArrayList<>();
         for (Thread worker : workers) {
             try {
-                worker.join(TimeUnit.SECONDS.toMillis(5));
+                worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                break;
+            }
+            if (worker.isAlive()) {
+                stuck.add(worker.getName());
             }
         }
         for (Task task : scheduler.drain()) {
             task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.UNAVAILABLE,
                     node + " is shutting down"));
+        }
+        if (!stuck.isEmpty()) {
+            logger.warn("{}: {} workers still run a method after 10 s ({}); not calling {}'s stop() under them", node,
+                    stuck.size(), stuck, descriptor.name());
+            return;
         }
         if (instance instanceof ServiceLifecycle lifecycle) {
             try {
