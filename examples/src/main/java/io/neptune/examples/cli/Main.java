@@ -30,6 +30,11 @@ public final class Main implements Runnable {
                 cmd.getErr().println("neptune: " + cause.getMessage());
                 return 2;
             }
+            if (cause instanceof java.util.concurrent.TimeoutException) {
+                cmd.getErr().println("neptune: no answer from the cluster in time (is a node of it running, with the"
+                        + " same cluster settings?)");
+                return 2;
+            }
             throw e;
         });
         return commandLine.execute(args);
