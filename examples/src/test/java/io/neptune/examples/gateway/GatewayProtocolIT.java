@@ -159,9 +159,9 @@ class GatewayProtocolIT {
             assertThat(raw.read().status()).as("the earlier request's answer first").isEqualTo(200);
             assertThat(raw.read().status()).as("then the interim answer").isEqualTo(100);
             raw.write(body);
-            assertThat(raw.read().status()).isEqualTo(201);
-            raw.write(slow);
-            assertThat(raw.read().body()).as("the post is in the topic").contains("\"subject\":\"hello\"");
+            RawHttp.Response created = raw.read();
+            assertThat(created.status()).isEqualTo(201);
+            assertThat(created.body()).as("the body sent after the continue was read").contains("\"id\"");
         }
     }
 
