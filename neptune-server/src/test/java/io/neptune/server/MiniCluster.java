@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -85,20 +84,8 @@ public final class MiniCluster implements AutoCloseable {
 
     /** Waits until every node's yellow page lists {@code count} nodes. */
     public void awaitNodes(int count) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            if (nodes.stream().allMatch(n -> n.knownNodes().size() >= count)) {
-                return;
-            }
-            try {
-                TimeUnit.MILLISECONDS.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new AssertionError("yellow pages did not reach " + count + " nodes: "
-                + nodes.stream().map(n -> n.node() + "=" + n.knownNodes()).toList());
+        ReplicatedProcesses.await(() -> nodes.stream().allMatch(n -> n.knownNodes().size() >= count),
+                Duration.ofSeconds(30), "every yellow page to list " + count + " nodes");
     }
 
     @Override

@@ -105,6 +105,7 @@ class NodeConfigFileTest {
                 .isInstanceOf(ConfigException.class).hasMessageStartingWith("services[0].partitions: []");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    queue-capacity: 100000000\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("queueCapacity: 100000000 (expected: 1..1000000)");
+        // refused while the config is read: nothing binds to the wildcard
         assertThatThrownBy(() -> load("bind-address: 0.0.0.0\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("bindAddress: '0.0.0.0' (expected: a specific address");
         assertThatThrownBy(() -> load("membership:\n  announce-interval: 3s\n  expiry: 4s\n"))

@@ -196,18 +196,8 @@ final class ReplicatedProcesses implements AutoCloseable {
     }
 
     static void await(BooleanSupplier condition, Duration limit, String what) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + limit + " waiting for " + what);
-            }
-            try {
-                TimeUnit.MILLISECONDS.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        org.awaitility.Awaitility.await(what).atMost(limit).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20)).until(condition::getAsBoolean);
     }
 
     @Override

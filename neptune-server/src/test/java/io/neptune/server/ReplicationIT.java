@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -101,13 +100,7 @@ class ReplicationIT {
                 .findFirst().orElse("");
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            TimeUnit.MILLISECONDS.sleep(20);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        ReplicatedProcesses.await(condition, Duration.ofSeconds(30), what);
     }
 }

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -117,15 +116,10 @@ class NodeKillIT {
         }
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration limit, String what)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + limit + " waiting for " + what);
-            }
-            TimeUnit.MILLISECONDS.sleep(10);
-        }
+    /** Waits for {@code condition}, checking every 10 ms: the times measured around it need that resolution. */
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration limit, String what) {
+        org.awaitility.Awaitility.await(what).atMost(limit).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10)).until(condition::getAsBoolean);
     }
 
     /**

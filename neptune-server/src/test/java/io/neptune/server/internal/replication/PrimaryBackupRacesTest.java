@@ -79,9 +79,7 @@ class PrimaryBackupRacesTest {
     void writesAcknowledgedWhileAReplicaJoinsAreNotTruncatedByItsJoin() {
         Node p = start("p", 1);
         Node s = start("s", 2);
-        promote(p);
-        s.replica.tick();
-        awaitRole(s, Role.SECONDARY);
+        promoteAndFollow(p, s);
 
         s.app.failStorage = true; // s logs w1 but cannot apply it: it leaves service
         List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
@@ -114,11 +112,7 @@ class PrimaryBackupRacesTest {
         Node a = start("a", 1);
         Node r = start("r", 3);
         Node q = start("q", 2);
-        promote(a);
-        r.replica.tick();
-        q.replica.tick();
-        awaitRole(r, Role.SECONDARY);
-        awaitRole(q, Role.SECONDARY);
+        promoteAndFollow(a, r, q);
 
         nodes.remove(a.id); // a dies; r takes over at epoch 2, but nothing it sends reaches q
         dropCall = (from, call) -> from.equals(r.id) && call.equals("q:replicate");
@@ -153,11 +147,7 @@ class PrimaryBackupRacesTest {
         Node p = start("p", 1);
         Node h = start("h", 2);
         Node x = start("x", 3);
-        promote(p);
-        h.replica.tick();
-        x.replica.tick();
-        awaitRole(h, Role.SECONDARY);
-        awaitRole(x, Role.SECONDARY);
+        promoteAndFollow(p, h, x);
 
         holdReply = (from, call) -> from.equals(h.id) && call.equals("p:handover");
         h.replica.tick(); // h outranks p and asks for the role; p steps down, its yes is held
@@ -179,9 +169,7 @@ class PrimaryBackupRacesTest {
     void aSecondaryAcknowledgesOnlyDurableRecords() throws Exception {
         Node p = start("p", 1);
         Node s = start("s", 2);
-        promote(p);
-        s.replica.tick();
-        awaitRole(s, Role.SECONDARY);
+        promoteAndFollow(p, s);
 
         long epoch = s.core.log.epoch();
         Entry record = Entry.of(new LogRecord(1, epoch, RecordKind.WRITE, new RequestId(9, 9), "p", 0, "m",
@@ -223,11 +211,18 @@ class PrimaryBackupRacesTest {
         return node;
     }
 
-    private static void promote(Node node) {
+    /** Makes {@code primary} the primary (as an operator would) and {@code followers} its secondaries. */
+    private static void promoteAndFollow(Node primary, Node... followers) {
         CompletableFuture<Object> reply = new CompletableFuture<>();
-        node.replica.onPeerMessage("promote", new Promote(SERVICE, 0), reply::complete);
+        primary.replica.onPeerMessage("promote", new Promote(SERVICE, 0), reply::complete);
         reply.join();
-        awaitRole(node, Role.PRIMARY);
+        awaitRole(primary, Role.PRIMARY);
+        for (Node follower : followers) {
+            follower.replica.tick(); // sees the primary and joins it
+        }
+        for (Node follower : followers) {
+            awaitRole(follower, Role.SECONDARY);
+        }
     }
 
     /** Waits until {@code node}'s executor ran everything queued before this call. */
