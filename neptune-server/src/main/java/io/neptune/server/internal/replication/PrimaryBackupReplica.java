@@ -7,7 +7,6 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
-import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
@@ -24,12 +23,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -51,14 +46,17 @@ import org.slf4j.LoggerFactory;
  * from older epochs, which fences a deposed primary, and take messages at one epoch from one
  * primary only. Each record names the primary that wrote it: a recovering replica compares its
  * record at the LSN the primary keeps with the primary's and drops a run that differs, which a
- * dead primary's reused epoch number would otherwise hide.
+ * dead primary's reused epoch number would otherwise hide. The primary's side of the write path
+ * (pending writes, in-sync secondaries, committing) is its {@link PrimaryPipeline}.
  *
  * <p>Thread-safety: all state is confined to the partition's serial executor.
  */
 final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
-    private static final int BATCH = 500;
-    private static final long APPLY_SLICE_MILLIS = 5;
+    /** The most records one {@code replicate} or join answer carries. */
+    static final int BATCH = 500;
+    /** How long one slice of applying committed writes may hold the executor. */
+    static final long APPLY_SLICE_MILLIS = 5;
     private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final ReplicaCore core;
@@ -71,16 +69,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private Role role = Role.RECOVERING;
     private @Nullable NodeId primary;
     private long commitLsn;
-    private final Map<NodeId, Long> inSync = new HashMap<>();
-    private final Map<NodeId, Long> sentUpTo = new HashMap<>();
-    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    private final PrimaryPipeline pipeline;
     private final TreeMap<Long, Long> epochStarts = new TreeMap<>();
     private final Deque<long[]> versionSamples = new ArrayDeque<>();
     private boolean electing;
     /** An {@link #applyCommitted} slice is queued on the executor. */
     private boolean applyQueued;
-    /** A {@link #commitReady} slice is queued on the executor. */
-    private boolean commitQueued;
     private boolean joining;
     /**
      * The primary whose join reply made this recovering replica its follower: the only one whose
@@ -105,20 +99,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private long lastFromPrimaryNanos = System.nanoTime();
     private boolean closed;
 
-    /** A write the primary logged and sent, waiting for its log and its secondaries. */
-    private static final class Pending {
-        final LogRecord record;
-        final Set<NodeId> awaiting;
-        final List<Consumer<ResponseMessage>> replies = new ArrayList<>(1);
-        final List<Long> requestIds = new ArrayList<>(1);
-        boolean logged;
-
-        Pending(LogRecord record, Set<NodeId> awaiting) {
-            this.record = record;
-            this.awaiting = awaiting;
-        }
-    }
-
     PrimaryBackupReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
             @Nullable Duration staleness) {
         this.core = core;
@@ -127,9 +107,35 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.configuredReplicas = configuredReplicas;
         this.ackTimeoutMillis = ackTimeout.toMillis();
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
+        this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
+            @Override
+            public boolean leads() {
+                return role == Role.PRIMARY && !closed;
+            }
+
+            @Override
+            public void stepDown(String why) {
+                PrimaryBackupReplica.this.stepDown(Role.RECOVERING, why);
+            }
+
+            @Override
+            public void assigned(long epoch, long lsn) {
+                epochStarts.putIfAbsent(epoch, lsn);
+            }
+
+            @Override
+            public void committed() {
+                commitLsn = core.applied;
+            }
+
+            @Override
+            public void publish() {
+                PrimaryBackupReplica.this.publish();
+            }
+        });
         core.afterDurable = () -> {
             if (role == Role.PRIMARY) {
-                commitReady();
+                pipeline.commitReady();
             }
         };
     }
@@ -161,193 +167,13 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 reply.accept(notPrimary(request.requestId()));
                 return;
             }
-            ResponseMessage cached = core.cached(request.id());
-            if (cached != null) {
-                reply.accept(ReplicaCore.reply(cached, request.requestId()));
-                return;
-            }
-            OptionalLong known = core.log.lsnOf(request.id());
-            if (known.isPresent()) {
-                Pending inFlight = pending.get(known.getAsLong());
-                if (inFlight != null) {
-                    inFlight.replies.add(reply);
-                    inFlight.requestIds.add(request.requestId());
-                } else if (known.getAsLong() <= core.applied) {
-                    reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
-                            new byte[0]));
-                } else {
-                    reply.accept(notPrimary(request.requestId()));
-                }
-                return;
-            }
-            long lsn = core.log.lastLsn() + 1;
-            // the origin names the primary that assigned the LSN: with the epoch, it tells two logs' records apart
-            LogRecord record = new LogRecord(lsn, core.log.epoch(), RecordKind.WRITE, request.id(), core.self.value(),
-                    0, request.method(), request.payload());
-            Pending write = new Pending(record, new HashSet<>(inSync.keySet()));
-            write.replies.add(reply);
-            write.requestIds.add(request.requestId());
-            pending.put(lsn, write);
-            epochStarts.putIfAbsent(record.epoch(), lsn);
-            logAndSend(write);
+            pipeline.write(request, reply, this::notPrimary);
         });
-    }
-
-    private void logAndSend(Pending write) {
-        core.append(write.record).whenComplete((v, e) -> core.exec.execute(() -> {
-            if (e != null) {
-                logger.error("{}: REDO log append failed at {}; stepping down", name, write.record.lsn(), e);
-                stepDown(Role.RECOVERING, "log failure");
-                return;
-            }
-            write.logged = true;
-            commitReady();
-        }));
-        for (NodeId secondary : write.awaiting) {
-            if (sentUpTo.getOrDefault(secondary, 0L) == write.record.lsn() - 1) {
-                send(secondary, List.of(write.record));
-            }
-        }
-        if (!write.awaiting.isEmpty()) {
-            long lsn = write.record.lsn();
-            core.timer.schedule(() -> core.exec.execute(() -> ackTimedOut(lsn)), ackTimeoutMillis,
-                    TimeUnit.MILLISECONDS);
-        }
-        publish();
     }
 
     private ResponseMessage notPrimary(long requestId) {
         return ResponseMessage.error(requestId, Status.NOT_PRIMARY, core.self + " is not the primary of " + core.service
                 + "#" + core.partition + (primary != null ? " (primary: " + primary + ")" : " (no primary known)"));
-    }
-
-    private void send(NodeId secondary, List<LogRecord> records) {
-        if (!records.isEmpty()) {
-            sentUpTo.put(secondary, records.get(records.size() - 1).lsn());
-        }
-        Replicate message = new Replicate(core.service, core.partition, core.self.value(), core.log.epoch(),
-                core.applied, records.stream().map(Entry::of).toList());
-        core.peers.call(secondary, core.service, core.partition, "replicate", message, Ack.class)
-                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(secondary, ack, e)));
-    }
-
-    private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {
-        if (role != Role.PRIMARY || !inSync.containsKey(secondary)) {
-            return;
-        }
-        if (error != null || ack == null) {
-            exclude(secondary, "unreachable: " + (error == null ? "no reply" : error.getMessage()));
-            return;
-        }
-        if (!ack.accepted()) {
-            if (ack.epoch() > core.log.epoch()) {
-                stepDown(Role.RECOVERING, secondary + " is at epoch " + ack.epoch());
-                return;
-            }
-            if (!"gap".equals(ack.reason())) {
-                exclude(secondary, ack.reason());
-                return;
-            }
-        }
-        long acked = Math.max(inSync.get(secondary), ack.lastLsn());
-        inSync.put(secondary, acked);
-        for (Pending write : pending.headMap(acked, true).values()) {
-            write.awaiting.remove(secondary);
-        }
-        if (acked >= sentUpTo.getOrDefault(secondary, 0L) && acked < core.log.lastLsn()) {
-            send(secondary, core.log.read(acked + 1, BATCH)); // catch it up, a batch at a time
-        } else if (!ack.accepted()) {
-            send(secondary, core.log.read(acked + 1, BATCH));
-        }
-        commitReady();
-    }
-
-    private void ackTimedOut(long lsn) {
-        Pending write = pending.get(lsn);
-        if (write != null && role == Role.PRIMARY) {
-            for (NodeId secondary : List.copyOf(write.awaiting)) {
-                exclude(secondary, "no acknowledgement within " + ackTimeoutMillis + " ms");
-            }
-        }
-    }
-
-    /** Fail-stop: a secondary that did not keep up is treated as failed and must recover to rejoin. */
-    private void exclude(NodeId secondary, String why) {
-        if (!inSync.containsKey(secondary)) {
-            return;
-        }
-        logger.warn("{}: secondary {} excluded: {}", name, secondary, why);
-        forget(secondary);
-        core.peers.call(secondary, core.service, core.partition, "demote",
-                new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
-    }
-
-    /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
-    private void forget(NodeId secondary) {
-        if (inSync.remove(secondary) == null) {
-            return;
-        }
-        sentUpTo.remove(secondary);
-        for (Pending write : pending.values()) {
-            write.awaiting.remove(secondary);
-        }
-        commitReady();
-    }
-
-    /**
-     * Applies and answers the writes at the head of {@link #pending} that are durable here and at
-     * every in-sync secondary, a slice ({@value #APPLY_SLICE_MILLIS} ms) at a time like
-     * {@link #applyCommitted}: a new primary's unapplied tail must not hold a pool thread for long.
-     */
-    private void commitReady() {
-        boolean any = false;
-        long start = System.nanoTime();
-        while (!pending.isEmpty()) {
-            if (any && System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(APPLY_SLICE_MILLIS)) {
-                commitLater();
-                break;
-            }
-            Pending write = pending.firstEntry().getValue();
-            if (!(write.logged || write.record.lsn() <= core.durable) || !write.awaiting.isEmpty()) {
-                break;
-            }
-            if (!core.applyUpTo(write.record.lsn())) {
-                // its followers applied (or will apply) this write: one of them serves while this one cannot
-                stepDown(Role.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
-                return;
-            }
-            pending.pollFirstEntry();
-            ResponseMessage response = core.cached(write.record.requestId());
-            for (int i = 0; i < write.replies.size(); i++) {
-                ResponseMessage answer = response != null ? ReplicaCore.reply(response, write.requestIds.get(i))
-                        : new ResponseMessage(write.requestIds.get(i), Status.ALREADY_APPLIED, write.record.lsn(),
-                                new byte[0]);
-                write.replies.get(i).accept(answer);
-            }
-            any = true;
-        }
-        if (any) {
-            commitLsn = core.applied;
-            for (NodeId secondary : inSync.keySet()) {
-                if (sentUpTo.getOrDefault(secondary, 0L) >= core.log.lastLsn()) {
-                    send(secondary, List.of()); // carries the new commit point
-                }
-            }
-            publish();
-        }
-    }
-
-    private void commitLater() {
-        if (commitQueued) {
-            return;
-        }
-        commitQueued = true;
-        core.exec.execute(() -> {
-            commitQueued = false;
-            if (role == Role.PRIMARY && !closed) {
-                commitReady();
-            }
-        });
     }
 
     // ---------------------------------------------------------------- peer messages
@@ -503,15 +329,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
         List<LogRecord> records = core.log.read(keep + 1, BATCH);
         boolean joined = keep + records.size() >= core.log.lastLsn();
         NodeId node = NodeId.of(m.node());
-        forget(node); // a replica that asks to join is not in sync, whatever this primary still counted
+        pipeline.forget(node); // a replica that asks to join is not in sync, whatever this primary still counted
         if (core.peers.replicas(core.service, core.partition).stream().noneMatch(r -> r.node().equals(node))) {
             // this primary could not send it anything yet; it would exclude it at the next tick
             return new JoinReply(false, m.node() + " is not in " + core.self + "'s yellow page yet", core.log.epoch(),
                     0, 0, List.of(), false, 0, "");
         }
         if (joined) {
-            inSync.put(node, keep);
-            sentUpTo.put(node, core.log.lastLsn());
+            pipeline.follow(node, keep);
             logger.info("{}: {} joined as secondary at {}", name, node, core.log.lastLsn());
         }
         LogRecord atKeep = keep == 0 ? null : core.log.record(keep).orElseThrow();
@@ -524,10 +349,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (role != Role.PRIMARY || electing) {
             return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
         }
-        if (inSync.containsKey(node)) {
-            inSync.put(node, Math.max(inSync.get(node), m.lastLsn()));
-        }
-        if (!pending.isEmpty() || !inSync.containsKey(node) || m.lastLsn() < core.log.lastLsn()) {
+        boolean inSync = pipeline.acknowledged(node, m.lastLsn());
+        if (!pipeline.idle() || !inSync || m.lastLsn() < core.log.lastLsn()) {
             return new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn());
         }
         logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
@@ -563,11 +386,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     stepDown(Role.RECOVERING, "a second primary at epoch " + live.epoch());
                     return;
                 }
-                for (NodeId secondary : List.copyOf(inSync.keySet())) {
-                    if (view.stream().noneMatch(r -> r.node().equals(secondary))) {
-                        exclude(secondary, "left the yellow page");
-                    }
-                }
+                pipeline.excludeAbsent(view);
                 publish();
                 return;
             }
@@ -722,8 +541,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     /**
-     * Takes the primary role at {@code epoch}. The unapplied tail of this log becomes pending
-     * writes that commit once every follower has logged them, exactly like new writes.
+     * Takes the primary role at {@code epoch}, with {@code followers} as its in-sync secondaries
+     * ({@link PrimaryPipeline#lead}).
      */
     private void becomePrimary(long epoch, List<ReplicaStatus> followers, String why) {
         adoptEpoch(epoch);
@@ -731,36 +550,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
         primary = core.self;
         epochLeader = core.self;
         handingOverTo = null;
-        inSync.clear();
-        sentUpTo.clear();
-        pending.clear();
-        for (ReplicaStatus follower : followers) {
-            inSync.put(NodeId.of(follower.node()), Math.min(follower.logEnd(), core.log.lastLsn()));
-        }
-        for (long lsn = core.applied + 1; lsn <= core.log.lastLsn(); lsn++) {
-            long at = lsn;
-            Pending write = new Pending(core.log.record(lsn).orElseThrow(), new HashSet<>());
-            for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
-                if (f.getValue() < at) {
-                    write.awaiting.add(f.getKey());
-                }
-            }
-            write.logged = lsn <= core.durable;
-            pending.put(lsn, write);
-        }
+        pipeline.lead(followers);
         logger.info("{}: became primary at epoch {} ({}); log end {}, applied {}, followers {}", name, epoch, why,
-                core.log.lastLsn(), core.applied, inSync.keySet());
+                core.log.lastLsn(), core.applied, pipeline.secondaries());
         publish();
-        for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
-            sentUpTo.put(f.getKey(), f.getValue());
-            send(f.getKey(), core.log.read(f.getValue() + 1, BATCH));
-        }
-        long tail = core.log.lastLsn();
-        if (tail > core.applied) {
-            core.timer.schedule(() -> core.exec.execute(() -> ackTimedOut(tail)), ackTimeoutMillis,
-                    TimeUnit.MILLISECONDS);
-        }
-        commitReady();
+        pipeline.catchUp();
     }
 
     private void promoteByOperator(Consumer<Object> reply) {
@@ -915,14 +709,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void stepDown(Role next, String why) {
         if (role == Role.PRIMARY) {
             logger.warn("{}: stepping down as primary: {}", name, why);
-            for (Pending write : pending.values()) {
-                for (int i = 0; i < write.replies.size(); i++) {
-                    write.replies.get(i).accept(notPrimary(write.requestIds.get(i)));
-                }
-            }
-            pending.clear();
-            inSync.clear();
-            sentUpTo.clear();
+            pipeline.abandon(this::notPrimary);
         } else {
             logger.warn("{}: {} -> {}: {}", name, role, next, why);
         }
@@ -982,13 +769,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     public void close() {
         core.exec.execute(() -> {
             closed = true;
-            for (Pending write : pending.values()) {
-                for (int i = 0; i < write.replies.size(); i++) {
-                    write.replies.get(i).accept(ResponseMessage.error(write.requestIds.get(i), Status.UNAVAILABLE,
-                            core.self + " is shutting down"));
-                }
-            }
-            pending.clear();
+            pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.UNAVAILABLE,
+                    core.self + " is shutting down"));
         });
     }
 }

@@ -1,0 +1,365 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.PeerMessages.Demote;
+import io.neptune.server.internal.replication.PeerMessages.Entry;
+import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The primary's side of a level-2/3 partition ({@code docs/protocols/replication.md}): the writes
+ * it logged and sent, each pending until it is durable here and every in-sync secondary
+ * acknowledged it; the in-sync secondaries, how far each was sent and acknowledged; and committing
+ * in LSN order. A secondary that does not keep up is excluded (fail-stop). Only a primary uses it;
+ * stepping down {@linkplain #abandon abandons} it.
+ *
+ * <p>Thread-safety: confined to the partition's serial executor, like its {@link PrimaryBackupReplica}.
+ */
+final class PrimaryPipeline {
+    /** What the pipeline needs from its replica. */
+    interface Host {
+        /** Whether the replica is the primary (and not closed). */
+        boolean leads();
+
+        /** The primary cannot go on (log or storage failure, a newer epoch): it steps down to RECOVERING. */
+        void stepDown(String why);
+
+        /** A new write took {@code lsn} in {@code epoch}. */
+        void assigned(long epoch, long lsn);
+
+        /** Writes were applied and answered: the replica's commit point moved to {@code core.applied}. */
+        void committed();
+
+        /** The replica's state changed; publish it. */
+        void publish();
+    }
+
+    private static final Logger logger = LoggerFactory.getLogger(PrimaryPipeline.class);
+
+    private final ReplicaCore core;
+    private final long ackTimeoutMillis;
+    private final Host host;
+    private final Map<NodeId, Long> inSync = new HashMap<>();
+    private final Map<NodeId, Long> sentUpTo = new HashMap<>();
+    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    /** A {@link #commitReady} slice is queued on the executor. */
+    private boolean commitQueued;
+
+    /** A write the primary logged and sent, waiting for its log and its secondaries. */
+    private static final class Pending {
+        final LogRecord record;
+        final Set<NodeId> awaiting;
+        final List<Consumer<ResponseMessage>> replies = new ArrayList<>(1);
+        final List<Long> requestIds = new ArrayList<>(1);
+        boolean logged;
+
+        Pending(LogRecord record, Set<NodeId> awaiting) {
+            this.record = record;
+            this.awaiting = awaiting;
+        }
+    }
+
+    PrimaryPipeline(ReplicaCore core, long ackTimeoutMillis, Host host) {
+        this.core = core;
+        this.ackTimeoutMillis = ackTimeoutMillis;
+        this.host = host;
+    }
+
+    /**
+     * Takes a client write: a retry is answered from what this log knows, a new write is logged,
+     * sent to every in-sync secondary and answered once committed. {@code notPrimary} answers a
+     * retry this primary cannot decide.
+     */
+    void write(RequestMessage request, Consumer<ResponseMessage> reply, LongFunction<ResponseMessage> notPrimary) {
+        ResponseMessage cached = core.cached(request.id());
+        if (cached != null) {
+            reply.accept(ReplicaCore.reply(cached, request.requestId()));
+            return;
+        }
+        OptionalLong known = core.log.lsnOf(request.id());
+        if (known.isPresent()) {
+            Pending inFlight = pending.get(known.getAsLong());
+            if (inFlight != null) {
+                inFlight.replies.add(reply);
+                inFlight.requestIds.add(request.requestId());
+            } else if (known.getAsLong() <= core.applied) {
+                reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
+                        new byte[0]));
+            } else {
+                reply.accept(notPrimary.apply(request.requestId()));
+            }
+            return;
+        }
+        long lsn = core.log.lastLsn() + 1;
+        // the origin names the primary that assigned the LSN: with the epoch, it tells two logs' records apart
+        LogRecord record = new LogRecord(lsn, core.log.epoch(), RecordKind.WRITE, request.id(), core.self.value(), 0,
+                request.method(), request.payload());
+        Pending write = new Pending(record, new HashSet<>(inSync.keySet()));
+        write.replies.add(reply);
+        write.requestIds.add(request.requestId());
+        pending.put(lsn, write);
+        host.assigned(record.epoch(), lsn);
+        logAndSend(write);
+    }
+
+    private void logAndSend(Pending write) {
+        core.append(write.record).whenComplete((v, e) -> core.exec.execute(() -> {
+            if (e != null) {
+                logger.error("{}: REDO log append failed at {}; stepping down", core.name, write.record.lsn(), e);
+                host.stepDown("log failure");
+                return;
+            }
+            write.logged = true;
+            commitReady();
+        }));
+        for (NodeId secondary : write.awaiting) {
+            if (sentUpTo.getOrDefault(secondary, 0L) == write.record.lsn() - 1) {
+                send(secondary, List.of(write.record));
+            }
+        }
+        if (!write.awaiting.isEmpty()) {
+            awaitAcks(write.record.lsn());
+        }
+        host.publish();
+    }
+
+    /** Excludes the secondaries that have not acknowledged {@code lsn} an ack timeout from now. */
+    private void awaitAcks(long lsn) {
+        core.timer.schedule(() -> core.exec.execute(() -> ackTimedOut(lsn)), ackTimeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Starts leading with {@code followers} in sync up to their log ends. The unapplied tail of this
+     * log becomes pending writes that commit once every follower has logged them, exactly like new
+     * writes. {@link #catchUp} then sends each follower what it lacks.
+     */
+    void lead(List<ReplicaStatus> followers) {
+        clear();
+        for (ReplicaStatus follower : followers) {
+            inSync.put(NodeId.of(follower.node()), Math.min(follower.logEnd(), core.log.lastLsn()));
+        }
+        for (long lsn = core.applied + 1; lsn <= core.log.lastLsn(); lsn++) {
+            Pending write = new Pending(core.log.record(lsn).orElseThrow(), new HashSet<>());
+            for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
+                if (f.getValue() < lsn) {
+                    write.awaiting.add(f.getKey());
+                }
+            }
+            write.logged = lsn <= core.durable;
+            pending.put(lsn, write);
+        }
+    }
+
+    /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */
+    void catchUp() {
+        for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
+            sentUpTo.put(f.getKey(), f.getValue());
+            send(f.getKey(), core.log.read(f.getValue() + 1, PrimaryBackupReplica.BATCH));
+        }
+        if (core.log.lastLsn() > core.applied) {
+            awaitAcks(core.log.lastLsn());
+        }
+        commitReady();
+    }
+
+    /** The in-sync secondaries. */
+    Set<NodeId> secondaries() {
+        return Set.copyOf(inSync.keySet());
+    }
+
+    /** Whether no write waits to commit. */
+    boolean idle() {
+        return pending.isEmpty();
+    }
+
+    /** Counts {@code node}, which joined with its log equal to this one up to {@code keep}, as in sync. */
+    void follow(NodeId node, long keep) {
+        inSync.put(node, keep);
+        sentUpTo.put(node, core.log.lastLsn());
+    }
+
+    /** Whether {@code node} is in sync, noting that it has logged up to {@code lsn}. */
+    boolean acknowledged(NodeId node, long lsn) {
+        Long acked = inSync.get(node);
+        if (acked == null) {
+            return false;
+        }
+        inSync.put(node, Math.max(acked, lsn));
+        return true;
+    }
+
+    /** Excludes the in-sync secondaries that left {@code view}. */
+    void excludeAbsent(List<Replica> view) {
+        for (NodeId secondary : secondaries()) {
+            if (view.stream().noneMatch(r -> r.node().equals(secondary))) {
+                exclude(secondary, "left the yellow page");
+            }
+        }
+    }
+
+    /** Answers every pending write with {@code answer} (by request id) and forgets all state. */
+    void abandon(LongFunction<ResponseMessage> answer) {
+        for (Pending write : pending.values()) {
+            for (int i = 0; i < write.replies.size(); i++) {
+                write.replies.get(i).accept(answer.apply(write.requestIds.get(i)));
+            }
+        }
+        clear();
+    }
+
+    private void clear() {
+        pending.clear();
+        inSync.clear();
+        sentUpTo.clear();
+    }
+
+    private void send(NodeId secondary, List<LogRecord> records) {
+        if (!records.isEmpty()) {
+            sentUpTo.put(secondary, records.get(records.size() - 1).lsn());
+        }
+        Replicate message = new Replicate(core.service, core.partition, core.self.value(), core.log.epoch(),
+                core.applied, records.stream().map(Entry::of).toList());
+        core.peers.call(secondary, core.service, core.partition, "replicate", message, Ack.class)
+                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(secondary, ack, e)));
+    }
+
+    private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {
+        if (!host.leads() || !inSync.containsKey(secondary)) {
+            return;
+        }
+        if (error != null || ack == null) {
+            exclude(secondary, "unreachable: " + (error == null ? "no reply" : error.getMessage()));
+            return;
+        }
+        if (!ack.accepted()) {
+            if (ack.epoch() > core.log.epoch()) {
+                host.stepDown(secondary + " is at epoch " + ack.epoch());
+                return;
+            }
+            if (!"gap".equals(ack.reason())) {
+                exclude(secondary, ack.reason());
+                return;
+            }
+        }
+        long acked = Math.max(inSync.get(secondary), ack.lastLsn());
+        inSync.put(secondary, acked);
+        for (Pending write : pending.headMap(acked, true).values()) {
+            write.awaiting.remove(secondary);
+        }
+        if (acked >= sentUpTo.getOrDefault(secondary, 0L) && acked < core.log.lastLsn()) {
+            send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH)); // catch it up, a batch at a time
+        } else if (!ack.accepted()) {
+            send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH));
+        }
+        commitReady();
+    }
+
+    private void ackTimedOut(long lsn) {
+        Pending write = pending.get(lsn);
+        if (write != null && host.leads()) {
+            for (NodeId secondary : List.copyOf(write.awaiting)) {
+                exclude(secondary, "no acknowledgement within " + ackTimeoutMillis + " ms");
+            }
+        }
+    }
+
+    /** Fail-stop: a secondary that did not keep up is treated as failed and must recover to rejoin. */
+    void exclude(NodeId secondary, String why) {
+        if (!inSync.containsKey(secondary)) {
+            return;
+        }
+        logger.warn("{}: secondary {} excluded: {}", core.name, secondary, why);
+        forget(secondary);
+        core.peers.call(secondary, core.service, core.partition, "demote",
+                new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
+    }
+
+    /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
+    void forget(NodeId secondary) {
+        if (inSync.remove(secondary) == null) {
+            return;
+        }
+        sentUpTo.remove(secondary);
+        for (Pending write : pending.values()) {
+            write.awaiting.remove(secondary);
+        }
+        commitReady();
+    }
+
+    /**
+     * Applies and answers the writes at the head of {@link #pending} that are durable here and at
+     * every in-sync secondary, a slice ({@value PrimaryBackupReplica#APPLY_SLICE_MILLIS} ms) at a
+     * time: a new primary's unapplied tail must not hold a pool thread for long.
+     */
+    void commitReady() {
+        boolean any = false;
+        long start = System.nanoTime();
+        while (!pending.isEmpty()) {
+            if (any && System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS)) {
+                commitLater();
+                break;
+            }
+            Pending write = pending.firstEntry().getValue();
+            if (!(write.logged || write.record.lsn() <= core.durable) || !write.awaiting.isEmpty()) {
+                break;
+            }
+            if (!core.applyUpTo(write.record.lsn())) {
+                // its followers applied (or will apply) this write: one of them serves while this one cannot
+                host.stepDown("the write at LSN " + core.storageFailedAt() + " failed in storage");
+                return;
+            }
+            pending.pollFirstEntry();
+            ResponseMessage response = core.cached(write.record.requestId());
+            for (int i = 0; i < write.replies.size(); i++) {
+                ResponseMessage answer = response != null ? ReplicaCore.reply(response, write.requestIds.get(i))
+                        : new ResponseMessage(write.requestIds.get(i), Status.ALREADY_APPLIED, write.record.lsn(),
+                                new byte[0]);
+                write.replies.get(i).accept(answer);
+            }
+            any = true;
+        }
+        if (any) {
+            host.committed();
+            for (NodeId secondary : inSync.keySet()) {
+                if (sentUpTo.getOrDefault(secondary, 0L) >= core.log.lastLsn()) {
+                    send(secondary, List.of()); // carries the new commit point
+                }
+            }
+            host.publish();
+        }
+    }
+
+    private void commitLater() {
+        if (commitQueued) {
+            return;
+        }
+        commitQueued = true;
+        core.exec.execute(() -> {
+            commitQueued = false;
+            if (host.leads()) {
+                commitReady();
+            }
+        });
+    }
+}
