@@ -161,15 +161,25 @@ public final class DefaultNeptuneClient implements NeptuneClient {
      * fail to encode, or make the receiver close the connection, and every retry would do the same.
      */
     private @Nullable String invalidFrame(RequestMessage message) {
-        for (String name : List.of(message.service(), message.method())) {
-            if (WireFormat.nameBytes(name) > WireFormat.MAX_NAME_BYTES) {
-                return "name '" + name.substring(0, Math.min(name.length(), 40)) + "...': " + WireFormat.nameBytes(name)
-                        + " bytes of UTF-8 (expected: at most " + WireFormat.MAX_NAME_BYTES + ")";
-            }
+        String invalid = invalidName(message.service());
+        if (invalid == null) {
+            invalid = invalidName(message.method());
+        }
+        if (invalid != null) {
+            return invalid;
         }
         long frame = MessageEncoder.frameLength(message);
         return frame <= config.maxFrameBytes() ? null : message.target() + ": request of " + frame
                 + " bytes (expected: at most max-frame-size, " + config.maxFrameBytes() + " bytes)";
+    }
+
+    private static @Nullable String invalidName(String name) {
+        if (name.length() <= WireFormat.MAX_NAME_BYTES / 3) {
+            return null; // UTF-8 takes at most 3 bytes per char: no need to count (the usual case, on every call)
+        }
+        int bytes = WireFormat.nameBytes(name);
+        return bytes <= WireFormat.MAX_NAME_BYTES ? null : "name '" + name.substring(0, 40) + "...': " + bytes
+                + " bytes of UTF-8 (expected: at most " + WireFormat.MAX_NAME_BYTES + ")";
     }
 
     @Override

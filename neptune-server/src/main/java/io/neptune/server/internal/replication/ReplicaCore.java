@@ -88,8 +88,8 @@ final class ReplicaCore {
     void internalSync() {
         applied = log.committedLsn();
         if (app.hasCheck()) {
-            while (isRepeat(applied + 1) || app.isApplied(applied + 1)) {
-                applied++; // a repeat is never executed, so CHECK need not know it
+            while (app.isApplied(applied + 1) || isRepeat(applied + 1)) {
+                applied++; // a repeat is never executed, so CHECK need not know it (asked second: it reads the log)
             }
             while (applied > 0 && !app.isApplied(applied)) {
                 applied--; // the committed mark ran ahead of the service (it is written lazily)
