@@ -38,4 +38,12 @@ public @interface NeptuneService {
      * version is at least the primary's version x milliseconds earlier (DESIGN §6.4).
      */
     long stalenessMillis() default 1000;
+
+    /**
+     * Levels 2 and 3: what fail-over may assume ({@link FailoverMode}). {@link FailoverMode#MAJORITY}
+     * survives network splits and paused processes; {@link FailoverMode#FAIL_STOP} keeps writing
+     * with a single replica left but assumes neither happens. A node's config may override it per
+     * hosted service ({@code failover:}); every replica of a partition must use the same mode.
+     */
+    FailoverMode failover() default FailoverMode.MAJORITY;
 }

@@ -210,6 +210,11 @@ public final class ServiceDescriptor {
         return consistency;
     }
 
+    /** What fail-over may assume (see {@link NeptuneService#failover()}); level 1 ignores it. */
+    public FailoverMode failover() {
+        return serviceClass.getAnnotation(NeptuneService.class).failover();
+    }
+
     /** The level-3 staleness bound in milliseconds (see {@link NeptuneService#stalenessMillis()}). */
     public long stalenessMillis() {
         return serviceClass.getAnnotation(NeptuneService.class).stalenessMillis();

@@ -1,10 +1,14 @@
 package io.neptune.server;
 
+import io.neptune.core.FailoverMode;
+import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.Checks;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a node hosts one service: which partitions, with what priority, how many workers and how
@@ -18,9 +22,11 @@ import java.util.TreeSet;
  *     partition has in the cluster; after a total outage a partition waits for this many before it
  *     elects a primary (DESIGN §6.5)
  * @param priorities per-partition priorities that override {@link #priority()}
+ * @param failover overrides the service's {@link io.neptune.core.NeptuneService#failover()} on
+ *     this node, or {@code null} to keep it; every replica of a partition must use the same mode
  */
 public record HostingConfig(SortedSet<Integer> partitions, int priority, int workers, int queueCapacity, int replicas,
-        Map<Integer, Integer> priorities) {
+        Map<Integer, Integer> priorities, @Nullable FailoverMode failover) {
     /** Default for {@link #priority()}. */
     public static final int DEFAULT_PRIORITY = 0;
     /** Default for {@link #workers()}. */
@@ -52,6 +58,11 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
         return priorities.getOrDefault(partition, priority);
     }
 
+    /** The fail-over mode this node uses for {@code service}: {@link #failover()} if set, else the annotation's. */
+    public FailoverMode failoverOf(ServiceDescriptor service) {
+        return failover != null ? failover : service.failover();
+    }
+
     /** Hosts every partition with the defaults. */
     public static HostingConfig all() {
         return builder().build();
@@ -75,8 +86,15 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
         private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
         private int replicas = DEFAULT_REPLICAS;
         private Map<Integer, Integer> priorities = Map.of();
+        private @Nullable FailoverMode failover;
 
         private Builder() {}
+
+        /** Sets {@link HostingConfig#failover()}, overriding the service's annotation. */
+        public Builder failover(FailoverMode failover) {
+            this.failover = Objects.requireNonNull(failover, "failover");
+            return this;
+        }
 
         /** Sets {@link HostingConfig#replicas()}. */
         public Builder replicas(int replicas) {
@@ -122,7 +140,7 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
 
         /** Validates and builds the configuration. */
         public HostingConfig build() {
-            return new HostingConfig(partitions, priority, workers, queueCapacity, replicas, priorities);
+            return new HostingConfig(partitions, priority, workers, queueCapacity, replicas, priorities, failover);
         }
     }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.ClientConfig;
 import io.neptune.core.ConfigException;
+import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.ServiceDescriptor;
@@ -154,14 +155,19 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
             throw new ConfigException(s.path() + ".partitions", "[] (expected: all, a partition id, a range such as"
                     + " 0-15, or a list of them)");
         }
-        HostingConfig hosting = s.build(h -> HostingConfig.builder()
-                .partitions(partitions(h.path() + ".partitions", h.strings("partitions")))
-                .priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
-                .workers(h.integer("workers", HostingConfig.DEFAULT_WORKERS))
-                .queueCapacity(h.integer("queue-capacity", HostingConfig.DEFAULT_QUEUE_CAPACITY))
-                .replicas(h.integer("replicas", HostingConfig.DEFAULT_REPLICAS))
-                .priorities(priorities(h.section("priorities")))
-                .build());
+        HostingConfig hosting = s.build(h -> {
+            HostingConfig.Builder b = HostingConfig.builder()
+                    .partitions(partitions(h.path() + ".partitions", h.strings("partitions")))
+                    .priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
+                    .workers(h.integer("workers", HostingConfig.DEFAULT_WORKERS))
+                    .queueCapacity(h.integer("queue-capacity", HostingConfig.DEFAULT_QUEUE_CAPACITY))
+                    .replicas(h.integer("replicas", HostingConfig.DEFAULT_REPLICAS))
+                    .priorities(priorities(h.section("priorities")));
+            if (h.has("failover")) {
+                b.failover(h.choice("failover", FailoverMode.class, FailoverMode.MAJORITY));
+            }
+            return b.build();
+        });
         s.finish();
         return new HostedService(className, hosting);
     }
