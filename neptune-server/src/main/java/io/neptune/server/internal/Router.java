@@ -96,6 +96,13 @@ public final class Router {
                         + request.partition()));
                 return;
             }
+            if (runtime.descriptor().consistency() == ConsistencyLevel.LEVEL_3
+                    && !replication.fresh(request.service(), request.partition())) {
+                // majority mode: cut off from the majority for longer than the staleness bound
+                reply.accept(ResponseMessage.error(id, Status.STALE, node + " cannot vouch that its copy of "
+                        + request.service() + "#" + request.partition() + " is within the staleness bound"));
+                return;
+            }
             // Level-1 versions are each replica's own LSNs: comparing them across replicas means nothing.
             if (runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1
                     && request.minVersion() > replication.version(request.service(), request.partition())) {

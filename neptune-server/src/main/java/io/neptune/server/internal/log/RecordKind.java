@@ -12,7 +12,14 @@ public enum RecordKind {
      * two replicas before either one's gossip did, so each executed it once. Kept, so its origin's
      * sequence has no hole and peers can pull it, but never executed here.
      */
-    REPEAT(2);
+    REPEAT(2),
+    /**
+     * A record a new level-2/3 primary in {@code majority} mode logs at the start of its epoch: it
+     * carries no write and is never executed. Committing it commits the unapplied tail the primary
+     * inherited, which a primary may never count as committed by replica counts alone (an older
+     * epoch's record on a majority can still be overwritten, Raft §5.4.2).
+     */
+    NOOP(3);
 
     private static final RecordKind[] KINDS = values();
 
@@ -20,6 +27,11 @@ public enum RecordKind {
 
     RecordKind(int code) {
         this.code = (byte) code;
+    }
+
+    /** Whether replicas execute records of this kind; the others are applied by skipping them. */
+    public boolean executes() {
+        return this == WRITE;
     }
 
     /** The kind's code in the file format. */

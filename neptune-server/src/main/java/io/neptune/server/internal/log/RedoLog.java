@@ -272,6 +272,16 @@ public final class RedoLog implements AutoCloseable {
         }
     }
 
+    /** The epoch of record {@code lsn}, 0 for LSN 0, read from the in-memory index (no disk access). */
+    public long epochOf(long lsn) {
+        if (lsn == 0) {
+            return 0;
+        }
+        synchronized (lock) {
+            return index.epochOf(lsn);
+        }
+    }
+
     /** Returns record {@code lsn}, or empty if there is none. */
     public Optional<LogRecord> record(long lsn) {
         if (lsn < 1) {

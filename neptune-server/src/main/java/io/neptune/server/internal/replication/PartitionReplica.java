@@ -31,6 +31,14 @@ interface PartitionReplica extends AutoCloseable {
     /** Completes with true once the applied version reaches {@code version}, or false after the timeout. */
     CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis);
 
+    /**
+     * Level 3: whether a read served here now is within the staleness bound even if this replica is
+     * cut off from the others ({@code majority} mode); thread-safe. True where nothing is promised.
+     */
+    default boolean fresh() {
+        return true;
+    }
+
     /** The peer-protocol message type of {@code method}, for decoding. */
     Class<?> messageType(String method);
 

@@ -5,6 +5,7 @@ import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The internal peer protocol of replication ({@code docs/protocols/replication.md}): JSON records
@@ -17,16 +18,16 @@ final class PeerMessages {
 
     private PeerMessages() {}
 
-    /** A log record on the wire. */
+    /** A log record on the wire; {@code kind} is a {@link RecordKind} name ({@code null}, from older peers: a write). */
     record Entry(long lsn, long epoch, String method, long idHigh, long idLow, String origin, long originSeq,
-            byte[] payload) {
+            byte[] payload, @Nullable String kind) {
         static Entry of(LogRecord r) {
             return new Entry(r.lsn(), r.epoch(), r.method(), r.requestId().high(), r.requestId().low(), r.origin(),
-                    r.originSeq(), r.payload());
+                    r.originSeq(), r.payload(), r.kind() == RecordKind.WRITE ? null : r.kind().name());
         }
 
         LogRecord toRecord(long lsn) {
-            return toRecord(lsn, RecordKind.WRITE);
+            return toRecord(lsn, kind == null ? RecordKind.WRITE : RecordKind.valueOf(kind));
         }
 
         LogRecord toRecord(long lsn, RecordKind kind) {
@@ -34,8 +35,40 @@ final class PeerMessages {
         }
     }
 
-    /** Primary → secondary: log these entries (in LSN order); writes up to {@code commitLsn} may be applied. */
-    record Replicate(String service, int partition, String from, long epoch, long commitLsn, List<Entry> entries) {}
+    /**
+     * Primary → secondary: log these entries (in LSN order), which follow record {@code prevLsn} (of
+     * epoch {@code prevEpoch}, written by {@code prevOrigin}); writes up to {@code commitLsn} may be
+     * applied. A secondary whose record {@code prevLsn} differs refuses ({@code mismatch}): the logs
+     * match up to a record only if they match up to every earlier one (the log-matching rule).
+     * Messages from older peers carry no previous record ({@code prevLsn} 0), which always matches.
+     */
+    record Replicate(String service, int partition, String from, long epoch, long commitLsn, List<Entry> entries,
+            long prevLsn, long prevEpoch, @Nullable String prevOrigin) {
+        Replicate(String service, int partition, String from, long epoch, long commitLsn, List<Entry> entries) {
+            this(service, partition, from, epoch, commitLsn, entries, 0, 0, null);
+        }
+    }
+
+    /**
+     * Candidate → replica ({@code majority} mode): vote for me as primary of {@code epoch}. A
+     * {@code preVote} only asks whether the vote would be granted and changes nothing, so a replica
+     * cut off from the others never raises its epoch; a {@code transfer} comes from a replica the
+     * primary handed its role to, and is granted although the primary was heard from lately.
+     */
+    record Vote(String service, int partition, String node, long epoch, long lastEpoch, long lastLsn, boolean preVote,
+            boolean transfer) {}
+
+    /** The answer to a {@link Vote}: granted or not, the voter's epoch, and why not. */
+    record VoteReply(boolean granted, long epoch, String reason) {}
+
+    /** Secondary → primary ({@code majority} mode, level 3): what is your commit point, while you surely lead? */
+    record ReadIndex(String service, int partition) {}
+
+    /**
+     * The primary's answer to a {@link ReadIndex}: its commit point, given only while it holds its
+     * lease, so no other primary committed anything the answer misses.
+     */
+    record ReadIndexReply(boolean ok, long epoch, long commitLsn) {}
 
     /** Secondary → primary: how far its log reaches, or why it refused. */
     record Ack(boolean accepted, long lastLsn, long epoch, String reason) {}

@@ -262,32 +262,42 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
         primary = from;
         lastFromPrimaryNanos = System.nanoTime();
-        List<CompletableFuture<Void>> appends = new ArrayList<>();
-        boolean gap = false;
+        LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
+                true);
         for (Entry entry : m.entries()) {
-            long next = core.log.lastLsn() + 1;
-            if (entry.lsn() < next) {
-                continue;
-            }
-            if (entry.lsn() > next) {
-                gap = true;
-                break;
-            }
             epochStarts.putIfAbsent(entry.epoch(), entry.lsn());
-            appends.add(core.append(entry.toRecord(entry.lsn())));
         }
-        commitLsn = Math.max(commitLsn, m.commitLsn());
-        long lastLsn = core.log.lastLsn();
-        boolean accepted = !gap;
-        CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
-            if (e != null) {
-                reply.accept(new Ack(false, core.durable, core.log.epoch(), "log failure: " + e.getMessage()));
-                return;
+        if (result.outcome() != LogMatching.Outcome.MATCHED) {
+            if (result.outcome() == LogMatching.Outcome.DIVERGED) {
+                stepDown(Role.RECOVERING, "an applied record differs from " + from + "'s");
             }
-            // Only what is durable: records an earlier message appended may still be on their way to the disk.
-            reply.accept(new Ack(accepted, Math.min(lastLsn, core.durable), core.log.epoch(), accepted ? "" : "gap"));
-            applyCommitted();
-        }));
+            rebuildEpochStarts();
+            // gap: resend from my log end; mismatch: from what is surely the primary's (what I applied)
+            reply.accept(new Ack(false, result.match(), core.log.epoch(), "gap"));
+            return;
+        }
+        rebuildEpochStartsIfTruncated(result);
+        // apply only what is known to be the primary's: a tail of this log beyond the entries may not be
+        long match = result.match();
+        commitLsn = Math.max(commitLsn, Math.min(m.commitLsn(), match));
+        CompletableFuture.allOf(result.appends().toArray(CompletableFuture[]::new)).whenComplete((v, e) ->
+                core.exec.execute(() -> {
+                    if (e != null) {
+                        reply.accept(new Ack(false, core.durable, core.log.epoch(), "log failure: " + e.getMessage()));
+                        return;
+                    }
+                    // Only what is durable and matches: records an earlier message appended may still be on their
+                    // way to the disk, and records beyond the entries may be another primary's.
+                    reply.accept(new Ack(true, Math.min(match, core.durable), core.log.epoch(), ""));
+                    applyCommitted();
+                }));
+    }
+
+    private void rebuildEpochStartsIfTruncated(LogMatching.Result result) {
+        Map.Entry<Long, Long> last = epochStarts.lastEntry();
+        if (last != null && last.getValue() > core.log.lastLsn()) {
+            rebuildEpochStarts();
+        }
     }
 
     /**

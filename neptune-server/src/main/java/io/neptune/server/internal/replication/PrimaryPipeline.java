@@ -238,8 +238,12 @@ final class PrimaryPipeline {
         if (!records.isEmpty()) {
             sentUpTo.put(secondary, records.get(records.size() - 1).lsn());
         }
+        // the record before the entries, for the secondary's log-matching check
+        long prev = records.isEmpty() ? Math.min(sentUpTo.getOrDefault(secondary, 0L), core.log.lastLsn())
+                : records.get(0).lsn() - 1;
+        String prevOrigin = prev == 0 ? null : core.log.record(prev).map(LogRecord::origin).orElse(null);
         Replicate message = new Replicate(core.service, core.partition, core.self.value(), core.log.epoch(),
-                core.applied, records.stream().map(Entry::of).toList());
+                core.applied, records.stream().map(Entry::of).toList(), prev, core.log.epochOf(prev), prevOrigin);
         core.peers.call(secondary, core.service, core.partition, "replicate", message, Ack.class)
                 .whenComplete((ack, e) -> core.exec.execute(() -> onAck(secondary, ack, e)));
     }
@@ -262,7 +266,9 @@ final class PrimaryPipeline {
                 return;
             }
         }
-        long acked = Math.max(inSync.get(secondary), ack.lastLsn());
+        // A refusal names where its log stops matching this one (a gap, or a record of another primary's):
+        // what was assumed of it (its log end when this primary took over) may have been too much.
+        long acked = ack.accepted() ? Math.max(inSync.get(secondary), ack.lastLsn()) : ack.lastLsn();
         inSync.put(secondary, acked);
         for (Pending write : pending.headMap(acked, true).values()) {
             write.awaiting.remove(secondary);
@@ -270,6 +276,7 @@ final class PrimaryPipeline {
         if (acked >= sentUpTo.getOrDefault(secondary, 0L) && acked < core.log.lastLsn()) {
             send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH)); // catch it up, a batch at a time
         } else if (!ack.accepted()) {
+            sentUpTo.put(secondary, acked);
             send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH));
         }
         commitReady();

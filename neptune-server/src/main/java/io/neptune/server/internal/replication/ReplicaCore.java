@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,8 @@ final class ReplicaCore {
     private volatile ReplicaState state = ReplicaState.INITIAL;
     /** The LSN of the write being applied, else of the last one applied: no read can see a newer state. */
     private volatile long applying;
+    /** The replica's clock ({@link System#nanoTime()}; tests may drive it by hand). */
+    LongSupplier clock = System::nanoTime;
     /** Runs on the executor whenever {@link #durable} advanced. */
     Runnable afterDurable = () -> { };
 
@@ -130,9 +133,9 @@ final class ReplicaCore {
         truncations++;
     }
 
-    /** Whether record {@code lsn} exists and is a {@link RecordKind#REPEAT}, which is applied by skipping it. */
+    /** Whether record {@code lsn} exists and is never executed (a {@link RecordKind#REPEAT} or a {@link RecordKind#NOOP}). */
     private boolean isRepeat(long lsn) {
-        return lsn <= log.lastLsn() && log.record(lsn).map(r -> r.kind() == RecordKind.REPEAT).orElse(false);
+        return lsn <= log.lastLsn() && log.record(lsn).map(r -> !r.kind().executes()).orElse(false);
     }
 
     /**
@@ -161,8 +164,8 @@ final class ReplicaCore {
         while (applied < limit && (!any || System.nanoTime() - start < budgetNanos)) {
             LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
                     name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
-            if (record.kind() == RecordKind.REPEAT) {
-                applied = record.lsn(); // its first copy ran (or runs) at a lower LSN
+            if (!record.kind().executes()) {
+                applied = record.lsn(); // a repeat's first copy ran (or runs) at a lower LSN; a no-op has no write
                 any = true;
                 continue;
             }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.FailoverMode;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
@@ -128,6 +129,9 @@ public final class ReplicationEngine implements AutoCloseable {
         }
         Duration staleness = level == ConsistencyLevel.LEVEL_3
                 ? Duration.ofMillis(runtime.descriptor().stalenessMillis()) : null;
+        if (runtime.hosting().failoverOf(runtime.descriptor()) == FailoverMode.MAJORITY) {
+            return new MajorityReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
+        }
         return new PrimaryBackupReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
     }
 
@@ -218,6 +222,15 @@ public final class ReplicationEngine implements AutoCloseable {
         PartitionReplica replica = replica(service, partition);
         return replica == null ? CompletableFuture.completedFuture(true)
                 : replica.awaitVersion(version, VERSION_WAIT_MILLIS);
+    }
+
+    /**
+     * Level 3: whether a read of this node's replica now stays within the staleness bound although
+     * the replica may be cut off from the others (see {@link PartitionReplica#fresh()}).
+     */
+    public boolean fresh(String service, int partition) {
+        PartitionReplica replica = replica(service, partition);
+        return replica == null || replica.fresh();
     }
 
     /** The announced state of this node's replica of {@code service#partition}. */

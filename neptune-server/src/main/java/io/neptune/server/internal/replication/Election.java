@@ -1,0 +1,73 @@
+package io.neptune.server.internal.replication;
+
+import java.util.Arrays;
+import java.util.Collection;
+
+/**
+ * The pure rules of choosing a primary and committing writes ({@code docs/protocols/replication.md}):
+ * which log is more complete, how many replicas make a majority, and how far a majority has a log.
+ * No state, no I/O: unit-tested on its own.
+ */
+final class Election {
+    private Election() {}
+
+    /**
+     * Whether a log ending at ({@code lastEpochA}, {@code lastLsnA}) is at least as complete as one
+     * ending at ({@code lastEpochB}, {@code lastLsnB}): a later last epoch wins, then a longer log
+     * (Raft §5.4.1). Sound only where epochs are never reused ({@code majority} mode).
+     */
+    static boolean atLeastAsComplete(long lastEpochA, long lastLsnA, long lastEpochB, long lastLsnB) {
+        return lastEpochA != lastEpochB ? lastEpochA > lastEpochB : lastLsnA >= lastLsnB;
+    }
+
+    /**
+     * Orders fail-stop candidates: most complete log first (epoch, then LSN), then priority, then the
+     * lower node id. Positive if A ranks above B.
+     */
+    static int compare(long epochA, long lsnA, int priorityA, String nodeA, long epochB, long lsnB, int priorityB,
+            String nodeB) {
+        int c = Long.compare(epochA, epochB);
+        if (c == 0) {
+            c = Long.compare(lsnA, lsnB);
+        }
+        if (c == 0) {
+            c = Integer.compare(priorityA, priorityB);
+        }
+        return c != 0 ? c : nodeB.compareTo(nodeA);
+    }
+
+    /** How many of {@code replicas} replicas make a majority. */
+    static int quorum(int replicas) {
+        if (replicas < 1) {
+            throw new IllegalArgumentException("replicas: " + replicas + " (expected: >= 1)");
+        }
+        return replicas / 2 + 1;
+    }
+
+    /**
+     * The highest LSN that at least {@code quorum} of the given log positions reach (each a replica's
+     * durable, matching log end, the primary's own included); 0 if fewer than {@code quorum} are given.
+     */
+    static long majorityPosition(Collection<Long> positions, int quorum) {
+        if (positions.size() < quorum) {
+            return 0;
+        }
+        long[] sorted = positions.stream().mapToLong(Long::longValue).toArray();
+        Arrays.sort(sorted);
+        return sorted[sorted.length - quorum];
+    }
+
+    /**
+     * The latest moment (on the primary's clock) from which a majority is known to have followed it:
+     * the {@code quorum}-th latest of the send times of the messages each replica acknowledged (the
+     * primary's own is now). {@link Long#MIN_VALUE} if fewer than {@code quorum} are given.
+     */
+    static long majorityContact(Collection<Long> sendTimes, int quorum) {
+        if (sendTimes.size() < quorum) {
+            return Long.MIN_VALUE;
+        }
+        long[] sorted = sendTimes.stream().mapToLong(Long::longValue).toArray();
+        Arrays.sort(sorted);
+        return sorted[sorted.length - quorum];
+    }
+}

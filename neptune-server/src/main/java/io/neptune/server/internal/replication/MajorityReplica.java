@@ -1,0 +1,731 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.PeerMessages.Demote;
+import io.neptune.server.internal.replication.PeerMessages.Handover;
+import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
+import io.neptune.server.internal.replication.PeerMessages.Join;
+import io.neptune.server.internal.replication.PeerMessages.JoinReply;
+import io.neptune.server.internal.replication.PeerMessages.Promote;
+import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
+import io.neptune.server.internal.replication.PeerMessages.ReadIndex;
+import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
+import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import io.neptune.server.internal.replication.PeerMessages.Vote;
+import io.neptune.server.internal.replication.PeerMessages.VoteReply;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Level 2 and 3 primary-secondary replication of one partition in {@code majority} fail-over mode
+ * ({@code docs/protocols/replication.md}, DESIGN §6.3): a write commits once a majority of the
+ * partition's replicas logged it durably, a primary is elected only with a majority's votes, and a
+ * primary that no majority answers stops taking writes. A network split or a paused process can
+ * therefore never produce two primaries that both commit, and never loses a committed write.
+ *
+ * <p>The protocol is Raft's (Ongaro and Ousterhout, 2014) in Neptune's terms: an epoch is a term,
+ * the primary a leader. Replicas vote at most once per epoch (a vote is granted only for an epoch
+ * above the persisted one, which the vote then persists), only for a candidate whose log is at least
+ * as complete as theirs, and only after a pre-vote round, so a replica cut off from the others never
+ * raises its epoch and disrupts the majority when it comes back. Each {@code replicate} names the
+ * record before its entries (log matching); a new primary logs a no-op so its inherited tail commits
+ * with a record of its own epoch. The dissertation's priorities still choose the primary in the end:
+ * a caught-up replica of higher priority asks for a handover and is elected at once.
+ *
+ * <p>Level 3 reads: the primary serves them while a majority answered it within the staleness
+ * bound; a secondary while it applied a commit point the primary confirmed with a majority after the
+ * secondary asked, within the bound (both on the node's own clock).
+ *
+ * <p>Thread-safety: all state is confined to the partition's serial executor; {@link #fresh()} is
+ * thread-safe.
+ */
+final class MajorityReplica implements PartitionReplica {
+    private static final Logger logger = LoggerFactory.getLogger(MajorityReplica.class);
+    private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /** Where this replica stands; the published {@link Role} follows from it. */
+    enum Phase {
+        /** Follows a primary (or waits for one). */
+        FOLLOWER,
+        /** Asks for votes in a pre-vote or vote round. */
+        CANDIDATE,
+        /** Leads the current epoch. */
+        LEADER,
+        /** An applied record differs from the primary's: out of service until rebuilt. */
+        DIVERGED
+    }
+
+    private final ReplicaCore core;
+    private final String name;
+    private final int priority;
+    private final ReplicaSet replicaSet;
+    private final long electionTimeoutNanos;
+    private final long stalenessNanos;
+    private final VersionSampler versions;
+
+    private Phase phase = Phase.FOLLOWER;
+    private @Nullable QuorumLeader leading;
+    /** The primary of the current epoch, once heard from. */
+    private @Nullable NodeId primary;
+    private long lastContactNanos;
+    private long electionDeadlineNanos;
+    /** Bumped by every election round: answers of an older round are ignored. */
+    private long round;
+    /** The highest epoch seen in refusals: the next round asks for one above it. */
+    private long highestSeenEpoch;
+    /** The commit point the primary reported in its last accepted {@code replicate}. */
+    private long primaryCommit;
+    private long commitLsn;
+    /** The LSN up to which this log is known to match the current epoch's primary's. */
+    private long matchLsn;
+    private boolean matched;
+    private boolean applyQueued;
+    private long lastHandoverNanos;
+    /** A promote an operator asked for, answered when the election it started ends. */
+    private @Nullable Consumer<Object> promoteReply;
+    /** Level 3: a read-index request is on its way, sent at {@link #readIndexSentNanos}. */
+    private boolean readIndexInFlight;
+    private long readIndexSentNanos;
+    /** Level 3: a commit point the primary confirmed for a request sent at {@link #confirmedSentNanos}, not yet applied. */
+    private long confirmedCommit = -1;
+    private long confirmedSentNanos;
+    /** Level 3: the state is fresh as of this time (this node's clock), or never if {@link #fresh} is false. */
+    private volatile long freshAsOfNanos;
+    private volatile boolean freshKnown;
+    private boolean closed;
+
+    MajorityReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
+            @Nullable Duration staleness) {
+        this.core = core;
+        this.name = core.name;
+        this.priority = priority;
+        this.replicaSet = new ReplicaSet(core.name, core.log.directory(), core.self, configuredReplicas);
+        this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
+        this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
+        this.versions = new VersionSampler(stalenessNanos, core.clock);
+        core.afterDurable = () -> {
+            if (leading != null) {
+                leading.advance();
+            }
+        };
+    }
+
+    @Override
+    public void start() {
+        core.exec.execute(() -> {
+            core.internalSync();
+            commitLsn = core.applied;
+            heardFromPrimary(null); // a restarted replica may have voted a moment ago: it waits a timeout first
+            publish();
+        });
+    }
+
+    // ---------------------------------------------------------------- client writes (primary)
+
+    @Override
+    public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
+        core.exec.execute(() -> {
+            QuorumLeader leader = leading;
+            if (leader == null) {
+                reply.accept(notPrimary(request.requestId()));
+            } else if (leader.inContact(electionTimeoutNanos) < replicaSet.quorum()) {
+                reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, name + " has no majority:"
+                        + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + replicaSet.size()
+                        + " replicas (" + replicaSet.quorum() + " needed) within "
+                        + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
+            } else {
+                leader.write(request, reply);
+            }
+        });
+    }
+
+    private ResponseMessage notPrimary(long requestId) {
+        return ResponseMessage.error(requestId, Status.NOT_PRIMARY, core.self + " is not the primary of "
+                + core.service + "#" + core.partition + (primary != null ? " (primary: " + primary + ")"
+                : " (no primary known)"));
+    }
+
+    // ---------------------------------------------------------------- peer messages
+
+    @Override
+    public Class<?> messageType(String method) {
+        return switch (method) {
+            case "replicate" -> Replicate.class;
+            case "status" -> StatusRequest.class;
+            case "vote" -> Vote.class;
+            case "readIndex" -> ReadIndex.class;
+            case "join" -> Join.class;
+            case "handover" -> Handover.class;
+            case "demote" -> Demote.class;
+            case "promote" -> Promote.class;
+            default -> throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
+        };
+    }
+
+    @Override
+    public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
+        core.exec.execute(() -> {
+            if (message instanceof Replicate m) {
+                onReplicate(m, reply);
+            } else if (message instanceof Vote m) {
+                reply.accept(onVote(m));
+            } else if (message instanceof StatusRequest) {
+                reply.accept(status());
+            } else if (message instanceof ReadIndex) {
+                onReadIndex(reply);
+            } else if (message instanceof Handover m) {
+                reply.accept(onHandover(m));
+            } else if (message instanceof Promote) {
+                promote(reply);
+            } else if (message instanceof Join) {
+                reply.accept(new JoinReply(false, "majority mode has no join", core.log.epoch(), 0, 0, List.of(), false,
+                        0, ""));
+            } else if (message instanceof Demote) {
+                reply.accept(new Ack(true, core.log.lastLsn(), core.log.epoch(), ""));
+            } else {
+                throw new IllegalArgumentException(method);
+            }
+        });
+    }
+
+    private ReplicaStatus status() {
+        return new ReplicaStatus(core.self.value(), role().name(), core.log.epoch(), core.log.lastEpoch(),
+                core.log.lastLsn(), core.applied, priority, core.app.digest().orElse(""));
+    }
+
+    private void onReplicate(Replicate m, Consumer<Object> reply) {
+        long epoch = core.log.epoch();
+        if (m.epoch() < epoch) {
+            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "stale epoch " + m.epoch() + " < " + epoch));
+            return;
+        }
+        NodeId from = NodeId.of(m.from());
+        if (m.epoch() > epoch) {
+            adoptEpoch(m.epoch(), from + " leads epoch " + m.epoch());
+        } else if (phase == Phase.LEADER) {
+            logger.error("{}: {} also claims epoch {}, which this replica leads; refusing it", name, from, epoch);
+            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "primary at epoch " + epoch));
+            return;
+        } else if (primary != null && !primary.equals(from)) {
+            logger.error("{}: {} claims epoch {}, which {} leads; refusing it", name, from, epoch, primary);
+            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "following " + primary + " at epoch " + epoch));
+            return;
+        }
+        if (phase == Phase.CANDIDATE) {
+            endCandidacy(from + " won epoch " + epoch);
+        }
+        heardFromPrimary(from);
+        if (phase == Phase.DIVERGED) {
+            reply.accept(new Ack(false, core.applied, epoch, "diverged"));
+            return;
+        }
+        LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
+                false);
+        switch (result.outcome()) {
+            case GAP, MISMATCH -> {
+                setMatched(false);
+                reply.accept(new Ack(false, result.match(), epoch, result.outcome() == LogMatching.Outcome.GAP ? "gap"
+                        : "mismatch"));
+            }
+            case DIVERGED -> {
+                phase = Phase.DIVERGED;
+                publish();
+                reply.accept(new Ack(false, result.match(), epoch, "diverged"));
+            }
+            case MATCHED -> {
+                long match = result.match();
+                matchLsn = Math.max(matchLsn, match);
+                long commit = Math.min(m.commitLsn(), match);
+                CompletableFuture.allOf(result.appends().toArray(CompletableFuture[]::new)).whenComplete((v, e) ->
+                        core.exec.execute(() -> {
+                            if (e != null) {
+                                reply.accept(new Ack(false, Math.min(core.durable, core.applied), core.log.epoch(),
+                                        "log failure: " + e.getMessage()));
+                                return;
+                            }
+                            // only what is durable: records an earlier message appended may still be on their way
+                            reply.accept(new Ack(true, Math.min(match, core.durable), core.log.epoch(), ""));
+                            primaryCommit = m.commitLsn();
+                            commitLsn = Math.max(commitLsn, commit);
+                            applyCommitted();
+                        }));
+            }
+            default -> throw new IllegalStateException(result.outcome().name());
+        }
+    }
+
+    private VoteReply onVote(Vote m) {
+        long epoch = core.log.epoch();
+        if (m.epoch() <= epoch) {
+            return new VoteReply(false, epoch, "epoch " + m.epoch() + " is not above mine (" + epoch + ")");
+        }
+        long now = core.clock.getAsLong();
+        if (!m.transfer() && phase == Phase.LEADER) {
+            return new VoteReply(false, epoch, "I lead epoch " + epoch);
+        }
+        if (!m.transfer() && primary != null && now - lastContactNanos < electionTimeoutNanos
+                && primaryInView()) {
+            return new VoteReply(false, epoch, "heard from primary " + primary + " "
+                    + TimeUnit.NANOSECONDS.toMillis(now - lastContactNanos) + " ms ago");
+        }
+        if (!Election.atLeastAsComplete(m.lastEpoch(), m.lastLsn(), core.log.lastEpoch(), core.log.lastLsn())) {
+            return new VoteReply(false, epoch, "my log is more complete (epoch " + core.log.lastEpoch() + ", LSN "
+                    + core.log.lastLsn() + ")");
+        }
+        if (m.preVote()) {
+            return new VoteReply(true, epoch, "");
+        }
+        logger.info("{}: voted for {} at epoch {}", name, m.node(), m.epoch());
+        adoptEpoch(m.epoch(), "voted for " + m.node());
+        heardFromPrimary(null); // give the candidate time to win before electing
+        return new VoteReply(true, m.epoch(), "");
+    }
+
+    /** Whether the primary last heard from is still in this node's yellow page (JGroups view and announcements). */
+    private boolean primaryInView() {
+        NodeId p = primary;
+        return p != null && core.peers.replicas(core.service, core.partition).stream().anyMatch(r -> r.node().equals(p));
+    }
+
+    private void onReadIndex(Consumer<Object> reply) {
+        if (leading == null) {
+            reply.accept(new ReadIndexReply(false, core.log.epoch(), 0));
+        } else {
+            leading.readIndex(reply);
+        }
+    }
+
+    private HandoverReply onHandover(Handover m) {
+        NodeId node = NodeId.of(m.node());
+        if (leading == null) {
+            return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
+        }
+        if (!leading.idle() || leading.match(node) < core.log.lastLsn()) {
+            return new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn());
+        }
+        logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
+        stepDown("handover to " + node);
+        return new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn());
+    }
+
+    // ---------------------------------------------------------------- elections
+
+    @Override
+    public void tick() {
+        core.exec.execute(() -> {
+            if (closed) {
+                return;
+            }
+            List<Replica> view = core.peers.replicas(core.service, core.partition);
+            Set<NodeId> nodes = new HashSet<>();
+            view.forEach(r -> nodes.add(r.node()));
+            replicaSet.add(nodes);
+            versions.sample(core.applied);
+            if (phase == Phase.LEADER) {
+                lead(nodes);
+            } else if (phase == Phase.FOLLOWER) {
+                follow(view);
+            } else if (phase == Phase.CANDIDATE && core.clock.getAsLong() - electionDeadlineNanos >= 0) {
+                endCandidacy("the election timed out");
+                startElection(false);
+            }
+            publish();
+        });
+    }
+
+    private void lead(Set<NodeId> nodes) {
+        QuorumLeader leader = leading;
+        if (leader == null) {
+            return;
+        }
+        for (NodeId node : nodes) {
+            if (!node.equals(core.self)) {
+                leader.follower(node);
+            }
+        }
+        leader.tick();
+        long since = leader.majoritySince();
+        if (since == Long.MIN_VALUE || core.clock.getAsLong() - since > electionTimeoutNanos) {
+            stepDown("no majority answered within " + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms");
+        }
+    }
+
+    private void follow(List<Replica> view) {
+        long now = core.clock.getAsLong();
+        if (core.storageFailedAt() != 0) {
+            core.applyUpTo(commitLsn); // retried each tick; a replica whose storage fails does not stand
+        }
+        NodeId p = primary;
+        if (p != null && view.stream().noneMatch(r -> r.node().equals(p)) && electionDeadlineNanos - now > 0) {
+            // the primary left the view (JGroups saw it go): no need to wait the whole timeout
+            electionDeadlineNanos = Math.min(electionDeadlineNanos, now + randomDelay(view, 50, 250));
+        }
+        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0) {
+            startElection(false);
+            return;
+        }
+        if (p != null && matched && stalenessNanos > 0) {
+            refreshFreshness(p, now);
+        }
+        Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
+        if (live != null && live.role() == Role.PRIMARY && priority > live.priority()) {
+            maybeHandover(live, now);
+        }
+    }
+
+    /** A random delay in [{@code min}, {@code max}) ms plus 100 ms per live replica of higher priority. */
+    private long randomDelay(List<Replica> view, int min, int max) {
+        long higher = view.stream().filter(r -> r.priority() > priority).count();
+        return TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(min, max) + 100 * higher);
+    }
+
+    private void heardFromPrimary(@Nullable NodeId from) {
+        if (from != null) {
+            primary = from;
+        }
+        lastContactNanos = core.clock.getAsLong();
+        long timeout = electionTimeoutNanos + ThreadLocalRandom.current().nextLong(electionTimeoutNanos);
+        List<Replica> view = core.peers.replicas(core.service, core.partition);
+        electionDeadlineNanos = lastContactNanos + timeout + randomDelay(view, 0, 1) ;
+    }
+
+    /**
+     * Starts an election round: a pre-vote (which changes nothing anywhere) and, if a majority would
+     * vote for this replica, the vote at a new, persisted epoch. A {@code transfer} (after a handover,
+     * or an operator's promote) skips the pre-vote and asks voters to ignore a primary heard lately.
+     */
+    private void startElection(boolean transfer) {
+        long thisRound = ++round;
+        phase = Phase.CANDIDATE;
+        heardFromPrimary(null); // the next round starts a timeout from now if this one fails
+        long epoch = Math.max(core.log.epoch(), highestSeenEpoch) + 1;
+        if (transfer) {
+            vote(thisRound, epoch, true);
+            return;
+        }
+        ask(thisRound, epoch, true, false, granted -> vote(thisRound, epoch, false));
+    }
+
+    private void vote(long thisRound, long epoch, boolean transfer) {
+        if (round != thisRound || phase != Phase.CANDIDATE) {
+            return;
+        }
+        if (epoch <= core.log.epoch()) {
+            endCandidacy("epoch " + core.log.epoch() + " was reached meanwhile");
+            return;
+        }
+        core.log.persistEpoch(epoch); // its own vote: it votes for nobody else at this epoch
+        primary = null;
+        matchLsn = commitLsn;
+        setMatched(false);
+        long sentNanos = core.clock.getAsLong();
+        ask(thisRound, epoch, false, transfer, voters -> becomePrimary(epoch, voters, sentNanos));
+    }
+
+    /**
+     * Sends a vote (or pre-vote) to every other replica in the yellow page and calls {@code won} with
+     * the voters once a majority, this replica included, granted it.
+     */
+    private void ask(long thisRound, long epoch, boolean preVote, boolean transfer, Consumer<Set<NodeId>> won) {
+        List<Replica> view = core.peers.replicas(core.service, core.partition);
+        Set<NodeId> granted = new HashSet<>();
+        Set<NodeId> answered = new HashSet<>();
+        int quorum = replicaSet.quorum();
+        Vote request = new Vote(core.service, core.partition, core.self.value(), epoch, core.log.lastEpoch(),
+                core.log.lastLsn(), preVote, transfer);
+        List<Replica> others = view.stream().filter(r -> !r.node().equals(core.self)).toList();
+        if (quorum <= 1) {
+            won.accept(granted);
+            return;
+        }
+        for (Replica r : others) {
+            core.peers.call(r.node(), core.service, core.partition, "vote", request, VoteReply.class)
+                    .orTimeout(1, TimeUnit.SECONDS)
+                    .whenComplete((answer, e) -> core.exec.execute(() -> {
+                        if (round != thisRound || phase != Phase.CANDIDATE) {
+                            return;
+                        }
+                        answered.add(r.node());
+                        if (answer != null && answer.granted()) {
+                            granted.add(r.node());
+                            if (granted.size() + 1 == quorum) {
+                                won.accept(granted);
+                            }
+                            return;
+                        }
+                        if (answer != null) {
+                            highestSeenEpoch = Math.max(highestSeenEpoch, answer.epoch());
+                            if (!preVote && answer.epoch() > core.log.epoch()) {
+                                adoptEpoch(answer.epoch(), r.node() + " is at epoch " + answer.epoch());
+                            }
+                        }
+                        if (answered.size() == others.size() && granted.size() + 1 < quorum) {
+                            lost(preVote ? "pre-vote" : "vote", granted.size() + 1, quorum);
+                        }
+                    }));
+        }
+        if (others.size() + 1 < quorum) {
+            lost(preVote ? "pre-vote" : "vote", 1, quorum);
+        }
+    }
+
+    private void lost(String what, int votes, int quorum) {
+        logger.debug("{}: {} at epoch {} got {} of {} needed votes", name, what, core.log.epoch(), votes, quorum);
+        endCandidacy(what + " got " + votes + " of " + quorum + " needed votes");
+    }
+
+    private void endCandidacy(String why) {
+        phase = Phase.FOLLOWER;
+        round++;
+        answerPromote(false, why);
+    }
+
+    private void becomePrimary(long epoch, Set<NodeId> voters, long votesSentNanos) {
+        if (core.log.epoch() != epoch || phase != Phase.CANDIDATE) {
+            return;
+        }
+        phase = Phase.LEADER;
+        primary = core.self;
+        setMatched(true);
+        QuorumLeader leader = new QuorumLeader(core, new QuorumLeader.Host() {
+            @Override
+            public boolean leads(long e) {
+                return leading != null && phase == Phase.LEADER && core.log.epoch() == e && !closed;
+            }
+
+            @Override
+            public void newerEpoch(long e, NodeId from) {
+                adoptEpoch(e, from + " is at epoch " + e);
+            }
+
+            @Override
+            public void stepDown(String why) {
+                MajorityReplica.this.stepDown(why);
+            }
+
+            @Override
+            public void publish() {
+                MajorityReplica.this.publish();
+            }
+        }, epoch, replicaSet.quorum(), voters, votesSentNanos);
+        leading = leader;
+        Set<NodeId> members = new HashSet<>();
+        core.peers.replicas(core.service, core.partition).forEach(r -> {
+            if (!r.node().equals(core.self)) {
+                members.add(r.node());
+            }
+        });
+        logger.info("{}: became primary at epoch {} with votes of {}; log end {}, applied {}", name, epoch, voters,
+                core.log.lastLsn(), core.applied);
+        leader.start(members);
+        publish();
+        answerPromote(true, "");
+    }
+
+    private void maybeHandover(Replica live, long now) {
+        if (now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
+                || core.applied < core.log.lastLsn()) {
+            return;
+        }
+        lastHandoverNanos = now;
+        core.peers.call(live.node(), core.service, core.partition, "handover",
+                new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
+                .whenComplete((r, e) -> core.exec.execute(() -> {
+                    if (r != null && r.accepted() && phase == Phase.FOLLOWER && core.log.lastLsn() >= r.logEnd()) {
+                        startElection(true);
+                    }
+                }));
+    }
+
+    private void promote(Consumer<Object> reply) {
+        if (phase == Phase.LEADER) {
+            reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
+            return;
+        }
+        if (phase == Phase.DIVERGED || promoteReply != null) {
+            reply.accept(new PromoteReply(false, phase == Phase.DIVERGED ? "diverged" : "an election is under way",
+                    core.log.epoch()));
+            return;
+        }
+        logger.warn("{}: an operator asked for an election now (a majority must still vote)", name);
+        promoteReply = reply;
+        startElection(true);
+    }
+
+    private void answerPromote(boolean accepted, String reason) {
+        Consumer<Object> reply = promoteReply;
+        if (reply != null) {
+            promoteReply = null;
+            reply.accept(new PromoteReply(accepted, reason, core.log.epoch()));
+        }
+    }
+
+    /** Persists a newer epoch; a leader or candidate of an older one becomes a follower. */
+    private void adoptEpoch(long epoch, String why) {
+        if (epoch <= core.log.epoch()) {
+            return;
+        }
+        core.log.persistEpoch(epoch);
+        primary = null;
+        if (phase == Phase.LEADER) {
+            stepDown(why);
+        } else if (phase == Phase.CANDIDATE) {
+            endCandidacy(why);
+        }
+        matchLsn = commitLsn; // what matched the old primary beyond its commit point may be dropped by the new one
+        setMatched(false);
+    }
+
+    /**
+     * Stops leading: the writes waiting to commit may still commit under the next primary (a majority
+     * may have logged them), so they are answered as of unknown outcome; the client retries them with
+     * their request ids, which every replica's log recognises.
+     */
+    private void stepDown(String why) {
+        if (phase != Phase.LEADER) {
+            return;
+        }
+        logger.warn("{}: stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
+        phase = Phase.FOLLOWER;
+        QuorumLeader leader = leading;
+        leading = null;
+        if (leader != null) {
+            leader.abandon(requestId -> ResponseMessage.error(requestId, Status.NOT_PRIMARY, core.self
+                    + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why
+                    + ") before the write committed; it may still commit: retry with the same request id"));
+        }
+        if (primary != null && primary.equals(core.self)) {
+            primary = null;
+        }
+        heardFromPrimary(null);
+        setMatched(false);
+        freshKnown = false;
+        publish();
+    }
+
+    // ---------------------------------------------------------------- applying and freshness
+
+    private void applyCommitted() {
+        if (applyQueued || phase == Phase.LEADER) {
+            return;
+        }
+        applyQueued = true;
+        core.exec.execute(() -> {
+            applyQueued = false;
+            if (phase == Phase.LEADER || closed) {
+                return;
+            }
+            core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS));
+            if (confirmedCommit >= 0 && core.applied >= confirmedCommit) {
+                freshAsOfNanos = confirmedSentNanos;
+                freshKnown = true;
+                confirmedCommit = -1;
+            }
+            setMatched(core.storageFailedAt() == 0 && core.applied >= Math.min(primaryCommit, commitLsn));
+            if (core.storageFailedAt() == 0 && core.applied < Math.min(commitLsn, core.durable)) {
+                applyCommitted(); // the next slice, behind whatever arrived meanwhile
+            }
+        });
+    }
+
+    private void refreshFreshness(NodeId p, long now) {
+        if (readIndexInFlight || (freshKnown && now - freshAsOfNanos < stalenessNanos / 2)) {
+            return;
+        }
+        readIndexInFlight = true;
+        readIndexSentNanos = now;
+        core.peers.call(p, core.service, core.partition, "readIndex", new ReadIndex(core.service, core.partition),
+                ReadIndexReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
+                    readIndexInFlight = false;
+                    if (r != null && r.ok() && r.epoch() == core.log.epoch()) {
+                        confirmedCommit = r.commitLsn();
+                        confirmedSentNanos = readIndexSentNanos;
+                        commitLsn = Math.max(commitLsn, Math.min(r.commitLsn(), matchLsn));
+                        applyCommitted();
+                    }
+                }));
+    }
+
+    @Override
+    public boolean fresh() {
+        if (stalenessNanos == 0) {
+            return true;
+        }
+        QuorumLeader leader = leading; // read racily: a stale answer only refuses or allows one read
+        long now = core.clock.getAsLong();
+        if (leader != null && phase == Phase.LEADER) {
+            return now - stalenessNanos - leaderFreshAsOf < 0;
+        }
+        return freshKnown && now - freshAsOfNanos < stalenessNanos;
+    }
+
+    /** Level 3 primary: when a majority last followed it (written on the executor, read by {@link #fresh()}). */
+    private volatile long leaderFreshAsOf = Long.MIN_VALUE / 2;
+
+    private void setMatched(boolean value) {
+        matched = value;
+    }
+
+    private Role role() {
+        return switch (phase) {
+            case LEADER -> Role.PRIMARY;
+            case DIVERGED -> Role.RECOVERING;
+            case FOLLOWER, CANDIDATE -> matched && core.storageFailedAt() == 0 ? Role.SECONDARY : Role.RECOVERING;
+        };
+    }
+
+    private void publish() {
+        QuorumLeader leader = leading;
+        if (leader != null && phase == Phase.LEADER) {
+            long since = leader.majoritySince();
+            leaderFreshAsOf = since == Long.MIN_VALUE ? Long.MIN_VALUE / 2 : since;
+        }
+        core.publish(role(), phase == Phase.LEADER ? versions.boundVersion() : 0);
+    }
+
+    @Override
+    public ReplicaState state() {
+        return core.state();
+    }
+
+    @Override
+    public long readVersion() {
+        return core.readVersion();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
+        return core.awaitVersion(version, timeoutMillis);
+    }
+
+    @Override
+    public void close() {
+        core.exec.execute(() -> {
+            closed = true;
+            QuorumLeader leader = leading;
+            leading = null;
+            if (leader != null) {
+                leader.abandon(requestId -> ResponseMessage.error(requestId, Status.UNAVAILABLE,
+                        core.self + " is shutting down"));
+            }
+            answerPromote(false, "shutting down");
+        });
+    }
+}

@@ -1,0 +1,370 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.PeerMessages.Entry;
+import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
+import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The primary's side of a {@code majority}-mode partition ({@code docs/protocols/replication.md}):
+ * for every other replica how far its log matches this one ({@code match}) and what to send it next;
+ * the writes waiting to commit; the commit point, which is the highest LSN of this epoch that a
+ * majority of the configured replicas (this one included) logged durably; and the time from which a
+ * majority is known to have followed this primary (its lease). Nobody is excluded: a slow or
+ * unreachable replica simply does not count towards the majority until it catches up.
+ *
+ * <p>Thread-safety: confined to the partition's serial executor, like its {@link MajorityReplica}.
+ */
+final class QuorumLeader {
+    /** What the leader needs from its replica. */
+    interface Host {
+        /** Whether the replica still leads the epoch this leader was started for. */
+        boolean leads(long epoch);
+
+        /** A reply showed a newer epoch: the replica must stop leading. */
+        void newerEpoch(long epoch, NodeId from);
+
+        /** The replica cannot go on leading (storage failure, no majority). */
+        void stepDown(String why);
+
+        /** The replica's state changed; publish it. */
+        void publish();
+    }
+
+    private static final Logger logger = LoggerFactory.getLogger(QuorumLeader.class);
+    private static final long HEARTBEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long READ_INDEX_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final ReplicaCore core;
+    private final Host host;
+    private final long epoch;
+    private final int quorum;
+    private final Map<NodeId, Follower> followers = new HashMap<>();
+    private final TreeMap<Long, List<Waiting>> waiting = new TreeMap<>();
+    private final List<ReadIndexWaiter> readIndexWaiters = new ArrayList<>();
+    private long commitLsn;
+    private boolean applyQueued;
+
+    /** How far one other replica is known to follow. */
+    private static final class Follower {
+        final NodeId node;
+        /** The next LSN to send. */
+        long next;
+        /** The LSN up to which its log is known to match this one, durably. */
+        long match;
+        int inFlight;
+        /** Its log differs or has a gap somewhere after {@link #match}: one message at a time until it matches. */
+        boolean probing = true;
+        long lastSendNanos;
+        /** The send time of the latest message it answered at this epoch. */
+        long contactNanos;
+        boolean hasContact;
+
+        Follower(NodeId node, long next) {
+            this.node = node;
+            this.next = next;
+        }
+    }
+
+    private record Waiting(long requestId, Consumer<ResponseMessage> reply) {}
+
+    private record ReadIndexWaiter(long receivedNanos, Consumer<Object> reply) {}
+
+    /**
+     * Starts leading {@code epoch} with a majority of {@code quorum}; {@code voters} granted their votes
+     * to messages sent at {@code votesSentNanos}, which counts as contact for the lease.
+     */
+    QuorumLeader(ReplicaCore core, Host host, long epoch, int quorum, Set<NodeId> voters, long votesSentNanos) {
+        this.core = core;
+        this.host = host;
+        this.epoch = epoch;
+        this.quorum = quorum;
+        this.commitLsn = core.applied;
+        for (NodeId voter : voters) {
+            Follower f = follower(voter);
+            f.contactNanos = votesSentNanos;
+            f.hasContact = true;
+        }
+    }
+
+    /** Logs the no-op that opens this epoch and sends every replica what it lacks. */
+    void start(Set<NodeId> members) {
+        members.forEach(this::follower);
+        LogRecord noop = new LogRecord(core.log.lastLsn() + 1, epoch, RecordKind.NOOP, RequestId.NONE,
+                core.self.value(), 0, "", new byte[0]);
+        core.append(noop);
+        for (Follower f : followers.values()) {
+            sendFrom(f);
+        }
+    }
+
+    /** Starts tracking {@code node}, a replica of the partition, if it is new. */
+    Follower follower(NodeId node) {
+        return followers.computeIfAbsent(node, n -> new Follower(n, core.log.lastLsn() + 1));
+    }
+
+    /** The commit point. */
+    long commitLsn() {
+        return commitLsn;
+    }
+
+    /** Whether no write waits to commit. */
+    boolean idle() {
+        return waiting.isEmpty() && commitLsn >= core.log.lastLsn();
+    }
+
+    /** How far {@code node}'s log is known to match this one, or -1 if it is not followed. */
+    long match(NodeId node) {
+        Follower f = followers.get(node);
+        return f == null ? -1 : f.match;
+    }
+
+    /**
+     * The time (on this node's clock) from which a majority is known to have followed this primary:
+     * no other primary committed anything before it. {@link Long#MIN_VALUE} if unknown.
+     */
+    long majoritySince() {
+        List<Long> contacts = new ArrayList<>();
+        contacts.add(core.clock.getAsLong());
+        for (Follower f : followers.values()) {
+            if (f.hasContact) {
+                contacts.add(f.contactNanos);
+            }
+        }
+        return Election.majorityContact(contacts, quorum);
+    }
+
+    /** How many replicas, this one included, answered a message sent in the last {@code withinNanos}. */
+    int inContact(long withinNanos) {
+        long now = core.clock.getAsLong();
+        int count = 1;
+        for (Follower f : followers.values()) {
+            if (f.hasContact && now - f.contactNanos < withinNanos) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Takes a client write: a retry is answered from what this log knows, a new write is logged and
+     * sent, and answered once committed.
+     */
+    void write(RequestMessage request, Consumer<ResponseMessage> reply) {
+        ResponseMessage cached = core.cached(request.id());
+        if (cached != null) {
+            reply.accept(ReplicaCore.reply(cached, request.requestId()));
+            return;
+        }
+        OptionalLong known = core.log.lsnOf(request.id());
+        if (known.isPresent()) {
+            if (known.getAsLong() <= core.applied) {
+                reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
+                        new byte[0]));
+            } else {
+                // logged, not yet committed (maybe by an earlier primary): answered when it commits
+                waiting.computeIfAbsent(known.getAsLong(), k -> new ArrayList<>(1))
+                        .add(new Waiting(request.requestId(), reply));
+            }
+            return;
+        }
+        long lsn = core.log.lastLsn() + 1;
+        LogRecord record = new LogRecord(lsn, epoch, RecordKind.WRITE, request.id(), core.self.value(), 0,
+                request.method(), request.payload());
+        waiting.computeIfAbsent(lsn, k -> new ArrayList<>(1)).add(new Waiting(request.requestId(), reply));
+        core.append(record).whenComplete((v, e) -> {
+            if (e != null) {
+                core.exec.execute(() -> {
+                    if (host.leads(epoch)) {
+                        logger.error("{}: REDO log append failed at {}; stepping down", core.name, lsn, e);
+                        host.stepDown("log failure");
+                    }
+                });
+            }
+        });
+        for (Follower f : followers.values()) {
+            if (!f.probing && f.next == lsn) {
+                send(f, List.of(record));
+            }
+        }
+    }
+
+    /** Periodic work: heartbeats (which carry the commit point and retry what was lost) and timeouts. */
+    void tick() {
+        long now = core.clock.getAsLong();
+        for (Follower f : followers.values()) {
+            if (!(f.probing && f.inFlight > 0) && now - f.lastSendNanos >= HEARTBEAT_NANOS) {
+                sendFrom(f);
+            }
+        }
+        for (Iterator<ReadIndexWaiter> it = readIndexWaiters.iterator(); it.hasNext(); ) {
+            ReadIndexWaiter w = it.next();
+            if (now - w.receivedNanos > READ_INDEX_TIMEOUT_NANOS) {
+                w.reply.accept(new ReadIndexReply(false, epoch, 0));
+                it.remove();
+            }
+        }
+    }
+
+    /**
+     * Answers a secondary's {@code readIndex} with the commit point once a majority answered a
+     * message sent after it arrived: then no other primary can have committed anything before it
+     * arrived that the commit point misses.
+     */
+    void readIndex(Consumer<Object> reply) {
+        readIndexWaiters.add(new ReadIndexWaiter(core.clock.getAsLong(), reply));
+    }
+
+    private void sendFrom(Follower f) {
+        send(f, f.next > core.log.lastLsn() ? List.of() : core.log.read(f.next, PrimaryBackupReplica.BATCH));
+    }
+
+    private void send(Follower f, List<LogRecord> records) {
+        long prev = records.isEmpty() ? f.next - 1 : records.get(0).lsn() - 1;
+        if (prev > core.log.lastLsn()) {
+            prev = core.log.lastLsn(); // the log was cut back (cannot happen while leading; be safe)
+            f.next = prev + 1;
+        }
+        long sentNanos = core.clock.getAsLong();
+        f.lastSendNanos = sentNanos;
+        f.inFlight++;
+        if (!records.isEmpty()) {
+            f.next = records.get(records.size() - 1).lsn() + 1;
+        }
+        Replicate message = new Replicate(core.service, core.partition, core.self.value(), epoch, commitLsn,
+                records.stream().map(Entry::of).toList(), prev, core.log.epochOf(prev), null);
+        core.peers.call(f.node, core.service, core.partition, "replicate", message, Ack.class)
+                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(f, sentNanos, ack, e)));
+    }
+
+    private void onAck(Follower f, long sentNanos, @Nullable Ack ack, @Nullable Throwable error) {
+        f.inFlight--;
+        if (!host.leads(epoch)) {
+            return;
+        }
+        if (error != null || ack == null) {
+            f.probing = true; // a message may be lost: go on from what it surely has
+            f.next = f.match + 1;
+            return;
+        }
+        if (ack.epoch() > epoch) {
+            host.newerEpoch(ack.epoch(), f.node);
+            return;
+        }
+        if (ack.epoch() == epoch && (!f.hasContact || sentNanos - f.contactNanos > 0)) {
+            f.contactNanos = sentNanos; // it answered as a follower of this epoch: counts for the lease
+            f.hasContact = true;
+        }
+        if (ack.accepted()) {
+            f.match = Math.max(f.match, ack.lastLsn());
+            f.probing = false;
+            f.next = Math.max(f.next, f.match + 1);
+        } else if (ack.reason().equals("gap") || ack.reason().equals("mismatch")) {
+            f.probing = true;
+            f.next = Math.max(f.match, ack.lastLsn()) + 1;
+        } else {
+            logger.warn("{}: {} refused replication: {}", core.name, f.node, ack.reason());
+            f.probing = true;
+            f.next = f.match + 1;
+            return; // the next heartbeat retries
+        }
+        if (f.inFlight == 0 && f.next <= core.log.lastLsn()) {
+            sendFrom(f); // catch it up, a batch at a time
+        }
+        advance();
+    }
+
+    /** Moves the commit point to what a majority has of this epoch, applies it, and answers read indexes. */
+    void advance() {
+        if (!host.leads(epoch)) {
+            return;
+        }
+        List<Long> positions = new ArrayList<>();
+        positions.add(core.durable);
+        for (Follower f : followers.values()) {
+            positions.add(f.match);
+        }
+        long majority = Math.min(Election.majorityPosition(positions, quorum), core.log.lastLsn());
+        // Only a record of this epoch commits by counting; older ones commit with it (Raft §5.4.2).
+        if (majority > commitLsn && core.log.epochOf(majority) == epoch) {
+            commitLsn = majority;
+            applyCommitted();
+            for (Follower f : followers.values()) {
+                if (f.inFlight == 0 && !f.probing) {
+                    sendFrom(f); // carries the new commit point
+                }
+            }
+        }
+        long since = majoritySince();
+        for (Iterator<ReadIndexWaiter> it = readIndexWaiters.iterator(); it.hasNext(); ) {
+            ReadIndexWaiter w = it.next();
+            if (since != Long.MIN_VALUE && since - w.receivedNanos >= 0) {
+                w.reply.accept(new ReadIndexReply(true, epoch, commitLsn));
+                it.remove();
+            }
+        }
+    }
+
+    /** Applies committed writes a slice at a time and answers their clients. */
+    private void applyCommitted() {
+        boolean ok = core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS));
+        while (!waiting.isEmpty() && waiting.firstKey() <= core.applied) {
+            Map.Entry<Long, List<Waiting>> first = waiting.pollFirstEntry();
+            LogRecord record = core.log.record(first.getKey()).orElseThrow();
+            ResponseMessage response = core.cached(record.requestId());
+            for (Waiting w : first.getValue()) {
+                w.reply.accept(response != null ? ReplicaCore.reply(response, w.requestId)
+                        : new ResponseMessage(w.requestId, Status.ALREADY_APPLIED, record.lsn(), new byte[0]));
+            }
+        }
+        if (!ok) {
+            host.stepDown("the write at LSN " + core.storageFailedAt() + " failed in storage");
+            return;
+        }
+        host.publish();
+        if (core.applied < commitLsn && !applyQueued) {
+            applyQueued = true;
+            core.exec.execute(() -> {
+                applyQueued = false;
+                if (host.leads(epoch)) {
+                    applyCommitted();
+                }
+            });
+        }
+    }
+
+    /** Answers every waiting write with {@code answer} (by request id) and every read index with a refusal. */
+    void abandon(LongFunction<ResponseMessage> answer) {
+        for (List<Waiting> ws : waiting.values()) {
+            for (Waiting w : ws) {
+                w.reply.accept(answer.apply(w.requestId));
+            }
+        }
+        waiting.clear();
+        for (ReadIndexWaiter w : readIndexWaiters) {
+            w.reply.accept(new ReadIndexReply(false, epoch, 0));
+        }
+        readIndexWaiters.clear();
+    }
+}
