@@ -473,21 +473,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 && view.stream().anyMatch(r -> r.node().equals(last) && r.epoch() < core.log.epoch());
     }
 
-    /** Orders candidates: most complete log first (epoch, then LSN), then priority, then node id. */
-    private static int compare(long epochA, long lsnA, int priorityA, String nodeA, long epochB, long lsnB,
-            int priorityB, String nodeB) {
-        int c = Long.compare(epochA, epochB);
-        if (c == 0) {
-            c = Long.compare(lsnA, lsnB);
-        }
-        if (c == 0) {
-            c = Integer.compare(priorityA, priorityB);
-        }
-        return c != 0 ? c : nodeB.compareTo(nodeA);
-    }
-
     private boolean outranks(long epoch, long lsn, int prio, String node) {
-        return compare(epoch, lsn, prio, node, core.log.lastEpoch(), core.log.lastLsn(), priority,
+        return Election.compare(epoch, lsn, prio, node, core.log.lastEpoch(), core.log.lastLsn(), priority,
                 core.self.value()) > 0;
     }
 

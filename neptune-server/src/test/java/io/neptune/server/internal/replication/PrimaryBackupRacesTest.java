@@ -191,6 +191,57 @@ class PrimaryBackupRacesTest {
     }
 
     @Test
+    void aSecondaryDropsItsOwnTailWhereTheNewPrimarysRecordDiffers() throws Exception {
+        Node p = start("p", 1);
+        Node s = start("s", 2);
+        promoteAndFollow(p, s);
+
+        // s holds records 1 (committed) and 2 (never committed) of p, epoch 1; the new primary q, at epoch 2,
+        // has another record 2. Before log matching, s skipped q's record 2 (an LSN it had) and applied its own.
+        long epoch = s.core.log.epoch();
+        Entry first = Entry.of(new LogRecord(1, epoch, RecordKind.WRITE, new RequestId(1, 1), "p", 0, "first",
+                new byte[0]));
+        Entry stale = Entry.of(new LogRecord(2, epoch, RecordKind.WRITE, new RequestId(2, 2), "p", 0, "stale",
+                new byte[0]));
+        deliver(s, new Replicate(SERVICE, 0, "p", epoch, 1, List.of(first, stale), 0, 0, null));
+        await().atMost(WAIT).until(() -> s.app.methods.equals(List.of("first")));
+
+        Entry other = Entry.of(new LogRecord(2, epoch + 1, RecordKind.WRITE, new RequestId(3, 3), "q", 0, "other",
+                new byte[0]));
+        Ack ack = deliver(s, new Replicate(SERVICE, 0, "q", epoch + 1, 2, List.of(other), 1, epoch, "p"));
+        assertThat(ack.accepted()).isTrue();
+        await().atMost(WAIT).until(() -> s.core.applied == 2);
+        assertThat(s.app.methods).containsExactly("first", "other");
+        assertThat(s.core.log.record(2).map(LogRecord::method)).hasValue("other");
+    }
+
+    @Test
+    void aSecondaryRefusesEntriesWhoseRecordBeforeIsNotItsOwn() throws Exception {
+        Node p = start("p", 1);
+        Node s = start("s", 2);
+        promoteAndFollow(p, s);
+        long epoch = s.core.log.epoch();
+        Entry mine = Entry.of(new LogRecord(1, epoch, RecordKind.WRITE, new RequestId(1, 1), "p", 0, "mine",
+                new byte[0]));
+        deliver(s, new Replicate(SERVICE, 0, "p", epoch, 0, List.of(mine), 0, 0, null));
+
+        Entry next = Entry.of(new LogRecord(2, epoch + 1, RecordKind.WRITE, new RequestId(2, 2), "q", 0, "next",
+                new byte[0]));
+        Ack ack = deliver(s, new Replicate(SERVICE, 0, "q", epoch + 1, 2, List.of(next), 1, epoch + 1, "q"));
+        assertThat(ack.accepted()).as("q's record 1 is not s's").isFalse();
+        assertThat(ack.lastLsn()).as("resend from what s surely shares: nothing it applied").isZero();
+        sync(s);
+        assertThat(s.app.methods).isEmpty();
+        assertThat(s.core.log.lastLsn()).isEqualTo(1);
+    }
+
+    private static Ack deliver(Node node, Replicate message) throws Exception {
+        CompletableFuture<Object> reply = new CompletableFuture<>();
+        node.replica.onPeerMessage("replicate", message, reply::complete);
+        return (Ack) reply.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    @Test
     void aTaskThatThrowsAnErrorDoesNotStopTheExecutor() throws Exception {
         SerialExecutor executor = new SerialExecutor(pool, "errors");
         executor.execute(() -> {

@@ -1,0 +1,384 @@
+package io.neptune.server.internal.replication;
+
+import static org.awaitility.Awaitility.await;
+
+import io.neptune.core.AccessMode;
+import io.neptune.core.FailoverMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.membership.Role;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RedoLog;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiPredicate;
+
+/**
+ * Replicas of one partition with real REDO logs on a network the test controls: it splits the
+ * nodes into groups that cannot reach each other (each side's yellow page then lists only its own
+ * side, as a JGroups view would), drops, holds, duplicates and reorders chosen messages, kills and
+ * restarts nodes, and drives time by hand ({@link #advance}). Ticks are given by the test, so every
+ * scenario is a short deterministic sequence of steps.
+ *
+ * <p>Thread-safety: the fault settings are thread-safe; steps are taken by one test thread.
+ */
+final class FaultInjectingCluster implements AutoCloseable {
+    static final String SERVICE = "svc";
+    static final Duration WAIT = Duration.ofSeconds(20);
+    /** A lost message fails after this long, as a call timing out would. */
+    private static final long LOST_AFTER_MILLIS = 50;
+
+    private final Path dir;
+    private final FailoverMode mode;
+    private final int configuredReplicas;
+    private final ExecutorService pool = Executors.newFixedThreadPool(4);
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final AtomicLong clock = new AtomicLong(System.nanoTime());
+    private final Map<NodeId, Node> nodes = new ConcurrentHashMap<>();
+    private final List<Node> everStarted = new CopyOnWriteArrayList<>();
+    private final List<Runnable> held = new CopyOnWriteArrayList<>();
+    private volatile Map<NodeId, Integer> groups = Map.of();
+    /** (from, "to:method"): the message never arrives. */
+    private volatile BiPredicate<NodeId, String> drop = (from, call) -> false;
+    /** (from, "to:method"): the message waits until {@link #release}. */
+    private volatile BiPredicate<NodeId, String> hold = (from, call) -> false;
+    /** (from, "to:method"): the message arrives twice. */
+    private volatile BiPredicate<NodeId, String> duplicate = (from, call) -> false;
+    private final Map<String, SerialExecutor> links = new ConcurrentHashMap<>();
+    private final Set<NodeId> paused = ConcurrentHashMap.newKeySet();
+    /** Every (epoch, primary) seen at a step: two primaries of one epoch would break everything. */
+    private final Map<Long, Set<NodeId>> primariesByEpoch = new ConcurrentHashMap<>();
+    private long nextId = 1;
+
+    FaultInjectingCluster(Path dir, FailoverMode mode, int configuredReplicas) {
+        this.dir = dir;
+        this.mode = mode;
+        this.configuredReplicas = configuredReplicas;
+    }
+
+    /** Starts (or restarts, on its old log) node {@code name} with {@code priority}. */
+    Node start(String name, int priority) {
+        Node node = new Node(name, priority);
+        nodes.put(node.id, node);
+        everStarted.add(node);
+        node.replica.start();
+        sync(node);
+        return node;
+    }
+
+    /** Stops {@code node} at once, as SIGKILL would (its log keeps what was durable or written). */
+    void kill(Node node) {
+        nodes.remove(node.id);
+        node.replica.close();
+        sync(node);
+        node.core.log.close();
+    }
+
+    /** Splits the live nodes into groups that reach only each other; nodes in no group are isolated. */
+    @SafeVarargs
+    final void partition(Collection<Node>... sides) {
+        Map<NodeId, Integer> g = new ConcurrentHashMap<>();
+        for (int i = 0; i < sides.length; i++) {
+            for (Node n : sides[i]) {
+                g.put(n.id, i);
+            }
+        }
+        groups = g;
+    }
+
+    /** Ends every partition. */
+    void heal() {
+        groups = Map.of();
+    }
+
+    void drop(BiPredicate<NodeId, String> rule) {
+        drop = rule;
+    }
+
+    void hold(BiPredicate<NodeId, String> rule) {
+        hold = rule;
+    }
+
+    void duplicate(BiPredicate<NodeId, String> rule) {
+        duplicate = rule;
+    }
+
+    /** Delivers the held messages, in reverse order if {@code reordered}, and stops holding. */
+    void release(boolean reordered) {
+        hold = (from, call) -> false;
+        List<Runnable> messages = new ArrayList<>(held);
+        held.clear();
+        if (reordered) {
+            java.util.Collections.reverse(messages);
+        }
+        messages.forEach(Runnable::run);
+    }
+
+    int heldCount() {
+        return held.size();
+    }
+
+    private boolean reachable(NodeId a, NodeId b) {
+        Map<NodeId, Integer> g = groups;
+        return g.isEmpty() || (g.containsKey(a) && g.get(a).equals(g.get(b)));
+    }
+
+    /**
+     * Freezes {@code node} as SIGSTOP would: it gets no ticks and every message to or from it waits;
+     * its clock runs on, as a monotonic clock does.
+     */
+    void pause(Node node) {
+        paused.add(node.id);
+    }
+
+    /** Thaws {@code node}: the messages that waited are delivered. */
+    void resume(Node node) {
+        paused.remove(node.id);
+        List<Runnable> messages = new ArrayList<>(held);
+        held.clear();
+        messages.forEach(Runnable::run);
+    }
+
+    /** Moves time on by {@code by} and ticks every live node, waiting for each. */
+    void advance(Duration by) {
+        clock.addAndGet(by.toNanos());
+        tickAll();
+    }
+
+    /** Ticks every live, unpaused node and waits until each executor ran what the tick queued. */
+    void tickAll() {
+        List<Node> running = nodes.values().stream().filter(n -> !paused.contains(n.id)).toList();
+        for (Node n : running) {
+            n.replica.tick();
+        }
+        for (Node n : running) {
+            sync(n);
+            ReplicaState st = n.replica.state();
+            if (st.role() == Role.PRIMARY) {
+                Set<NodeId> primaries = primariesByEpoch.computeIfAbsent(st.epoch(), e -> ConcurrentHashMap.newKeySet());
+                primaries.add(n.id);
+                if (primaries.size() > 1) {
+                    throw new AssertionError("two primaries at epoch " + st.epoch() + ": " + primaries);
+                }
+            }
+        }
+    }
+
+    /** Advances time in 100 ms steps until {@code done} holds, or fails after 60 simulated seconds. */
+    void runUntil(java.util.function.BooleanSupplier done, String what) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
+            advance(Duration.ofMillis(100));
+            if (System.nanoTime() > deadline) {
+                break;
+            }
+            await().pollDelay(Duration.ofMillis(5)).atMost(Duration.ofMillis(50)).until(() -> true);
+        }
+        if (!done.getAsBoolean()) {
+            throw new AssertionError("not reached: " + what + "; " + describe());
+        }
+    }
+
+    String describe() {
+        StringBuilder s = new StringBuilder();
+        for (Node n : everStarted) {
+            ReplicaState st = n.replica.state();
+            s.append(n.id).append(nodes.get(n.id) == n ? "" : "(dead)").append('=').append(st.role()).append("@e")
+                    .append(st.epoch()).append(" log ").append(st.logEnd()).append(" applied ").append(st.applied())
+                    .append("; ");
+        }
+        return s.toString();
+    }
+
+    /** Sends a client write of {@code method} to {@code node}'s replica. */
+    CompletableFuture<ResponseMessage> write(Node node, String method) {
+        long id = nextId++;
+        return write(node, method, new RequestId(id, id));
+    }
+
+    /** Sends a client write with request id {@code id} (a retry reuses it). */
+    CompletableFuture<ResponseMessage> write(Node node, String method, RequestId id) {
+        CompletableFuture<ResponseMessage> answer = new CompletableFuture<>();
+        node.replica.write(new RequestMessage(id.low(), SERVICE, 0, method, AccessMode.WRITE, 10_000, 0, id,
+                new byte[0]), answer::complete);
+        return answer;
+    }
+
+    /** The node that is primary, if exactly one live node is. */
+    Optional<Node> primary() {
+        List<Node> primaries = nodes.values().stream().filter(n -> n.role() == Role.PRIMARY).toList();
+        return primaries.size() == 1 ? Optional.of(primaries.get(0)) : Optional.empty();
+    }
+
+    Collection<Node> live() {
+        return List.copyOf(nodes.values());
+    }
+
+    static void sync(Node node) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        node.core.exec.execute(() -> done.complete(null));
+        done.join();
+    }
+
+    @Override
+    public void close() {
+        for (Node node : List.copyOf(nodes.values())) {
+            kill(node);
+        }
+        pool.shutdownNow();
+        timer.shutdownNow();
+    }
+
+    /** A service that records what it ran; its CHECK answers from that record. */
+    static final class RecordingService implements PartitionService {
+        final Set<Long> executed = ConcurrentHashMap.newKeySet();
+        final List<String> methods = new CopyOnWriteArrayList<>();
+
+        @Override
+        public ResponseMessage execute(LogRecord record) {
+            executed.add(record.lsn());
+            methods.add(record.method());
+            return ResponseMessage.ok(0, record.lsn(), new byte[0]);
+        }
+
+        @Override
+        public boolean isApplied(long lsn) {
+            return executed.contains(lsn);
+        }
+
+        @Override
+        public boolean hasCheck() {
+            return true;
+        }
+
+        @Override
+        public Optional<String> digest() {
+            return Optional.of(String.join(",", methods));
+        }
+    }
+
+    final class Node {
+        final NodeId id;
+        final int priority;
+        final RecordingService app = new RecordingService();
+        final ReplicaCore core;
+        final PartitionReplica replica;
+
+        Node(String name, int priority) {
+            this.id = NodeId.of(name);
+            this.priority = priority;
+            core = new ReplicaCore(SERVICE, 0, id, RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP), app,
+                    new NetworkPeers(id), new SerialExecutor(pool, name), timer);
+            core.clock = clock::get;
+            // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
+            replica = mode == FailoverMode.MAJORITY
+                    ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1))
+                    : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
+        }
+
+        Role role() {
+            return replica.state().role();
+        }
+
+        long epoch() {
+            return core.log.epoch();
+        }
+
+        /** The methods this replica applied, in order. */
+        List<String> applied() {
+            return List.copyOf(app.methods);
+        }
+
+        Replica asReplica() {
+            ReplicaState s = replica.state();
+            InetSocketAddress unused = new InetSocketAddress("127.0.0.1", 1);
+            return new Replica(id, unused, unused, priority, s.role(), s.applied(), 0, s.epoch(), s.logEnd(),
+                    s.lastEpoch(), 0);
+        }
+
+        @Override
+        public String toString() {
+            return id.value();
+        }
+    }
+
+    /** Delivers calls on the pool, subject to the partitions and fault rules. */
+    private final class NetworkPeers implements Peers {
+        final NodeId self;
+
+        NetworkPeers(NodeId self) {
+            this.self = self;
+        }
+
+        @Override
+        public NodeId self() {
+            return self;
+        }
+
+        @Override
+        public List<Replica> replicas(String service, int partition) {
+            return nodes.values().stream().filter(n -> reachable(self, n.id)).map(Node::asReplica).toList();
+        }
+
+        @Override
+        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
+                Class<T> replyType) {
+            CompletableFuture<T> result = new CompletableFuture<>();
+            Node target = nodes.get(node);
+            String call = node + ":" + method;
+            if (target == null || !reachable(self, node) || drop.test(self, call)) {
+                timer.schedule(() -> result.completeExceptionally(new TimeoutException(call + " lost")),
+                        LOST_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+                return result;
+            }
+            SerialExecutor link = links.computeIfAbsent(self + ">" + node, k -> new SerialExecutor(pool, k));
+            Runnable deliver = () -> link.execute(() -> {
+                if (nodes.get(node) != target || !reachable(self, node)) {
+                    result.completeExceptionally(new TimeoutException(call + " lost"));
+                    return;
+                }
+                target.replica.onPeerMessage(method, message, reply -> {
+                    if (reachable(self, node)) {
+                        result.complete(replyType.cast(reply));
+                    } else {
+                        result.completeExceptionally(new TimeoutException(call + " reply lost"));
+                    }
+                });
+            });
+            if (hold.test(self, call) || paused.contains(self) || paused.contains(node)) {
+                held.add(deliver);
+            } else {
+                deliver.run();
+                if (duplicate.test(self, call)) {
+                    pool.execute(() -> target.replica.onPeerMessage(method, message, reply -> { }));
+                }
+            }
+            return result;
+        }
+
+        @Override
+        public void announce() {
+        }
+    }
+}
