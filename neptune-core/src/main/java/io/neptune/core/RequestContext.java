@@ -20,8 +20,9 @@ public interface RequestContext {
 
     /**
      * The log sequence number of this write, or 0 for reads and unreplicated writes. A partition's
-     * writes run in increasing LSN order. At level 1 a number can be skipped: a retried write that two
-     * replicas both ran is logged twice and runs only at its first LSN.
+     * writes run in increasing LSN order, but a number can be skipped: at level 1 a retried write that
+     * two replicas both ran is logged twice and runs only at its first LSN, and at levels 2 and 3 in
+     * {@link FailoverMode#MAJORITY} mode each new primary first logs a no-op, which runs nowhere.
      */
     long lsn();
 

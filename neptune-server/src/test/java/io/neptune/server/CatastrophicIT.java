@@ -2,6 +2,7 @@ package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,9 +39,9 @@ class CatastrophicIT {
                 KvWriteLoad load = new KvWriteLoad(cluster.observer().client(), PARTITIONS, 32,
                         Duration.ofSeconds(5))) {
             cluster.jvmOptions("-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
-            cluster.define("node-1", KvTestService.class, 3, 3);
-            cluster.define("node-2", KvTestService.class, 2, 3);
-            cluster.define("node-3", KvTestService.class, 1, 3);
+            cluster.define("node-1", KvTestService.class, 3, 3, FailoverMode.FAIL_STOP);
+            cluster.define("node-2", KvTestService.class, 2, 3, FailoverMode.FAIL_STOP);
+            cluster.define("node-3", KvTestService.class, 1, 3, FailoverMode.FAIL_STOP);
             cluster.startAll("node-1", "node-2", "node-3");
             CatchUpIT.awaitPrimary(cluster, "node-1", 2, Duration.ofSeconds(60));
 

@@ -3,6 +3,7 @@ package io.neptune.server;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
+import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Node processes hosting one replicated test service, plus an in-process observer node that
@@ -62,6 +64,11 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     /** Defines node {@code name} hosting {@code serviceClass} on all partitions with {@code priority}. */
     void define(String name, Class<?> serviceClass, int priority, int replicas) {
+        define(name, serviceClass, priority, replicas, null);
+    }
+
+    /** Like {@link #define(String, Class, int, int)}, in fail-over {@code mode} (null: the service's own). */
+    void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode) {
         configs.put(name, """
                 node: %s
                 io-threads: 1
@@ -78,7 +85,8 @@ final class ReplicatedProcesses implements AutoCloseable {
                     replicas: %d
                     workers: 4
                 """.formatted(name, root.resolve("data").resolve(name), cluster, root.resolve("discovery"),
-                serviceClass.getName(), priority, replicas));
+                serviceClass.getName(), priority, replicas)
+                + (mode == null ? "" : "    failover: " + mode.configName() + "\n"));
     }
 
     /** Starts (or restarts, on its data) node {@code name} and waits until it serves. */

@@ -96,19 +96,14 @@ public final class Router {
                         + request.partition()));
                 return;
             }
-            if (runtime.descriptor().consistency() == ConsistencyLevel.LEVEL_3
-                    && !replication.fresh(request.service(), request.partition())) {
-                // majority mode: cut off from the majority for longer than the staleness bound
-                reply.accept(ResponseMessage.error(id, Status.STALE, node + " cannot vouch that its copy of "
-                        + request.service() + "#" + request.partition() + " is within the staleness bound"));
-                return;
-            }
             // Level-1 versions are each replica's own LSNs: comparing them across replicas means nothing.
             if (runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1
                     && request.minVersion() > replication.version(request.service(), request.partition())) {
                 replication.awaitVersion(request.service(), request.partition(), request.minVersion()).thenAccept(ok -> {
-                    if (ok) {
+                    if (ok && fresh(runtime, request)) {
                         runtime.submit(request, method, reply);
+                    } else if (ok) {
+                        reply.accept(notFresh(request));
                     } else {
                         reply.accept(ResponseMessage.error(id, Status.STALE, node + " has not reached version "
                                 + request.minVersion() + " of " + request.service() + "#" + request.partition()));
@@ -117,7 +112,23 @@ public final class Router {
                 return;
             }
         }
+        if (!fresh(runtime, request)) {
+            reply.accept(notFresh(request));
+            return;
+        }
         runtime.submit(request, method, reply);
+    }
+
+    /** Level 3 in majority mode: whether this replica can vouch that a read now is within the staleness bound. */
+    private boolean fresh(ServiceRuntime runtime, RequestMessage request) {
+        return runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_3
+                || request.mode() != AccessMode.READ || replication.fresh(request.service(), request.partition());
+    }
+
+    private ResponseMessage notFresh(RequestMessage request) {
+        return ResponseMessage.error(request.requestId(), Status.STALE, node + " cannot vouch that its copy of "
+                + request.service() + "#" + request.partition() + " is within the staleness bound (cut off from"
+                + " a majority of its replicas)");
     }
 
     /** The hosted services by name. */

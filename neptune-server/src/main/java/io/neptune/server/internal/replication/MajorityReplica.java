@@ -524,7 +524,7 @@ final class MajorityReplica implements PartitionReplica {
             public void publish() {
                 MajorityReplica.this.publish();
             }
-        }, epoch, replicaSet.quorum(), voters, votesSentNanos);
+        }, epoch, replicaSet::quorum, voters, votesSentNanos);
         leading = leader;
         Set<NodeId> members = new HashSet<>();
         core.peers.replicas(core.service, core.partition).forEach(r -> {
@@ -562,6 +562,13 @@ final class MajorityReplica implements PartitionReplica {
         if (phase == Phase.DIVERGED || promoteReply != null) {
             reply.accept(new PromoteReply(false, phase == Phase.DIVERGED ? "diverged" : "an election is under way",
                     core.log.epoch()));
+            return;
+        }
+        Replica live = core.peers.replicas(core.service, core.partition).stream()
+                .filter(r -> r.role() == Role.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
+                .findFirst().orElse(null);
+        if (live != null) {
+            reply.accept(new PromoteReply(false, "a live primary exists: " + live.node(), core.log.epoch()));
             return;
         }
         logger.warn("{}: an operator asked for an election now (a majority must still vote)", name);

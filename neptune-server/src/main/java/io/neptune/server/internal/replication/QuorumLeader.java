@@ -1,12 +1,12 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
-import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -59,7 +60,8 @@ final class QuorumLeader {
     private final ReplicaCore core;
     private final Host host;
     private final long epoch;
-    private final int quorum;
+    /** How many replicas make a majority: asked anew each time, since more replicas may be seen while leading. */
+    private final IntSupplier quorum;
     private final Map<NodeId, Follower> followers = new HashMap<>();
     private final TreeMap<Long, List<Waiting>> waiting = new TreeMap<>();
     private final List<ReadIndexWaiter> readIndexWaiters = new ArrayList<>();
@@ -95,7 +97,7 @@ final class QuorumLeader {
      * Starts leading {@code epoch} with a majority of {@code quorum}; {@code voters} granted their votes
      * to messages sent at {@code votesSentNanos}, which counts as contact for the lease.
      */
-    QuorumLeader(ReplicaCore core, Host host, long epoch, int quorum, Set<NodeId> voters, long votesSentNanos) {
+    QuorumLeader(ReplicaCore core, Host host, long epoch, IntSupplier quorum, Set<NodeId> voters, long votesSentNanos) {
         this.core = core;
         this.host = host;
         this.epoch = epoch;
@@ -152,7 +154,7 @@ final class QuorumLeader {
                 contacts.add(f.contactNanos);
             }
         }
-        return Election.majorityContact(contacts, quorum);
+        return Election.majorityContact(contacts, quorum.getAsInt());
     }
 
     /** How many replicas, this one included, answered a message sent in the last {@code withinNanos}. */
@@ -305,7 +307,7 @@ final class QuorumLeader {
         for (Follower f : followers.values()) {
             positions.add(f.match);
         }
-        long majority = Math.min(Election.majorityPosition(positions, quorum), core.log.lastLsn());
+        long majority = Math.min(Election.majorityPosition(positions, quorum.getAsInt()), core.log.lastLsn());
         // Only a record of this epoch commits by counting; older ones commit with it (Raft §5.4.2).
         if (majority > commitLsn && core.log.epochOf(majority) == epoch) {
             commitLsn = majority;

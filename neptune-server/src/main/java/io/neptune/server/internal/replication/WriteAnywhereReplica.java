@@ -247,7 +247,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             if (core.storageFailedAt() != 0) {
                 apply(core.log.lastLsn()); // retry; the next anti-entropy round puts it back in service
             }
-            long now = System.nanoTime();
+            long now = core.clock.getAsLong();
             if (pullsInFlight > 0 || now - lastPullNanos < PULL_INTERVAL_NANOS) {
                 return;
             }

@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiPredicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replicas of one partition with real REDO logs on a network the test controls: it splits the
@@ -50,7 +51,7 @@ final class FaultInjectingCluster implements AutoCloseable {
     private static final long LOST_AFTER_MILLIS = 50;
 
     private final Path dir;
-    private final FailoverMode mode;
+    private final @Nullable FailoverMode mode;
     private final int configuredReplicas;
     private final ExecutorService pool = Executors.newFixedThreadPool(4);
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
@@ -71,7 +72,8 @@ final class FaultInjectingCluster implements AutoCloseable {
     private final Map<Long, Set<NodeId>> primariesByEpoch = new ConcurrentHashMap<>();
     private long nextId = 1;
 
-    FaultInjectingCluster(Path dir, FailoverMode mode, int configuredReplicas) {
+    /** Level-2/3 replicas in {@code mode}, or level-1 (write-anywhere) replicas if {@code mode} is null. */
+    FaultInjectingCluster(Path dir, @Nullable FailoverMode mode, int configuredReplicas) {
         this.dir = dir;
         this.mode = mode;
         this.configuredReplicas = configuredReplicas;
@@ -292,7 +294,8 @@ final class FaultInjectingCluster implements AutoCloseable {
                     new NetworkPeers(id), new SerialExecutor(pool, name), timer);
             core.clock = clock::get;
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
-            replica = mode == FailoverMode.MAJORITY
+            replica = mode == null ? new WriteAnywhereReplica(core, priority)
+                    : mode == FailoverMode.MAJORITY
                     ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1))
                     : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
         }
