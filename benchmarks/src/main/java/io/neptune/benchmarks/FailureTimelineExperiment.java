@@ -178,6 +178,7 @@ public final class FailureTimelineExperiment {
                   - class: %s
                     partitions: %s
                     replicas: %d
+                    failover: fail-stop
                     workers: %d
                     priorities:
                 %s

@@ -7,6 +7,8 @@ import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,6 +39,21 @@ public final class MembershipChannel implements AutoCloseable {
     private final MembershipConfig config;
     private final YellowPage yellowPage;
     private final Map<Address, NodeId> nodesByAddress = new ConcurrentHashMap<>();
+    /** Orders announcements against views: a late message must not bring back a member a view dropped. */
+    private final Object viewLock = new Object();
+    /**
+     * Members that left the view and have not come back in a later one (a merge after a split brings
+     * them back). A killed node's address never comes back: a restarted node joins with a new one.
+     */
+    private final Set<Address> departed = Collections.newSetFromMap(new LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Address, Boolean> eldest) {
+            return size() > 10_000;
+        }
+    });
+    private Set<Address> lastMembers = Set.of();
     private final ScheduledExecutorService expiry;
     private volatile @Nullable JChannel channel;
     private volatile boolean closed;
@@ -106,30 +123,55 @@ public final class MembershipChannel implements AutoCloseable {
         return view == null ? 0 : view.size();
     }
 
-    private void onMessage(Message msg) {
+    /**
+     * Takes an announcement into the yellow page, unless its sender already left the view: JGroups
+     * may deliver a dead member's last message after the view that dropped it (its delivery threads
+     * and view thread run concurrently), and taking it would keep the dead node listed until its
+     * entry expired, seconds later.
+     */
+    void onMessage(Message msg) {
         Announcement announcement;
+        NodeId node;
         try {
             announcement = Json.mapper().readValue(msg.getArray(), msg.getOffset(), msg.getLength(), Announcement.class);
-            NodeId node = NodeId.of(announcement.node());
-            if (msg.getSrc() != null) {
-                nodesByAddress.put(msg.getSrc(), node);
-            }
+            node = NodeId.of(announcement.node());
         } catch (IOException | RuntimeException e) {
             logger.warn("{}: dropped malformed announcement from {}: {}", self, msg.getSrc(), e.getMessage());
             return;
         }
-        yellowPage.update(announcement);
+        Address source = msg.getSrc();
+        synchronized (viewLock) {
+            if (source != null && departed.contains(source)) {
+                logger.debug("{}: dropped an announcement of {} delivered after it left the view", self, node);
+                return;
+            }
+            if (source != null) {
+                nodesByAddress.put(source, node);
+            }
+            yellowPage.update(announcement);
+        }
     }
 
-    private void onView(View view) {
+    /** Removes the nodes whose members left {@code view}. */
+    void onView(View view) {
         Set<Address> members = Set.copyOf(view.getMembers());
-        nodesByAddress.entrySet().removeIf(e -> {
-            if (members.contains(e.getKey())) {
-                return false;
+        synchronized (viewLock) {
+            for (Address gone : lastMembers) {
+                if (!members.contains(gone)) {
+                    departed.add(gone);
+                }
             }
-            yellowPage.remove(e.getValue(), "left the JGroups view " + view.getViewId());
-            return true;
-        });
+            departed.removeAll(members); // back after a split healed
+            lastMembers = members;
+            nodesByAddress.entrySet().removeIf(e -> {
+                if (members.contains(e.getKey())) {
+                    return false;
+                }
+                departed.add(e.getKey());
+                yellowPage.remove(e.getValue(), "left the JGroups view " + view.getViewId());
+                return true;
+            });
+        }
         logger.info("{}: view {} with {} members", self, view.getViewId(), view.size());
     }
 

@@ -40,7 +40,7 @@ final class PeerMessages {
      * epoch {@code prevEpoch}, written by {@code prevOrigin}); writes up to {@code commitLsn} may be
      * applied. A secondary whose record {@code prevLsn} differs refuses ({@code mismatch}): the logs
      * match up to a record only if they match up to every earlier one (the log-matching rule).
-     * Messages from older peers carry no previous record ({@code prevLsn} 0), which always matches.
+     * The short constructor (no previous record: {@code prevLsn} 0, which always matches) is for tests.
      */
     record Replicate(String service, int partition, String from, long epoch, long commitLsn, List<Entry> entries,
             long prevLsn, long prevEpoch, @Nullable String prevOrigin) {
