@@ -211,6 +211,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         long epoch = core.log.epoch();
         if (m.epoch() < epoch) {
             reply.accept(new Ack(false, core.log.lastLsn(), epoch, "stale epoch " + m.epoch() + " < " + epoch));
@@ -272,6 +273,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private VoteReply onVote(Vote m) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         long epoch = core.log.epoch();
         if (m.epoch() <= epoch) {
             return new VoteReply(false, epoch, "epoch " + m.epoch() + " is not above mine (" + epoch + ")");
@@ -313,6 +315,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private HandoverReply onHandover(Handover m) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
         if (leading == null) {
             return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
@@ -351,6 +354,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void lead(Set<NodeId> nodes) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         QuorumLeader leader = leading;
         if (leader == null) {
             return;
@@ -368,6 +372,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void follow(List<Replica> view) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         long now = core.clock.getAsLong();
         if (core.storageFailedAt() != 0) {
             core.applyUpTo(commitLsn); // retried each tick; a replica whose storage fails does not stand
@@ -412,6 +417,7 @@ final class MajorityReplica implements PartitionReplica {
      * or an operator's promote) skips the pre-vote and asks voters to ignore a primary heard lately.
      */
     private void startElection(boolean transfer) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         long thisRound = ++round;
         phase = Phase.CANDIDATE;
         heardFromPrimary(null); // the next round starts a timeout from now if this one fails
@@ -498,6 +504,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void becomePrimary(long epoch, Set<NodeId> voters, long votesSentNanos) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         if (core.log.epoch() != epoch || phase != Phase.CANDIDATE) {
             return;
         }
@@ -586,6 +593,7 @@ final class MajorityReplica implements PartitionReplica {
 
     /** Persists a newer epoch; a leader or candidate of an older one becomes a follower. */
     private void adoptEpoch(long epoch, String why) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         if (epoch <= core.log.epoch()) {
             return;
         }
@@ -606,6 +614,7 @@ final class MajorityReplica implements PartitionReplica {
      * their request ids, which every replica's log recognises.
      */
     private void stepDown(String why) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         if (phase != Phase.LEADER) {
             return;
         }

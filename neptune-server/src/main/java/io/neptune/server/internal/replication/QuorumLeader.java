@@ -174,6 +174,7 @@ final class QuorumLeader {
      * sent, and answered once committed.
      */
     void write(RequestMessage request, Consumer<ResponseMessage> reply) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         ResponseMessage cached = core.cached(request.id());
         if (cached != null) {
             reply.accept(ReplicaCore.reply(cached, request.requestId()));
@@ -214,6 +215,7 @@ final class QuorumLeader {
 
     /** Periodic work: heartbeats (which carry the commit point and retry what was lost) and timeouts. */
     void tick() {
+        assert core.exec.inExecutor() : "off the partition's executor";
         long now = core.clock.getAsLong();
         for (Follower f : followers.values()) {
             if (!(f.probing && f.inFlight > 0) && now - f.lastSendNanos >= HEARTBEAT_NANOS) {
@@ -261,6 +263,7 @@ final class QuorumLeader {
     }
 
     private void onAck(Follower f, long sentNanos, @Nullable Ack ack, @Nullable Throwable error) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         f.inFlight--;
         if (!host.leads(epoch)) {
             return;
@@ -299,6 +302,7 @@ final class QuorumLeader {
 
     /** Moves the commit point to what a majority has of this epoch, applies it, and answers read indexes. */
     void advance() {
+        assert core.exec.inExecutor() : "off the partition's executor";
         if (!host.leads(epoch)) {
             return;
         }
