@@ -95,6 +95,11 @@ final class MajorityReplica implements PartitionReplica {
     private long commitLsn;
     /** The LSN up to which this log is known to match the current epoch's primary's. */
     private long matchLsn;
+    /**
+     * Whether this replica's applied state caught up with what the primary had committed when it last
+     * heard from it. One that has not (new, far behind, storage failing) announces RECOVERING and
+     * serves no reads; an election does not change it, since applied writes are committed ones.
+     */
     private boolean matched;
     private boolean applyQueued;
     private long lastHandoverNanos;
@@ -439,8 +444,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         core.log.persistEpoch(epoch); // its own vote: it votes for nobody else at this epoch
         primary = null;
-        matchLsn = commitLsn;
-        setMatched(false);
+        matchLsn = commitLsn; // its applied state stays a good one to read: a new epoch does not make it older
         long sentNanos = core.clock.getAsLong();
         ask(thisRound, epoch, false, transfer, voters -> becomePrimary(epoch, voters, sentNanos));
     }
@@ -605,7 +609,6 @@ final class MajorityReplica implements PartitionReplica {
             endCandidacy(why);
         }
         matchLsn = commitLsn; // what matched the old primary beyond its commit point may be dropped by the new one
-        setMatched(false);
     }
 
     /**
@@ -631,7 +634,6 @@ final class MajorityReplica implements PartitionReplica {
             primary = null;
         }
         heardFromPrimary(null);
-        setMatched(false);
         freshKnown = false;
         publish();
     }

@@ -58,6 +58,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** How long one slice of applying committed writes may hold the executor. */
     static final long APPLY_SLICE_MILLIS = 5;
     private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** A gap between ticks (every 100 ms) longer than this means the process was paused. */
+    static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
     private final ReplicaCore core;
     private final String name;
@@ -382,6 +384,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             sampleVersion();
             List<Replica> view = core.peers.replicas(core.service, core.partition);
             Replica live = livePrimary(view);
+            pipeline.ticked();
             if (role == Role.PRIMARY) {
                 if (live != null && live.epoch() > core.log.epoch()) {
                     stepDown(Role.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
@@ -396,7 +399,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     stepDown(Role.RECOVERING, "a second primary at epoch " + live.epoch());
                     return;
                 }
-                pipeline.excludeAbsent(view);
+                pipeline.excludeAbsent(view); // not right after a pause: its yellow page may have expired meanwhile
+                pipeline.tick();
                 publish();
                 return;
             }

@@ -65,6 +65,17 @@ final class PrimaryPipeline {
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     /** A {@link #commitReady} slice is queued on the executor. */
     private boolean commitQueued;
+    /**
+     * When this node last woke from a pause (a SIGSTOP, a long GC, a frozen VM), or {@link Long#MIN_VALUE}.
+     * For an ack timeout after it, nobody is excluded: every timer and failed call of the pause comes
+     * due at once, while the secondaries may well be alive and following a newer primary, which their
+     * answers to a resend will tell. Excluding them would let this primary commit alone.
+     */
+    private long resumedNanos = Long.MIN_VALUE;
+    /** When the replica last ticked (its clock), 0 before the first tick. */
+    private long lastTickNanos;
+    /** Secondaries whose last message may be lost: resent from their acknowledged LSN at the next tick. */
+    private final Set<NodeId> resend = new HashSet<>();
 
     /** A write the primary logged and sent, waiting for its log and its secondaries. */
     private static final class Pending {
@@ -72,6 +83,8 @@ final class PrimaryPipeline {
         final Set<NodeId> awaiting;
         final List<Consumer<ResponseMessage>> replies = new ArrayList<>(1);
         final List<Long> requestIds = new ArrayList<>(1);
+        /** When it was sent (the replica's clock); it times out an ack timeout later. */
+        long sentNanos;
         boolean logged;
 
         Pending(LogRecord record, Set<NodeId> awaiting) {
@@ -138,15 +151,65 @@ final class PrimaryPipeline {
                 send(secondary, List.of(write.record));
             }
         }
-        if (!write.awaiting.isEmpty()) {
-            awaitAcks(write.record.lsn());
-        }
+        write.sentNanos = core.clock.getAsLong();
         host.publish();
     }
 
-    /** Excludes the secondaries that have not acknowledged {@code lsn} an ack timeout from now. */
-    private void awaitAcks(long lsn) {
-        core.timer.schedule(() -> core.exec.execute(() -> ackTimedOut(lsn)), ackTimeoutMillis, TimeUnit.MILLISECONDS);
+    /**
+     * Periodic work (every tick): resends what may have been lost, and excludes the secondaries that
+     * left a write unacknowledged for an ack timeout, unless this node woke from a pause within the
+     * last ack timeout ({@link #resumed}).
+     */
+    void tick() {
+        for (NodeId secondary : List.copyOf(resend)) {
+            resend.remove(secondary);
+            Long acked = inSync.get(secondary);
+            if (acked != null) {
+                sentUpTo.put(secondary, acked);
+                send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH));
+            }
+        }
+        long now = core.clock.getAsLong();
+        long timeout = TimeUnit.MILLISECONDS.toNanos(ackTimeoutMillis);
+        for (Pending write : List.copyOf(pending.values())) {
+            if (write.awaiting.isEmpty() || now - write.sentNanos < timeout) {
+                continue;
+            }
+            for (NodeId secondary : List.copyOf(write.awaiting)) {
+                exclude(secondary, "no acknowledgement within " + ackTimeoutMillis + " ms");
+            }
+        }
+    }
+
+    /**
+     * Notes a tick of the replica (every 100 ms, whatever its role); a gap longer than
+     * {@link PrimaryBackupReplica#PAUSE_NANOS} means the process was paused.
+     */
+    void ticked() {
+        long now = core.clock.getAsLong();
+        if (lastTickNanos != 0 && now - lastTickNanos > PrimaryBackupReplica.PAUSE_NANOS) {
+            resumed(now - lastTickNanos);
+        }
+        lastTickNanos = now;
+    }
+
+    /** This node just woke from a pause: for an ack timeout, it excludes nobody (see {@link #resumedNanos}). */
+    private void resumed(long pausedNanos) {
+        logger.warn("{}: nothing ran for {} ms: this process was paused (or starved); excluding no secondary for {} ms",
+                core.name, TimeUnit.NANOSECONDS.toMillis(pausedNanos), ackTimeoutMillis);
+        resumedNanos = core.clock.getAsLong();
+        resend.addAll(inSync.keySet());
+    }
+
+    private boolean mayExclude() {
+        long now = core.clock.getAsLong();
+        if (lastTickNanos != 0 && now - lastTickNanos > PrimaryBackupReplica.PAUSE_NANOS) {
+            // a failed call or a timeout came due before the first tick after a pause: that is the pause
+            resumed(now - lastTickNanos);
+            lastTickNanos = now;
+        }
+        return resumedNanos == Long.MIN_VALUE
+                || now - resumedNanos >= TimeUnit.MILLISECONDS.toNanos(ackTimeoutMillis);
     }
 
     /**
@@ -159,8 +222,10 @@ final class PrimaryPipeline {
         for (ReplicaStatus follower : followers) {
             inSync.put(NodeId.of(follower.node()), Math.min(follower.logEnd(), core.log.lastLsn()));
         }
+        long now = core.clock.getAsLong();
         for (long lsn = core.applied + 1; lsn <= core.log.lastLsn(); lsn++) {
             Pending write = new Pending(core.log.record(lsn).orElseThrow(), new HashSet<>());
+            write.sentNanos = now;
             for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
                 if (f.getValue() < lsn) {
                     write.awaiting.add(f.getKey());
@@ -176,9 +241,6 @@ final class PrimaryPipeline {
         for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
             sentUpTo.put(f.getKey(), f.getValue());
             send(f.getKey(), core.log.read(f.getValue() + 1, PrimaryBackupReplica.BATCH));
-        }
-        if (core.log.lastLsn() > core.applied) {
-            awaitAcks(core.log.lastLsn());
         }
         commitReady();
     }
@@ -229,6 +291,7 @@ final class PrimaryPipeline {
     }
 
     private void clear() {
+        resend.clear();
         pending.clear();
         inSync.clear();
         sentUpTo.clear();
@@ -282,18 +345,17 @@ final class PrimaryPipeline {
         commitReady();
     }
 
-    private void ackTimedOut(long lsn) {
-        Pending write = pending.get(lsn);
-        if (write != null && host.leads()) {
-            for (NodeId secondary : List.copyOf(write.awaiting)) {
-                exclude(secondary, "no acknowledgement within " + ackTimeoutMillis + " ms");
-            }
-        }
-    }
-
-    /** Fail-stop: a secondary that did not keep up is treated as failed and must recover to rejoin. */
+    /**
+     * Fail-stop: a secondary that did not keep up is treated as failed and must recover to rejoin.
+     * Right after a pause it is not: what it missed is resent instead.
+     */
     void exclude(NodeId secondary, String why) {
         if (!inSync.containsKey(secondary)) {
+            return;
+        }
+        if (!mayExclude()) {
+            logger.debug("{}: not excluding {} ({}) right after a pause; resending", core.name, secondary, why);
+            resend.add(secondary);
             return;
         }
         logger.warn("{}: secondary {} excluded: {}", core.name, secondary, why);

@@ -147,19 +147,47 @@ final class FaultInjectingCluster implements AutoCloseable {
     }
 
     /**
-     * Freezes {@code node} as SIGSTOP would: it gets no ticks and every message to or from it waits;
-     * its clock runs on, as a monotonic clock does.
+     * Freezes {@code node} as SIGSTOP would: nothing runs on its executor, it gets no ticks, every
+     * message to or from it waits, and the others' views drop it (as their failure detectors would);
+     * its clock runs on, as a monotonic clock does, and its timers come due meanwhile.
      */
     void pause(Node node) {
         paused.add(node.id);
+        node.gate.close();
     }
 
-    /** Thaws {@code node}: the messages that waited are delivered. */
+    /** Thaws {@code node}: what queued on its executor runs, and the messages that waited are delivered. */
     void resume(Node node) {
         paused.remove(node.id);
+        node.gate.open();
         List<Runnable> messages = new ArrayList<>(held);
         held.clear();
         messages.forEach(Runnable::run);
+    }
+
+    /** An executor that queues its tasks while closed: a frozen process runs nothing. */
+    private final class Gate implements java.util.concurrent.Executor {
+        private final List<Runnable> queued = new ArrayList<>();
+        private boolean closed;
+
+        @Override
+        public synchronized void execute(Runnable task) {
+            if (closed) {
+                queued.add(task);
+            } else {
+                pool.execute(task);
+            }
+        }
+
+        synchronized void close() {
+            closed = true;
+        }
+
+        synchronized void open() {
+            closed = false;
+            queued.forEach(pool::execute);
+            queued.clear();
+        }
     }
 
     /** Moves time on by {@code by} and ticks every live node, waiting for each. */
@@ -284,6 +312,7 @@ final class FaultInjectingCluster implements AutoCloseable {
         final NodeId id;
         final int priority;
         final RecordingService app = new RecordingService();
+        final Gate gate = new Gate();
         final ReplicaCore core;
         final PartitionReplica replica;
 
@@ -291,7 +320,7 @@ final class FaultInjectingCluster implements AutoCloseable {
             this.id = NodeId.of(name);
             this.priority = priority;
             core = new ReplicaCore(SERVICE, 0, id, RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP), app,
-                    new NetworkPeers(id), new SerialExecutor(pool, name), timer);
+                    new NetworkPeers(id), new SerialExecutor(gate, name), timer);
             core.clock = clock::get;
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
             replica = mode == null ? new WriteAnywhereReplica(core, priority)
@@ -341,7 +370,8 @@ final class FaultInjectingCluster implements AutoCloseable {
 
         @Override
         public List<Replica> replicas(String service, int partition) {
-            return nodes.values().stream().filter(n -> reachable(self, n.id)).map(Node::asReplica).toList();
+            return nodes.values().stream().filter(n -> reachable(self, n.id))
+                    .filter(n -> n.id.equals(self) || !paused.contains(n.id)).map(Node::asReplica).toList();
         }
 
         @Override
