@@ -233,7 +233,7 @@ final class Call<T> implements TimerTask {
                     result.completeExceptionally(exhausted());
                 }
             }
-            case STALE -> retryOrFail(new CallFailure(replica + ": " + response.errorMessage(), false), true);
+            case STALE -> stale(new CallFailure(replica + ": " + response.errorMessage(), false));
             case ALREADY_APPLIED -> result.completeExceptionally(new AlreadyAppliedException(message.target(),
                     response.version()));
             case OVERLOADED -> retryOrFail(new OverloadedException(message.target(), replica.node(),
@@ -250,6 +250,24 @@ final class Call<T> implements TimerTask {
                     Duration.ofNanos(timeoutNanos), "expired in the queue of " + replica.node()));
             case INVALID_REQUEST, PROTOCOL_ERROR -> result.completeExceptionally(new InvalidRequestException(
                     message.target() + " rejected by " + replica.node() + ": " + response.errorMessage()));
+        }
+    }
+
+    /**
+     * A replica could not serve a read at the version or freshness it needs (it did not run). Another
+     * replica may; once the retries are spent, the call waits briefly and tries again until its
+     * deadline: during a fail-over no replica of a majority-mode level-3 partition can vouch for its
+     * freshness until the new primary confirms it, which takes about an election.
+     */
+    private void stale(CallFailure failure) {
+        lastFailure = failure;
+        if (retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
+            retriesLeft--;
+            attempt();
+        } else if (retryLater()) {
+            tried.clear(); // every replica is a candidate again at the next attempt
+        } else {
+            result.completeExceptionally(exhausted());
         }
     }
 
