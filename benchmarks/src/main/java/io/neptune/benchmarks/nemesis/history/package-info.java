@@ -22,7 +22,8 @@
  * {"index":1,"process":1,"type":"invoke","f":"read","key":"k7","partition":2,"time":1300000}
  * {"index":2,"process":3,"type":"ok","f":"append","key":"k7","partition":2,"value":42,"time":5100000,"node":"node-2","version":17,"session":"s3"}
  * {"index":3,"process":1,"type":"ok","f":"read","key":"k7","partition":2,"value":[40,42],"time":5300000,"node":"node-1","version":17}
- * {"index":4,"process":3,"type":"info","f":"append","key":"k7","partition":2,"value":43,"time":9000000,"error":"timeout"}
+ * {"index":4,"process":3,"type":"invoke","f":"append","key":"k7","partition":2,"value":43,"time":6000000,"session":"s3"}
+ * {"index":5,"process":3,"type":"info","f":"append","key":"k7","partition":2,"value":43,"time":9000000,"session":"s3","error":"timeout"}
  * </pre>
  * <ul>
  *   <li>{@code index}: from 0, strictly increasing down the file;
