@@ -6,9 +6,9 @@ import io.neptune.benchmarks.nemesis.history.History;
 import io.neptune.benchmarks.nemesis.history.Op;
 import io.neptune.benchmarks.nemesis.history.Operation;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,24 +33,25 @@ public final class DuplicatesChecker {
         long readsWithDuplicates = 0;
         List<Observations.Read> reads = Observations.allReads(history, state);
         for (Observations.Read read : reads) {
-            Map<Long, Integer> counts = new HashMap<>();
-            read.values().forEach(v -> counts.merge(v, 1, Integer::sum));
-            boolean duplicated = false;
-            for (Map.Entry<Long, Integer> e : counts.entrySet()) {
-                if (e.getValue() < 2) {
-                    continue;
+            Set<Long> seen = new HashSet<>();
+            Set<Long> repeated = new LinkedHashSet<>();
+            for (Long element : read.values()) {
+                if (!seen.add(element)) {
+                    repeated.add(element);
                 }
-                duplicated = true;
-                if (reported.add(read.key() + "\n" + e.getKey())) {
+            }
+            for (Long element : repeated) {
+                if (reported.add(read.key() + "\n" + element)) {
                     List<Op> ops = new ArrayList<>(read.ops());
-                    Operation append = appends.getOrDefault(read.key(), Map.of()).get(e.getKey());
+                    Operation append = appends.getOrDefault(read.key(), Map.of()).get(element);
                     if (append != null) {
                         ops.addAll(append.ops());
                     }
-                    anomalies.add(new Anomaly(e.getKey() + " appears " + e.getValue() + " times in " + read, ops));
+                    long times = read.values().stream().filter(element::equals).count();
+                    anomalies.add(new Anomaly(element + " appears " + times + " times in " + read, ops));
                 }
             }
-            readsWithDuplicates += duplicated ? 1 : 0;
+            readsWithDuplicates += repeated.isEmpty() ? 0 : 1;
         }
         Map<String, Long> measures = new LinkedHashMap<>();
         measures.put("reads", (long) reads.size());

@@ -99,6 +99,9 @@ public final class SessionChecker {
                         read, seen));
             }
             Set<Operation> unconfirmed = unconfirmedAppends.getOrDefault(read.key(), Set.of());
+            if (unconfirmed.isEmpty()) {
+                return;
+            }
             Set<Long> values = new HashSet<>(read.list());
             List<Op> ops = new ArrayList<>(read.ops());
             List<Long> missed = new ArrayList<>();

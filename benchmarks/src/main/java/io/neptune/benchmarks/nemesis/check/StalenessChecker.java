@@ -7,13 +7,12 @@ import io.neptune.benchmarks.nemesis.history.Op;
 import io.neptune.benchmarks.nemesis.history.OpFunction;
 import io.neptune.benchmarks.nemesis.history.Operation;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,13 +42,15 @@ public final class StalenessChecker {
                 reads.add(op);
             }
         }
-        acknowledged.values().forEach(l -> l.sort(Comparator.comparingLong(Operation::completeTime)));
+        Map<String, Acks> acks = new HashMap<>();
+        acknowledged.forEach((key, appends) -> acks.put(key, Acks.of(appends)));
         long boundNanos = (guarantees.stalenessMillis() + guarantees.slackMillis()) * 1_000_000;
         long worst = 0;
         Operation worstRead = null;
         List<Anomaly> anomalies = new ArrayList<>();
         for (Operation read : reads) {
-            Operation missed = earliestMissed(read, acknowledged.getOrDefault(read.key(), List.of()));
+            Acks keyAcks = acks.get(read.key());
+            Operation missed = keyAcks == null ? null : keyAcks.earliestMissedBy(read);
             long staleness = missed == null ? 0 : read.invokeTime() - missed.completeTime();
             if (staleness > worst) {
                 worst = staleness;
@@ -74,20 +75,35 @@ public final class StalenessChecker {
                 + anomalies.size() + " reads beyond it", measures);
     }
 
-    /** The first of {@code acknowledged} (sorted by ack time) acked before {@code read} was invoked and missing from it. */
-    private static @Nullable Operation earliestMissed(Operation read, List<Operation> acknowledged) {
-        Set<Long> values = null;
-        for (Operation append : acknowledged) {
-            if (append.completeTime() >= read.invokeTime()) {
-                return null;
+    /**
+     * The acknowledged appends of one key.
+     *
+     * @param inOrder sorted by acknowledgement time
+     * @param rank each element's position in {@code inOrder}
+     */
+    private record Acks(List<Operation> inOrder, Map<Long, Integer> rank) {
+        static Acks of(List<Operation> appends) {
+            List<Operation> inOrder = new ArrayList<>(appends);
+            inOrder.sort(Comparator.comparingLong(Operation::completeTime));
+            Map<Long, Integer> rank = new HashMap<>();
+            for (int i = 0; i < inOrder.size(); i++) {
+                rank.put(inOrder.get(i).element(), i);
             }
-            if (values == null) {
-                values = new HashSet<>(read.list());
-            }
-            if (!values.contains(append.element())) {
-                return append;
-            }
+            return new Acks(inOrder, rank);
         }
-        return null;
+
+        /** The earliest-acknowledged append missing from {@code read}, if acknowledged before it was invoked. */
+        @Nullable Operation earliestMissedBy(Operation read) {
+            BitSet held = new BitSet(inOrder.size());
+            for (Long element : read.list()) {
+                Integer position = rank.get(element);
+                if (position != null) {
+                    held.set(position);
+                }
+            }
+            int first = held.nextClearBit(0);
+            return first < inOrder.size() && inOrder.get(first).completeTime() < read.invokeTime()
+                    ? inOrder.get(first) : null;
+        }
     }
 }
