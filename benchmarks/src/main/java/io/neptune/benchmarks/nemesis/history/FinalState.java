@@ -2,6 +2,8 @@ package io.neptune.benchmarks.nemesis.history;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
@@ -46,9 +48,10 @@ public record FinalState(List<ReplicaState> replicas, List<FinalRead> reads) {
      * @param node the replica's node
      * @param key the key
      * @param partition the key's partition
-     * @param values the list, in order
+     * @param values the list, in order; {@code "value"} in the file, like a read's list in the history
      */
-    public record FinalRead(String node, String key, int partition, List<Long> values) {
+    public record FinalRead(String node, String key, int partition,
+            @JsonProperty("value") @JsonAlias("values") List<Long> values) {
         public FinalRead {
             requireNonNull(node, "node");
             requireNonNull(key, "key");

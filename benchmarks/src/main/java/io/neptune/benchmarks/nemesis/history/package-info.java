@@ -43,11 +43,11 @@
  * <h2>{@value io.neptune.benchmarks.nemesis.history.RunFiles#FINAL_STATE}</h2>
  * <pre>
  * {"replicas":[{"node":"node-1","service":"lists","partition":2,"version":17,"digest":"9f2c…"}, …],
- *  "reads":[{"node":"node-1","key":"k7","partition":2,"values":[40,42]}, …]}
+ *  "reads":[{"node":"node-1","key":"k7","partition":2,"value":[40,42]}, …]}
  * </pre>
  * {@code replicas}: every replica after healing ({@code ClusterAdmin.replicas}); {@code reads}: each
  * key's list read from each replica directly. Either may be empty or absent; the checkers that need
- * it then answer UNKNOWN.
+ * it then answer UNKNOWN. Other fields (e.g. the faults applied) are ignored.
  *
  * <h2>{@value io.neptune.benchmarks.nemesis.history.RunFiles#GUARANTEES}</h2>
  * <pre>

@@ -124,7 +124,24 @@ class RunFilesTest {
         RunFiles.writeGuarantees(dir.resolve(RunFiles.GUARANTEES), guarantees);
 
         assertThat(RunFiles.readFinalState(dir.resolve(RunFiles.FINAL_STATE))).isEqualTo(state);
+        assertThat(Files.readString(dir.resolve(RunFiles.FINAL_STATE))).contains("\"value\" : [ 40, 42 ]")
+                .doesNotContain("values");
         assertThat(RunFiles.readGuarantees(dir.resolve(RunFiles.GUARANTEES))).isEqualTo(guarantees);
+    }
+
+    @Test
+    void readsLinesWithExplicitNullsAndFinalStatesWithExtraFields() throws IOException {
+        Path history = dir.resolve(RunFiles.HISTORY);
+        Files.writeString(history, "{\"index\":0,\"process\":3,\"type\":\"invoke\",\"f\":\"read\",\"key\":\"k7\","
+                + "\"partition\":3,\"value\":null,\"time\":1520331,\"node\":null,\"version\":null,"
+                + "\"session\":\"s3-0\",\"error\":null}\n");
+        Path state = dir.resolve(RunFiles.FINAL_STATE);
+        Files.writeString(state, "{\"replicas\":[],\"reads\":[{\"node\":\"n1\",\"key\":\"k7\",\"partition\":3,"
+                + "\"value\":[1,2]}],\"faults\":[{\"kind\":\"pause\",\"target\":[\"n1\"],\"start\":5}]}");
+
+        assertThat(RunFiles.readHistory(history).ops()).containsExactly(
+                Op.invokeRead(0, 3, "k7", 3, 1520331, "s3-0"));
+        assertThat(RunFiles.readFinalState(state).reads()).containsExactly(new FinalRead("n1", "k7", 3, List.of(1L, 2L)));
     }
 
     @Test
