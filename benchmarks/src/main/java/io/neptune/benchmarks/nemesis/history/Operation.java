@@ -3,6 +3,7 @@ package io.neptune.benchmarks.nemesis.history;
 import static java.util.Objects.requireNonNull;
 
 import java.util.List;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -106,7 +107,7 @@ public record Operation(Op invocation, @Nullable Op completion) {
     @Override
     public String toString() {
         return completion == null ? invocation + " (never completed)" : completion.toString()
-                + " (invoked #" + invocation.index() + String.format(java.util.Locale.ROOT, " at %.3f s)",
+                + " (invoked #" + invocation.index() + String.format(Locale.ROOT, " at %.3f s)",
                 invocation.time() / 1e9);
     }
 }

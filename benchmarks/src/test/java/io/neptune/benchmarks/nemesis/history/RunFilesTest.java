@@ -127,6 +127,9 @@ class RunFilesTest {
         assertThat(Files.readString(dir.resolve(RunFiles.FINAL_STATE))).contains("\"value\" : [ 40, 42 ]")
                 .doesNotContain("values");
         assertThat(RunFiles.readGuarantees(dir.resolve(RunFiles.GUARANTEES))).isEqualTo(guarantees);
+        assertThat(Files.readString(dir.resolve(RunFiles.GUARANTEES)).replaceAll("\\s", "")).isEqualTo(
+                "{\"level\":\"LEVEL_3\",\"mode\":\"FAIL_STOP\",\"stalenessMillis\":500,\"slackMillis\":1600,"
+                        + "\"linearizableReads\":true}");
     }
 
     @Test
