@@ -60,7 +60,8 @@ public final class ListAppendChecker {
         measures.put("misorderedWrites", misordered);
         measures.put("staleReads", stale);
         return Verdict.of(NAME, anomalies, reads.isEmpty(), reads.size() + " keys read: " + incomparable
-                + " reads not a prefix of their key's final (else longest) list, " + misordered + " elements out of real-time order"
+                + " reads not a prefix of their key's final (else longest) list, " + misordered
+                + " elements out of real-time order"
                 + (guarantees.linearizableReads() ? ", " + stale + " reads shorter than a read that completed before"
                 + " them" : ""), measures);
     }

@@ -80,9 +80,11 @@ public final class LostWritesChecker {
         measures.put("unchecked", unchecked);
         measures.put("infoApplied", infoApplied);
         measures.put("infoNotApplied", infoNotApplied);
+        String perReplica = lostPerReplica.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", "));
         String summary = acknowledged + " acknowledged appends, " + anomalies.size() + " missing from final reads"
-                + (lostPerReplica.isEmpty() ? "" : " (per replica: " + lostPerReplica.entrySet().stream()
-                .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")) + ")") + (unchecked > 0 ? ", " + unchecked + " unchecked (no final read of their key)" : "")
+                + (perReplica.isEmpty() ? "" : " (per replica: " + perReplica + ")")
+                + (unchecked > 0 ? ", " + unchecked + " unchecked (no final read of their key)" : "")
                 + "; unknown-outcome appends: " + infoApplied + " applied, " + infoNotApplied + " not";
         return Verdict.of(NAME, anomalies, unchecked > 0, summary, measures);
     }

@@ -53,11 +53,11 @@ class CheckersTest {
 
         assertThat(report.validity()).isEqualTo(Validity.INVALID);
         assertThat(markdown)
-                .startsWith("## Checkers: INVALID\n\nChecked History[6 operations: 6 ok, 0 fail, 0 info, by 2 processes]"
-                        + " against level 2, fail-stop.\n")
+                .startsWith("## Checkers: INVALID\n\nChecked History[6 operations: 6 ok, 0 fail, 0 info, by 2"
+                        + " processes] against level 2, fail-stop.\n")
                 .contains("| checker | verdict | anomalies | summary |")
-                .contains("| lost-writes | INVALID | 3 | 4 acknowledged appends, 3 missing from final reads (per replica:"
-                        + " n2 3);")
+                .contains("| lost-writes | INVALID | 3 | 4 acknowledged appends, 3 missing from final reads"
+                        + " (per replica: n2 3);")
                 .contains("| duplicates | VALID | 0 |")
                 .contains("### lost-writes: 3 anomalies\n\n- acknowledged append of 2 to x is missing at n2 (present at"
                         + " n1)\n  - `#2 p1 invoke append x 2 at 0.010 s`\n")

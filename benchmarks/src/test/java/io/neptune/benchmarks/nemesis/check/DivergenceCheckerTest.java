@@ -41,14 +41,15 @@ class DivergenceCheckerTest {
 
         assertThat(verdict.validity()).isEqualTo(Validity.INVALID);
         assertThat(verdict.anomalies()).singleElement().extracting(Anomaly::description).isEqualTo(
-                "lists#0 replicas differ: n1 v7 digest aaaaaaaaaaaa, n2 v7 digest cccccccccccc, n3 v6 digest aaaaaaaaaaaa");
+                "lists#0 replicas differ: n1 v7 digest aaaaaaaaaaaa, n2 v7 digest cccccccccccc, n3 v6 digest"
+                        + " aaaaaaaaaaaa");
     }
 
     @Test
     void flagsFinalListsThatDifferBetweenReplicas() {
         FinalState state = new FinalState(List.of(),
-                List.of(finalRead("n1", "x", 1L, 2L, 3L), finalRead("n2", "x", 1L, 3L), finalRead("n3", "x", 1L, 2L, 3L),
-                        finalRead("n1", "y", 5L), finalRead("n2", "y", 5L)));
+                List.of(finalRead("n1", "x", 1L, 2L, 3L), finalRead("n2", "x", 1L, 3L),
+                        finalRead("n3", "x", 1L, 2L, 3L), finalRead("n1", "y", 5L), finalRead("n2", "y", 5L)));
 
         Verdict verdict = DivergenceChecker.check(state, LEVEL_2);
 

@@ -48,7 +48,8 @@ class DuplicatesCheckerTest {
     void flagsADuplicateOnlyTheFinalStateShows() {
         History history = new HistoryBuilder().appendOk(1, "x", 7, 0, 10).build();
 
-        Verdict verdict = DuplicatesChecker.check(history, finals(finalRead("n1", "x", 7L), finalRead("n2", "x", 7L, 7L)));
+        Verdict verdict = DuplicatesChecker.check(history,
+                finals(finalRead("n1", "x", 7L), finalRead("n2", "x", 7L, 7L)));
 
         assertThat(verdict.validity()).isEqualTo(Validity.INVALID);
         assertThat(verdict.anomalies()).singleElement().extracting(Verdict.Anomaly::description)

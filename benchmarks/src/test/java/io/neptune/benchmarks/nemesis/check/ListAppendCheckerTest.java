@@ -70,7 +70,8 @@ class ListAppendCheckerTest {
 
         assertThat(verdict.validity()).isEqualTo(Validity.INVALID);
         assertThat(verdict.anomalies()).singleElement().extracting(Anomaly::description).isEqualTo(
-                "read #3 of x [1, 2] is not a prefix of the final read of x at n1 [1]: it holds 1 more elements, from 2");
+                "read #3 of x [1, 2] is not a prefix of the final read of x at n1 [1]: it holds 1 more elements,"
+                        + " from 2");
     }
 
     @Test

@@ -39,7 +39,8 @@ class HistoryTest {
         assertThatThrownBy(() -> History.of(List.of(read.ok(0, 30, List.of(), null, null))))
                 .hasMessageContaining("(expected: an invocation of p2 in flight)");
         assertThatThrownBy(() -> History.of(List.of(append, append.ok(1, 12, null, null, null),
-                Op.invokeAppend(2, 1, "x", 0, 7, 20, null)))).hasMessageContaining("(expected: elements unique per key)");
+                Op.invokeAppend(2, 1, "x", 0, 7, 20, null))))
+                .hasMessageContaining("(expected: elements unique per key)");
         assertThatThrownBy(() -> History.of(List.of(read, append)))
                 .hasMessageContaining("index: 0 after 1 (expected: strictly increasing)");
     }

@@ -144,7 +144,8 @@ class RunFilesTest {
 
         assertThat(RunFiles.readHistory(history).ops()).containsExactly(
                 Op.invokeRead(0, 3, "k7", 3, 1520331, "s3-0"));
-        assertThat(RunFiles.readFinalState(state).reads()).containsExactly(new FinalRead("n1", "k7", 3, List.of(1L, 2L)));
+        assertThat(RunFiles.readFinalState(state).reads())
+                .containsExactly(new FinalRead("n1", "k7", 3, List.of(1L, 2L)));
     }
 
     @Test
