@@ -69,8 +69,9 @@ public final class RedoLog implements AutoCloseable {
 
     /**
      * Opens the log in {@code directory}, creating the directory and an empty log if needed, and
-     * recovers it: a torn or corrupt tail is cut off (logged at WARN) and the committed LSN is
-     * lowered to the last record if it points past it.
+     * recovers it: a torn or corrupt tail is cut off (logged at WARN), the committed LSN is lowered
+     * to the last record if it points past it, and the file and directory are forced, so every
+     * record the log holds when this returns is durable whatever the policy it was written with.
      *
      * @throws LogException if the files cannot be read or written, or are not a log of this format
      */
@@ -96,6 +97,7 @@ public final class RedoLog implements AutoCloseable {
                 meta.clampCommitted(index.lastLsn());
                 meta.flush();
             }
+            forceOnOpen(directory, file);
             RedoLog log = new RedoLog(directory, policy, file, meta, index);
             log.writer.start();
             logger.info("{}: opened with {} records, last epoch {}, epoch {}, committed LSN {}, fsync {}", directory,
@@ -107,6 +109,23 @@ public final class RedoLog implements AutoCloseable {
                 throw logException;
             }
             throw new LogException(directory, "cannot open the log", e);
+        }
+    }
+
+    /**
+     * Forces what this open read back before anything is reported durable: the file may hold records
+     * a killed process wrote but never forced ({@code log-sync: none}, or a group commit cut short),
+     * which are only in the page cache and would be lost in a power cut after this replica had
+     * acknowledged or counted them. The directory and its parent are forced too, so that a file or
+     * meta file a killed process created or renamed, and the directory itself, are durable as seen.
+     */
+    private static void forceOnOpen(Path directory, LogFile file) throws IOException {
+        file.forceAll();
+        Path absolute = directory.toAbsolutePath();
+        AtomicFiles.forceDirectory(absolute);
+        Path parent = absolute.getParent();
+        if (parent != null) {
+            AtomicFiles.forceDirectory(parent);
         }
     }
 
