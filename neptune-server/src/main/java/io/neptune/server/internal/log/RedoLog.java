@@ -55,6 +55,12 @@ public final class RedoLog implements AutoCloseable {
     private long generation;
     // @GuardedBy("lock")
     private boolean closed;
+    // @GuardedBy("lock"): see refuseOtherWritesUpTo
+    private long lostTailEnd;
+    // @GuardedBy("lock")
+    private long lostTailEpoch;
+    // @GuardedBy("lock")
+    private boolean lostTailReported;
 
     private RedoLog(Path directory, FsyncPolicy policy, LogFile file, LogMeta meta, LogIndex index) {
         this.directory = directory;
@@ -213,12 +219,56 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /**
+     * Sets the committed LSN to {@code lsn}, up or down: for {@link InternalSync}, when the service
+     * reports how far it really got. Persisted lazily, like {@link #markCommitted}.
+     */
+    void resetCommitted(long lsn) {
+        synchronized (lock) {
+            checkOpen();
+            if (lsn < 0 || lsn > index.lastLsn()) {
+                throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + index.lastLsn() + ")");
+            }
+            if (meta.resetCommitted(lsn)) {
+                writer.metaChanged();
+            }
+        }
+    }
+
+    /**
+     * Records that the service applied writes up to {@code lsn}, past this log's end: the log lost
+     * their records (written with {@code log-sync: none}, then a machine crash). Until the log holds
+     * them again, an append at one of those LSNs is refused unless its epoch is one of a primary
+     * (at least 1) no newer than {@code epoch}, the persisted epoch when the loss was found: a
+     * record of a newer epoch, or a level-1 record (epoch 0), cannot be the write the service
+     * applied there, and accepting it would skip it here while the other replicas execute it.
+     */
+    void refuseOtherWritesUpTo(long lsn, long epoch) {
+        synchronized (lock) {
+            lostTailEnd = lsn;
+            lostTailEpoch = epoch;
+            lostTailReported = false;
+        }
+    }
+
+    /**
+     * The highest LSN the service applied beyond this log's end when the log was opened, or 0: the
+     * records the log lost there must come back from a peer (with their original epochs) before this
+     * replica may assign new LSNs, that is, lead. Appends that cannot be those records are refused.
+     */
+    public long lostTailEnd() {
+        synchronized (lock) {
+            return lostTailEnd > index.lastLsn() ? lostTailEnd : 0;
+        }
+    }
+
+    /**
      * Appends {@code record}, which must carry LSN {@code lastLsn() + 1} and an epoch no lower than
      * {@link #lastEpoch()}. The record is readable when this returns.
      *
      * @return a future that completes when the record is durable by the {@link FsyncPolicy}, or fails
-     *     with a {@link LogException} if writing failed (the log then refuses further changes) or an
-     *     {@link IllegalStateException} if the log is closed
+     *     with a {@link LogException} if writing failed (the log then refuses further changes) or if
+     *     the record cannot be the write the service applied at its LSN (see {@link #lostTailEnd()};
+     *     the log stays usable), or with an {@link IllegalStateException} if the log is closed
      * @throws IllegalArgumentException if the LSN or epoch is out of sequence or a field is too large
      */
     public CompletableFuture<Void> append(LogRecord record) {
@@ -239,6 +289,9 @@ public final class RedoLog implements AutoCloseable {
             if (record.epoch() < index.lastEpoch()) {
                 throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= "
                         + index.lastEpoch() + ", the epoch of record " + index.lastLsn() + ")");
+            }
+            if (record.lsn() <= lostTailEnd && (record.epoch() < 1 || record.epoch() > lostTailEpoch)) {
+                return CompletableFuture.failedFuture(refuseLostTail(record));
             }
             long offset = index.end();
             index.add(record.lsn(), record.epoch(), record.requestId(), offset, frame.length);
@@ -289,6 +342,20 @@ public final class RedoLog implements AutoCloseable {
             }
             // a truncation changed the records under us: read again
         }
+    }
+
+    // @GuardedBy("lock")
+    private LogException refuseLostTail(LogRecord record) {
+        String message = "refused record " + record.lsn() + " of epoch " + record.epoch() + ": the service applied a"
+                + " write at that LSN that this log lost (up to LSN " + lostTailEnd + ", epochs 1.." + lostTailEpoch
+                + "), and this record cannot be it; this replica must fetch those records from a peer or be rebuilt";
+        if (!lostTailReported) {
+            lostTailReported = true;
+            logger.error("{}: {} (docs/OPERATIONS.md, 'Machine crashes')", name, message);
+        } else {
+            logger.debug("{}: {}", name, message);
+        }
+        return new LogException(directory, message);
     }
 
     /** Returns record {@code lsn}, or empty if there is none. */
