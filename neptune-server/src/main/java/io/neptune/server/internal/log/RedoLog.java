@@ -122,17 +122,13 @@ public final class RedoLog implements AutoCloseable {
      * Forces what this open read back before anything is reported durable: the file may hold records
      * a killed process wrote but never forced ({@code log-sync: none}, or a group commit cut short),
      * which are only in the page cache and would be lost in a power cut after this replica had
-     * acknowledged or counted them. The directory and its parent are forced too, so that a file or
-     * meta file a killed process created or renamed, and the directory itself, are durable as seen.
+     * acknowledged or counted them. The directory is forced too, so that a file or meta file a
+     * killed process created or renamed is durable as seen ({@link AtomicFiles#createDirectories}
+     * made the path to it durable).
      */
     private static void forceOnOpen(Path directory, LogFile file) throws IOException {
         file.forceAll();
-        Path absolute = directory.toAbsolutePath();
-        AtomicFiles.forceDirectory(absolute);
-        Path parent = absolute.getParent();
-        if (parent != null) {
-            AtomicFiles.forceDirectory(parent);
-        }
+        AtomicFiles.forceDirectory(directory.toAbsolutePath());
     }
 
     private static void closeQuietly(@Nullable LogFile file, Exception failure) {
