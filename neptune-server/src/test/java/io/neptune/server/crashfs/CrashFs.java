@@ -133,6 +133,33 @@ public final class CrashFs {
     }
 
     /**
+     * Declares everything written under {@code root} so far durable, as if the OS had written all
+     * its dirty data back (a clean shutdown followed by {@code sync}): clears the journals without
+     * rewinding anything. Call it after every process under the shim for {@code root} has exited.
+     *
+     * @throws IllegalStateException if a process still uses the tree
+     * @throws UncheckedIOException if the journals cannot be removed
+     */
+    public static void writeBack(Path root) {
+        requireNonNull(root, "root");
+        Path absolute = root.toAbsolutePath().normalize();
+        Path state = stateOf(absolute);
+        if (!Files.isDirectory(state)) {
+            return;
+        }
+        try (FileChannel lockFile = FileChannel.open(state.resolve("lock"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE); FileLock lock = lockFile.tryLock()) {
+            if (lock == null) {
+                throw new IllegalStateException("crashfs: a process still uses " + absolute
+                        + " (expected: it exited before the write-back)");
+            }
+            new Rewind(absolute, state).forget();
+        } catch (IOException e) {
+            throw new UncheckedIOException("crashfs: cannot write " + absolute + " back", e);
+        }
+    }
+
+    /**
      * What a {@link #cut} rewound.
      *
      * @param files files whose content went back to their last fsync

@@ -125,6 +125,16 @@ class CrashFsIT {
     }
 
     @Test
+    void aWriteBackMakesEverythingDurable() throws Exception {
+        run("append|f|a", "mkdir|d", "append|d/g|b");
+        CrashFs.writeBack(root);
+        run("append|f|c", "delete|d/g");
+        CrashFs.cut(root);
+        assertThat(read("f")).isEqualTo("a");
+        assertThat(read("d/g")).isEqualTo("b");
+    }
+
+    @Test
     void aWritableSharedMappingIsRefusedRatherThanModelledWrongly() throws Exception {
         run("append|f|a", "force|f", "syncdir|.", "mmap|f");
 

@@ -61,10 +61,15 @@ final class Rewind {
         if (Files.exists(dirops)) {
             undo(parse(Files.readAllBytes(dirops)));
         }
-        clear(data);
-        clear(state.resolve("trash"));
-        Files.deleteIfExists(dirops);
+        forget();
         return new CrashFs.Cut(files, bytes, entries);
+    }
+
+    /** Drops the journals and the trash: the tree as it is now counts as durable. */
+    void forget() throws IOException {
+        clear(state.resolve("data"));
+        clear(state.resolve("trash"));
+        Files.deleteIfExists(state.resolve("dirops"));
     }
 
     /** Every regular file under the root and in the trash, by "dev-ino" (as the journals name them). */
