@@ -44,7 +44,8 @@ class CrashFsIT {
 
     @Test
     void overwritesAndTruncationsSinceTheLastSyncAreUndone() throws Exception {
-        run("append|f|abcdef", "force|f", "syncdir|.", "write|f|2|XY", "truncate|f|3", "write|f|0|Q", "append|f|zz");
+        run("append|f|abcdef", "force|f", "syncdir|.", "write|f|2|XY", "truncate|f|3", "pwrite|f|0|Q",
+                "append|f|zz");
         assertThat(read("f")).isEqualTo("QbXzz");
 
         CrashFs.cut(root);

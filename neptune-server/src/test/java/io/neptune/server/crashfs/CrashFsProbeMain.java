@@ -15,7 +15,8 @@ import java.nio.file.StandardOpenOption;
  * A child process for {@link CrashFsIT}: runs file operations under a root, the way Neptune's log
  * and H2 do them (FileChannel, RandomAccessFile, Files), then halts without closing anything, as a
  * killed process would. Each argument after the root is one operation, fields separated by '|':
- * {@code append|f|text}, {@code write|f|offset|text} (RandomAccessFile), {@code truncate|f|size},
+ * {@code append|f|text}, {@code write|f|offset|text} (RandomAccessFile), {@code pwrite|f|offset|text}
+ * (FileChannel at a position), {@code truncate|f|size},
  * {@code force|f}, {@code syncdir|d} ("." for the root), {@code move|from|to} (atomic, replacing),
  * {@code delete|f}, {@code mkdir|d}, {@code mmap|f}.
  */
@@ -38,6 +39,11 @@ final class CrashFsProbeMain {
                     try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
                         file.seek(Long.parseLong(op[2]));
                         file.write(op[3].getBytes(StandardCharsets.UTF_8));
+                    }
+                }
+                case "pwrite" -> {
+                    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                        channel.write(ByteBuffer.wrap(op[3].getBytes(StandardCharsets.UTF_8)), Long.parseLong(op[2]));
                     }
                 }
                 case "truncate" -> {
