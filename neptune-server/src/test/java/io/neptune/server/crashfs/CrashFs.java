@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -217,14 +218,14 @@ public final class CrashFs {
                 "-U_FORTIFY_SOURCE", "-o", output.toString(), source.toString(), "-ldl", "-lpthread"));
         Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
-            byte[] output1 = gcc.getInputStream().readAllBytes();
+            byte[] messages = gcc.getInputStream().readAllBytes();
             if (!gcc.waitFor(COMPILE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 gcc.destroyForcibly();
                 throw new IllegalStateException("crashfs: gcc ran for more than " + COMPILE_TIMEOUT_SECONDS + " s");
             }
             if (gcc.exitValue() != 0) {
                 throw new IllegalStateException("crashfs: " + String.join(" ", command) + " failed:\n"
-                        + new String(output1, java.nio.charset.StandardCharsets.UTF_8));
+                        + new String(messages, StandardCharsets.UTF_8));
             }
         } catch (InterruptedException e) {
             gcc.destroyForcibly();

@@ -465,37 +465,15 @@ static mode_t mode_of(int flags, va_list args) {
     return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t) va_arg(args, int) : 0;
 }
 
-int open(const char *path, int flags, ...) {
-    va_list args;
-    va_start(args, flags);
-    mode_t mode = mode_of(flags, args);
-    va_end(args);
-    return open_common(AT_FDCWD, path, flags, mode, 0, 0);
-}
+/* The body of an open wrapper with a variadic mode. */
+#define OPEN_WITH_MODE(dirfd, at, large) \
+    { va_list args; va_start(args, flags); mode_t mode = mode_of(flags, args); va_end(args); \
+      return open_common(dirfd, path, flags, mode, at, large); }
 
-int open64(const char *path, int flags, ...) {
-    va_list args;
-    va_start(args, flags);
-    mode_t mode = mode_of(flags, args);
-    va_end(args);
-    return open_common(AT_FDCWD, path, flags, mode, 0, 1);
-}
-
-int openat(int dirfd, const char *path, int flags, ...) {
-    va_list args;
-    va_start(args, flags);
-    mode_t mode = mode_of(flags, args);
-    va_end(args);
-    return open_common(dirfd, path, flags, mode, 1, 0);
-}
-
-int openat64(int dirfd, const char *path, int flags, ...) {
-    va_list args;
-    va_start(args, flags);
-    mode_t mode = mode_of(flags, args);
-    va_end(args);
-    return open_common(dirfd, path, flags, mode, 1, 1);
-}
+int open(const char *path, int flags, ...) OPEN_WITH_MODE(AT_FDCWD, 0, 0)
+int open64(const char *path, int flags, ...) OPEN_WITH_MODE(AT_FDCWD, 0, 1)
+int openat(int dirfd, const char *path, int flags, ...) OPEN_WITH_MODE(dirfd, 1, 0)
+int openat64(int dirfd, const char *path, int flags, ...) OPEN_WITH_MODE(dirfd, 1, 1)
 
 /* The fortified variants take no mode: they never create. */
 int __open_2(const char *path, int flags) { return open_common(AT_FDCWD, path, flags, 0, 0, 0); }
@@ -545,61 +523,20 @@ static uint64_t total(const struct iovec *iov, int count) {
     return sum;
 }
 
-ssize_t write(int fd, const void *buffer, size_t length) {
-    inode_t *i = before_write(fd, -1, length);
-    ssize_t n = get_write()(fd, buffer, length);
-    after_write(i, fd, n);
-    return n;
-}
+/* The body of a write wrapper: journal [offset, offset + length) of fd (offset -1: its position), then call. */
+#define JOURNALLED(fd, offset, length, call) \
+    { inode_t *i = before_write(fd, offset, length); ssize_t n = call; after_write(i, fd, n); return n; }
 
-ssize_t pwrite(int fd, const void *buffer, size_t length, off_t offset) {
-    inode_t *i = before_write(fd, offset, length);
-    ssize_t n = get_pwrite()(fd, buffer, length, offset);
-    after_write(i, fd, n);
-    return n;
-}
-
-ssize_t pwrite64(int fd, const void *buffer, size_t length, off64_t offset) {
-    inode_t *i = before_write(fd, offset, length);
-    ssize_t n = get_pwrite64()(fd, buffer, length, offset);
-    after_write(i, fd, n);
-    return n;
-}
-
-ssize_t writev(int fd, const struct iovec *iov, int count) {
-    inode_t *i = before_write(fd, -1, total(iov, count));
-    ssize_t n = get_writev()(fd, iov, count);
-    after_write(i, fd, n);
-    return n;
-}
-
-ssize_t pwritev(int fd, const struct iovec *iov, int count, off_t offset) {
-    inode_t *i = before_write(fd, offset, total(iov, count));
-    ssize_t n = get_pwritev()(fd, iov, count, offset);
-    after_write(i, fd, n);
-    return n;
-}
-
-ssize_t pwritev64(int fd, const struct iovec *iov, int count, off64_t offset) {
-    inode_t *i = before_write(fd, offset, total(iov, count));
-    ssize_t n = get_pwritev64()(fd, iov, count, offset);
-    after_write(i, fd, n);
-    return n;
-}
-
-ssize_t sendfile(int out, int in, off_t *offset, size_t count) {
-    inode_t *i = before_write(out, -1, count);
-    ssize_t n = get_sendfile()(out, in, offset, count);
-    after_write(i, out, n);
-    return n;
-}
-
-ssize_t sendfile64(int out, int in, off64_t *offset, size_t count) {
-    inode_t *i = before_write(out, -1, count);
-    ssize_t n = get_sendfile64()(out, in, offset, count);
-    after_write(i, out, n);
-    return n;
-}
+ssize_t write(int fd, const void *b, size_t l) JOURNALLED(fd, -1, l, get_write()(fd, b, l))
+ssize_t pwrite(int fd, const void *b, size_t l, off_t o) JOURNALLED(fd, o, l, get_pwrite()(fd, b, l, o))
+ssize_t pwrite64(int fd, const void *b, size_t l, off64_t o) JOURNALLED(fd, o, l, get_pwrite64()(fd, b, l, o))
+ssize_t writev(int fd, const struct iovec *v, int c) JOURNALLED(fd, -1, total(v, c), get_writev()(fd, v, c))
+ssize_t pwritev(int fd, const struct iovec *v, int c, off_t o)
+    JOURNALLED(fd, o, total(v, c), get_pwritev()(fd, v, c, o))
+ssize_t pwritev64(int fd, const struct iovec *v, int c, off64_t o)
+    JOURNALLED(fd, o, total(v, c), get_pwritev64()(fd, v, c, o))
+ssize_t sendfile(int out, int in, off_t *o, size_t c) JOURNALLED(out, -1, c, get_sendfile()(out, in, o, c))
+ssize_t sendfile64(int out, int in, off64_t *o, size_t c) JOURNALLED(out, -1, c, get_sendfile64()(out, in, o, c))
 
 static int truncate_common(int fd, int64_t length, int large) {
     struct stat st;
@@ -678,19 +615,21 @@ int syncfs(int fd) {
     return get_syncfs()(fd);
 }
 
-void *mmap(void *address, size_t length, int protection, int flags, int fd, off_t offset) {
+static void check_mapping(int protection, int flags, int fd) {
     struct stat st;
-    if ((protection & PROT_WRITE) && (flags & MAP_SHARED) && tracked(fd, &st) != NULL) {
-        taint("mmap", "a writable shared mapping of a file under the root");
-    }
+    if (!enabled || fd < 0 || !(protection & PROT_WRITE) || !(flags & MAP_SHARED)) return;
+    pthread_mutex_lock(&mutex);
+    if (tracked(fd, &st) != NULL) taint("mmap", "a writable shared mapping of a file under the root");
+    pthread_mutex_unlock(&mutex);
+}
+
+void *mmap(void *address, size_t length, int protection, int flags, int fd, off_t offset) {
+    check_mapping(protection, flags, fd);
     return get_mmap()(address, length, protection, flags, fd, offset);
 }
 
 void *mmap64(void *address, size_t length, int protection, int flags, int fd, off64_t offset) {
-    struct stat st;
-    if ((protection & PROT_WRITE) && (flags & MAP_SHARED) && tracked(fd, &st) != NULL) {
-        taint("mmap", "a writable shared mapping of a file under the root");
-    }
+    check_mapping(protection, flags, fd);
     return get_mmap64()(address, length, protection, flags, fd, offset);
 }
 

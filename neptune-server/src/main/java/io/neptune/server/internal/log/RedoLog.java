@@ -56,11 +56,7 @@ public final class RedoLog implements AutoCloseable {
     // @GuardedBy("lock")
     private boolean closed;
     // @GuardedBy("lock"): see refuseOtherWritesUpTo
-    private long lostTailEnd;
-    // @GuardedBy("lock")
-    private long lostTailEpoch;
-    // @GuardedBy("lock")
-    private boolean lostTailReported;
+    private LostTail lostTail = LostTail.NONE;
 
     private RedoLog(Path directory, FsyncPolicy policy, LogFile file, LogMeta meta, LogIndex index) {
         this.directory = directory;
@@ -240,9 +236,7 @@ public final class RedoLog implements AutoCloseable {
      */
     void refuseOtherWritesUpTo(long lsn, long epoch) {
         synchronized (lock) {
-            lostTailEnd = lsn;
-            lostTailEpoch = epoch;
-            lostTailReported = false;
+            lostTail = new LostTail(lsn, epoch);
         }
     }
 
@@ -253,7 +247,7 @@ public final class RedoLog implements AutoCloseable {
      */
     public long lostTailEnd() {
         synchronized (lock) {
-            return lostTailEnd > index.lastLsn() ? lostTailEnd : 0;
+            return lostTail.end() > index.lastLsn() ? lostTail.end() : 0;
         }
     }
 
@@ -286,8 +280,8 @@ public final class RedoLog implements AutoCloseable {
                 throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= "
                         + index.lastEpoch() + ", the epoch of record " + index.lastLsn() + ")");
             }
-            if (record.lsn() <= lostTailEnd && (record.epoch() < 1 || record.epoch() > lostTailEpoch)) {
-                return CompletableFuture.failedFuture(refuseLostTail(record));
+            if (!lostTail.admits(record)) {
+                return CompletableFuture.failedFuture(lostTail.refuse(record, name, directory));
             }
             long offset = index.end();
             index.add(record.lsn(), record.epoch(), record.requestId(), offset, frame.length);
@@ -338,20 +332,6 @@ public final class RedoLog implements AutoCloseable {
             }
             // a truncation changed the records under us: read again
         }
-    }
-
-    // @GuardedBy("lock")
-    private LogException refuseLostTail(LogRecord record) {
-        String message = "refused record " + record.lsn() + " of epoch " + record.epoch() + ": the service applied a"
-                + " write at that LSN that this log lost (up to LSN " + lostTailEnd + ", epochs 1.." + lostTailEpoch
-                + "), and this record cannot be it; this replica must fetch those records from a peer or be rebuilt";
-        if (!lostTailReported) {
-            lostTailReported = true;
-            logger.error("{}: {} (docs/OPERATIONS.md, 'Machine crashes')", name, message);
-        } else {
-            logger.debug("{}: {}", name, message);
-        }
-        return new LogException(directory, message);
     }
 
     /** Returns record {@code lsn}, or empty if there is none. */
