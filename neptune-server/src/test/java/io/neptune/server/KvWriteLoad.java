@@ -170,6 +170,11 @@ final class KvWriteLoad implements AutoCloseable {
         return acknowledged.size();
     }
 
+    /** The ids of the writes acknowledged so far. */
+    Set<Long> acknowledgedIds() {
+        return Set.copyOf(acknowledged);
+    }
+
     /** Writes that failed: their outcome is unknown (applied at most once). */
     int unknown() {
         return unknown.size();

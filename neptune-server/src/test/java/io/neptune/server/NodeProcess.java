@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -59,9 +60,17 @@ final class NodeProcess implements AutoCloseable {
      * whole output to {@code logFile} (if not null) for post-mortems.
      */
     static NodeProcess start(String name, List<String> command, @Nullable Path logFile) {
+        return start(name, command, logFile, Map.of());
+    }
+
+    /** Like {@link #start(String, List, Path)}, with {@code environment} added to the process's environment. */
+    static NodeProcess start(String name, List<String> command, @Nullable Path logFile,
+            Map<String, String> environment) {
         Process process;
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            process = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start node " + name + ": " + command, e);
         }

@@ -36,6 +36,7 @@ final class ReplicatedProcesses implements AutoCloseable {
     private final String cluster = "repl-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 1_000_000;
     private final Map<String, NodeProcess> processes = new LinkedHashMap<>();
     private final Map<String, String> configs = new LinkedHashMap<>();
+    private final Map<String, Map<String, String>> environments = new LinkedHashMap<>();
     private final NeptuneNode observer;
     private int launches;
     private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC");
@@ -64,12 +65,26 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     /** Defines node {@code name} hosting {@code serviceClass} on all partitions with {@code priority}. */
     void define(String name, Class<?> serviceClass, int priority, int replicas) {
-        define(name, serviceClass, priority, replicas, null);
+        define(name, serviceClass, priority, replicas, null, "");
     }
 
-    /** Like {@link #define(String, Class, int, int)}, in fail-over {@code mode} (null: the service's own). */
-    void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode) {
-        configs.put(name, """
+    /** Like {@link #define(String, Class, int, int)}, in fail-over {@code mode}. */
+    void define(String name, Class<?> serviceClass, int priority, int replicas, FailoverMode mode) {
+        define(name, serviceClass, priority, replicas, mode, "");
+    }
+
+    /**
+     * Defines node {@code name} like {@link #define(String, Class, int, int)}, with {@code settings}
+     * (top-level YAML lines such as {@code "log-sync: none
+"}) added to its config.
+     */
+    void define(String name, Class<?> serviceClass, int priority, int replicas, String settings) {
+        define(name, serviceClass, priority, replicas, null, settings);
+    }
+
+    private void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode,
+            String settings) {
+        configs.put(name, settings + """
                 node: %s
                 io-threads: 1
                 data-directory: %s
@@ -87,6 +102,34 @@ final class ReplicatedProcesses implements AutoCloseable {
                 """.formatted(name, root.resolve("data").resolve(name), cluster, root.resolve("discovery"),
                 serviceClass.getName(), priority, replicas)
                 + (mode == null ? "" : "    failover: " + mode.configName() + "\n"));
+    }
+
+    /** Sets environment variables for node {@code name}'s processes started from now on (e.g. {@code CrashFs}'s). */
+    void environment(String name, Map<String, String> environment) {
+        environments.put(name, Map.copyOf(environment));
+    }
+
+    /** The data directory of node {@code name}: its REDO logs and its services' stores. */
+    Path dataDirectory(String name) {
+        return root.resolve("data").resolve(name);
+    }
+
+    /** Everything node {@code name}'s processes wrote to stdout and stderr so far, oldest first. */
+    String output(String name) {
+        try (var files = Files.list(root.resolve("logs"))) {
+            StringBuilder output = new StringBuilder();
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith(name + "-"))
+                    .sorted(java.util.Comparator.comparingInt(f -> launchOf(f.getFileName().toString()))).toList()) {
+                output.append(Files.readString(file));
+            }
+            return output.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int launchOf(String logFile) {
+        return Integer.parseInt(logFile.substring(logFile.lastIndexOf('-') + 1, logFile.length() - ".log".length()));
     }
 
     /** Starts (or restarts, on its data) node {@code name} and waits until it serves. */
@@ -116,7 +159,8 @@ final class ReplicatedProcesses implements AutoCloseable {
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), ConfigNodeMain.class.getName(),
                     config.toString()));
             NodeProcess process = NodeProcess.start(name, command,
-                    root.resolve("logs").resolve(name + "-" + (++launches) + ".log"));
+                    root.resolve("logs").resolve(name + "-" + (++launches) + ".log"),
+                    environments.getOrDefault(name, Map.of()));
             processes.put(name, process);
             return process;
         } catch (IOException e) {
@@ -129,6 +173,14 @@ final class ReplicatedProcesses implements AutoCloseable {
         NodeProcess process = processes.remove(name);
         if (process != null) {
             process.kill();
+            process.close();
+        }
+    }
+
+    /** Stops node {@code name} cleanly (its services and logs close) and waits for it to exit. */
+    void stop(String name) {
+        NodeProcess process = processes.remove(name);
+        if (process != null) {
             process.close();
         }
     }
@@ -198,6 +250,21 @@ final class ReplicatedProcesses implements AutoCloseable {
                         + response.errorMessage());
             }
             return Json.mapper().readValue(response.payload(), type);
+        } catch (Exception e) {
+            throw new AssertionError(method + " of " + service + "#" + partition + " on " + node + " failed", e);
+        }
+    }
+
+    /**
+     * Runs write {@code method} of {@code service#partition} on node {@code node} itself, not load
+     * balanced, with a fresh request id; returns the response (any status).
+     */
+    ResponseMessage writeTo(String node, String service, int partition, String method, Object request) {
+        try {
+            RequestMessage message = new RequestMessage(0, service, partition, method, AccessMode.WRITE, 10_000, 0,
+                    RequestId.random(), Json.mapper().writeValueAsBytes(request));
+            return ((DefaultNeptuneClient) observer.client()).sendTo(NodeId.of(node), message, partition)
+                    .get(15, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new AssertionError(method + " of " + service + "#" + partition + " on " + node + " failed", e);
         }

@@ -93,6 +93,13 @@ public final class PartitionDatabase implements AutoCloseable {
      * Opens (creating if missing) the database {@code name} in {@code directory}, which is created
      * too if missing, and the {@code neptune_applied} table.
      *
+     * <p>A database file that H2 finds corrupted (a machine crash can leave one half written) is
+     * moved aside to {@code name.mv.db.damaged-<millis>} and replaced with an empty database, with
+     * an ERROR in the log: {@link Check} then reports nothing applied, so the replicas of its
+     * partitions execute their REDO logs again from the first write and end where they were. Keep
+     * in a partition database only what replicated writes put there (and the schema the service
+     * creates at start): anything else is not rebuilt.
+     *
      * @param directory where the database file lives, typically
      *     {@link io.neptune.core.ServiceEnvironment#dataDirectory()}
      * @param name the file name without extension: 1-64 of letters, digits, {@code '.'}, {@code '_'},
@@ -113,6 +120,21 @@ public final class PartitionDatabase implements AutoCloseable {
             throw new UncheckedIOException("cannot create " + directory, e);
         }
         Path file = directory.resolve(name);
+        try {
+            return openFile(file);
+        } catch (StorageException e) {
+            if (!(e.getCause() instanceof SQLException cause) || !H2ConnectionPool.isCorrupted(cause)) {
+                throw e;
+            }
+            Path damaged = H2ConnectionPool.moveAside(file, "damaged-" + System.currentTimeMillis());
+            logger.error("{}: the database file is corrupted ({}); moved it to {} and starting empty: the replicas of"
+                    + " its partitions execute their REDO logs again from the first write (docs/OPERATIONS.md,"
+                    + " 'Machine crashes')", file, cause.getMessage(), damaged);
+            return openFile(file);
+        }
+    }
+
+    private static PartitionDatabase openFile(Path file) {
         H2ConnectionPool pool = H2ConnectionPool.open(file, MAX_CONNECTIONS);
         PartitionDatabase database = new PartitionDatabase(file.toString(), pool);
         try {

@@ -7,9 +7,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Durable whole-file replacement: a reader sees the old content or the new, never a mix. */
+/**
+ * Durable whole-file replacement (a reader sees the old content or the new, never a mix) and
+ * durable directories.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
 final class AtomicFiles {
+    private static final Logger logger = LoggerFactory.getLogger(AtomicFiles.class);
+    /** Directories whose entry in their parent (and, up the path, their ancestors' entries) is durable. */
+    private static final Set<Path> DURABLE_ENTRIES = ConcurrentHashMap.newKeySet();
+
     private AtomicFiles() {}
 
     /**
@@ -37,19 +50,40 @@ final class AtomicFiles {
     }
 
     /**
-     * Creates {@code directory} and any missing parents, and forces each new entry into its parent
-     * so that the directories survive a power loss.
+     * Creates {@code directory} and any missing parents, and makes the whole path durable
+     * ({@link #forcePath}), so that the directories survive a power loss.
      */
     static void createDirectories(Path directory) throws IOException {
-        Path absolute = directory.toAbsolutePath();
-        Path existing = absolute;
-        while (existing != null && !Files.isDirectory(existing)) {
-            existing = existing.getParent();
-        }
-        Files.createDirectories(absolute);
-        for (Path parent = absolute.getParent(); parent != null && existing != null && parent.startsWith(existing);
-                parent = parent.getParent()) {
-            forceDirectory(parent);
+        Files.createDirectories(directory);
+        forcePath(directory);
+    }
+
+    /**
+     * Makes {@code directory}'s own entry, and each of its ancestors' entries, durable: forces every
+     * parent directory from {@code directory}'s up to the file system root, except where this
+     * process did so already. A directory that another component created without forcing its
+     * parent (the node's data directory, a service's directory) would otherwise vanish in a power
+     * cut with every log under it. Paths whose entries were made durable are remembered for the
+     * life of the process: a directory's entry does not change once durable (directories are never
+     * renamed), so each parent is forced once per new child.
+     */
+    static void forcePath(Path directory) throws IOException {
+        Path start = directory.toAbsolutePath().normalize();
+        for (Path entry = start; entry.getParent() != null; entry = entry.getParent()) {
+            if (DURABLE_ENTRIES.contains(entry)) {
+                return;   // its ancestors were made durable when it was
+            }
+            try {
+                forceDirectory(entry.getParent());
+            } catch (IOException e) {
+                if (entry.equals(start)) {
+                    throw e;
+                }
+                // an ancestor this process may not open (e.g. no read permission): not ours to make durable
+                logger.warn("cannot force {} (the entry of {} in it may not survive a power cut): {}",
+                        entry.getParent(), entry, e.toString());
+            }
+            DURABLE_ENTRIES.add(entry);
         }
     }
 

@@ -167,6 +167,11 @@ final class LogFile implements AutoCloseable {
         channel.force(false);
     }
 
+    /** Forces written data and all of the file's metadata to the device. */
+    void forceAll() throws IOException {
+        channel.force(true);
+    }
+
     /** Cuts the file to {@code size} bytes and forces the change. */
     void truncate(long size) throws IOException {
         channel.truncate(size);

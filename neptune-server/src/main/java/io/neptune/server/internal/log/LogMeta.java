@@ -14,8 +14,9 @@ import java.util.zip.CRC32C;
  * {@code magic:int32 "NMET" | version:int32 1 | epoch:int64 | committedLsn:int64 | crc32c:int32}
  * with the CRC over the 24 bytes before it.
  *
- * <p>Thread-safety: thread-safe. Both values only go up. Every write of the file happens under
- * {@code ioLock} and takes its snapshot there, so a later write never stores lower values than an
+ * <p>Thread-safety: thread-safe. The epoch only goes up; the committed LSN too, except when
+ * recovery resets it to what the service reports. Every write of the file happens under
+ * {@code ioLock} and takes its snapshot there, so a later write never stores older values than an
  * earlier one. The epoch changes only under {@code ioLock}; the committed LSN advances lock-free,
  * so recording a commit never waits for a write of the file.
  */
@@ -104,6 +105,11 @@ final class LogMeta {
     boolean advanceCommitted(long lsn) {
         long previous = committedLsn.getAndAccumulate(lsn, Math::max);
         return lsn > previous;
+    }
+
+    /** Sets the committed LSN to {@code lsn}; returns whether it changed. */
+    boolean resetCommitted(long lsn) {
+        return committedLsn.getAndSet(lsn) != lsn;
     }
 
     /** Lowers the committed LSN to {@code lsn} if it is above; only while opening the log. */

@@ -55,6 +55,8 @@ public final class RedoLog implements AutoCloseable {
     private long generation;
     // @GuardedBy("lock")
     private boolean closed;
+    // @GuardedBy("lock"): see refuseOtherWritesUpTo
+    private LostTail lostTail = LostTail.NONE;
 
     private RedoLog(Path directory, FsyncPolicy policy, LogFile file, LogMeta meta, LogIndex index) {
         this.directory = directory;
@@ -69,8 +71,9 @@ public final class RedoLog implements AutoCloseable {
 
     /**
      * Opens the log in {@code directory}, creating the directory and an empty log if needed, and
-     * recovers it: a torn or corrupt tail is cut off (logged at WARN) and the committed LSN is
-     * lowered to the last record if it points past it.
+     * recovers it: a torn or corrupt tail is cut off (logged at WARN), the committed LSN is lowered
+     * to the last record if it points past it, and the file and directory are forced, so every
+     * record the log holds when this returns is durable whatever the policy it was written with.
      *
      * @throws LogException if the files cannot be read or written, or are not a log of this format
      */
@@ -96,6 +99,7 @@ public final class RedoLog implements AutoCloseable {
                 meta.clampCommitted(index.lastLsn());
                 meta.flush();
             }
+            forceOnOpen(directory, file);
             RedoLog log = new RedoLog(directory, policy, file, meta, index);
             log.writer.start();
             logger.info("{}: opened with {} records, last epoch {}, epoch {}, committed LSN {}, fsync {}", directory,
@@ -108,6 +112,19 @@ public final class RedoLog implements AutoCloseable {
             }
             throw new LogException(directory, "cannot open the log", e);
         }
+    }
+
+    /**
+     * Forces what this open read back before anything is reported durable: the file may hold records
+     * a killed process wrote but never forced ({@code log-sync: none}, or a group commit cut short),
+     * which are only in the page cache and would be lost in a power cut after this replica had
+     * acknowledged or counted them. The directory is forced too, so that a file or meta file a
+     * killed process created or renamed is durable as seen ({@link AtomicFiles#createDirectories}
+     * made the path to it durable).
+     */
+    private static void forceOnOpen(Path directory, LogFile file) throws IOException {
+        file.forceAll();
+        AtomicFiles.forceDirectory(directory.toAbsolutePath());
     }
 
     private static void closeQuietly(@Nullable LogFile file, Exception failure) {
@@ -194,12 +211,54 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /**
+     * Sets the committed LSN to {@code lsn}, up or down: for {@link InternalSync}, when the service
+     * reports how far it really got. Persisted lazily, like {@link #markCommitted}.
+     */
+    void resetCommitted(long lsn) {
+        synchronized (lock) {
+            checkOpen();
+            if (lsn < 0 || lsn > index.lastLsn()) {
+                throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + index.lastLsn() + ")");
+            }
+            if (meta.resetCommitted(lsn)) {
+                writer.metaChanged();
+            }
+        }
+    }
+
+    /**
+     * Records that the service applied writes up to {@code lsn}, past this log's end: the log lost
+     * their records (written with {@code log-sync: none}, then a machine crash). Until the log holds
+     * them again, an append at one of those LSNs is refused unless its epoch is one of a primary
+     * (at least 1) no newer than {@code epoch}, the persisted epoch when the loss was found: a
+     * record of a newer epoch, or a level-1 record (epoch 0), cannot be the write the service
+     * applied there, and accepting it would skip it here while the other replicas execute it.
+     */
+    void refuseOtherWritesUpTo(long lsn, long epoch) {
+        synchronized (lock) {
+            lostTail = new LostTail(lsn, epoch);
+        }
+    }
+
+    /**
+     * The highest LSN the service applied beyond this log's end when the log was opened, or 0: the
+     * records the log lost there must come back from a peer (with their original epochs) before this
+     * replica may assign new LSNs, that is, lead. Appends that cannot be those records are refused.
+     */
+    public long lostTailEnd() {
+        synchronized (lock) {
+            return lostTail.end() > index.lastLsn() ? lostTail.end() : 0;
+        }
+    }
+
+    /**
      * Appends {@code record}, which must carry LSN {@code lastLsn() + 1} and an epoch no lower than
      * {@link #lastEpoch()}. The record is readable when this returns.
      *
      * @return a future that completes when the record is durable by the {@link FsyncPolicy}, or fails
-     *     with a {@link LogException} if writing failed (the log then refuses further changes) or an
-     *     {@link IllegalStateException} if the log is closed
+     *     with a {@link LogException} if writing failed (the log then refuses further changes) or if
+     *     the record cannot be the write the service applied at its LSN (see {@link #lostTailEnd()};
+     *     the log stays usable), or with an {@link IllegalStateException} if the log is closed
      * @throws IllegalArgumentException if the LSN or epoch is out of sequence or a field is too large
      */
     public CompletableFuture<Void> append(LogRecord record) {
@@ -220,6 +279,9 @@ public final class RedoLog implements AutoCloseable {
             if (record.epoch() < index.lastEpoch()) {
                 throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= "
                         + index.lastEpoch() + ", the epoch of record " + index.lastLsn() + ")");
+            }
+            if (!lostTail.admits(record)) {
+                return CompletableFuture.failedFuture(lostTail.refuse(record, name, directory));
             }
             long offset = index.end();
             index.add(record.lsn(), record.epoch(), record.requestId(), offset, frame.length);

@@ -389,7 +389,9 @@ final class MajorityReplica implements PartitionReplica {
                     TimeUnit.MILLISECONDS.toNanos(100));
             electionDeadlineNanos = Math.min(electionDeadlineNanos, now + fast);
         }
-        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0) {
+        // A replica whose storage fails, or whose log lost records its service applied, does not stand: it
+        // could not serve as primary (the lost records come back only from a peer that has them).
+        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0) {
             startElection(false);
             return;
         }
@@ -558,7 +560,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void maybeHandover(Replica live, long now) {
-        if (now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
+        if (core.log.lostTailEnd() > 0 || now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
                 || core.applied < core.log.lastLsn()) {
             return;
         }
@@ -575,6 +577,11 @@ final class MajorityReplica implements PartitionReplica {
     private void promote(Consumer<Object> reply) {
         if (phase == Phase.LEADER) {
             reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
+            return;
+        }
+        if (core.log.lostTailEnd() > 0) {
+            reply.accept(new PromoteReply(false, "its log lost records up to " + core.log.lostTailEnd()
+                    + " that its service applied; they come back only from a peer", core.log.epoch()));
             return;
         }
         if (phase == Phase.DIVERGED || promoteReply != null) {

@@ -428,10 +428,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     maybeHandover(live);
                 }
             } else if (role == Role.SECONDARY && !newPrimaryNotAnnouncedYet(view) && !handingOver()) {
-                elect(view, false);
+                if (core.log.lostTailEnd() == 0) { // its log lacks records its service applied: it cannot lead
+                    elect(view, false);
+                }
             } else if (view.stream().noneMatch(r -> r.role() == Role.SECONDARY && !r.node().equals(core.self))
                     && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
-                elect(view, true); // catastrophic: every replica was down and all configured ones are back
+                if (core.log.lostTailEnd() == 0) {
+                    elect(view, true); // catastrophic: every replica was down and all configured ones are back
+                }
             }
             publish();
         });
@@ -674,6 +678,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private void maybeHandover(Replica live) {
+        if (core.log.lostTailEnd() > 0) {
+            return; // its log lacks records its service applied: it cannot lead
+        }
         long now = System.nanoTime();
         if (now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
                 || core.applied < core.log.lastLsn()) {

@@ -5,6 +5,7 @@ import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.InternalSync;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
@@ -85,25 +86,15 @@ final class ReplicaCore {
     }
 
     /**
-     * Recovery phase 1, internal sync: the committed mark is a hint; CHECK says how far the service
-     * really got, so nothing is applied twice and nothing applied is forgotten.
+     * Recovery phase 1, internal sync: how far the service really got ({@link InternalSync}: CHECK
+     * decides, the committed mark is only a hint; without CHECK every logged write runs again), so
+     * nothing is applied twice and nothing applied is forgotten. {@link #applied} may end past the
+     * log's end if the log lost its tail; the log then refuses records that cannot be those writes.
      */
     void internalSync() {
-        applied = log.committedLsn();
-        if (app.hasCheck()) {
-            while (app.isApplied(applied + 1) || isRepeat(applied + 1)) {
-                applied++; // a repeat is never executed, so CHECK need not know it (asked second: it reads the log)
-            }
-            while (applied > 0 && !app.isApplied(applied)) {
-                applied--; // the committed mark ran ahead of the service (it is written lazily)
-            }
-        }
-        durable = log.lastLsn();
-        if (applied > durable) {
-            logger.warn("{}: the service applied up to {} but the log ends at {}; the log tail was lost", name,
-                    applied, durable);
-        }
-        log.markCommitted(Math.min(applied, durable));
+        applied = app.hasCheck() ? InternalSync.withCheck(name, log, app::isApplied)
+                : InternalSync.withoutCheck(name, log);
+        durable = log.lastLsn();   // RedoLog.open forced the file: everything in it is durable
         logger.info("{}: internal sync done: log ends at {} (epoch {}), applied up to {}", name, log.lastLsn(),
                 log.epoch(), applied);
     }
@@ -131,11 +122,6 @@ final class ReplicaCore {
         log.truncateAfter(lsn);
         durable = Math.min(durable, lsn);
         truncations++;
-    }
-
-    /** Whether record {@code lsn} exists and is never executed (a {@link RecordKind#REPEAT} or a {@link RecordKind#NOOP}). */
-    private boolean isRepeat(long lsn) {
-        return lsn <= log.lastLsn() && log.record(lsn).map(r -> !r.kind().executes()).orElse(false);
     }
 
     /**

@@ -92,8 +92,8 @@ public final class ReplicationEngine implements AutoCloseable {
                     continue;
                 }
                 if (runtime.descriptor().checkMethod().isEmpty()) {
-                    logger.warn("{}: service '{}' has @Write methods but no @Check: after a crash, the writes of the"
-                            + " last moments before it (those past the log's lazily saved committed mark) run again, so"
+                    logger.warn("{}: service '{}' has @Write methods but no @Check: each time this node starts, every"
+                            + " logged write runs again (nothing else tells what its store kept through a crash), so"
                             + " its writes must be idempotent; a @Check method makes recovery exact", self,
                             runtime.descriptor().name());
                 }

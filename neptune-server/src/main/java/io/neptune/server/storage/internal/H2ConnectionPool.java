@@ -2,9 +2,14 @@ package io.neptune.server.storage.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.h2.api.ErrorCode;
 import org.h2.jdbcx.JdbcConnectionPool;
 
 /**
@@ -43,6 +48,27 @@ public final class H2ConnectionPool implements AutoCloseable {
         JdbcConnectionPool pool = JdbcConnectionPool.create(url, "sa", "");
         pool.setMaxConnections(maxConnections);
         return new H2ConnectionPool(url, pool);
+    }
+
+    /** Whether {@code e} says the database file is corrupted (not merely locked or unreachable). */
+    public static boolean isCorrupted(SQLException e) {
+        return e.getErrorCode() == ErrorCode.FILE_CORRUPTED_1;
+    }
+
+    /**
+     * Renames the database file of {@code file} (H2 adds {@code .mv.db}) to the same name plus
+     * {@code "." + suffix}, keeping it for inspection; returns the new path.
+     *
+     * @throws UncheckedIOException if it cannot be renamed
+     */
+    public static Path moveAside(Path file, String suffix) {
+        Path database = file.resolveSibling(file.getFileName() + ".mv.db");
+        Path aside = database.resolveSibling(database.getFileName() + "." + suffix);
+        try {
+            return Files.move(database, aside, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot move " + database + " aside to " + aside, e);
+        }
     }
 
     /** Borrows a connection; closing it returns it to the pool. */
