@@ -493,14 +493,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
         // Every candidate asks its rivals; finishElection compares their fresh (last epoch, log end). An
         // announcement carries a replica's current epoch, which runs ahead of its last record's epoch
         // when the epoch has no writes yet, so ruling candidates out on it could leave no one to elect.
-        // The replica last known as primary is asked whatever it announces: right after a handover the
-        // new primary may still look RECOVERING here, and must not get a rival primary.
+        // Every live replica is asked, whatever it announces: an announcement lags, and a replica that just
+        // finished joining still looks RECOVERING (or a new primary right after a handover does). Left out, it
+        // could hold an election of its own at the same epoch; its fresh status tells what it is.
         Role roleAtStart = role;
         long epochAtStart = core.log.epoch();
         List<Replica> rivals = new ArrayList<>();
         for (Replica r : view) {
-            if (!r.node().equals(core.self) && (r.role() == Role.SECONDARY
-                    || (catastrophic && r.role() == Role.RECOVERING) || r.node().equals(primary))) {
+            if (!r.node().equals(core.self)) {
                 rivals.add(r);
             }
         }

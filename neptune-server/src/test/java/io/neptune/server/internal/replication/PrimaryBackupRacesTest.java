@@ -62,6 +62,8 @@ class PrimaryBackupRacesTest {
     private volatile BiPredicate<NodeId, String> holdReply = (from, call) -> false;
     /** (caller, "target:method"): the call never arrives. */
     private volatile BiPredicate<NodeId, String> dropCall = (from, call) -> false;
+    /** Roles the yellow page shows instead of the replica's own (an announcement that lags). */
+    private final Map<NodeId, Role> announcedAs = new ConcurrentHashMap<>();
     /** A node to which commit points (replicate messages without entries) never arrive, or null. */
     private volatile NodeId commitPointsLostTo;
 
@@ -242,6 +244,32 @@ class PrimaryBackupRacesTest {
     }
 
     @Test
+    void aSecondaryThatStillLooksRecoveringIsAskedInAnElectionSoThereAreNotTwoPrimariesOfOneEpoch() {
+        Node p = start("p", 3);
+        Node s1 = start("s1", 1);
+        Node s2 = start("s2", 2);
+        promoteAndFollow(p, s1, s2);
+        announcedAs.put(s2.id, Role.RECOVERING); // it joined a moment ago; its announcement lags
+        announcedAs.put(s1.id, Role.SECONDARY); // and so will s1's, should it become primary
+
+        nodes.remove(p.id); // the primary dies
+        holdReply = (from, call) -> from.equals(s2.id) && call.equals("s1:status");
+        s2.replica.tick(); // s2 asks s1, which answers as a secondary; the answer waits
+        await().atMost(WAIT).until(() -> heldReplies.size() == 1);
+        s1.replica.tick(); // s1 elects too; before the fix it asked nobody (s2 looked RECOVERING) and won alone
+        await().atMost(WAIT).until(() -> s1.peers.statusAnswers >= 1 || s1.replica.state().role() == Role.PRIMARY);
+        sync(s1);
+        releaseReplies();
+        sync(s2);
+        await().atMost(WAIT).until(() -> List.of(s1, s2).stream().anyMatch(n -> n.replica.state().role() == Role.PRIMARY));
+        sync(s1);
+        sync(s2);
+        List<Node> primaries = List.of(s1, s2).stream().filter(n -> n.replica.state().role() == Role.PRIMARY).toList();
+        assertThat(primaries).as("primaries at epochs %d and %d", s1.core.log.epoch(), s2.core.log.epoch())
+                .hasSize(1);
+    }
+
+    @Test
     void aTaskThatThrowsAnErrorDoesNotStopTheExecutor() throws Exception {
         SerialExecutor executor = new SerialExecutor(pool, "errors");
         executor.execute(() -> {
@@ -354,7 +382,8 @@ class PrimaryBackupRacesTest {
         Replica asReplica() {
             ReplicaState s = replica.state();
             InetSocketAddress unused = new InetSocketAddress("127.0.0.1", 1);
-            return new Replica(id, unused, unused, priority, s.role(), s.applied(), 0, s.epoch(), s.logEnd(),
+            return new Replica(id, unused, unused, priority, announcedAs.getOrDefault(id, s.role()), s.applied(), 0,
+                    s.epoch(), s.logEnd(),
                     s.lastEpoch(), 0);
         }
     }
