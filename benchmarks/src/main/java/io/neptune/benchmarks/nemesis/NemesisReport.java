@@ -124,8 +124,8 @@ final class NemesisReport {
             band.setFillColor(bandColor(f.kind()));
             band.setLineColor(new Color(0, 0, 0, 0));
             band.setMarker(SeriesMarkers.NONE);
-            band.setLabel(f.kind());
-            band.setShowInLegend(shown.add(f.kind()));
+            band.setLabel(category(f.kind()));
+            band.setShowInLegend(shown.add(category(f.kind())));
             chart.addAnnotation(new AnnotationText(f.kind(), (start + end) / 2, top * (0.97 - 0.04 * (n % 3)), false));
         }
         XYSeries okSeries = chart.addSeries("ok / s", x, ok);
@@ -139,17 +139,27 @@ final class NemesisReport {
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 
-    private static Color bandColor(String kind) {
+    /** The legend entry of a fault kind: one colour per family. */
+    private static String category(String kind) {
         if (kind.startsWith("partition") || kind.startsWith("isolate")) {
-            return new Color(255, 165, 0, 60);    // orange: network
+            return "network partition";
         }
         if (kind.startsWith("pause")) {
-            return new Color(128, 0, 128, 50);    // purple: paused process
+            return "process paused";
         }
         if (kind.startsWith("slow")) {
-            return new Color(0, 128, 128, 50);    // teal: slow network
+            return "slow network";
         }
-        return new Color(128, 128, 128, 70);      // grey: kill or crash
+        return "killed / crashed";
+    }
+
+    private static Color bandColor(String kind) {
+        return switch (category(kind)) {
+            case "network partition" -> new Color(255, 165, 0, 60);
+            case "process paused" -> new Color(128, 0, 128, 50);
+            case "slow network" -> new Color(0, 128, 128, 50);
+            default -> new Color(128, 128, 128, 70);
+        };
     }
 
     private static String shortDigest(String digest) {

@@ -120,6 +120,9 @@ final class NemesisRun {
                     FinalState.readReplicaFiles(cluster, history.keys(), problems), faults);
             state.write(directory.resolve("final-state.json"));
             writeFaults(schedule, faults);
+            if (!settings.quick()) {
+                compressLogs(directory.resolve("logs"));
+            }
             if (unsettled != null) {
                 problems.add("replicas did not agree within " + settings.settleTimeout().toSeconds() + " s: " + unsettled
                         + "; node data kept in " + work);
@@ -201,10 +204,27 @@ final class NemesisRun {
         Files.writeString(directory.resolve("faults.txt"), text);
     }
 
+    /** Echoes every fifth PROGRESS line of the agent ({@code PROGRESS seconds ok fail info}). */
     private void printProgress(String line) {
         String[] words = line.split(" ");
+        if (Long.parseLong(words[1]) % 5 != 0) {
+            return;
+        }
         progress.accept(String.format(Locale.ROOT, "t=%6s s  ops ok %s, fail %s, info %s", words[1], words[2],
                 words[3], words[4]));
+    }
+
+    /** Gzips the node and client logs of a full run, which is kept under docs/ (a run's logs are megabytes). */
+    private static void compressLogs(Path logs) throws IOException {
+        try (var files = Files.list(logs)) {
+            for (Path log : files.filter(f -> !f.toString().endsWith(".gz")).toList()) {
+                Path gz = log.resolveSibling(log.getFileName() + ".gz");
+                try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+                    Files.copy(log, out);
+                }
+                Files.delete(log);
+            }
+        }
     }
 
     private static void sleepUntil(long nanos) {

@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -52,6 +53,7 @@ public final class WorkloadAgent {
     private final int degree;
     private @Nullable HistoryRecorder history;
     private @Nullable Workload workload;
+    private @Nullable ScheduledFuture<?> ticks;
 
     private WorkloadAgent(Map<String, String> options) {
         this.options = options;
@@ -119,7 +121,7 @@ public final class WorkloadAgent {
         history = recorder;
         workload = started;
         started.start();
-        ticker.scheduleAtFixedRate(() -> {
+        ticks = ticker.scheduleAtFixedRate(() -> {
             long[] counts = started.counts();
             emit("PROGRESS " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - origin) + " " + counts[0] + " "
                     + counts[1] + " " + counts[2]);
@@ -131,6 +133,9 @@ public final class WorkloadAgent {
         HistoryRecorder recorder = history;
         if (running == null || recorder == null) {
             return 0;
+        }
+        if (ticks != null) {
+            ticks.cancel(false);
         }
         running.stop(grace);
         recorder.close();
