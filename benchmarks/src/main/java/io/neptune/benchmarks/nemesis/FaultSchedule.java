@@ -6,9 +6,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.SplittableRandom;
 
 /**
- * The faults of one run, drawn from its seed with {@link Random}: the same seed, node count and
+ * The faults of one run, drawn from its seed (mixed by {@link SplittableRandom}, then {@link Random}): the same seed, node count and
  * mode ({@code --quick} or not) give the same kinds, times, lengths and target choices. Faults do
  * not overlap; a quiet period separates them. Which node a target choice names can still depend
  * on the cluster (the current primary of a partition), so the applied faults are logged too.
@@ -96,7 +97,9 @@ record FaultSchedule(List<Planned> faults) {
 
     /** Draws the schedule of a run of {@code duration} on {@code nodes} nodes from {@code seed}. */
     static FaultSchedule generate(long seed, int nodes, boolean quick, Duration duration) {
-        Random random = new Random(seed);
+        // Random's first outputs for nearby seeds are alike (seed 1, 2, 3 would all start with the same
+        // kind); SplittableRandom mixes the seed first.
+        Random random = new Random(new SplittableRandom(seed).nextLong());
         Timing timing = quick ? QUICK : FULL;
         List<Kind> first = new ArrayList<>();
         if (quick) {

@@ -59,6 +59,9 @@ public final class NemesisBench {
             }
             List<String> verdicts = checkerVerdicts(outcome);
             NemesisReport.write(outcome, command(args, seed), verdicts);
+            if (!options.quick()) {
+                NemesisRun.compress(directory);   // full runs are kept under docs/: megabytes of history and logs
+            }
             HistorySummary h = outcome.history();
             String line = String.format(Locale.ROOT, "seed %d: %d faults, ops ok %d / fail %d / info %d, replicas %s,"
                     + " %.0f s; %s", seed, outcome.faults().size(), h.count("ok"), h.count("fail"), h.count("info"),

@@ -87,8 +87,9 @@ final class NemesisReport {
             md.append("\n## Problems during the run\n\n");
             outcome.problems().forEach(p -> md.append("- ").append(p).append('\n'));
         }
-        md.append("\nFiles: `history.jsonl`, `final-state.json`, `faults.txt`, `logs/`. Reproduce with the same seed;"
-                + " see docs/RELIABILITY.md.\n");
+        md.append(s.quick() ? "\nFiles: `history.jsonl`, `final-state.json`, `faults.txt`, `logs/`."
+                : "\nFiles: `history.jsonl.gz`, `final-state.json`, `faults.txt`, `logs/*.gz` (gzipped after the run).");
+        md.append(" Reproduce with the command above (same seed, same schedule); see docs/RELIABILITY.md.\n");
         return md.toString();
     }
 

@@ -120,9 +120,6 @@ final class NemesisRun {
                     FinalState.readReplicaFiles(cluster, history.keys(), problems), faults);
             state.write(directory.resolve("final-state.json"));
             writeFaults(schedule, faults);
-            if (!settings.quick()) {
-                compressLogs(directory.resolve("logs"));
-            }
             if (unsettled != null) {
                 problems.add("replicas did not agree within " + settings.settleTimeout().toSeconds() + " s: " + unsettled
                         + "; node data kept in " + work);
@@ -214,16 +211,25 @@ final class NemesisRun {
                 words[3], words[4]));
     }
 
-    /** Gzips the node and client logs of a full run, which is kept under docs/ (a run's logs are megabytes). */
-    private static void compressLogs(Path logs) throws IOException {
-        try (var files = Files.list(logs)) {
-            for (Path log : files.filter(f -> !f.toString().endsWith(".gz")).toList()) {
-                Path gz = log.resolveSibling(log.getFileName() + ".gz");
-                try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
-                    Files.copy(log, out);
-                }
-                Files.delete(log);
+    /**
+     * Gzips the history and the logs of a run (each a few megabytes), once its report and verdicts
+     * are written; {@code zcat history.jsonl.gz} reads it back.
+     */
+    static void compress(Path directory) throws IOException {
+        List<Path> files = new ArrayList<>();
+        files.add(directory.resolve("history.jsonl"));
+        try (var logs = Files.list(directory.resolve("logs"))) {
+            logs.forEach(files::add);
+        }
+        for (Path file : files) {
+            if (!Files.exists(file) || file.toString().endsWith(".gz")) {
+                continue;
             }
+            try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(
+                    file.resolveSibling(file.getFileName() + ".gz")))) {
+                Files.copy(file, out);
+            }
+            Files.delete(file);
         }
     }
 

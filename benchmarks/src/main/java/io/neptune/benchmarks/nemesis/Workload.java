@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -87,7 +88,7 @@ final class Workload {
     }
 
     private void run(int slot) {
-        Random random = new Random(seed * 1_000_003L + slot);
+        Random random = new Random(new SplittableRandom(seed).split().nextLong() + slot * 0x9E3779B97F4A7C15L);
         int process = slot;
         int sessions = 0;
         NeptuneHandle handle = NeptuneHandle.create();
