@@ -161,7 +161,7 @@ final class ChildProcess implements AutoCloseable {
             return;
         }
         List<String> command = List.of("kill", "-" + signal, Long.toString(process.pid()));
-        NamespaceNetwork.Commands.Result result = NamespaceNetwork.Commands.run(command);
+        Commands.Result result = Commands.run(command);
         if (result.exit() != 0 && process.isAlive()) {
             throw new IllegalStateException(name + ": " + result.describe(command));
         }

@@ -103,54 +103,15 @@ final class Nemesis {
         Collections.shuffle(order, random);
         Kind kind = fault.kind();
         switch (kind) {
-            case PARTITION_HALVES -> {
-                List<Integer> minority = order.subList(0, (nodes - 1) / 2);
-                partition(fault, names(minority), cutBetween(minority, order.subList(minority.size(), nodes)),
-                        "minority " + names(minority) + " | majority " + names(order.subList(minority.size(), nodes)));
-            }
+            case PARTITION_HALVES -> partition(fault, Partitions.halves(order));
             case ISOLATE_PRIMARY -> {
                 int partition = random.nextInt(ListAppendService.PARTITIONS);
-                int victim = primaryOr(partition, order.get(0));
-                List<Integer> others = new ArrayList<>(order);
-                others.remove(Integer.valueOf(victim));
-                partition(fault, names(List.of(victim)), cutBetween(List.of(victim), others),
-                        "isolated " + nodeName(victim) + " (primary of partition " + partition + " as the client saw it)");
+                partition(fault, Partitions.isolate(primaryOr(partition, order.get(0)), order,
+                        "primary of partition " + partition + " as the client saw it"));
             }
-            case PARTITION_BRIDGE -> {
-                int bridge = order.get(0);
-                List<Integer> rest = order.subList(1, nodes);
-                List<Integer> left = rest.subList(0, rest.size() / 2);
-                List<Integer> right = rest.subList(rest.size() / 2, rest.size());
-                partition(fault, names(List.of(bridge)), cutBetween(left, right),
-                        names(left) + " | " + names(right) + ", bridged by " + nodeName(bridge));
-            }
-            case PARTITION_RING -> {
-                List<int[]> cuts = new ArrayList<>();
-                for (int a = 0; a < nodes; a++) {
-                    for (int b = a + 1; b < nodes; b++) {
-                        int distance = Math.abs(order.indexOf(a) - order.indexOf(b));
-                        if (distance != 1 && distance != nodes - 1) {
-                            cuts.add(new int[] {a, b});
-                        }
-                    }
-                }
-                partition(fault, names(order), cuts, "ring " + names(order) + ": each node reaches its neighbours");
-            }
-            case PARTITION_RANDOM -> {
-                List<int[]> cuts = new ArrayList<>();
-                for (int a = 0; a < nodes; a++) {
-                    for (int b = a + 1; b < nodes; b++) {
-                        if (random.nextBoolean()) {
-                            cuts.add(new int[] {a, b});
-                        }
-                    }
-                }
-                if (cuts.isEmpty()) {
-                    cuts.add(new int[] {order.get(0), order.get(1)});
-                }
-                partition(fault, List.of(), cuts, "cut pairs " + cuts.stream()
-                        .map(c -> nodeName(c[0]) + "/" + nodeName(c[1])).collect(Collectors.joining(", ")));
-            }
+            case PARTITION_BRIDGE -> partition(fault, Partitions.bridge(order));
+            case PARTITION_RING -> partition(fault, Partitions.ring(order));
+            case PARTITION_RANDOM -> partition(fault, Partitions.random(order, random));
             case PAUSE -> pause(fault, order.get(0), "SIGSTOP " + nodeName(order.get(0)));
             case PAUSE_PRIMARY -> {
                 int partition = random.nextInt(ListAppendService.PARTITIONS);
@@ -166,17 +127,17 @@ final class Nemesis {
         }
     }
 
-    private void partition(Planned fault, List<String> target, List<int[]> cuts, String detail) {
+    private void partition(Planned fault, Partitions.Shape shape) {
         long start = now();
-        for (int[] cut : cuts) {
-            network.cut(cut[0], cut[1]);
+        for (Partitions.Pair pair : shape.pairs()) {
+            network.cut(pair.a(), pair.b());
         }
-        announce(fault, start, detail);
+        announce(fault, start, shape.detail());
         sleepUntil(start + fault.length().toNanos());
-        for (int[] cut : cuts) {
-            network.heal(cut[0], cut[1]);
+        for (Partitions.Pair pair : shape.pairs()) {
+            network.heal(pair.a(), pair.b());
         }
-        record(fault, target, start, detail + "; " + cuts.size() + " pairs cut");
+        record(fault, shape.target(), start, shape.detail() + "; " + shape.pairs().size() + " pairs cut");
     }
 
     private void pause(Planned fault, int node, String detail) {
@@ -235,14 +196,19 @@ final class Nemesis {
         record(fault, names(List.of(node)), start, installed.get() + " on " + nodeName(node) + "'s eth0");
     }
 
-    /** Heals every cut and slow link, resumes paused nodes and restarts dead ones; logs what it did. */
-    void healAll() {
-        List<String> failures = network.healAll();
-        List<String> restarted = cluster.restoreAll();
-        if (!failures.isEmpty() || !restarted.isEmpty()) {
-            progress.accept("nemesis: heal-all restarted " + restarted + (failures.isEmpty() ? ""
-                    : ", could not undo " + failures));
+    /**
+     * Heals every cut and slow link, resumes paused nodes and restarts dead ones. Returns what that
+     * found: after a completed fault nothing is left to heal, so anything here (a node that exited
+     * on its own, a route that would not go) is a problem of the run.
+     */
+    List<String> healAll() {
+        List<String> found = new ArrayList<>();
+        network.healAll().forEach(f -> found.add("could not undo: " + f));
+        cluster.restoreAll().forEach(node -> found.add(node + " was down at heal-all (exited on its own?); restarted"));
+        if (!found.isEmpty()) {
+            progress.accept("nemesis: heal-all: " + found);
         }
+        return found;
     }
 
     private int primaryOr(int partition, int fallback) {
@@ -268,21 +234,11 @@ final class Nemesis {
     }
 
     private static List<String> names(List<Integer> nodes) {
-        return nodes.stream().map(Nemesis::nodeName).toList();
+        return Partitions.names(nodes);
     }
 
     private static String nodeName(int i) {
         return NemesisCluster.nodeName(i);
-    }
-
-    private static List<int[]> cutBetween(List<Integer> side, List<Integer> other) {
-        List<int[]> cuts = new ArrayList<>();
-        for (int a : side) {
-            for (int b : other) {
-                cuts.add(new int[] {a, b});
-            }
-        }
-        return cuts;
     }
 
     private static String seconds(long nanos) {

@@ -182,7 +182,12 @@ final class NemesisCluster implements AutoCloseable {
             starts[i]++;
         }
         try {
-            child.awaitLine(l -> l.startsWith("READY "), START_TIMEOUT, "READY line (see " + log + ")");
+            String ready = child.awaitLine(l -> l.startsWith("READY "), START_TIMEOUT, "READY line (see " + log + ")");
+            // Signals go to the pid we started: `ip netns exec` must have exec'd the JVM in place, not forked it.
+            if (!ready.contains("pid=" + child.pid())) {
+                throw new IllegalStateException(nodeName(i) + ": READY from another pid than the started " + child.pid()
+                        + " ('" + ready + "'), so SIGSTOP and SIGKILL would miss the JVM");
+            }
         } catch (RuntimeException e) {
             child.kill();
             throw e;

@@ -157,7 +157,7 @@ final class NemesisRun {
             problems.add("the nemesis did not finish its schedule in time");
         }
         sleepUntil(origin + until);
-        nemesis.healAll();
+        problems.addAll(nemesis.healAll());
         progress.accept(String.format(Locale.ROOT, "t=%6.1f s  everything healed; workload runs %d s more",
                 (System.nanoTime() - origin) / 1e9, settings.recovery().toSeconds()));
         sleepUntil(System.nanoTime() + settings.recovery().toNanos());
