@@ -1,0 +1,146 @@
+package io.neptune.benchmarks.nemesis;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.neptune.server.storage.PartitionDatabase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The cluster's state after the run, written to {@code final-state.json}:
+ *
+ * <pre>{@code
+ * {"replicas":[{"node":..,"service":..,"partition":..,"version":..,"digest":..}],
+ *  "reads":[{"node":..,"key":..,"partition":..,"value":[...]}],
+ *  "faults":[{"kind":..,"target":[..],"start":nanos,"end":nanos,"detail":".."}]}
+ * }</pre>
+ *
+ * <p>{@code replicas} is every replica's answer to {@code ClusterAdmin.replicas} once the healed
+ * cluster settled (or the settle timeout passed). {@code reads} is read directly from each node's
+ * H2 file after the nodes were stopped cleanly: for every key of the history and every node hosting
+ * its partition, the list that replica holds (empty if it has none), so nothing on the way (routing,
+ * a primary's choice, a cache) can hide a diverged replica.
+ *
+ * <p>Thread-safety: immutable.
+ *
+ * @param replicas the replicas' versions and digests
+ * @param reads every key's list at every replica of its partition
+ * @param faults the faults applied
+ */
+record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> reads, List<Nemesis.Applied> faults) {
+    /**
+     * Whether {@code replicas} (an agent's REPLICAS answer) shows a settled cluster: every partition
+     * with {@code degree} replicas that answered, none recovering, one primary, and equal versions
+     * and digests. Returns null if so, else the first partition that is not.
+     */
+    static @Nullable String unsettled(List<Map<String, Object>> replicas, int degree) {
+        Map<Object, List<Map<String, Object>>> byPartition = replicas.stream()
+                .collect(Collectors.groupingBy(r -> r.get("partition"), LinkedHashMap::new, Collectors.toList()));
+        if (byPartition.size() != ListAppendService.PARTITIONS) {
+            return "partitions answering: " + byPartition.keySet() + " (expected: all " + ListAppendService.PARTITIONS
+                    + ")";
+        }
+        for (Map.Entry<Object, List<Map<String, Object>>> entry : byPartition.entrySet()) {
+            List<Map<String, Object>> answers = entry.getValue();
+            String problem = null;
+            if (answers.size() != degree || answers.stream().anyMatch(r -> !"".equals(r.getOrDefault("error", "")))) {
+                problem = "replicas " + answers.size() + " (expected: " + degree + " answering)";
+            } else if (answers.stream().filter(r -> "PRIMARY".equals(r.get("role"))).count() != 1
+                    || answers.stream().anyMatch(r -> "RECOVERING".equals(r.get("role")))) {
+                problem = "roles " + answers.stream().map(r -> r.get("node") + "=" + r.get("role")).toList();
+            } else if (answers.stream().map(r -> r.get("version")).distinct().count() != 1
+                    || answers.stream().map(r -> r.get("digest")).distinct().count() != 1) {
+                problem = "versions/digests " + answers.stream()
+                        .map(r -> r.get("node") + "=" + r.get("version") + "/" + r.get("digest")).toList();
+            }
+            if (problem != null) {
+                return "partition " + entry.getKey() + ": " + problem;
+            }
+        }
+        return null;
+    }
+
+    /** The replica entries in the final-state format (node, service, partition, version, digest). */
+    static List<Map<String, Object>> replicaEntries(List<Map<String, Object>> answers) {
+        List<Map<String, Object>> entries = new ArrayList<>();
+        for (Map<String, Object> answer : answers) {
+            if (!"".equals(answer.getOrDefault("error", ""))) {
+                continue;   // a replica that did not answer has no version; it is missing from the list
+            }
+            Map<String, Object> entry = new LinkedHashMap<>();
+            for (String field : List.of("node", "service", "partition", "version", "digest")) {
+                entry.put(field, answer.get(field));
+            }
+            entries.add(entry);
+        }
+        return entries;
+    }
+
+    /**
+     * Reads every key's list from each stopped node's H2 file: for every key in {@code keys} and every
+     * node hosting its partition. A node whose file is missing contributes nothing (noted in the run).
+     */
+    static List<Map<String, Object>> readReplicaFiles(NemesisCluster cluster, Map<String, Integer> keys,
+            List<String> problems) {
+        List<Map<String, Object>> reads = new ArrayList<>();
+        for (int i = 0; i < cluster.spec().nodes(); i++) {
+            Path directory = cluster.serviceDataDirectory(i);
+            if (!Files.exists(directory.resolve(ListAppendService.DATABASE + ".mv.db"))) {
+                problems.add(NemesisCluster.nodeName(i) + ": no database file in " + directory);
+                continue;
+            }
+            Map<Integer, Map<String, List<Long>>> lists;
+            try (PartitionDatabase database = PartitionDatabase.open(directory, ListAppendService.DATABASE)) {
+                ListAppendService.createSchema(database);
+                lists = ListAppendService.dump(database);
+            } catch (RuntimeException e) {
+                problems.add(NemesisCluster.nodeName(i) + ": cannot read " + directory + ": " + e);
+                continue;
+            }
+            Map<Integer, Integer> hosted = cluster.hosted(i);
+            for (Map.Entry<String, Integer> key : keys.entrySet()) {
+                if (!hosted.containsKey(key.getValue())) {
+                    continue;
+                }
+                Map<String, Object> read = new LinkedHashMap<>();
+                read.put("node", NemesisCluster.nodeName(i));
+                read.put("key", key.getKey());
+                read.put("partition", key.getValue());
+                read.put("value", lists.getOrDefault(key.getValue(), Map.of()).getOrDefault(key.getKey(), List.of()));
+                reads.add(read);
+            }
+        }
+        return reads;
+    }
+
+    /** Writes the state as pretty-printed JSON. */
+    void write(Path file) throws IOException {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("replicas", replicas);
+        root.put("reads", reads);
+        root.put("faults", faults.stream().map(f -> {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("kind", f.kind());
+            entry.put("target", f.target());
+            entry.put("start", f.start());
+            entry.put("end", f.end());
+            entry.put("detail", f.detail());
+            return entry;
+        }).toList());
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), root);
+    }
+
+    /** Replicas (of the final-state list) per partition, for the report. */
+    Map<Integer, List<Map<String, Object>>> replicasByPartition() {
+        return replicas.stream().collect(Collectors.groupingBy(r -> ((Number) Objects.requireNonNull(
+                r.get("partition"))).intValue(), java.util.TreeMap::new, Collectors.toList()));
+    }
+}

@@ -1,0 +1,260 @@
+package io.neptune.benchmarks.nemesis;
+
+import io.neptune.benchmarks.nemesis.FaultSchedule.Kind;
+import io.neptune.benchmarks.nemesis.FaultSchedule.Planned;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Applies a {@link FaultSchedule} to the cluster and logs every fault with the times it started
+ * and was healed. Partitions are {@link NamespaceNetwork#cut}s between node namespaces; pauses are
+ * SIGSTOP/SIGCONT of the node's JVM; kills are SIGKILL and a restart on the same data directory.
+ *
+ * <p>Thread-safety: {@link #run} on one thread; {@link #faults} and {@link #healAll} from any.
+ */
+final class Nemesis {
+    /** Time from the end of a kill-recovering fault's first restart to its second kill. */
+    private static final Duration RECOVERY_KILL_DELAY = Duration.ofMillis(500);
+
+    /**
+     * A fault as applied.
+     *
+     * @param kind the fault's kind label
+     * @param target the nodes it hit (for a partition: the side or node named in {@code detail})
+     * @param start nanoseconds since the run's origin when it started
+     * @param end nanoseconds since the run's origin when it was healed
+     * @param detail what exactly was done
+     */
+    record Applied(String kind, List<String> target, long start, long end, String detail) {
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%7.2f s - %7.2f s  %-17s %s  %s", start / 1e9, end / 1e9, kind, target,
+                    detail);
+        }
+    }
+
+    private final NemesisCluster cluster;
+    private final NamespaceNetwork network;
+    private final IntFunction<List<String>> primaries;
+    private final long origin;
+    private final Consumer<String> progress;
+    private final List<Applied> faults = new CopyOnWriteArrayList<>();
+
+    /**
+     * Creates the nemesis.
+     *
+     * @param primaries the primaries of a partition as the client sees them now
+     * @param origin the run's origin on {@link System#nanoTime}
+     * @param progress where progress lines go
+     */
+    Nemesis(NemesisCluster cluster, NamespaceNetwork network, IntFunction<List<String>> primaries, long origin,
+            Consumer<String> progress) {
+        this.cluster = cluster;
+        this.network = network;
+        this.primaries = primaries;
+        this.origin = origin;
+        this.progress = progress;
+    }
+
+    /** The faults applied so far, in order. */
+    List<Applied> faults() {
+        return List.copyOf(faults);
+    }
+
+    /**
+     * Applies the schedule's faults in turn, each at its planned time (later if the previous one's
+     * heal ran late), none starting after {@code until} (nanoseconds since the origin).
+     */
+    void run(FaultSchedule schedule, long until) {
+        for (Planned fault : schedule.faults()) {
+            long at = Math.max(fault.at().toNanos(), now() + TimeUnit.SECONDS.toNanos(1));
+            if (at + fault.length().toNanos() > until) {
+                progress.accept("nemesis: skipping " + fault + " (the previous faults ran late)");
+                continue;
+            }
+            sleepUntil(at);
+            try {
+                apply(fault);
+            } catch (RuntimeException e) {
+                long now = now();
+                faults.add(new Applied(fault.kind().label(), List.of(), now, now, "failed: " + e));
+                progress.accept("nemesis: " + fault + " failed: " + e);
+                healAll();
+            }
+        }
+    }
+
+    private void apply(Planned fault) {
+        Random random = new Random(fault.choice());
+        int nodes = cluster.spec().nodes();
+        List<Integer> order = IntStream.range(0, nodes).boxed().collect(Collectors.toCollection(ArrayList::new));
+        Collections.shuffle(order, random);
+        Kind kind = fault.kind();
+        switch (kind) {
+            case PARTITION_HALVES -> partition(fault, Partitions.halves(order));
+            case ISOLATE_PRIMARY -> {
+                int partition = random.nextInt(ListAppendService.PARTITIONS);
+                partition(fault, Partitions.isolate(primaryOr(partition, order.get(0)), order,
+                        "primary of partition " + partition + " as the client saw it"));
+            }
+            case PARTITION_BRIDGE -> partition(fault, Partitions.bridge(order));
+            case PARTITION_RING -> partition(fault, Partitions.ring(order));
+            case PARTITION_RANDOM -> partition(fault, Partitions.random(order, random));
+            case PAUSE -> pause(fault, order.get(0), "SIGSTOP " + nodeName(order.get(0)));
+            case PAUSE_PRIMARY -> {
+                int partition = random.nextInt(ListAppendService.PARTITIONS);
+                int victim = primaryOr(partition, order.get(0));
+                pause(fault, victim, "SIGSTOP " + nodeName(victim) + " (primary of partition " + partition + ")");
+            }
+            case KILL -> kill(fault, List.of(order.get(0)), false);
+            case KILL_SEVERAL -> kill(fault, order.subList(0, Math.min(nodes - 1, 2 + random.nextInt(Math.max(1,
+                    nodes / 2)))), false);
+            case KILL_RECOVERING -> kill(fault, List.of(order.get(0)), true);
+            case CRASH -> crash(fault, order.get(0));
+            case SLOW_NETWORK -> slow(fault, order.get(0));
+        }
+    }
+
+    private void partition(Planned fault, Partitions.Shape shape) {
+        long start = now();
+        for (Partitions.Pair pair : shape.pairs()) {
+            network.cut(pair.a(), pair.b());
+        }
+        announce(fault, start, shape.detail());
+        sleepUntil(start + fault.length().toNanos());
+        for (Partitions.Pair pair : shape.pairs()) {
+            network.heal(pair.a(), pair.b());
+        }
+        record(fault, shape.target(), start, shape.detail() + "; " + shape.pairs().size() + " pairs cut");
+    }
+
+    private void pause(Planned fault, int node, String detail) {
+        long start = now();
+        cluster.pause(node);
+        announce(fault, start, detail);
+        sleepUntil(start + fault.length().toNanos());
+        cluster.resume(node);
+        record(fault, names(List.of(node)), start, detail + ", SIGCONT after "
+                + seconds(now() - start) + " s");
+    }
+
+    private void kill(Planned fault, List<Integer> victims, boolean againWhileRecovering) {
+        long start = now();
+        victims.parallelStream().forEach(cluster::kill);
+        String detail = "SIGKILL " + names(victims) + ", down " + seconds(fault.length().toNanos()) + " s";
+        announce(fault, start, detail);
+        sleepUntil(start + fault.length().toNanos());
+        victims.parallelStream().forEach(cluster::start);
+        if (againWhileRecovering) {
+            sleepUntil(now() + RECOVERY_KILL_DELAY.toNanos());
+            victims.forEach(cluster::kill);
+            long down = fault.length().toNanos() / 2;
+            sleepUntil(now() + down);
+            victims.forEach(cluster::start);
+            detail += "; restarted, SIGKILL again " + RECOVERY_KILL_DELAY.toMillis() + " ms after READY (recovering),"
+                    + " down " + seconds(down) + " s";
+        }
+        record(fault, names(victims), start, detail + "; restarted (READY at " + seconds(now()) + " s)");
+    }
+
+    private void crash(Planned fault, int node) {
+        long start = now();
+        announce(fault, start, "machine crash of " + nodeName(node));
+        String cut;
+        try {
+            cut = cluster.crash(node, fault.length());
+        } catch (java.io.IOException e) {
+            cluster.start(node);
+            cut = "crash hook failed: " + e;
+        }
+        record(fault, names(List.of(node)), start, "SIGKILL " + nodeName(node) + "; " + cut + "; down "
+                + seconds(fault.length().toNanos()) + " s, restarted");
+    }
+
+    private void slow(Planned fault, int node) {
+        long start = now();
+        Optional<String> installed = network.slow(node, Duration.ofMillis(200));
+        if (installed.isEmpty()) {
+            record(fault, List.of(), start, "skipped: the kernel has neither netem nor tbf");
+            return;
+        }
+        announce(fault, start, nodeName(node) + ": " + installed.get());
+        sleepUntil(start + fault.length().toNanos());
+        network.unslow(node);
+        record(fault, names(List.of(node)), start, installed.get() + " on " + nodeName(node) + "'s eth0");
+    }
+
+    /**
+     * Heals every cut and slow link, resumes paused nodes and restarts dead ones. Returns what that
+     * found: after a completed fault nothing is left to heal, so anything here (a node that exited
+     * on its own, a route that would not go) is a problem of the run.
+     */
+    List<String> healAll() {
+        List<String> found = new ArrayList<>();
+        network.healAll().forEach(f -> found.add("could not undo: " + f));
+        cluster.restoreAll().forEach(node -> found.add(node + " was down at heal-all (exited on its own?); restarted"));
+        if (!found.isEmpty()) {
+            progress.accept("nemesis: heal-all: " + found);
+        }
+        return found;
+    }
+
+    private int primaryOr(int partition, int fallback) {
+        List<String> known = primaries.apply(partition);
+        for (String node : known) {
+            int index = cluster.indexOf(node);
+            if (index >= 0) {
+                return index;
+            }
+        }
+        return fallback;
+    }
+
+    private void announce(Planned fault, long start, String detail) {
+        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  nemesis: %s start: %s", start / 1e9, fault, detail));
+    }
+
+    private void record(Planned fault, List<String> target, long start, String detail) {
+        Applied applied = new Applied(fault.kind().label(), target, start, now(), detail);
+        faults.add(applied);
+        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  nemesis: %s healed after %.1f s", applied.end() / 1e9,
+                fault.kind().label(), (applied.end() - applied.start()) / 1e9));
+    }
+
+    private static List<String> names(List<Integer> nodes) {
+        return Partitions.names(nodes);
+    }
+
+    private static String nodeName(int i) {
+        return NemesisCluster.nodeName(i);
+    }
+
+    private static String seconds(long nanos) {
+        return String.format(Locale.ROOT, "%.1f", nanos / 1e9);
+    }
+
+    private long now() {
+        return System.nanoTime() - origin;
+    }
+
+    private void sleepUntil(long sinceOrigin) {
+        for (long left = sinceOrigin - now(); left > 0; left = sinceOrigin - now()) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new IllegalStateException("interrupted: the run is ending");
+            }
+            LockSupport.parkNanos(left);
+        }
+    }
+}

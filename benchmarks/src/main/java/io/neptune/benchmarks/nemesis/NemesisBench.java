@@ -1,0 +1,189 @@
+package io.neptune.benchmarks.nemesis;
+
+import io.neptune.core.FailoverMode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code ./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 2|3]
+ * [--duration D] [--runs R] [--nodes N] [--out DIR]}: Jepsen-style runs of a list-append service
+ * under partitions, pauses, kills and crashes, each writing a run directory with the history, the
+ * final state, the faults, the node logs and a report (docs/RELIABILITY.md explains it all).
+ *
+ * <p>Runs go to {@code docs/benchmarks/nemesis/<time>-seed-<N>/}, the record behind the figures in
+ * docs/RELIABILITY.md; {@code --quick} runs (CI and smoke checks, throwaway) go to
+ * {@code benchmarks/target/nemesis/} so they never land in the docs by accident. Needs root (network
+ * namespaces); run from the repository root.
+ */
+public final class NemesisBench {
+    private NemesisBench() {}
+
+    /** Parsed command line. */
+    record Options(boolean quick, long seed, FailoverMode mode, int level, Duration duration, int runs, int nodes,
+            Path out) {}
+
+    /** Runs the bench; exits 1 if a run had problems, 2 if this machine cannot run it. */
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = parse(List.of(args));
+        } catch (IllegalArgumentException e) {
+            System.err.println("nemesis: " + e.getMessage());
+            System.err.println(usage());
+            System.exit(2);
+            return;
+        }
+        List<String> summary = new ArrayList<>();
+        boolean failed = false;
+        for (int r = 0; r < options.runs(); r++) {
+            long seed = options.seed() + r;
+            NemesisRun.Settings settings = settings(options, seed);
+            Path directory = options.out().resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern(
+                    "yyyyMMdd-HHmmss", Locale.ROOT)) + "-seed-" + seed);
+            System.out.printf(Locale.ROOT, "nemesis run %d/%d: seed %d, %s, level %d, %d nodes, %d s of faults -> %s%n",
+                    r + 1, options.runs(), seed, settings.mode().configName(), settings.level(), settings.nodes(),
+                    settings.duration().toSeconds(), directory);
+            NemesisRun.Outcome outcome;
+            try {
+                outcome = new NemesisRun(settings, directory, crashHook(), NemesisBench::progress).call();
+            } catch (NetworkUnavailableException e) {
+                System.err.println("nemesis: " + e.getMessage());
+                System.exit(2);
+                return;
+            }
+            List<String> verdicts = checkerVerdicts(outcome);
+            NemesisReport.write(outcome, command(args, seed), verdicts);
+            if (!options.quick()) {
+                NemesisRun.compress(directory);   // full runs are kept under docs/: megabytes of history and logs
+            }
+            HistorySummary h = outcome.history();
+            String line = String.format(Locale.ROOT, "seed %d: %d faults, ops ok %d / fail %d / info %d, replicas %s,"
+                    + " %.0f s; %s", seed, outcome.faults().size(), h.count("ok"), h.count("fail"), h.count("info"),
+                    outcome.unsettled() == null ? "agree" : "DISAGREE", outcome.wallSeconds(),
+                    outcome.problems().isEmpty() ? "no problems" : outcome.problems().size() + " problems");
+            summary.add(line);
+            System.out.println(line + "; report " + directory.resolve("report.md"));
+            failed |= !outcome.problems().isEmpty();
+        }
+        if (options.runs() > 1) {
+            System.out.println("nemesis: " + options.runs() + " runs");
+            summary.forEach(l -> System.out.println("  " + l));
+        }
+        if (failed) {
+            System.exit(1);
+        }
+    }
+
+    /**
+     * CHECKERS CALL SITE. The history model and checkers ({@code io.neptune.benchmarks.nemesis.history},
+     * {@code .check}) are merged separately: read {@code history.jsonl} and {@code final-state.json}
+     * from {@code outcome.directory()} here, run every checker, and return one line per checker
+     * ({@code "<checker>: PASSED"} or {@code "<checker>: FAILED, <offending operations>"}); a failed
+     * verdict should make {@link #main} exit non-zero. The lines go into report.md as they are.
+     */
+    static List<String> checkerVerdicts(NemesisRun.Outcome outcome) {
+        return List.of("not run yet: the checkers (io.neptune.benchmarks.nemesis.check) are not wired in;"
+                + " history.jsonl and final-state.json are ready for them");
+    }
+
+    /**
+     * The machine-crash hook. INTEGRATION: return the tool that cuts data files back to their last
+     * fsync once it is merged; {@link CrashHook#NONE} makes a crash a SIGKILL and restart.
+     */
+    static CrashHook crashHook() {
+        return CrashHook.NONE;
+    }
+
+    /** The settings of one run of {@code options} with {@code seed}. */
+    static NemesisRun.Settings settings(Options options, long seed) {
+        int degree = Math.min(3, options.nodes());
+        return options.quick()
+                ? new NemesisRun.Settings(seed, true, options.mode(), options.level(), options.nodes(), degree,
+                        options.duration(), Duration.ofSeconds(5), 8, 20, Duration.ofMillis(25), Duration.ofSeconds(5),
+                        Duration.ofSeconds(30))
+                : new NemesisRun.Settings(seed, false, options.mode(), options.level(), options.nodes(), degree,
+                        options.duration(), Duration.ofSeconds(15), 8, 20, Duration.ofMillis(20), Duration.ofSeconds(5),
+                        Duration.ofSeconds(60));
+    }
+
+    static Options parse(List<String> args) {
+        boolean quick = args.contains("--quick");
+        long seed = System.currentTimeMillis() % 1_000_000;
+        FailoverMode mode = FailoverMode.MAJORITY;
+        int level = 2;
+        Duration duration = quick ? Duration.ofSeconds(45) : Duration.ofSeconds(180);
+        int runs = 1;
+        int nodes = quick ? 3 : 5;
+        Path root = Path.of("").toAbsolutePath();
+        Path out = quick ? root.resolve("benchmarks").resolve("target").resolve("nemesis")
+                : root.resolve("docs").resolve("benchmarks").resolve("nemesis");
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (arg.equals("--quick")) {
+                continue;
+            }
+            if (i + 1 >= args.size()) {
+                throw new IllegalArgumentException("option " + arg + ": missing value (expected: " + usage() + ")");
+            }
+            String value = args.get(++i);
+            switch (arg) {
+                case "--seed" -> seed = Long.parseLong(value);
+                case "--mode" -> mode = FailoverMode.fromConfigName(value);
+                case "--level" -> level = Integer.parseInt(value);
+                case "--duration" -> duration = duration(value);
+                case "--runs" -> runs = Integer.parseInt(value);
+                case "--nodes" -> nodes = Integer.parseInt(value);
+                case "--out" -> out = Path.of(value).toAbsolutePath();
+                default -> throw new IllegalArgumentException("option: " + arg + " (expected: " + usage() + ")");
+            }
+        }
+        if (level != 2 && level != 3) {
+            throw new IllegalArgumentException("--level: " + level + " (expected: 2 or 3)");
+        }
+        if (runs < 1 || nodes < 3 || duration.toSeconds() < 10) {
+            throw new IllegalArgumentException("--runs: " + runs + ", --nodes: " + nodes + ", --duration: " + duration
+                    + " (expected: runs >= 1, nodes >= 3, duration >= 10s)");
+        }
+        if (!quick && !Files.isDirectory(root.resolve("docs")) && !args.contains("--out")) {
+            throw new IllegalArgumentException("run from the repository root (no docs/ in " + root + "), or give --out");
+        }
+        return new Options(quick, seed, mode, level, duration, runs, nodes, out);
+    }
+
+    /** Parses {@code 90}, {@code 90s}, {@code 5m}. */
+    private static Duration duration(String text) {
+        if (text.endsWith("m")) {
+            return Duration.ofMinutes(Long.parseLong(text.substring(0, text.length() - 1)));
+        }
+        return Duration.ofSeconds(Long.parseLong(text.endsWith("s") ? text.substring(0, text.length() - 1) : text));
+    }
+
+    static String usage() {
+        return "./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 2|3]"
+                + " [--duration 180s|5m] [--runs R] [--nodes N] [--out DIR]";
+    }
+
+    /** The command that reproduces one run: the given options, one run, its seed. */
+    private static String command(String[] args, long seed) {
+        StringBuilder command = new StringBuilder("./neptune bench nemesis");
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--seed") || args[i].equals("--runs")) {
+                i++;
+            } else {
+                command.append(' ').append(args[i]);
+            }
+        }
+        return command.append(" --seed ").append(seed).toString();
+    }
+
+    private static void progress(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}

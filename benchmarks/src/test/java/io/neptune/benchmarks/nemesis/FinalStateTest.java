@@ -1,0 +1,61 @@
+package io.neptune.benchmarks.nemesis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** When the bench calls a healed cluster settled, and what it writes for each replica. */
+class FinalStateTest {
+    @Test
+    void agreeingReplicasAreSettled() {
+        assertThat(FinalState.unsettled(answers(p -> List.of()), 3)).isNull();
+    }
+
+    @Test
+    void aDifferentDigestAMissingReplicaOrARecoveringOneIsNot() {
+        assertThat(FinalState.unsettled(answers(p -> p == 2 ? List.of("digest") : List.of()), 3))
+                .startsWith("partition 2: versions/digests");
+        List<Map<String, Object>> missing = answers(p -> List.of());
+        missing.remove(0);
+        assertThat(FinalState.unsettled(missing, 3)).startsWith("partition 0: replicas 2");
+        assertThat(FinalState.unsettled(answers(p -> p == 5 ? List.of("recovering") : List.of()), 3))
+                .startsWith("partition 5: roles");
+        assertThat(FinalState.unsettled(answers(p -> p == 1 ? List.of("error") : List.of()), 3))
+                .startsWith("partition 1: replicas");
+    }
+
+    @Test
+    void replicaEntriesHaveTheFinalStateFieldsAndSkipReplicasThatDidNotAnswer() {
+        List<Map<String, Object>> answers = answers(p -> p == 0 ? List.of("error") : List.of());
+        List<Map<String, Object>> entries = FinalState.replicaEntries(answers);
+        assertThat(entries).hasSize(ListAppendService.PARTITIONS * 3 - 1);
+        assertThat(entries.get(0).keySet()).containsExactly("node", "service", "partition", "version", "digest");
+    }
+
+    /** Three agreeing replicas per partition, with the flaws {@code flaws} names for a partition. */
+    private static List<Map<String, Object>> answers(java.util.function.IntFunction<List<String>> flaws) {
+        List<Map<String, Object>> answers = new ArrayList<>();
+        for (int p = 0; p < ListAppendService.PARTITIONS; p++) {
+            for (int n = 1; n <= 3; n++) {
+                boolean last = n == 3;
+                Map<String, Object> answer = new LinkedHashMap<>();
+                answer.put("node", "node-" + n);
+                answer.put("service", "nemesis-list-l2");
+                answer.put("partition", p);
+                answer.put("role", n == 1 ? "PRIMARY" : last && flaws.apply(p).contains("recovering")
+                        ? "RECOVERING" : "SECONDARY");
+                answer.put("epoch", 1);
+                answer.put("logEnd", 10);
+                answer.put("version", 10);
+                answer.put("digest", last && flaws.apply(p).contains("digest") ? "10:bb" : "10:aa");
+                answer.put("error", last && flaws.apply(p).contains("error") ? "timed out" : "");
+                answers.add(answer);
+            }
+        }
+        return answers;
+    }
+}

@@ -1,0 +1,30 @@
+package io.neptune.benchmarks.nemesis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.core.DeadlineExceededException;
+import io.neptune.core.InvalidRequestException;
+import io.neptune.core.NoReplicaAvailableException;
+import io.neptune.core.UnknownServiceException;
+import org.junit.jupiter.api.Test;
+
+/** A failed append is recorded as unknown unless the failure proves the method never ran. */
+class WorkloadTest {
+    @Test
+    void onlyARefusedRequestIsKnownNotToHaveRun() {
+        assertThat(Workload.mayHaveRun(new InvalidRequestException("bad"))).isFalse();
+        assertThat(Workload.mayHaveRun(new UnknownServiceException("svc", "not hosted"))).isFalse();
+        assertThat(Workload.mayHaveRun(new NoReplicaAvailableException("svc", 1, "none", null))).isTrue();
+        assertThat(Workload.mayHaveRun(new DeadlineExceededException("svc#1", java.time.Duration.ofSeconds(5), "late")))
+                .isTrue();
+        assertThat(Workload.mayHaveRun(new IllegalStateException("anything else"))).isTrue();
+    }
+
+    @Test
+    void keysMapToPartitionsTheSameWayEverywhere() {
+        assertThat(ListAppendService.partitionOf("k7")).isEqualTo(Math.floorMod("k7".hashCode(), 8));
+        for (int k = 0; k < 100; k++) {
+            assertThat(ListAppendService.partitionOf("k" + k)).isBetween(0, ListAppendService.PARTITIONS - 1);
+        }
+    }
+}
