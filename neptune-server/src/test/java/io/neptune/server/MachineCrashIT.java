@@ -169,24 +169,20 @@ class MachineCrashIT {
             cluster.stop("solo");
             CrashFs.cut(root);         // the log loses the last 80 writes; the database (synced at close) keeps them
             cluster.start("solo");
-            CatchUpIT.awaitPrimary(cluster, "solo", 0, Duration.ofSeconds(60));
+            // it knows its log lost records its service applied: it does not lead (in either fail-over mode), so new
+            // writes find no primary and fail; none is acknowledged without running
+            ReplicatedProcesses.await(() -> cluster.output("solo").contains("the log lost its tail"),
+                    Duration.ofSeconds(60), "solo to find its lost tail");
 
             load.write(24);
 
-            Set<Long> held = new HashSet<>();
+            // It leads no epoch and serves nothing until an operator rebuilds it (OPERATIONS.md, Machine crashes):
+            // none of the 24 writes was acknowledged, so none was acknowledged without running.
+            assertThat(load.acknowledged()).as("acknowledged writes: the first 120 only").isEqualTo(120);
             for (int p = 0; p < PARTITIONS; p++) {
-                for (int k = 0; k < KvWriteLoad.KEYS; k++) {
-                    String v = cluster.readFrom("solo", KV, p, "get", new KvTestService.Get("k" + k),
-                            KvTestService.Value.class).v();
-                    for (String token : v == null ? new String[0] : v.split(",")) {
-                        if (!token.isEmpty()) {
-                            held.add(Long.parseLong(token));
-                        }
-                    }
-                }
+                assertThat(cluster.observer().replicaRoles(KV, p).get(NodeId.of("solo"))).as("solo's role in kv#%d", p)
+                        .isNotEqualTo("PRIMARY");
             }
-            assertThat(held).as("every acknowledged write ran").containsAll(load.acknowledgedIds());
-            assertThat(load.acknowledged()).as("the first 120 writes").isGreaterThanOrEqualTo(120);
             assertThat(cluster.output("solo")).contains("the log lost its tail");
         }
     }

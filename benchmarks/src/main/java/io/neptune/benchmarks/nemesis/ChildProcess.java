@@ -56,7 +56,14 @@ final class ChildProcess implements AutoCloseable {
      */
     static ChildProcess start(String name, List<String> command, Path log, boolean mergeStderr,
             Predicate<String> waitable, Consumer<String> listener) {
+        return start(name, command, java.util.Map.of(), log, mergeStderr, waitable, listener);
+    }
+
+    /** Like the other {@code start}, with {@code environment} added to the child's environment. */
+    static ChildProcess start(String name, List<String> command, java.util.Map<String, String> environment, Path log,
+            boolean mergeStderr, Predicate<String> waitable, Consumer<String> listener) {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(mergeStderr);
+        builder.environment().putAll(environment);
         if (!mergeStderr) {
             builder.redirectError(ProcessBuilder.Redirect.appendTo(log.resolveSibling(log.getFileName() + ".err")
                     .toFile()));

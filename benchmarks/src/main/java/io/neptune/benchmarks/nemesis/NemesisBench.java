@@ -1,6 +1,13 @@
 package io.neptune.benchmarks.nemesis;
 
+import io.neptune.benchmarks.nemesis.check.CheckReport;
+import io.neptune.benchmarks.nemesis.check.Checkers;
+import io.neptune.benchmarks.nemesis.check.Verdict.Validity;
+import io.neptune.benchmarks.nemesis.history.Guarantees;
+import io.neptune.benchmarks.nemesis.history.RunFiles;
+import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,19 +64,20 @@ public final class NemesisBench {
                 System.exit(2);
                 return;
             }
-            List<String> verdicts = checkerVerdicts(outcome);
-            NemesisReport.write(outcome, command(args, seed), verdicts);
+            Verdicts verdicts = checkerVerdicts(outcome);
+            NemesisReport.write(outcome, command(args, seed), verdicts.lines());
             if (!options.quick()) {
                 NemesisRun.compress(directory);   // full runs are kept under docs/: megabytes of history and logs
             }
             HistorySummary h = outcome.history();
             String line = String.format(Locale.ROOT, "seed %d: %d faults, ops ok %d / fail %d / info %d, replicas %s,"
-                    + " %.0f s; %s", seed, outcome.faults().size(), h.count("ok"), h.count("fail"), h.count("info"),
-                    outcome.unsettled() == null ? "agree" : "DISAGREE", outcome.wallSeconds(),
+                    + " %.0f s; checkers %s; %s", seed, outcome.faults().size(), h.count("ok"), h.count("fail"),
+                    h.count("info"), outcome.unsettled() == null ? "agree" : "DISAGREE", outcome.wallSeconds(),
+                    verdicts.passed() ? "passed" : "FAILED",
                     outcome.problems().isEmpty() ? "no problems" : outcome.problems().size() + " problems");
             summary.add(line);
             System.out.println(line + "; report " + directory.resolve("report.md"));
-            failed |= !outcome.problems().isEmpty();
+            failed |= !outcome.problems().isEmpty() || !verdicts.passed();
         }
         if (options.runs() > 1) {
             System.out.println("nemesis: " + options.runs() + " runs");
@@ -80,24 +88,34 @@ public final class NemesisBench {
         }
     }
 
-    /**
-     * CHECKERS CALL SITE. The history model and checkers ({@code io.neptune.benchmarks.nemesis.history},
-     * {@code .check}) are merged separately: read {@code history.jsonl} and {@code final-state.json}
-     * from {@code outcome.directory()} here, run every checker, and return one line per checker
-     * ({@code "<checker>: PASSED"} or {@code "<checker>: FAILED, <offending operations>"}); a failed
-     * verdict should make {@link #main} exit non-zero. The lines go into report.md as they are.
-     */
-    static List<String> checkerVerdicts(NemesisRun.Outcome outcome) {
-        return List.of("not run yet: the checkers (io.neptune.benchmarks.nemesis.check) are not wired in;"
-                + " history.jsonl and final-state.json are ready for them");
-    }
+    /** The checkers' section of a run's report, and whether every checker found the run valid. */
+    record Verdicts(List<String> lines, boolean passed) {}
 
     /**
-     * The machine-crash hook. INTEGRATION: return the tool that cuts data files back to their last
-     * fsync once it is merged; {@link CrashHook#NONE} makes a crash a SIGKILL and restart.
+     * Runs every checker that applies to the run's promises ({@code io.neptune.benchmarks.nemesis.check})
+     * on its {@code history.jsonl} and {@code final-state.json}, and writes {@code guarantees.json} so
+     * {@code CheckHistory} can re-check the directory. A run that any checker finds invalid, or
+     * cannot decide, has not passed, which makes {@link #main} exit 1.
      */
+    static Verdicts checkerVerdicts(NemesisRun.Outcome outcome) {
+        Path dir = outcome.directory();
+        NemesisRun.Settings settings = outcome.settings();
+        try {
+            Guarantees guarantees = settings.level() == 3
+                    ? Guarantees.level3(settings.mode(), 1000)
+                    : Guarantees.of(ConsistencyLevel.LEVEL_2, settings.mode());
+            RunFiles.writeGuarantees(dir.resolve(RunFiles.GUARANTEES), guarantees);
+            CheckReport report = Checkers.checkAll(RunFiles.readHistory(dir.resolve(RunFiles.HISTORY)),
+                    RunFiles.readFinalState(dir.resolve(RunFiles.FINAL_STATE)), guarantees);
+            return new Verdicts(List.of(report.markdown(20).split("\n", -1)), report.validity() == Validity.VALID);
+        } catch (IOException | RuntimeException e) {
+            return new Verdicts(List.of("checkers could not run: " + e), false);
+        }
+    }
+
+    /** The machine-crash hook: crashfs where gcc can build it ({@link CrashHook#crashFs()}). */
     static CrashHook crashHook() {
-        return CrashHook.NONE;
+        return CrashHook.crashFs();
     }
 
     /** The settings of one run of {@code options} with {@code seed}. */

@@ -175,8 +175,8 @@ final class NemesisCluster implements AutoCloseable {
         command.addAll(NODE_JVM_OPTIONS);
         command.addAll(List.of("-cp", classpath, "io.neptune.examples.cli.Main", "node", "--config",
                 config.toString(), "--parent-pid", Long.toString(ProcessHandle.current().pid())));
-        ChildProcess child = ChildProcess.start(nodeName(i), command, log, true, l -> l.startsWith("READY "),
-                l -> { });
+        ChildProcess child = ChildProcess.start(nodeName(i), command, crashHook.environment(dataDirectory(i)), log,
+                true, l -> l.startsWith("READY "), l -> { });
         synchronized (processes) {
             processes[i] = child;
             starts[i]++;
@@ -211,7 +211,6 @@ final class NemesisCluster implements AutoCloseable {
      */
     String crash(int i, Duration downtime) throws IOException {
         kill(i);
-        // CRASH HOOK: the file-cutting tool (data files back to their last fsync) plugs in here.
         String cut = crashHook.afterKill(nodeName(i), dataDirectory(i));
         long until = System.nanoTime() + downtime.toNanos();
         for (long left = downtime.toNanos(); left > 0; left = until - System.nanoTime()) {

@@ -20,10 +20,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The CI form of the nemesis bench: one quick, seeded run (3 node JVMs and the workload client, each
  * in its own network namespace; a pause, a partition and a kill) must complete with a history and a
- * final state listing every replica. Skipped, saying why, without root or namespace support.
- *
- * <p>INTEGRATION: the checkers' verdicts on this run's history and final state are asserted here
- * once they are merged (see {@link NemesisBench#checkerVerdicts}).
+ * final state listing every replica, and every checker must find the run valid in majority mode
+ * (no acknowledged write lost, none applied twice, replicas agree, reads are prefixes of one order).
+ * Skipped, saying why, without root or namespace support.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class NemesisQuickIT {
@@ -47,7 +46,11 @@ class NemesisQuickIT {
             abort(e.getMessage());
             return;
         }
-        NemesisReport.write(outcome, "NemesisQuickIT", NemesisBench.checkerVerdicts(outcome));
+        NemesisBench.Verdicts verdicts = NemesisBench.checkerVerdicts(outcome);
+        NemesisReport.write(outcome, "NemesisQuickIT", verdicts.lines());
+        assertThat(verdicts.passed()).as("checkers on %s:%n%s", directory, String.join("\n", verdicts.lines()))
+                .isTrue();
+        assertThat(outcome.unsettled()).as("replicas agree after healing").isNull();
 
         assertThat(outcome.faults()).extracting(Nemesis.Applied::kind)
                 .anyMatch(k -> k.startsWith("pause"))

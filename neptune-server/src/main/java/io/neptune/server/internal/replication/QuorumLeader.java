@@ -285,7 +285,13 @@ final class QuorumLeader {
             f.match = Math.max(f.match, ack.lastLsn());
             f.probing = false;
             f.next = Math.max(f.next, f.match + 1);
-        } else if (ack.reason().equals("gap") || ack.reason().equals("mismatch")) {
+        } else if (ack.reason().equals("gap")) {
+            // Its log ends before what it acknowledged: only a log written without fsync that lost its tail in a
+            // machine crash. Believe the log end it names, or this primary would resend past its end forever.
+            f.probing = true;
+            f.match = Math.min(f.match, ack.lastLsn());
+            f.next = ack.lastLsn() + 1;
+        } else if (ack.reason().equals("mismatch")) {
             f.probing = true;
             f.next = Math.max(f.match, ack.lastLsn()) + 1;
         } else {
