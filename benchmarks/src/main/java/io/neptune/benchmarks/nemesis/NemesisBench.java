@@ -109,7 +109,7 @@ public final class NemesisBench {
                     RunFiles.readFinalState(dir.resolve(RunFiles.FINAL_STATE)), guarantees);
             return new Verdicts(List.of(report.markdown(20).split("\n", -1)), report.validity() == Validity.VALID);
         } catch (IOException | RuntimeException e) {
-            return new Verdicts(List.of("checkers could not run: " + e), false);
+            return new Verdicts(List.of("## Checkers", "", "The checkers could not run: " + e), false);
         }
     }
 

@@ -81,8 +81,8 @@ final class NemesisReport {
         md.append(String.format(Locale.ROOT, "%n%d lists read from the replicas' files after the nodes stopped.%n%n",
                 outcome.state().reads().size()));
 
-        md.append("## Checkers\n\n");
-        verdicts.forEach(v -> md.append("- ").append(v).append('\n'));
+        // the checkers' section is Markdown already (CheckReport.markdown), with its own heading
+        verdicts.forEach(v -> md.append(v).append('\n'));
         if (!outcome.problems().isEmpty()) {
             md.append("\n## Problems during the run\n\n");
             outcome.problems().forEach(p -> md.append("- ").append(p).append('\n'));
