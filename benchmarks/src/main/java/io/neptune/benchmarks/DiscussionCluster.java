@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * and sends the load. Partition {@code p} has its replicas on nodes {@code p, p+1, …, p+degree-1}
  * (mod {@code nodes}), the first with the highest priority, so primaries and replicas are spread
  * evenly. Degree 1 is the dissertation's "NoRep": a level-2 partition with one replica still logs
- * every write (REDO log with fsync) but propagates nothing.
+ * every write (REDO log with fsync) but propagates nothing. Level-2/3 partitions run in the
+ * dissertation's {@code fail-stop} mode, which chapter 5 measured, unless a start method is given
+ * another {@link FailoverMode}.
  *
  * <p>Thread-safety: start and close from one thread; {@link #client()} is thread-safe.
  */
@@ -73,7 +75,16 @@ final class DiscussionCluster implements AutoCloseable {
      */
     static DiscussionCluster start(int nodes, int degree, Set<ConsistencyLevel> levels, int workers,
             ServiceTimes times) {
-        return start(nodes, degree, workers, capacity -> levels.stream()
+        return start(nodes, degree, levels, FailoverMode.FAIL_STOP, workers, times);
+    }
+
+    /**
+     * Like {@link #start(int, int, Set, int, ServiceTimes)}, with the level-2/3 partitions in
+     * fail-over mode {@code failover} instead of chapter 5's {@link FailoverMode#FAIL_STOP}.
+     */
+    static DiscussionCluster start(int nodes, int degree, Set<ConsistencyLevel> levels, FailoverMode failover,
+            int workers, ServiceTimes times) {
+        return start(nodes, degree, workers, failover, capacity -> levels.stream()
                 .map(level -> (Object) EmulatedDiscussion.create(level, capacity, times)).toList());
     }
 
@@ -83,6 +94,12 @@ final class DiscussionCluster implements AutoCloseable {
      * {@code degree} serving replicas (and a primary at levels 2 and 3) in the driver's yellow page.
      */
     static DiscussionCluster start(int nodes, int degree, int workers,
+            Function<ServerCapacity, List<Object>> servicesOf) {
+        return start(nodes, degree, workers, FailoverMode.FAIL_STOP, servicesOf);
+    }
+
+    /** Like {@link #start(int, int, int, Function)}, every service hosted in fail-over mode {@code failover}. */
+    static DiscussionCluster start(int nodes, int degree, int workers, FailoverMode failover,
             Function<ServerCapacity, List<Object>> servicesOf) {
         DiscussionCluster c = new DiscussionCluster(nodes, degree);
         try {
@@ -94,7 +111,7 @@ final class DiscussionCluster implements AutoCloseable {
                     if (i == 0) {
                         c.services.add(descriptor);
                     }
-                    builder.host(service, hosting(i, nodes, degree, workers, descriptor.partitions()));
+                    builder.host(service, hosting(i, nodes, degree, workers, descriptor.partitions(), failover));
                 }
                 c.capacities.add(capacity);
                 c.nodes.add(builder.start());
@@ -130,6 +147,13 @@ final class DiscussionCluster implements AutoCloseable {
      * (mod {@code nodes}), partition {@code p}'s replica on node {@code p} with the highest priority.
      */
     static HostingConfig hosting(int index, int nodes, int degree, int workers, int partitionCount) {
+        // chapter 5 measured the dissertation's fail-stop replication: reproduce it, not the majority default
+        return hosting(index, nodes, degree, workers, partitionCount, FailoverMode.FAIL_STOP);
+    }
+
+    /** {@link #hosting(int, int, int, int, int)} in fail-over mode {@code failover}. */
+    static HostingConfig hosting(int index, int nodes, int degree, int workers, int partitionCount,
+            FailoverMode failover) {
         List<Integer> partitions = new ArrayList<>();
         Map<Integer, Integer> priorities = new HashMap<>();
         for (int p = 0; p < partitionCount; p++) {
@@ -139,9 +163,8 @@ final class DiscussionCluster implements AutoCloseable {
                 priorities.put(p, degree - rank);
             }
         }
-        // chapter 5 measured the dissertation's fail-stop replication: reproduce it, not the majority default
         return HostingConfig.builder().partitions(partitions).priorities(priorities).replicas(degree).workers(workers)
-                .failover(FailoverMode.FAIL_STOP).build();
+                .failover(failover).build();
     }
 
     /** Waits until the driver sees {@code degree} serving replicas of every partition (and a level-2/3 primary). */
