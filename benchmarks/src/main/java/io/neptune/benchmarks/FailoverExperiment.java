@@ -77,7 +77,7 @@ public final class FailoverExperiment {
             List<Long> failover = new ArrayList<>();
             List<Long> handover = new ArrayList<>();
             for (int round = 1; round <= rounds; round++) {
-                String primary = primaryOf(client, 0);
+                String primary = awaitSettledPrimary(client, "node-1");
                 Writer writer = new Writer(client.client());
                 writer.start();
                 writer.awaitAcks(200);
@@ -90,6 +90,7 @@ public final class FailoverExperiment {
                 processes.start(primary,
                         config(work, cluster, discovery, mode, Integer.parseInt(primary.substring(5))));
                 awaitServing(client, 3);
+                awaitSettledPrimary(client, primary); // the handover is done: its gap lies in the window measured
                 writer.awaitAcksAfter(System.nanoTime(), 200);
                 handover.add(writer.longestGapAround(restartedAt, System.nanoTime()));
                 writer.stop();
@@ -144,9 +145,28 @@ public final class FailoverExperiment {
                 sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1), sorted.size());
     }
 
-    private static String primaryOf(NeptuneNode client, int partition) {
-        return client.replicaRoles(SERVICE, partition).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
-                .map(e -> e.getKey().value()).findFirst().orElseThrow();
+    /**
+     * Waits until {@code node} (the highest priority, which takes the role back after each restart)
+     * is partition 0's primary both as its replicas answer now and in the client's yellow page, with no
+     * other replica announced as primary. Killing whatever the yellow page names right after a restart
+     * can kill the old primary after its handover, a secondary by then: a round that measures nothing.
+     */
+    private static String awaitSettledPrimary(NeptuneNode client, String node) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<ReplicaStatus> live = List.of();
+        while (System.nanoTime() < deadline) {
+            live = client.admin().replicas(SERVICE, 0).get(10, TimeUnit.SECONDS);
+            List<String> announced = client.replicaRoles(SERVICE, 0).entrySet().stream()
+                    .filter(e -> e.getValue().equals("PRIMARY")).map(e -> e.getKey().value()).toList();
+            List<String> answering = live.stream().filter(r -> r.role().equals("PRIMARY")).map(ReplicaStatus::node)
+                    .toList();
+            if (announced.equals(List.of(node)) && answering.equals(List.of(node))) {
+                return node;
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        throw new IllegalStateException(node + " did not become the settled primary of " + SERVICE + "#0: " + live
+                + ", announced " + client.replicaRoles(SERVICE, 0));
     }
 
     private static void awaitServing(NeptuneNode client, int replicas) throws InterruptedException {
