@@ -8,6 +8,7 @@ import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.ServiceDescriptor;
+import io.neptune.server.ClusterAdmin;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
@@ -231,6 +232,11 @@ final class DiscussionCluster implements AutoCloseable {
     /** The node holding partition {@code partition}'s first (highest-priority) replica. */
     String firstReplicaOf(int partition) {
         return "rep-" + Math.floorMod(partition, nodeCount);
+    }
+
+    /** The load driver's view of the cluster's replicas (it hosts nothing itself). */
+    ClusterAdmin admin() {
+        return driverNode().admin();
     }
 
     /** The load driver's client. */

@@ -2,6 +2,7 @@ package io.neptune.benchmarks;
 
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
+import io.neptune.server.ClusterAdmin;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,10 +77,12 @@ final class FailoverModeComparison {
      * @param idleCpuMillisPerSecond this process's CPU time per second while the cluster was idle
      * @param halfLoad the step at half the model capacity
      * @param outcome the saturation search
+     * @param elections elections (epoch changes summed over the partitions) from the half-load step to
+     *     the end of the search: primaries that stepped down under load, in majority mode
      * @param load the host's one-minute load average when the case began
      */
     record Measurement(Case c, double model, double idleCpuMillisPerSecond, OpenLoopProbe.Result halfLoad,
-            SaturationSearch.Outcome outcome, String load) {}
+            SaturationSearch.Outcome outcome, long elections, String load) {}
 
     /** Runs the comparison; {@code args} are those of {@code ./neptune bench replication}, with {@link #OPTION}. */
     static void main(String[] args) {
@@ -149,14 +152,32 @@ final class FailoverModeComparison {
             cluster.awaitIdle(300, 15_000);
             double idleCpu = idleCpuMillisPerSecond();
             cluster.awaitReady();
+            long epochsBefore = epochs(cluster, c.level());
             OpenLoopProbe.Result half = probe.run(0.5 * model, plan.step());
             System.out.printf(Locale.ROOT, "%s: half load %.0f req/s: %.1f%% on time, write p50 %.1f ms, p99 %.1f ms;"
                     + " idle CPU %.0f ms/s%n", c.label(), half.rate(), 100 * half.onTimeShare(), half.writeP50Millis(),
                     half.writeP99Millis(), idleCpu);
             SaturationSearch.Outcome outcome = ReplicationExperiment.search(cluster, probe, plan.step(),
                     plan.refinements(), c.label(), model);
-            return new Measurement(c, model, idleCpu, half, outcome, load);
+            cluster.awaitReady();
+            long elections = epochs(cluster, c.level()) - epochsBefore;
+            System.out.printf(Locale.ROOT, "%s: %d elections during the measured steps%n", c.label(), elections);
+            return new Measurement(c, model, idleCpu, half, outcome, elections, load);
         }
+    }
+
+    /**
+     * The sum over the partitions of the highest epoch any replica reports: it grows by one with
+     * every election (after a primary's death, step-down or handover), in both modes.
+     */
+    private static long epochs(DiscussionCluster cluster, ConsistencyLevel level) {
+        String service = EmulatedDiscussion.nameOf(level);
+        long sum = 0;
+        for (int p = 0; p < EmulatedDiscussion.PARTITIONS; p++) {
+            sum += cluster.admin().replicas(service, p).orTimeout(30, TimeUnit.SECONDS).join().stream()
+                    .mapToLong(ClusterAdmin.ReplicaStatus::epoch).max().orElse(0);
+        }
+        return sum;
     }
 
     /** This process's CPU time per second of wall time over {@link #IDLE_WINDOW}: JGroups, ticks, heartbeats. */
@@ -179,7 +200,7 @@ final class FailoverModeComparison {
         Report report = new Report("failover-modes", "Fail-over modes: majority against fail-stop, discussion group",
                 "level", "writes %", "mode", "saturation req/s", "vs fail-stop", "p50 ms", "p99 ms",
                 "half load req/s", "write p50 ms at half load", "write p99 ms at half load", "write p50 vs fail-stop",
-                "reads at primary %", "idle CPU ms/s", "steps", "load 1m");
+                "reads at primary %", "idle CPU ms/s", "elections", "steps", "load 1m");
         for (Case c : plan.cases()) {
             if (c.mode() != FailoverMode.FAIL_STOP) {
                 continue;
@@ -198,7 +219,8 @@ final class FailoverModeComparison {
                         m.halfLoad().writeP50Millis(), m.halfLoad().writeP99Millis(),
                         base == null ? "-" : ReplicationReports.ratio(m.halfLoad().writeP50Millis(),
                                 base.halfLoad().writeP50Millis()),
-                        ReplicationReports.atPrimary(o), m.idleCpuMillisPerSecond(), o.steps(), m.load());
+                        ReplicationReports.atPrimary(o), m.idleCpuMillisPerSecond(), m.elections(), o.steps(),
+                        m.load());
                 report.categoryPoint(each.mode().configName(), String.format(Locale.ROOT, "L%d, %.0f%% writes",
                         each.level().ordinal() + 1, 100 * each.writes()), o.rate());
             }
@@ -217,7 +239,11 @@ final class FailoverModeComparison {
                 + " 'half load' is one step at half the model capacity (" + plan.step().toSeconds() + " s), where"
                 + " queues are short and write latency shows the commit rule; 'idle CPU' is this JVM's CPU time per"
                 + " second over " + IDLE_WINDOW.toSeconds() + " s with no load (all four nodes and the driver are in"
-                + " this JVM). Latency ratios are of medians of a few hundred writes: read them to about 10%.");
+                + " this JVM). Latency ratios are of medians of a few hundred writes: read them to about 10%."
+                + " 'elections' counts primary changes (epochs summed over the 64 partitions) from the half-load step"
+                + " to the end of the search: a majority primary steps down when no majority answered it within the"
+                + " election timeout (1 s here: half the 2 s ack-timeout), which overload alone can cause; a"
+                + " fail-stop primary excludes a secondary that did not acknowledge within 2 s and keeps going.");
         report.note(ReplicationReports.saturationRule(plan.step(), plan.refinements()));
         report.note(ReplicationReports.resolution(plan.step(), plan.refinements()));
         report.note(context + " 'load 1m' is the host's one-minute load average when that case began.");

@@ -72,6 +72,6 @@ class FailoverModeComparisonTest {
         OpenLoopProbe.Result step = new OpenLoopProbe.Result(rate, 1000, 1000, 1000, false, 30, 90, writeP50,
                 4 * writeP50, Map.of(), 1.0 / 3);
         SaturationSearch.Outcome outcome = new SaturationSearch.Outcome(rate, step, 2 * rate, 5, 40);
-        return new Measurement(c, 532, idleCpu, step, outcome, "1.0");
+        return new Measurement(c, 532, idleCpu, step, outcome, 0, "1.0");
     }
 }
