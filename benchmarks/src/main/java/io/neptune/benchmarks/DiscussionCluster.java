@@ -184,6 +184,40 @@ final class DiscussionCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits, at most {@code maxMillis}, until the driver sees every level-2/3 partition led by its
+     * first (highest-priority) replica, as after start: a primary that stepped down or failed over
+     * under load is handed back by a later election, which would otherwise fall into the next load
+     * step. Returns whether it got there.
+     */
+    boolean awaitPreferredPrimaries(long maxMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+        NeptuneNode d = driverNode();
+        while (System.nanoTime() - deadline < 0) {
+            if (firstNotPreferred(d) == null) {
+                return true;
+            }
+            pause(50);
+        }
+        return false;
+    }
+
+    private @Nullable String firstNotPreferred(NeptuneNode d) {
+        for (ServiceDescriptor service : services) {
+            if (service.consistency() == ConsistencyLevel.LEVEL_1) {
+                continue;
+            }
+            for (int p = 0; p < service.partitions(); p++) {
+                Map<NodeId, String> roles = d.replicaRoles(service.name(), p);
+                if (!"PRIMARY".equals(roles.get(NodeId.of(firstReplicaOf(p))))
+                        || roles.values().stream().filter("PRIMARY"::equals).count() != 1) {
+                    return service.name() + "#" + p + " " + roles;
+                }
+            }
+        }
+        return null;
+    }
+
     private @Nullable String firstUnready(NeptuneNode d) {
         for (ServiceDescriptor service : services) {
             String missing = firstUnready(d, service.name(), service.partitions(), service.consistency(), degree);
