@@ -8,6 +8,7 @@ import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.ServiceDescriptor;
+import io.neptune.server.ClusterAdmin;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
@@ -37,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * and sends the load. Partition {@code p} has its replicas on nodes {@code p, p+1, …, p+degree-1}
  * (mod {@code nodes}), the first with the highest priority, so primaries and replicas are spread
  * evenly. Degree 1 is the dissertation's "NoRep": a level-2 partition with one replica still logs
- * every write (REDO log with fsync) but propagates nothing.
+ * every write (REDO log with fsync) but propagates nothing. Level-2/3 partitions run in the
+ * dissertation's {@code fail-stop} mode, which chapter 5 measured, unless a start method is given
+ * another {@link FailoverMode}.
  *
  * <p>Thread-safety: start and close from one thread; {@link #client()} is thread-safe.
  */
@@ -73,7 +76,16 @@ final class DiscussionCluster implements AutoCloseable {
      */
     static DiscussionCluster start(int nodes, int degree, Set<ConsistencyLevel> levels, int workers,
             ServiceTimes times) {
-        return start(nodes, degree, workers, capacity -> levels.stream()
+        return start(nodes, degree, levels, FailoverMode.FAIL_STOP, workers, times);
+    }
+
+    /**
+     * Like {@link #start(int, int, Set, int, ServiceTimes)}, with the level-2/3 partitions in
+     * fail-over mode {@code failover} instead of chapter 5's {@link FailoverMode#FAIL_STOP}.
+     */
+    static DiscussionCluster start(int nodes, int degree, Set<ConsistencyLevel> levels, FailoverMode failover,
+            int workers, ServiceTimes times) {
+        return start(nodes, degree, workers, failover, capacity -> levels.stream()
                 .map(level -> (Object) EmulatedDiscussion.create(level, capacity, times)).toList());
     }
 
@@ -83,6 +95,12 @@ final class DiscussionCluster implements AutoCloseable {
      * {@code degree} serving replicas (and a primary at levels 2 and 3) in the driver's yellow page.
      */
     static DiscussionCluster start(int nodes, int degree, int workers,
+            Function<ServerCapacity, List<Object>> servicesOf) {
+        return start(nodes, degree, workers, FailoverMode.FAIL_STOP, servicesOf);
+    }
+
+    /** Like {@link #start(int, int, int, Function)}, every service hosted in fail-over mode {@code failover}. */
+    static DiscussionCluster start(int nodes, int degree, int workers, FailoverMode failover,
             Function<ServerCapacity, List<Object>> servicesOf) {
         DiscussionCluster c = new DiscussionCluster(nodes, degree);
         try {
@@ -94,7 +112,7 @@ final class DiscussionCluster implements AutoCloseable {
                     if (i == 0) {
                         c.services.add(descriptor);
                     }
-                    builder.host(service, hosting(i, nodes, degree, workers, descriptor.partitions()));
+                    builder.host(service, hosting(i, nodes, degree, workers, descriptor.partitions(), failover));
                 }
                 c.capacities.add(capacity);
                 c.nodes.add(builder.start());
@@ -130,6 +148,13 @@ final class DiscussionCluster implements AutoCloseable {
      * (mod {@code nodes}), partition {@code p}'s replica on node {@code p} with the highest priority.
      */
     static HostingConfig hosting(int index, int nodes, int degree, int workers, int partitionCount) {
+        // chapter 5 measured the dissertation's fail-stop replication: reproduce it, not the majority default
+        return hosting(index, nodes, degree, workers, partitionCount, FailoverMode.FAIL_STOP);
+    }
+
+    /** {@link #hosting(int, int, int, int, int)} in fail-over mode {@code failover}. */
+    static HostingConfig hosting(int index, int nodes, int degree, int workers, int partitionCount,
+            FailoverMode failover) {
         List<Integer> partitions = new ArrayList<>();
         Map<Integer, Integer> priorities = new HashMap<>();
         for (int p = 0; p < partitionCount; p++) {
@@ -139,9 +164,8 @@ final class DiscussionCluster implements AutoCloseable {
                 priorities.put(p, degree - rank);
             }
         }
-        // chapter 5 measured the dissertation's fail-stop replication: reproduce it, not the majority default
         return HostingConfig.builder().partitions(partitions).priorities(priorities).replicas(degree).workers(workers)
-                .failover(FailoverMode.FAIL_STOP).build();
+                .failover(failover).build();
     }
 
     /** Waits until the driver sees {@code degree} serving replicas of every partition (and a level-2/3 primary). */
@@ -158,6 +182,40 @@ final class DiscussionCluster implements AutoCloseable {
             }
             pause(50);
         }
+    }
+
+    /**
+     * Waits, at most {@code maxMillis}, until the driver sees every level-2/3 partition led by its
+     * first (highest-priority) replica, as after start: a primary that stepped down or failed over
+     * under load is handed back by a later election, which would otherwise fall into the next load
+     * step. Returns whether it got there.
+     */
+    boolean awaitPreferredPrimaries(long maxMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+        NeptuneNode d = driverNode();
+        while (System.nanoTime() - deadline < 0) {
+            if (firstNotPreferred(d) == null) {
+                return true;
+            }
+            pause(50);
+        }
+        return false;
+    }
+
+    private @Nullable String firstNotPreferred(NeptuneNode d) {
+        for (ServiceDescriptor service : services) {
+            if (service.consistency() == ConsistencyLevel.LEVEL_1) {
+                continue;
+            }
+            for (int p = 0; p < service.partitions(); p++) {
+                Map<NodeId, String> roles = d.replicaRoles(service.name(), p);
+                if (!"PRIMARY".equals(roles.get(NodeId.of(firstReplicaOf(p))))
+                        || roles.values().stream().filter("PRIMARY"::equals).count() != 1) {
+                    return service.name() + "#" + p + " " + roles;
+                }
+            }
+        }
+        return null;
     }
 
     private @Nullable String firstUnready(NeptuneNode d) {
@@ -208,6 +266,11 @@ final class DiscussionCluster implements AutoCloseable {
     /** The node holding partition {@code partition}'s first (highest-priority) replica. */
     String firstReplicaOf(int partition) {
         return "rep-" + Math.floorMod(partition, nodeCount);
+    }
+
+    /** The load driver's view of the cluster's replicas (it hosts nothing itself). */
+    ClusterAdmin admin() {
+        return driverNode().admin();
     }
 
     /** The load driver's client. */

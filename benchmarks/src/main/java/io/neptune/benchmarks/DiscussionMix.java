@@ -62,7 +62,7 @@ final class DiscussionMix implements RequestMix {
             return client.callAsync(user, service, partition, "AddMsg", AccessMode.WRITE, post, Added.class, options)
                     .thenApply(added -> {
                         acknowledged.accept(partition, post);
-                        return NOT_A_NAMED_READ;
+                        return WRITE;
                     });
         }
         return client.callAsync(user, service, partition, "ViewHeaders", AccessMode.READ, new ViewHeaders(topic),

@@ -56,13 +56,17 @@ final class OpenLoopProbe {
      * @param stoppedEarly whether the step stopped once more than 2% of {@code planned} had failed
      * @param p50Millis median latency of the successful requests
      * @param p99Millis 99th percentile latency of the successful requests
+     * @param writeP50Millis median latency of the successful requests the mix reported as writes
+     *     ({@link RequestMix#WRITE}); NaN if it reported none
+     * @param writeP99Millis 99th percentile latency of those writes; NaN if none
      * @param failures failures by kind (exception class, or "late" for a success after the deadline)
      * @param readsAtPrimary share of successful reads served by the partition's first replica (the
      *     level-2 and level-3 primary): 1/degree if reads were spread evenly; NaN if no read reply
      *     named its node
      */
     record Result(double rate, long scheduled, long onTime, long planned, boolean stoppedEarly, double p50Millis,
-            double p99Millis, Map<String, Long> failures, double readsAtPrimary) {
+            double p99Millis, double writeP50Millis, double writeP99Millis, Map<String, Long> failures,
+            double readsAtPrimary) {
         /** Whether at least {@link #REQUIRED} of the planned requests met the deadline. */
         boolean passed() {
             return !stoppedEarly && onTime >= Math.ceil(REQUIRED * scheduled);
@@ -131,6 +135,7 @@ final class OpenLoopProbe {
             users[i] = NeptuneHandle.create();
         }
         Histogram latencies = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 3);
+        Histogram writeLatencies = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 3);
         LongAdder onTime = new LongAdder();
         AtomicLong failed = new AtomicLong();
         AtomicInteger outstanding = new AtomicInteger();
@@ -171,7 +176,8 @@ final class OpenLoopProbe {
             mix.send(client, users[(int) (scheduledCount % users.length)], partition, random,
                     CallOptions.timeout(Duration.ofNanos(remaining)))
                     .whenComplete((servedBy, e) -> {
-                        if (servedBy != null && !servedBy.equals(RequestMix.NOT_A_NAMED_READ)) {
+                        boolean write = RequestMix.WRITE.equals(servedBy);
+                        if (servedBy != null && !write && !servedBy.equals(RequestMix.NOT_A_NAMED_READ)) {
                             reads.increment();
                             if (servedBy.equals(primaryOf.apply(partition))) {
                                 readsAtPrimary.increment();
@@ -186,8 +192,12 @@ final class OpenLoopProbe {
                         if (e != null) {
                             fail(failures, failed, kind(e));
                         } else {
-                            latencies.recordValue(Math.min(TimeUnit.NANOSECONDS.toMicros(latency),
-                                    latencies.getHighestTrackableValue()));
+                            long micros = Math.min(TimeUnit.NANOSECONDS.toMicros(latency),
+                                    latencies.getHighestTrackableValue());
+                            latencies.recordValue(micros);
+                            if (write) {
+                                writeLatencies.recordValue(micros);
+                            }
                             if (latency <= deadlineNanos) {
                                 onTime.increment();
                             } else {
@@ -207,8 +217,13 @@ final class OpenLoopProbe {
             byKind.put("never-completed", (long) outstanding.get());
         }
         return new Result(rate, scheduledCount, onTime.sum(), planned, stopped,
-                latencies.getValueAtPercentile(50) / 1000.0, latencies.getValueAtPercentile(99) / 1000.0, byKind,
+                latencies.getValueAtPercentile(50) / 1000.0, latencies.getValueAtPercentile(99) / 1000.0,
+                percentileMillis(writeLatencies, 50), percentileMillis(writeLatencies, 99), byKind,
                 reads.sum() == 0 ? Double.NaN : (double) readsAtPrimary.sum() / reads.sum());
+    }
+
+    private static double percentileMillis(Histogram micros, double percentile) {
+        return micros.getTotalCount() == 0 ? Double.NaN : micros.getValueAtPercentile(percentile) / 1000.0;
     }
 
     private static void fail(Map<String, LongAdder> failures, AtomicLong failed, String kind) {

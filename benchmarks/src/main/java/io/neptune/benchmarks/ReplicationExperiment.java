@@ -28,7 +28,10 @@ import java.util.Set;
  *
  * <p>Usage: {@code ./neptune bench replication [--quick]}; the reports go to
  * {@code docs/benchmarks/replication-scalability.*}, {@code consistency-levels.*} and
- * {@code workload-imbalance.*} under the working directory.
+ * {@code workload-imbalance.*} under the working directory. Chapter 5 measured the dissertation's
+ * fail-stop replication, so every partition here runs in {@code fail-stop} mode;
+ * {@code ./neptune bench replication --failover-modes [--quick]} instead compares it with the
+ * {@code majority} default in one run ({@link FailoverModeComparison}).
  */
 public final class ReplicationExperiment {
     /** Emulated workers per node: the dissertation's nodes had two CPUs. */
@@ -69,6 +72,10 @@ public final class ReplicationExperiment {
     record Plan(boolean quick, Duration step, int refinements, List<Variant> variants, boolean filtered) {}
 
     public static void main(String[] args) {
+        if (List.of(args).contains(FailoverModeComparison.OPTION)) {
+            FailoverModeComparison.main(args);
+            return;
+        }
         Plan plan = options(List.of(args));
         ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "replication experiment (%s): %d"
                 + " configurations, steps of %d s", plan.quick() ? "quick" : "full", plan.variants().size(),

@@ -14,10 +14,13 @@ import java.util.concurrent.CompletableFuture;
 interface RequestMix {
     /** Says, for a read whose reply names the node that served it, that node; otherwise empty. */
     String NOT_A_NAMED_READ = "";
+    /** Says that the request was a write, so the probe can report write latency on its own. */
+    String WRITE = "(write)";
 
     /**
      * Sends one request to {@code partition} as {@code user}; the future completes with the node
-     * that served it if it was a read whose reply says so, else with {@link #NOT_A_NAMED_READ}.
+     * that served it if it was a read whose reply says so, with {@link #WRITE} for a write (optional: a
+     * mix may report writes as {@link #NOT_A_NAMED_READ}), else with {@link #NOT_A_NAMED_READ}.
      */
     CompletableFuture<String> send(NeptuneClient client, NeptuneHandle user, int partition, Random random,
             CallOptions options);
