@@ -162,9 +162,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private ResponseMessage notPrimary(long requestId) {
-        return ResponseMessage.error(requestId, Status.NOT_PRIMARY, core.self + " is not the primary of "
-                + core.service + "#" + core.partition + (primary != null ? " (primary: " + primary + ")"
-                : " (no primary known)"));
+        return core.notPrimary(requestId, primary);
     }
 
     // ---------------------------------------------------------------- peer messages

@@ -254,6 +254,12 @@ final class ReplicaCore {
         return state;
     }
 
+    /** The answer to a write that reached a replica which is not the primary; names the primary if known. */
+    ResponseMessage notPrimary(long requestId, @Nullable NodeId primary) {
+        return ResponseMessage.error(requestId, Status.NOT_PRIMARY, self + " is not the primary of " + service + "#"
+                + partition + (primary != null ? " (primary: " + primary + ")" : " (no primary known)"));
+    }
+
     /** The response to send for {@code response} to the request with correlation id {@code requestId}. */
     static ResponseMessage reply(ResponseMessage response, long requestId) {
         return new ResponseMessage(requestId, response.status(), response.version(), response.payload());

@@ -280,13 +280,20 @@ final class FaultInjectingCluster implements AutoCloseable {
         timer.shutdownNow();
     }
 
-    /** A service that records what it ran; its CHECK answers from that record. */
+    /**
+     * A service that records what it ran; its CHECK answers from that record. While
+     * {@link #failStorage} is set, every write fails in storage.
+     */
     static final class RecordingService implements PartitionService {
         final Set<Long> executed = ConcurrentHashMap.newKeySet();
         final List<String> methods = new CopyOnWriteArrayList<>();
+        volatile boolean failStorage;
 
         @Override
         public ResponseMessage execute(LogRecord record) {
+            if (failStorage) {
+                return ResponseMessage.error(0, Status.METHOD_FAILED, "io.neptune.server.storage.StorageException: disk");
+            }
             executed.add(record.lsn());
             methods.add(record.method());
             return ResponseMessage.ok(0, record.lsn(), new byte[0]);

@@ -15,6 +15,7 @@ import io.neptune.server.internal.log.FsyncPolicy;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
+import io.neptune.server.internal.replication.FaultInjectingCluster.RecordingService;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Promote;
@@ -26,8 +27,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -328,38 +327,6 @@ class PrimaryBackupRacesTest {
         List<Runnable> held = List.copyOf(heldReplies);
         heldReplies.clear();
         held.forEach(Runnable::run);
-    }
-
-    /** A service that records what it ran; its CHECK answers from that record. */
-    private static final class RecordingService implements PartitionService {
-        final Set<Long> executed = ConcurrentHashMap.newKeySet();
-        final List<String> methods = new CopyOnWriteArrayList<>();
-        volatile boolean failStorage;
-
-        @Override
-        public ResponseMessage execute(LogRecord record) {
-            if (failStorage) {
-                return ResponseMessage.error(0, Status.METHOD_FAILED, "io.neptune.server.storage.StorageException: disk");
-            }
-            executed.add(record.lsn());
-            methods.add(record.method());
-            return ResponseMessage.ok(0, record.lsn(), new byte[0]);
-        }
-
-        @Override
-        public boolean isApplied(long lsn) {
-            return executed.contains(lsn);
-        }
-
-        @Override
-        public boolean hasCheck() {
-            return true;
-        }
-
-        @Override
-        public Optional<String> digest() {
-            return Optional.empty();
-        }
     }
 
     private final class Node {
