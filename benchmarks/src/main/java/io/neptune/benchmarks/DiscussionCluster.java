@@ -7,6 +7,7 @@ import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.HostingConfig;
@@ -208,9 +209,9 @@ final class DiscussionCluster implements AutoCloseable {
                 continue;
             }
             for (int p = 0; p < service.partitions(); p++) {
-                Map<NodeId, String> roles = d.replicaRoles(service.name(), p);
-                if (!"PRIMARY".equals(roles.get(NodeId.of(firstReplicaOf(p))))
-                        || roles.values().stream().filter("PRIMARY"::equals).count() != 1) {
+                Map<NodeId, ReplicaRole> roles = d.replicaRoles(service.name(), p);
+                if (!ReplicaRole.PRIMARY.equals(roles.get(NodeId.of(firstReplicaOf(p))))
+                        || roles.values().stream().filter(ReplicaRole.PRIMARY::equals).count() != 1) {
                     return service.name() + "#" + p + " " + roles;
                 }
             }
@@ -235,9 +236,9 @@ final class DiscussionCluster implements AutoCloseable {
     static @Nullable String firstUnready(NeptuneNode observer, String service, int partitions, ConsistencyLevel level,
             int degree) {
         for (int p = 0; p < partitions; p++) {
-            Map<NodeId, String> roles = observer.replicaRoles(service, p);
-            boolean ready = roles.size() == degree && !roles.containsValue("RECOVERING")
-                    && (level == ConsistencyLevel.LEVEL_1 || roles.containsValue("PRIMARY"));
+            Map<NodeId, ReplicaRole> roles = observer.replicaRoles(service, p);
+            boolean ready = roles.size() == degree && !roles.containsValue(ReplicaRole.RECOVERING)
+                    && (level == ConsistencyLevel.LEVEL_1 || roles.containsValue(ReplicaRole.PRIMARY));
             if (!ready) {
                 return service + "#" + p + " " + roles;
             }

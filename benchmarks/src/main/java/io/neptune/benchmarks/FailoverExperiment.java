@@ -6,6 +6,7 @@ import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.ReplicaRole;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.cache.CacheService.CacheUpdate;
 import io.neptune.examples.cache.CacheService.Updated;
@@ -160,8 +161,8 @@ public final class FailoverExperiment {
         while (System.nanoTime() < deadline) {
             live = client.admin().replicas(SERVICE, 0).get(10, TimeUnit.SECONDS);
             List<String> announced = client.replicaRoles(SERVICE, 0).entrySet().stream()
-                    .filter(e -> e.getValue().equals("PRIMARY")).map(e -> e.getKey().value()).toList();
-            List<String> answering = live.stream().filter(r -> r.role().equals("PRIMARY")).map(ReplicaStatus::node)
+                    .filter(e -> e.getValue().equals(ReplicaRole.PRIMARY)).map(e -> e.getKey().value()).toList();
+            List<String> answering = live.stream().filter(r -> r.role().equals(ReplicaRole.PRIMARY)).map(ReplicaStatus::node)
                     .toList();
             if (announced.equals(List.of(node)) && answering.equals(List.of(node))) {
                 return node;
@@ -178,7 +179,7 @@ public final class FailoverExperiment {
             boolean ready = true;
             for (int p = 0; p < PARTITIONS && ready; p++) {
                 var roles = client.replicaRoles(SERVICE, p);
-                ready = roles.size() == replicas && !roles.containsValue("RECOVERING") && roles.containsValue("PRIMARY");
+                ready = roles.size() == replicas && !roles.containsValue(ReplicaRole.RECOVERING) && roles.containsValue(ReplicaRole.PRIMARY);
             }
             if (ready) {
                 return;
@@ -194,10 +195,10 @@ public final class FailoverExperiment {
             boolean caughtUp = true;
             for (int p = 0; p < PARTITIONS && caughtUp; p++) {
                 List<ReplicaStatus> replicas = client.admin().replicas(SERVICE, p).get(10, TimeUnit.SECONDS);
-                long primary = replicas.stream().filter(r -> r.role().equals("PRIMARY")).mapToLong(ReplicaStatus::version)
+                long primary = replicas.stream().filter(r -> r.role().equals(ReplicaRole.PRIMARY)).mapToLong(ReplicaStatus::version)
                         .findFirst().orElse(-1);
                 caughtUp = replicas.stream().anyMatch(r -> r.node().equals(node) && r.version() == primary
-                        && !r.role().equals("RECOVERING"));
+                        && !r.role().equals(ReplicaRole.RECOVERING));
             }
             if (caughtUp) {
                 return;

@@ -6,6 +6,7 @@ import io.neptune.benchmarks.EmulatedDiscussion.ViewHeaders;
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
+import io.neptune.core.ReplicaRole;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
 import io.neptune.server.NeptuneNode;
 import java.time.Duration;
@@ -115,7 +116,7 @@ final class ReplicaCheck {
         try {
             return driver.admin().replicas(service, partition).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
-            return List.of(new ReplicaStatus("?", "?", 0, 0, 0, 0, "", e.toString()));
+            return List.of(new ReplicaStatus("?", ReplicaRole.RECOVERING, 0, 0, 0, 0, "", e.toString()));
         }
     }
 
@@ -124,7 +125,7 @@ final class ReplicaCheck {
         if (statuses.size() != degree || statuses.stream().anyMatch(s -> !s.error().isEmpty())) {
             return "answers " + statuses + " (expected: " + degree + " replicas answering)";
         }
-        if (statuses.stream().anyMatch(s -> s.role().equals("RECOVERING"))) {
+        if (statuses.stream().anyMatch(s -> s.role().equals(ReplicaRole.RECOVERING))) {
             return "a replica is still recovering: " + statuses;
         }
         Set<String> states = statuses.stream().map(ReplicaStatus::digest).collect(Collectors.toSet());

@@ -6,11 +6,11 @@ import io.neptune.client.internal.ReplicaSelector;
 import io.neptune.client.internal.Selectors;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.Announcement.HostedService;
 import io.neptune.core.internal.membership.Announcement.ReplicaState;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.Poll;
 import io.netty.channel.EventLoopGroup;
@@ -118,7 +118,7 @@ public class ReplicaChoiceBenchmark {
     static Announcement announcement(int i) {
         List<ReplicaState> replicas = new ArrayList<>(PARTITIONS);
         for (int p = 0; p < PARTITIONS; p++) {
-            replicas.add(new ReplicaState(p, 0, Role.SECONDARY, 100));
+            replicas.add(new ReplicaState(p, 0, ReplicaRole.SECONDARY, 100));
         }
         int load = i * 5 % 7;
         return new Announcement("node-" + i, "127.0.0.1", 20_000 + i, 30_000 + i, 1000 + i, 1, 1, load,

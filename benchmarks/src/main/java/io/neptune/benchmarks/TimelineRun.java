@@ -10,6 +10,7 @@ import io.neptune.benchmarks.FailureTimelineExperiment.Outcome;
 import io.neptune.benchmarks.FailureTimelineExperiment.Plan;
 import io.neptune.benchmarks.ReplicaCheck.Ack;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.examples.demo.LocalCluster;
 import io.neptune.server.NeptuneNode;
 import java.nio.file.Path;
@@ -22,8 +23,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -152,10 +153,10 @@ final class TimelineRun implements Callable<Outcome> {
                 if (rank >= DEGREE) {
                     continue;
                 }
-                Map<NodeId, String> roles = driver.replicaRoles(service, p);
-                String role = roles.get(id);
-                allServing &= role != null && !role.equals("RECOVERING");
-                primaryAgain &= rank != 0 || "PRIMARY".equals(role);
+                Map<NodeId, ReplicaRole> roles = driver.replicaRoles(service, p);
+                ReplicaRole role = roles.get(id);
+                allServing &= role != null && !role.equals(ReplicaRole.RECOVERING);
+                primaryAgain &= rank != 0 || ReplicaRole.PRIMARY.equals(role);
             }
             if (allServing && !serving) {
                 serving = true;

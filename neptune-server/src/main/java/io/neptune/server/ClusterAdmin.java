@@ -1,5 +1,6 @@
 package io.neptune.server;
 
+import io.neptune.core.ReplicaRole;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -31,7 +32,7 @@ public interface ClusterAdmin {
      * One replica of a partition, as it answered just now.
      *
      * @param node the hosting node
-     * @param role {@code PRIMARY}, {@code SECONDARY} or {@code RECOVERING}
+     * @param role its role as it answered (as last announced when it did not answer)
      * @param epoch its current epoch
      * @param logEnd the last LSN in its REDO log
      * @param version the last LSN applied to the service (the version reads see)
@@ -39,7 +40,7 @@ public interface ClusterAdmin {
      * @param digest the service's digest of the partition; empty without a {@code @Digest} method
      * @param error why the replica did not answer; empty when it did
      */
-    record ReplicaStatus(String node, String role, long epoch, long logEnd, long version, int priority, String digest,
+    record ReplicaStatus(String node, ReplicaRole role, long epoch, long logEnd, long version, int priority, String digest,
             String error) {}
 
     /**
@@ -49,11 +50,11 @@ public interface ClusterAdmin {
      * @param service the service
      * @param partition the partition id
      * @param node the hosting node
-     * @param role {@code PRIMARY}, {@code SECONDARY} or {@code RECOVERING}
+     * @param role its role in that announcement
      * @param priority its static priority for the partition
      * @param version the last LSN applied when it announced
      */
-    record AnnouncedReplica(String service, int partition, String node, String role, int priority, long version) {}
+    record AnnouncedReplica(String service, int partition, String node, ReplicaRole role, int priority, long version) {}
 
     /** The nodes in this node's yellow page, sorted by id. */
     List<NodeStatus> nodes();

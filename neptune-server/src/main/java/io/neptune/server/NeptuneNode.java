@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.client.NeptuneClient;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDefinitionException;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.Lifecycle;
@@ -121,7 +122,7 @@ public final class NeptuneNode implements AutoCloseable {
     }
 
     /** The role of each live replica of {@code service#partition} as the yellow page knows it, by node. */
-    public Map<NodeId, String> replicaRoles(String service, int partition) {
+    public Map<NodeId, ReplicaRole> replicaRoles(String service, int partition) {
         return runtime().replicaRoles(service, partition);
     }
 

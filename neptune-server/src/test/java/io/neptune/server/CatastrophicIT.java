@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,7 +89,7 @@ class CatastrophicIT {
     private static void awaitListed(ReplicatedProcesses cluster, List<String> up) {
         ReplicatedProcesses.await(() -> {
             for (int p = 0; p < PARTITIONS; p++) {
-                Map<NodeId, String> roles = cluster.observer().replicaRoles(SERVICE, p);
+                Map<NodeId, ReplicaRole> roles = cluster.observer().replicaRoles(SERVICE, p);
                 if (!up.stream().allMatch(n -> roles.containsKey(NodeId.of(n)))) {
                     return false;
                 }
@@ -107,12 +108,12 @@ class CatastrophicIT {
         do {
             for (int p = 0; p < PARTITIONS; p++) {
                 assertThat(cluster.observer().replicaRoles(SERVICE, p)).as("roles of %s#%d with only %s up", SERVICE,
-                        p, up).doesNotContainValue("PRIMARY");
+                        p, up).doesNotContainValue(ReplicaRole.PRIMARY);
             }
             for (String node : up) {
                 int p = checks % PARTITIONS;
                 assertThat(cluster.status(node, SERVICE, p).get("role")).as("role of %s#%d on %s with only %s up",
-                        SERVICE, p, node, up).isEqualTo("RECOVERING");
+                        SERVICE, p, node, up).isEqualTo(ReplicaRole.RECOVERING);
             }
             checks++;
         } while (System.nanoTime() < end);

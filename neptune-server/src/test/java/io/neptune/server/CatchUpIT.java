@@ -3,6 +3,7 @@ package io.neptune.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -133,9 +134,9 @@ class CatchUpIT {
             int partition = p;
             try {
                 ReplicatedProcesses.await(() -> {
-                    Map<NodeId, String> roles = cluster.observer().replicaRoles(SERVICE, partition);
+                    Map<NodeId, ReplicaRole> roles = cluster.observer().replicaRoles(SERVICE, partition);
                     return primary.equals(cluster.primary(SERVICE, partition).orElse(""))
-                            && roles.values().stream().filter("SECONDARY"::equals).count() == secondaries;
+                            && roles.values().stream().filter(ReplicaRole.SECONDARY::equals).count() == secondaries;
                 }, timeout, primary + " primary of " + SERVICE + "#" + partition + " with " + secondaries
                         + " secondaries");
             } catch (AssertionError e) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
+import io.neptune.core.ReplicaRole;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
@@ -26,7 +27,7 @@ class ClusterAdminIT {
             }
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
             ReplicatedProcesses.await(() -> admin.replicaRoles("journal", 1).values().stream()
-                    .filter(r -> !r.equals("RECOVERING")).count() == 3, java.time.Duration.ofSeconds(30),
+                    .filter(r -> !r.equals(ReplicaRole.RECOVERING)).count() == 3, java.time.Duration.ofSeconds(30),
                     "three serving replicas of journal#1");
             NeptuneHandle handle = NeptuneHandle.create();
             for (int i = 0; i < 20; i++) {
@@ -49,7 +50,7 @@ class ClusterAdminIT {
                 }
             }, java.time.Duration.ofSeconds(30), "all replicas at one version (at least 20) with one digest");
             List<ReplicaStatus> replicas = admin.admin().replicas("journal", 1).get(10, TimeUnit.SECONDS);
-            assertThat(replicas).extracting(ReplicaStatus::role).containsExactly("PRIMARY", "SECONDARY", "SECONDARY");
+            assertThat(replicas).extracting(ReplicaStatus::role).containsExactly(ReplicaRole.PRIMARY, ReplicaRole.SECONDARY, ReplicaRole.SECONDARY);
             assertThat(replicas.get(0).digest()).isNotEmpty();
 
             assertThatThrownBy(() -> admin.admin().promote("journal", 1, "node-2").get(10, TimeUnit.SECONDS))

@@ -6,6 +6,7 @@ import io.neptune.client.ClientConfig;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -46,7 +47,7 @@ class ExactlyOnceIT {
             NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
             DefaultNeptuneClient client = (DefaultNeptuneClient) observer.client();
             await(() -> "node-1".equals(primary(observer)) && observer.replicaRoles(SERVICE, PARTITION).values()
-                    .stream().filter("SECONDARY"::equals).count() == 2, "node-1 primary with two secondaries");
+                    .stream().filter(ReplicaRole.SECONDARY::equals).count() == 2, "node-1 primary with two secondaries");
 
             RequestMessage first = append(RequestId.random(), "|first");
             ResponseMessage original = send(client, "node-1", first);
@@ -265,7 +266,7 @@ class ExactlyOnceIT {
     }
 
     private static String primary(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals(ReplicaRole.PRIMARY))
                 .map(e -> e.getKey().value()).findFirst().orElse("");
     }
 

@@ -9,6 +9,7 @@ import io.neptune.client.NeptuneHandle;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -126,12 +127,12 @@ class FencingIT {
     }
 
     private static String primary(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals(ReplicaRole.PRIMARY))
                 .map(e -> e.getKey().value()).findFirst().orElse("");
     }
 
     private static long secondaries(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).values().stream().filter("SECONDARY"::equals).count();
+        return observer.replicaRoles(SERVICE, PARTITION).values().stream().filter(ReplicaRole.SECONDARY::equals).count();
     }
 
     private static void await(BooleanSupplier condition, String what) {

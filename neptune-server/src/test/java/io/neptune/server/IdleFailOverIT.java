@@ -8,6 +8,7 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
+import io.neptune.core.ReplicaRole;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
 import io.neptune.server.JournalTestService.Entries;
@@ -70,12 +71,12 @@ class IdleFailOverIT {
     }
 
     private static String primary(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals(ReplicaRole.PRIMARY))
                 .map(e -> e.getKey().value()).findFirst().orElse("");
     }
 
     private static long secondaries(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).values().stream().filter("SECONDARY"::equals).count();
+        return observer.replicaRoles(SERVICE, PARTITION).values().stream().filter(ReplicaRole.SECONDARY::equals).count();
     }
 
     private static void await(BooleanSupplier condition, String what) {

@@ -12,9 +12,9 @@ import io.neptune.client.internal.LoadTracker;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Announcement;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -67,9 +67,9 @@ class L3RoutingIT {
         }
         clientNode = cluster.add("client", ClientConfig.defaults(), b -> b);
         ReplicatedProcesses.await(() -> {
-            Map<NodeId, String> roles = clientNode.replicaRoles(SERVICE, PARTITION);
-            return "PRIMARY".equals(roles.get(NodeId.of("node-0")))
-                    && roles.values().stream().filter("SECONDARY"::equals).count() == 2;
+            Map<NodeId, ReplicaRole> roles = clientNode.replicaRoles(SERVICE, PARTITION);
+            return ReplicaRole.PRIMARY.equals(roles.get(NodeId.of("node-0")))
+                    && roles.values().stream().filter(ReplicaRole.SECONDARY::equals).count() == 2;
         }, Duration.ofSeconds(30), "node-0 primary of " + SERVICE + "#" + PARTITION + " with 2 secondaries");
     }
 
@@ -143,8 +143,8 @@ class L3RoutingIT {
             long lsn = write("fallback");
             hold.awaitHeld(Duration.ofSeconds(5));
             YellowPage page = new YellowPage(NodeId.of("routing-client"), Duration.ofMinutes(1), System::nanoTime);
-            page.update(announcement(cluster.node(0), Role.PRIMARY, epoch, lsn - 1)); // announced before it applied lsn
-            page.update(announcement(cluster.node(2), Role.SECONDARY, epoch, lsn));   // claims lsn, has not applied it
+            page.update(announcement(cluster.node(0), ReplicaRole.PRIMARY, epoch, lsn - 1)); // announced before it applied lsn
+            page.update(announcement(cluster.node(2), ReplicaRole.SECONDARY, epoch, lsn));   // claims lsn, has not applied it
             EventLoopGroup group = EventLoops.create("routing-client", 1);
             try (DefaultNeptuneClient client = new DefaultNeptuneClient(NodeId.of("routing-client"),
                     ClientConfig.builder().policy(BalancingPolicy.RANDOM).build(), page, group, "127.0.0.1", null,
@@ -231,7 +231,7 @@ class L3RoutingIT {
     }
 
     /** What {@code node} would announce if its replica of the partition had {@code role} at {@code version}. */
-    private static Announcement announcement(NeptuneNode node, Role role, long epoch, long version) {
+    private static Announcement announcement(NeptuneNode node, ReplicaRole role, long epoch, long version) {
         Announcement.ReplicaState replica = new Announcement.ReplicaState(PARTITION, 1, role, version, epoch, version,
                 epoch, 0);
         Announcement.HostedService service = new Announcement.HostedService(SERVICE, 2, 0, List.of(replica),

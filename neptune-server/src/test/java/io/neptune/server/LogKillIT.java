@@ -3,6 +3,7 @@ package io.neptune.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,9 +106,9 @@ class LogKillIT {
         try {
             ReplicatedProcesses.await(() -> {
             for (int p = 0; p < PARTITIONS; p++) {
-                Map<NodeId, String> roles = cluster.observer().replicaRoles(SERVICE, p);
-                String role = roles.getOrDefault(id, "ABSENT");
-                if (!(role.equals("SECONDARY") || role.equals("PRIMARY")) || !roles.containsValue("PRIMARY")) {
+                Map<NodeId, ReplicaRole> roles = cluster.observer().replicaRoles(SERVICE, p);
+                ReplicaRole role = roles.get(id);
+                if (!(role == ReplicaRole.SECONDARY || role == ReplicaRole.PRIMARY) || !roles.containsValue(ReplicaRole.PRIMARY)) {
                     return false;
                 }
             }

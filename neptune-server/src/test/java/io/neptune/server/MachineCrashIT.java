@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.crashfs.CrashFs;
@@ -181,7 +182,7 @@ class MachineCrashIT {
             assertThat(load.acknowledged()).as("acknowledged writes: the first 120 only").isEqualTo(120);
             for (int p = 0; p < PARTITIONS; p++) {
                 assertThat(cluster.observer().replicaRoles(KV, p).get(NodeId.of("solo"))).as("solo's role in kv#%d", p)
-                        .isNotEqualTo("PRIMARY");
+                        .isNotEqualTo(ReplicaRole.PRIMARY);
             }
             assertThat(cluster.output("solo")).contains("the log lost its tail");
         }
@@ -255,7 +256,7 @@ class MachineCrashIT {
     }
 
     private static void awaitServing(ReplicatedProcesses cluster, String node) {
-        ReplicatedProcesses.await(() -> "SECONDARY".equals(cluster.observer()
+        ReplicatedProcesses.await(() -> ReplicaRole.SECONDARY.equals(cluster.observer()
                 .replicaRoles(UncheckedSetTestService.SERVICE, 0).get(NodeId.of(node))), Duration.ofSeconds(60),
                 node + " serving " + UncheckedSetTestService.SERVICE + "#0");
     }
@@ -288,9 +289,9 @@ class MachineCrashIT {
         NodeId id = NodeId.of(node);
         ReplicatedProcesses.await(() -> {
             for (int p = 0; p < PARTITIONS; p++) {
-                Map<NodeId, String> roles = cluster.observer().replicaRoles(KV, p);
-                String role = roles.getOrDefault(id, "ABSENT");
-                if (!(role.equals("SECONDARY") || role.equals("PRIMARY")) || !roles.containsValue("PRIMARY")) {
+                Map<NodeId, ReplicaRole> roles = cluster.observer().replicaRoles(KV, p);
+                ReplicaRole role = roles.get(id);
+                if (!(role == ReplicaRole.SECONDARY || role == ReplicaRole.PRIMARY) || !roles.containsValue(ReplicaRole.PRIMARY)) {
                     return false;
                 }
             }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
+import io.neptune.core.ReplicaRole;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Entries;
 import io.neptune.server.JournalTestService.ReadAll;
@@ -47,7 +48,7 @@ class PrimaryKillIT {
                 int partition = p;
                 ReplicatedProcesses.await(() -> cluster.primary(SERVICE, partition).orElse("").equals("node-1")
                         && cluster.observer().replicaRoles(SERVICE, partition).values().stream()
-                                .filter("SECONDARY"::equals).count() == 2,
+                                .filter(ReplicaRole.SECONDARY::equals).count() == 2,
                         Duration.ofSeconds(60), "node-1 primary of " + SERVICE + "#" + partition + " with 2 secondaries");
             }
 
@@ -96,7 +97,7 @@ class PrimaryKillIT {
             for (int p = 0; p < PARTITIONS; p++) {
                 int partition = p;
                 ReplicatedProcesses.await(() -> cluster.observer().replicaRoles(SERVICE, partition).size() == 3
-                        && !cluster.observer().replicaRoles(SERVICE, partition).containsValue("RECOVERING"),
+                        && !cluster.observer().replicaRoles(SERVICE, partition).containsValue(ReplicaRole.RECOVERING),
                         Duration.ofSeconds(60), "node-1 recovered " + SERVICE + "#" + partition);
             }
             assertJournalsHold(cluster, acknowledged, List.of("node-1", "node-2", "node-3"));

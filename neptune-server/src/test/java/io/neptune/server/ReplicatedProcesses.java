@@ -6,6 +6,7 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -208,7 +209,7 @@ final class ReplicatedProcesses implements AutoCloseable {
     /** The primary of {@code service#partition} in the observer's yellow page, if any. */
     Optional<String> primary(String service, int partition) {
         return observer.replicaRoles(service, partition).entrySet().stream()
-                .filter(e -> e.getValue().equals("PRIMARY")).map(e -> e.getKey().value()).findFirst();
+                .filter(e -> e.getValue().equals(ReplicaRole.PRIMARY)).map(e -> e.getKey().value()).findFirst();
     }
 
     /** Asks node {@code node} directly for its replication status of {@code service#partition}. */

@@ -13,6 +13,7 @@ import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.NeptuneService;
 import io.neptune.core.OverloadedException;
 import io.neptune.core.Read;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.RequestContext;
 import io.neptune.core.Write;
 import java.time.Duration;
@@ -69,7 +70,7 @@ class ReplicatedWriteOverloadIT {
                     b -> b.host(gate, HostingConfig.builder().replicas(1).queueCapacity(2).build()));
             NeptuneClient client = node.client();
             NeptuneHandle handle = NeptuneHandle.create();
-            ReplicatedProcesses.await(() -> "PRIMARY".equals(node.replicaRoles("gate", 0).get(node.node())),
+            ReplicatedProcesses.await(() -> ReplicaRole.PRIMARY.equals(node.replicaRoles("gate", 0).get(node.node())),
                     Duration.ofSeconds(30), "node-0 to lead gate#0");
 
             CompletableFuture<GateService.Pass> first = client.callAsync(handle, "gate", 0, "pass", AccessMode.WRITE,

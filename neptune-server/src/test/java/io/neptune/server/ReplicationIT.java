@@ -7,6 +7,7 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
 import io.neptune.server.JournalTestService.Entries;
@@ -99,7 +100,7 @@ class ReplicationIT {
 
     private static String primaryOf(NeptuneNode observer, int partition) {
         return observer.replicaRoles("journal", partition).entrySet().stream()
-                .filter(e -> e.getValue().equals("PRIMARY")).map(Map.Entry::getKey).map(NodeId::value)
+                .filter(e -> e.getValue().equals(ReplicaRole.PRIMARY)).map(Map.Entry::getKey).map(NodeId::value)
                 .findFirst().orElse("");
     }
 

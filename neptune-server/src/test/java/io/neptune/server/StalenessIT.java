@@ -8,6 +8,7 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.server.VersionedTestService.Get;
 import io.neptune.server.VersionedTestService.Value;
 import io.neptune.server.VersionedTestService.Written;
@@ -72,9 +73,9 @@ class StalenessIT {
             for (int p = 0; p < PARTITIONS; p++) {
                 int partition = p;
                 ReplicatedProcesses.await(() -> {
-                    Map<NodeId, String> roles = clientNode.replicaRoles(SERVICE, partition);
-                    return "PRIMARY".equals(roles.get(NodeId.of("node-0")))
-                            && roles.values().stream().filter("SECONDARY"::equals).count() == 2;
+                    Map<NodeId, ReplicaRole> roles = clientNode.replicaRoles(SERVICE, partition);
+                    return ReplicaRole.PRIMARY.equals(roles.get(NodeId.of("node-0")))
+                            && roles.values().stream().filter(ReplicaRole.SECONDARY::equals).count() == 2;
                 }, Duration.ofSeconds(30), "node-0 primary of " + SERVICE + "#" + partition + " with 2 secondaries");
             }
 

@@ -9,6 +9,7 @@ import io.neptune.client.NeptuneHandle;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -45,7 +46,7 @@ class StorageFailureIT {
 
             services.get(2).breakStorage(true);
             write(observer.client(), written, 5);
-            await(() -> role(observer, "node-2").equals("RECOVERING"), "node-2 to leave service");
+            await(() -> role(observer, "node-2").equals(ReplicaRole.RECOVERING), "node-2 to leave service");
             assertThat(applied(observer, "node-2")).as("node-2 must not count a failed write as applied")
                     .isLessThanOrEqualTo(healthy);
             write(observer.client(), written, 3); // node-2 is out of the way: writes go on without it
@@ -67,7 +68,7 @@ class StorageFailureIT {
             write(observer.client(), written, 5); // the first fails at the primary and is retried at its successor
             // node-1 outranks node-2, but both have working storage: which one ends up primary is not the point
             assertThat(primary(observer)).as("a replica whose storage works took over").isIn("node-1", "node-2");
-            assertThat(role(observer, "node-0")).isEqualTo("RECOVERING");
+            assertThat(role(observer, "node-0")).isEqualTo(ReplicaRole.RECOVERING);
 
             services.get(0).breakStorage(false);
             awaitAgreement(observer, written);
@@ -84,7 +85,7 @@ class StorageFailureIT {
                 cluster.add(node, ClientConfig.defaults(), b -> b.host(service, HostingConfig.builder().replicas(2).build()));
             }
             NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
-            await(() -> observer.replicaRoles("set", PARTITION).values().stream().filter("SECONDARY"::equals).count() == 2,
+            await(() -> observer.replicaRoles("set", PARTITION).values().stream().filter(ReplicaRole.SECONDARY::equals).count() == 2,
                     "both level-1 replicas serving");
             services.get(1).breakStorage(true);
             List<String> added = new ArrayList<>();
@@ -132,7 +133,7 @@ class StorageFailureIT {
     private static NeptuneNode observe(MiniCluster cluster) {
         NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
         await(() -> primary(observer).equals("node-0") && observer.replicaRoles(SERVICE, PARTITION).values()
-                .stream().filter("SECONDARY"::equals).count() == 2, "node-0 to lead two secondaries");
+                .stream().filter(ReplicaRole.SECONDARY::equals).count() == 2, "node-0 to lead two secondaries");
         return observer;
     }
 
@@ -152,7 +153,7 @@ class StorageFailureIT {
     /** Every replica is in service, at the same version and digest, with exactly the acknowledged entries. */
     private static void awaitAgreement(NeptuneNode observer, List<String> written) throws Exception {
         // versions count no-ops too (each primary opens its epoch with one): compare them with each other
-        await(() -> NODES.stream().allMatch(n -> !role(observer, n).equals("RECOVERING")
+        await(() -> NODES.stream().allMatch(n -> !role(observer, n).equals(ReplicaRole.RECOVERING)
                 && applied(observer, n) >= written.size() && applied(observer, n) == applied(observer, NODES.get(0))),
                 "every replica back in service at one version, with at least " + written.size() + " writes");
         Map<String, Object> first = ReplicatedProcesses.status(observer, NODES.get(0), SERVICE, PARTITION);
@@ -165,8 +166,8 @@ class StorageFailureIT {
         assertThat(entries.entries()).as("each acknowledged write exactly once, in order").isEqualTo(written);
     }
 
-    private static String role(NeptuneNode observer, String node) {
-        return (String) ReplicatedProcesses.status(observer, node, SERVICE, PARTITION).get("role");
+    private static ReplicaRole role(NeptuneNode observer, String node) {
+        return ReplicaRole.valueOf((String) ReplicatedProcesses.status(observer, node, SERVICE, PARTITION).get("role"));
     }
 
     private static long applied(NeptuneNode observer, String node) {
@@ -174,7 +175,7 @@ class StorageFailureIT {
     }
 
     private static String primary(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals(ReplicaRole.PRIMARY))
                 .map(e -> e.getKey().value()).findFirst().orElse("");
     }
 

@@ -8,6 +8,7 @@ import io.neptune.client.NeptuneHandle;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -163,7 +164,7 @@ class WriteAnywhereIT {
         NodeId id = NodeId.of(node);
         ReplicatedProcesses.await(() -> {
             for (int p = 0; p < PARTITIONS; p++) {
-                if (!"SECONDARY".equals(cluster.observer().replicaRoles(SERVICE, p).get(id))) {
+                if (!ReplicaRole.SECONDARY.equals(cluster.observer().replicaRoles(SERVICE, p).get(id))) {
                     return false;
                 }
             }

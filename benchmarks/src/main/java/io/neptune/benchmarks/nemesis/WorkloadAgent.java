@@ -2,6 +2,7 @@ package io.neptune.benchmarks.nemesis;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.server.ClusterAdmin.AnnouncedReplica;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
 import io.neptune.server.NeptuneNode;
@@ -148,8 +149,8 @@ public final class WorkloadAgent {
         while (true) {
             String missing = null;
             for (int p = 0; p < ListAppendService.PARTITIONS && missing == null; p++) {
-                Map<NodeId, String> roles = node.replicaRoles(service, p);
-                if (roles.size() != degree || roles.containsValue("RECOVERING") || !roles.containsValue("PRIMARY")) {
+                Map<NodeId, ReplicaRole> roles = node.replicaRoles(service, p);
+                if (roles.size() != degree || roles.containsValue(ReplicaRole.RECOVERING) || !roles.containsValue(ReplicaRole.PRIMARY)) {
                     missing = service + "#" + p + " " + roles;
                 }
             }
@@ -164,7 +165,7 @@ public final class WorkloadAgent {
     private Map<Integer, List<String>> primaries(NeptuneNode node) {
         Map<Integer, List<String>> primaries = new TreeMap<>();
         for (AnnouncedReplica replica : node.admin().announcedReplicas()) {
-            if (replica.service().equals(service) && replica.role().equals("PRIMARY")) {
+            if (replica.service().equals(service) && replica.role().equals(ReplicaRole.PRIMARY)) {
                 primaries.computeIfAbsent(replica.partition(), p -> new ArrayList<>()).add(replica.node());
             }
         }

@@ -6,6 +6,7 @@ import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.config.ConfigNode;
 import io.neptune.examples.auction.AuctionService;
 import io.neptune.examples.cache.CacheService;
@@ -286,8 +287,8 @@ public final class DemoCommand implements Callable<Integer> {
     private boolean ready(NeptuneNode client) {
         for (String service : SERVICE_NAMES) {
             for (int p = 0; p < MixedWorkload.PARTITIONS; p++) {
-                Map<NodeId, String> roles = client.replicaRoles(service, p);
-                if (roles.size() < replicas || roles.containsValue("RECOVERING") || !roles.containsValue("PRIMARY")) {
+                Map<NodeId, ReplicaRole> roles = client.replicaRoles(service, p);
+                if (roles.size() < replicas || roles.containsValue(ReplicaRole.RECOVERING) || !roles.containsValue(ReplicaRole.PRIMARY)) {
                     return false;
                 }
             }

@@ -3,6 +3,7 @@ package io.neptune.examples.gateway;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.client.ClientConfig;
+import io.neptune.core.ReplicaRole;
 import io.neptune.examples.auction.AuctionService;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.discussion.DiscussionService;
@@ -69,8 +70,8 @@ final class GatewayCluster implements AutoCloseable {
             return false;
         }
         return byPartition.values().stream().allMatch(list -> list.size() == replicas
-                && list.stream().filter(r -> r.role().equals("PRIMARY")).count() == 1
-                && list.stream().noneMatch(r -> r.role().equals("RECOVERING")));
+                && list.stream().filter(r -> r.role().equals(ReplicaRole.PRIMARY)).count() == 1
+                && list.stream().noneMatch(r -> r.role().equals(ReplicaRole.RECOVERING)));
     }
 
     /** {@code prefix} plus a random suffix: a topic, category or key no other test uses. */

@@ -13,12 +13,12 @@ import io.neptune.core.NoReplicaAvailableException;
 import io.neptune.core.NodeId;
 import io.neptune.core.OverloadedException;
 import io.neptune.core.RemoteMethodException;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.UnknownMethodException;
 import io.neptune.core.UnknownPartitionException;
 import io.neptune.core.UnknownServiceException;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.netty.util.Timeout;
@@ -122,7 +122,7 @@ final class Call<T> implements TimerTask {
         List<Replica> candidates = eligible();
         if (candidates.isEmpty()) {
             boolean recovering = client.yellowPage().replicas(service, message.partition()).stream()
-                    .anyMatch(r -> r.role() == Role.RECOVERING && !tried.contains(r.node()));
+                    .anyMatch(r -> r.role() == ReplicaRole.RECOVERING && !tried.contains(r.node()));
             if ((needsPrimary() || recovering) && retryLater()) {
                 return; // no primary, or replicas still recovering (fail-over, restart): wait briefly
             }
@@ -156,7 +156,7 @@ final class Call<T> implements TimerTask {
         ConsistencyLevel level = level();
         Replica primary = null;
         for (Replica r : all) {
-            if (r.role() == Role.PRIMARY && (primary == null || r.epoch() > primary.epoch())) {
+            if (r.role() == ReplicaRole.PRIMARY && (primary == null || r.epoch() > primary.epoch())) {
                 primary = r;
             }
         }
@@ -165,7 +165,7 @@ final class Call<T> implements TimerTask {
         }
         List<Replica> live = new ArrayList<>(all.size());
         for (Replica r : all) {
-            if (r.role() != Role.RECOVERING && !tried.contains(r.node())) {
+            if (r.role() != ReplicaRole.RECOVERING && !tried.contains(r.node())) {
                 live.add(r);
             }
         }

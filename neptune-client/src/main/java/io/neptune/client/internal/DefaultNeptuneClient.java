@@ -13,11 +13,11 @@ import io.neptune.core.InvalidRequestException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestId;
@@ -264,7 +264,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         }
         Announcement a = announcement.get();
         Replica replica = new Replica(target, new InetSocketAddress(a.host(), a.tcpPort()),
-                new InetSocketAddress(a.host(), a.udpPort()), 0, Role.SECONDARY, 0, 0);
+                new InetSocketAddress(a.host(), a.udpPort()), 0, ReplicaRole.SECONDARY, 0, 0);
         return pool.send(replica, request, affinity);
     }
 

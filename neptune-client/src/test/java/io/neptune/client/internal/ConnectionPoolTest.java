@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.Message;
@@ -65,7 +65,7 @@ class ConnectionPoolTest {
                 System::nanoTime), 2, Duration.ofSeconds(5), 1 << 20);
         try {
             Replica replica = new Replica(node, (InetSocketAddress) server.localAddress(),
-                    new InetSocketAddress("127.0.0.1", 1), 0, Role.SECONDARY, 0, 0);
+                    new InetSocketAddress("127.0.0.1", 1), 0, ReplicaRole.SECONDARY, 0, 0);
             List<CompletableFuture<ResponseMessage>> responses = new ArrayList<>();
             List<String> sent = IntStream.range(0, 200).mapToObj(i -> "message-" + i).toList();
             for (String payload : sent) { // the first opens the connection; the rest wait for it

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.Poll;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
@@ -51,7 +51,7 @@ class SelectorsTest {
     private static Replica replica(String node, int announcedLoad) {
         int port = 20_000 + node.hashCode() % 1000 * 2;
         return new Replica(NodeId.of(node), new InetSocketAddress("127.0.0.1", port),
-                new InetSocketAddress("127.0.0.1", port + 1), 0, Role.SECONDARY, 0, announcedLoad);
+                new InetSocketAddress("127.0.0.1", port + 1), 0, ReplicaRole.SECONDARY, 0, announcedLoad);
     }
 
     private static Replica pick(ReplicaSelector selector, List<Replica> candidates) throws Exception {

@@ -4,6 +4,7 @@ import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.Replica;
@@ -53,7 +54,7 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         for (Announcement a : yellowPage.announcements()) {
             for (Announcement.HostedService service : a.services()) {
                 for (Announcement.ReplicaState r : service.replicas()) {
-                    replicas.add(new AnnouncedReplica(service.name(), r.partition(), a.node(), r.role().name(),
+                    replicas.add(new AnnouncedReplica(service.name(), r.partition(), a.node(), r.role(),
                             r.priority(), r.version()));
                 }
             }
@@ -68,9 +69,9 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         List<CompletableFuture<ReplicaStatus>> answers = new ArrayList<>();
         for (Replica replica : yellowPage.replicas(service, partition)) {
             answers.add(call(replica.node(), service, partition, "status").handle((json, e) -> e != null
-                    ? new ReplicaStatus(replica.node().value(), replica.role().name(), replica.epoch(), replica.logEnd(),
+                    ? new ReplicaStatus(replica.node().value(), replica.role(), replica.epoch(), replica.logEnd(),
                             replica.version(), replica.priority(), "", rootMessage(e))
-                    : new ReplicaStatus(replica.node().value(), text(json, "role"), number(json, "epoch"),
+                    : new ReplicaStatus(replica.node().value(), ReplicaRole.valueOf(text(json, "role")), number(json, "epoch"),
                             number(json, "logEnd"), number(json, "applied"), (int) number(json, "priority"),
                             text(json, "digest"), "")));
         }

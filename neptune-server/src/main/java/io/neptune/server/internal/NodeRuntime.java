@@ -9,6 +9,7 @@ import io.neptune.client.internal.LoadTracker;
 import io.neptune.client.internal.LocalEndpoint;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.YellowPage;
@@ -137,9 +138,9 @@ public final class NodeRuntime implements AutoCloseable {
     }
 
     /** The role of each live replica of {@code service#partition}, by node. */
-    public Map<NodeId, String> replicaRoles(String service, int partition) {
-        Map<NodeId, String> roles = new java.util.TreeMap<>(java.util.Comparator.comparing(NodeId::value));
-        yellowPage.replicas(service, partition).forEach(r -> roles.put(r.node(), r.role().name()));
+    public Map<NodeId, ReplicaRole> replicaRoles(String service, int partition) {
+        Map<NodeId, ReplicaRole> roles = new java.util.TreeMap<>(java.util.Comparator.comparing(NodeId::value));
+        yellowPage.replicas(service, partition).forEach(r -> roles.put(r.node(), r.role()));
         return roles;
     }
 

@@ -6,7 +6,7 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NodeId;
-import io.neptune.core.internal.membership.Role;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -91,7 +91,7 @@ public final class Router {
                 }
                 return;
             }
-            if (replication.role(request.service(), request.partition()) == Role.RECOVERING) {
+            if (replication.role(request.service(), request.partition()) == ReplicaRole.RECOVERING) {
                 reply.accept(ResponseMessage.error(id, Status.STALE, node + " is recovering " + request.service() + "#"
                         + request.partition()));
                 return;

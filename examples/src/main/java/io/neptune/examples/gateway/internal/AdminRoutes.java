@@ -2,6 +2,7 @@ package io.neptune.examples.gateway.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.examples.gateway.DemoControl;
 import io.neptune.examples.gateway.internal.NodeHistory.NodeView;
@@ -62,7 +63,7 @@ public final class AdminRoutes {
     private GatewayResponse cluster() {
         List<AnnouncedReplica> replicas = node.admin().announcedReplicas();
         Set<String> recovering = new HashSet<>();
-        replicas.stream().filter(r -> r.role().equals("RECOVERING")).forEach(r -> recovering.add(r.node()));
+        replicas.stream().filter(r -> r.role().equals(ReplicaRole.RECOVERING)).forEach(r -> recovering.add(r.node()));
         Map<String, ObjectNode> byId = new TreeMap<>();
         for (NodeView n : history.observe(node.admin().nodes())) {
             String state = n.down() ? "DOWN" : recovering.contains(n.node()) ? "RECOVERING" : "RUNNING";
@@ -88,7 +89,7 @@ public final class AdminRoutes {
                 current = partitions.addObject().put("service", r.service()).put("partition", r.partition())
                         .putArray("replicas");
             }
-            current.addObject().put("node", r.node()).put("role", r.role().toLowerCase(Locale.ROOT))
+            current.addObject().put("node", r.node()).put("role", r.role().name().toLowerCase(Locale.ROOT))
                     .put("priority", r.priority()).put("version", r.version());
             previous = r;
         }
@@ -115,7 +116,7 @@ public final class AdminRoutes {
             ObjectNode json = Json.mapper().createObjectNode();
             ArrayNode list = json.putArray("replicas");
             for (ReplicaStatus r : replicas) {
-                ObjectNode replica = list.addObject().put("node", r.node()).put("role", r.role().toLowerCase(Locale.ROOT));
+                ObjectNode replica = list.addObject().put("node", r.node()).put("role", r.role().name().toLowerCase(Locale.ROOT));
                 if (r.error().isEmpty()) {
                     replica.put("version", r.version()).put("digest", r.digest());
                 } else {

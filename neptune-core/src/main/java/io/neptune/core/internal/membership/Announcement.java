@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDescriptor;
 import java.util.List;
 
@@ -104,7 +105,7 @@ public record Announcement(
      * @param boundVersion on a level-3 primary, its version x seconds ago (the staleness bound); else 0
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record ReplicaState(int partition, int priority, Role role, long version, long epoch, long logEnd,
+    public record ReplicaState(int partition, int priority, ReplicaRole role, long version, long epoch, long logEnd,
             long lastEpoch, long boundVersion) {
         /** Validates the fields. */
         public ReplicaState {
@@ -112,7 +113,7 @@ public record Announcement(
         }
 
         /** A replica without replication state. */
-        public ReplicaState(int partition, int priority, Role role, long version) {
+        public ReplicaState(int partition, int priority, ReplicaRole role, long version) {
             this(partition, priority, role, version, 0, version, 0, 0);
         }
     }

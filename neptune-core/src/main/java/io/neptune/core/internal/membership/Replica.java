@@ -3,6 +3,7 @@ package io.neptune.core.internal.membership;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import java.net.InetSocketAddress;
 
 /**
@@ -25,7 +26,7 @@ public record Replica(
         InetSocketAddress requestAddress,
         InetSocketAddress pollAddress,
         int priority,
-        Role role,
+        ReplicaRole role,
         long version,
         int load,
         long epoch,
@@ -43,7 +44,7 @@ public record Replica(
 
     /** A replica without replication state. */
     public Replica(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress, int priority,
-            Role role, long version, int load) {
+            ReplicaRole role, long version, int load) {
         this(node, requestAddress, pollAddress, priority, role, version, load, 0, version, 0, 0);
     }
 

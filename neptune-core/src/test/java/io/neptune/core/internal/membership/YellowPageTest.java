@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +26,7 @@ class YellowPageTest {
     private static Announcement announce(NodeId node, long incarnation, long sequence, int... hosted) {
         int port = 10_000 + node.value().charAt(0);
         List<Announcement.ReplicaState> replicas = IntStream.of(hosted)
-                .mapToObj(p -> new Announcement.ReplicaState(p, 3, Role.SECONDARY, 40 + p))
+                .mapToObj(p -> new Announcement.ReplicaState(p, 3, ReplicaRole.SECONDARY, 40 + p))
                 .toList();
         return new Announcement(node.value(), "127.0.0.1", port, port + 1, 4242, incarnation, sequence, 7,
                 List.of(new Announcement.HostedService("echo", 4, 7, replicas)));
@@ -59,7 +60,7 @@ class YellowPageTest {
         assertThat(replica.requestAddress()).isEqualTo(new InetSocketAddress("127.0.0.1", 10_000 + 'a'));
         assertThat(replica.pollAddress()).isEqualTo(new InetSocketAddress("127.0.0.1", 10_000 + 'a' + 1));
         assertThat(replica.priority()).isEqualTo(3);
-        assertThat(replica.role()).isEqualTo(Role.SECONDARY);
+        assertThat(replica.role()).isEqualTo(ReplicaRole.SECONDARY);
         assertThat(replica.version()).isEqualTo(42);
         assertThat(replica.load()).isEqualTo(7);
 
@@ -318,12 +319,12 @@ class YellowPageTest {
     void replicaStatesOutsideThePartitionRangeAreIgnored() {
         page.update(new Announcement("a", "127.0.0.1", 1, 2, 1, 1, 1, 0, List.of(
                 new Announcement.HostedService("echo", 4, 0, List.of(
-                        new Announcement.ReplicaState(-1, 0, Role.SECONDARY, 0),
-                        new Announcement.ReplicaState(4, 0, Role.SECONDARY, 0),
-                        new Announcement.ReplicaState(3, 0, Role.PRIMARY, 0))))));
+                        new Announcement.ReplicaState(-1, 0, ReplicaRole.SECONDARY, 0),
+                        new Announcement.ReplicaState(4, 0, ReplicaRole.SECONDARY, 0),
+                        new Announcement.ReplicaState(3, 0, ReplicaRole.PRIMARY, 0))))));
 
         assertThat(nodesOf(3)).containsExactly(A);
-        assertThat(page.replicas("echo", 3).get(0).role()).isEqualTo(Role.PRIMARY);
+        assertThat(page.replicas("echo", 3).get(0).role()).isEqualTo(ReplicaRole.PRIMARY);
         assertThat(IntStream.range(0, 3).mapToObj(this::nodesOf)).allSatisfy(nodes -> assertThat(nodes).isEmpty());
     }
 

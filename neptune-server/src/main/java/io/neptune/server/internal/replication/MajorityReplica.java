@@ -1,8 +1,8 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -16,8 +16,8 @@ import io.neptune.server.internal.replication.PeerMessages.Promote;
 import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndex;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
-import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
@@ -60,7 +60,7 @@ final class MajorityReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(MajorityReplica.class);
     private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
-    /** Where this replica stands; the published {@link Role} follows from it. */
+    /** Where this replica stands; the published {@link ReplicaRole} follows from it. */
     enum Phase {
         /** Follows a primary (or waits for one). */
         FOLLOWER,
@@ -397,7 +397,7 @@ final class MajorityReplica implements PartitionReplica {
             refreshFreshness(p, now);
         }
         Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
-        if (live != null && live.role() == Role.PRIMARY && priority > live.priority()) {
+        if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority()) {
             maybeHandover(live, now);
         }
     }
@@ -588,7 +588,7 @@ final class MajorityReplica implements PartitionReplica {
             return;
         }
         Replica live = core.peers.replicas(core.service, core.partition).stream()
-                .filter(r -> r.role() == Role.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
+                .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
                 .findFirst().orElse(null);
         if (live != null) {
             reply.accept(new PromoteReply(false, "a live primary exists: " + live.node(), core.log.epoch()));
@@ -713,11 +713,11 @@ final class MajorityReplica implements PartitionReplica {
         matched = value;
     }
 
-    private Role role() {
+    private ReplicaRole role() {
         return switch (phase) {
-            case LEADER -> Role.PRIMARY;
-            case DIVERGED -> Role.RECOVERING;
-            case FOLLOWER, CANDIDATE -> matched && core.storageFailedAt() == 0 ? Role.SECONDARY : Role.RECOVERING;
+            case LEADER -> ReplicaRole.PRIMARY;
+            case DIVERGED -> ReplicaRole.RECOVERING;
+            case FOLLOWER, CANDIDATE -> matched && core.storageFailedAt() == 0 ? ReplicaRole.SECONDARY : ReplicaRole.RECOVERING;
         };
     }
 

@@ -1,8 +1,8 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -16,8 +16,8 @@ import io.neptune.server.internal.replication.PeerMessages.Join;
 import io.neptune.server.internal.replication.PeerMessages.JoinReply;
 import io.neptune.server.internal.replication.PeerMessages.Promote;
 import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
-import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -68,7 +68,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private final long ackTimeoutMillis;
     private final long stalenessNanos;
 
-    private Role role = Role.RECOVERING;
+    private ReplicaRole role = ReplicaRole.RECOVERING;
     private @Nullable NodeId primary;
     private long commitLsn;
     private final PrimaryPipeline pipeline;
@@ -112,12 +112,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
             @Override
             public boolean leads() {
-                return role == Role.PRIMARY && !closed;
+                return role == ReplicaRole.PRIMARY && !closed;
             }
 
             @Override
             public void stepDown(String why) {
-                PrimaryBackupReplica.this.stepDown(Role.RECOVERING, why);
+                PrimaryBackupReplica.this.stepDown(ReplicaRole.RECOVERING, why);
             }
 
             @Override
@@ -136,7 +136,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
         });
         core.afterDurable = () -> {
-            if (role == Role.PRIMARY) {
+            if (role == ReplicaRole.PRIMARY) {
                 pipeline.commitReady();
             }
         };
@@ -165,7 +165,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         core.exec.execute(() -> {
-            if (role != Role.PRIMARY || electing) {
+            if (role != ReplicaRole.PRIMARY || electing) {
                 reply.accept(notPrimary(request.requestId()));
                 return;
             }
@@ -204,8 +204,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
             } else if (message instanceof Handover m) {
                 reply.accept(onHandover(m));
             } else if (message instanceof Demote m) {
-                if (m.epoch() >= core.log.epoch() && role == Role.SECONDARY) {
-                    stepDown(Role.RECOVERING, "the primary stopped waiting for this replica");
+                if (m.epoch() >= core.log.epoch() && role == ReplicaRole.SECONDARY) {
+                    stepDown(ReplicaRole.RECOVERING, "the primary stopped waiting for this replica");
                 } else if (m.epoch() >= core.log.epoch() && joining) {
                     demotedWhileJoining = true;
                 }
@@ -224,7 +224,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private ReplicaStatus status() {
-        return new ReplicaStatus(core.self.value(), handingOver() ? Role.PRIMARY.name() : role.name(), core.log.epoch(),
+        return new ReplicaStatus(core.self.value(), handingOver() ? ReplicaRole.PRIMARY.name() : role.name(), core.log.epoch(),
                 core.log.lastEpoch(), core.log.lastLsn(), core.applied, priority, core.app.digest().orElse(""));
     }
 
@@ -238,16 +238,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
         NodeId from = NodeId.of(m.from());
         if (m.epoch() > epoch) {
             adoptEpoch(m.epoch());
-            if (role == Role.PRIMARY) {
-                stepDown(Role.RECOVERING, from + " is primary at epoch " + m.epoch());
+            if (role == ReplicaRole.PRIMARY) {
+                stepDown(ReplicaRole.RECOVERING, from + " is primary at epoch " + m.epoch());
             }
         }
-        if (role == Role.PRIMARY) {
+        if (role == ReplicaRole.PRIMARY) {
             // two primaries of one epoch (each elected without seeing the other): never mix their logs
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "primary at epoch " + epoch));
             return;
         }
-        if (role == Role.RECOVERING && !from.equals(joinedTo)) {
+        if (role == ReplicaRole.RECOVERING && !from.equals(joinedTo)) {
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "recovering"));
             return;
         }
@@ -270,7 +270,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
         if (result.outcome() != LogMatching.Outcome.MATCHED) {
             if (result.outcome() == LogMatching.Outcome.DIVERGED) {
-                stepDown(Role.RECOVERING, "an applied record differs from " + from + "'s");
+                stepDown(ReplicaRole.RECOVERING, "an applied record differs from " + from + "'s");
             }
             rebuildEpochStarts();
             // gap: resend from my log end; mismatch: from what is surely the primary's (what I applied)
@@ -308,18 +308,18 @@ final class PrimaryBackupReplica implements PartitionReplica {
      * secondary for a failed one.
      */
     private void applyCommitted() {
-        if (applyQueued || role == Role.PRIMARY) {
+        if (applyQueued || role == ReplicaRole.PRIMARY) {
             return;
         }
         applyQueued = true;
         core.exec.execute(() -> {
             applyQueued = false;
-            if (role == Role.PRIMARY || closed) {
+            if (role == ReplicaRole.PRIMARY || closed) {
                 return; // a primary applies through commitReady
             }
             boolean ok = core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(APPLY_SLICE_MILLIS));
-            if (!ok && role == Role.SECONDARY) {
-                stepDown(Role.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
+            if (!ok && role == ReplicaRole.SECONDARY) {
+                stepDown(ReplicaRole.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
             }
             publish();
             if (ok && core.applied < Math.min(commitLsn, core.durable)) {
@@ -329,7 +329,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private JoinReply onJoin(Join m) {
-        if (role != Role.PRIMARY || electing) {
+        if (role != ReplicaRole.PRIMARY || electing) {
             return new JoinReply(false, "not the primary", core.log.epoch(), 0, 0, List.of(), false, 0, "");
         }
         long keep = Math.min(m.lastLsn(), core.log.lastLsn());
@@ -357,7 +357,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private HandoverReply onHandover(Handover m) {
         NodeId node = NodeId.of(m.node());
-        if (role != Role.PRIMARY || electing) {
+        if (role != ReplicaRole.PRIMARY || electing) {
             return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
         }
         boolean inSync = pipeline.acknowledged(node, m.lastLsn());
@@ -365,7 +365,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn());
         }
         logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
-        stepDown(Role.SECONDARY, "handover to " + node);
+        stepDown(ReplicaRole.SECONDARY, "handover to " + node);
         primary = node;
         handingOverTo = node;
         handoverUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 2 * ackTimeoutMillis));
@@ -384,9 +384,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
             List<Replica> view = core.peers.replicas(core.service, core.partition);
             Replica live = livePrimary(view);
             pipeline.ticked();
-            if (role == Role.PRIMARY) {
+            if (role == ReplicaRole.PRIMARY) {
                 if (live != null && live.epoch() > core.log.epoch()) {
-                    stepDown(Role.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
+                    stepDown(ReplicaRole.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
                     return;
                 }
                 if (live != null && (live.priority() > priority
@@ -395,7 +395,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     // so one must go, and the writes only it acknowledged are lost; both agree which by rank.
                     logger.error("{}: {} is also primary at epoch {}; stepping down for it (higher priority or node id)",
                             name, live.node(), live.epoch());
-                    stepDown(Role.RECOVERING, "a second primary at epoch " + live.epoch());
+                    stepDown(ReplicaRole.RECOVERING, "a second primary at epoch " + live.epoch());
                     return;
                 }
                 pipeline.excludeAbsent(view); // not right after a pause: its yellow page may have expired meanwhile
@@ -405,32 +405,32 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             if (live != null) {
                 primary = live.node();
-                boolean newerEpoch = role == Role.SECONDARY && live.epoch() > core.log.epoch();
+                boolean newerEpoch = role == ReplicaRole.SECONDARY && live.epoch() > core.log.epoch();
                 if (newerEpoch) {
                     awaitNewPrimary(live);
                 } else {
                     newerPrimarySinceNanos = 0;
-                    if (role == Role.SECONDARY
+                    if (role == ReplicaRole.SECONDARY
                             && (live.logEnd() > core.log.lastLsn() || live.version() > core.applied)
                             && System.nanoTime() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
                         // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
                         // timeout: it excluded this replica, and its "demote" did not arrive or came too early
-                        stepDown(Role.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
+                        stepDown(ReplicaRole.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
                                 + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
                     }
                 }
-                if (role == Role.RECOVERING && core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
+                if (role == ReplicaRole.RECOVERING && core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
                     logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
-                } else if (role == Role.RECOVERING) {
+                } else if (role == ReplicaRole.RECOVERING) {
                     join(live.node());
                 } else if (priority > live.priority() && !newerEpoch) {
                     maybeHandover(live);
                 }
-            } else if (role == Role.SECONDARY && !newPrimaryNotAnnouncedYet(view) && !handingOver()) {
+            } else if (role == ReplicaRole.SECONDARY && !newPrimaryNotAnnouncedYet(view) && !handingOver()) {
                 if (core.log.lostTailEnd() == 0) { // its log lacks records its service applied: it cannot lead
                     elect(view, false);
                 }
-            } else if (view.stream().noneMatch(r -> r.role() == Role.SECONDARY && !r.node().equals(core.self))
+            } else if (view.stream().noneMatch(r -> r.role() == ReplicaRole.SECONDARY && !r.node().equals(core.self))
                     && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
                 if (core.log.lostTailEnd() == 0) {
                     elect(view, true); // catastrophic: every replica was down and all configured ones are back
@@ -453,14 +453,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
             newerPrimarySinceNanos = now;
         } else if (now - newerPrimarySinceNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
             newerPrimarySinceNanos = 0;
-            stepDown(Role.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
+            stepDown(ReplicaRole.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
         }
     }
 
     private @Nullable Replica livePrimary(List<Replica> view) {
         Replica best = null;
         for (Replica r : view) {
-            if (r.role() == Role.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch()
+            if (r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch()
                     && (best == null || r.epoch() > best.epoch())) {
                 best = r;
             }
@@ -495,7 +495,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         // Every live replica is asked, whatever it announces: an announcement lags, and a replica that just
         // finished joining still looks RECOVERING (or a new primary right after a handover does). Left out, it
         // could hold an election of its own at the same epoch; its fresh status tells what it is.
-        Role roleAtStart = role;
+        ReplicaRole roleAtStart = role;
         long epochAtStart = core.log.epoch();
         List<Replica> rivals = new ArrayList<>();
         for (Replica r : view) {
@@ -515,7 +515,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                         roleAtStart, epochAtStart)));
     }
 
-    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic, Role roleAtStart,
+    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic, ReplicaRole roleAtStart,
             long epochAtStart) {
         electing = false;
         if (role != roleAtStart || core.log.epoch() != epochAtStart || closed
@@ -530,14 +530,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
             if (s == null) {
                 return; // a rival did not answer: its log may be more complete; try again at the next tick
             }
-            boolean candidate = s.role().equals(Role.SECONDARY.name())
-                    || (catastrophic && s.role().equals(Role.RECOVERING.name()));
-            if (s.role().equals(Role.PRIMARY.name())
+            boolean candidate = s.role().equals(ReplicaRole.SECONDARY.name())
+                    || (catastrophic && s.role().equals(ReplicaRole.RECOVERING.name()));
+            if (s.role().equals(ReplicaRole.PRIMARY.name())
                     || (candidate && outranks(s.lastEpoch(), s.logEnd(), s.priority(), s.node()))) {
                 return; // fresher information says someone else should lead
             }
             maxEpoch = Math.max(maxEpoch, s.epoch());
-            if (s.role().equals(Role.SECONDARY.name())) {
+            if (s.role().equals(ReplicaRole.SECONDARY.name())) {
                 followers.add(s);
             }
         }
@@ -550,7 +550,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
      */
     private void becomePrimary(long epoch, List<ReplicaStatus> followers, String why) {
         adoptEpoch(epoch);
-        role = Role.PRIMARY;
+        role = ReplicaRole.PRIMARY;
         primary = core.self;
         epochLeader = core.self;
         handingOverTo = null;
@@ -562,7 +562,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private void promoteByOperator(Consumer<Object> reply) {
-        if (role == Role.PRIMARY) {
+        if (role == ReplicaRole.PRIMARY) {
             reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
             return;
         }
@@ -590,7 +590,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private void onJoinReply(NodeId target, @Nullable JoinReply reply, @Nullable Throwable error) {
-        if (error != null || reply == null || !reply.accepted() || role != Role.RECOVERING || demotedWhileJoining) {
+        if (error != null || reply == null || !reply.accepted() || role != ReplicaRole.RECOVERING || demotedWhileJoining) {
             joining = false;
             demotedWhileJoining = false;
             return;
@@ -651,7 +651,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             } else if (!applied) {
                 logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
             } else if (e == null && reply.joined()) {
-                role = Role.SECONDARY; // recovery phase 3: resume
+                role = ReplicaRole.SECONDARY; // recovery phase 3: resume
                 lastFromPrimaryNanos = System.nanoTime();
                 publish();
             } else if (e == null) {
@@ -689,17 +689,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
         core.peers.call(live.node(), core.service, core.partition, "handover",
                 new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
                 .whenComplete((r, e) -> core.exec.execute(() -> {
-                    if (r != null && r.accepted() && role == Role.SECONDARY && core.log.lastLsn() >= r.logEnd()) {
+                    if (r != null && r.accepted() && role == ReplicaRole.SECONDARY && core.log.lastLsn() >= r.logEnd()) {
                         List<ReplicaStatus> followers = new ArrayList<>();
                         for (Replica other : core.peers.replicas(core.service, core.partition)) {
-                            if (!other.node().equals(core.self) && other.role() != Role.RECOVERING) {
-                                followers.add(new ReplicaStatus(other.node().value(), Role.SECONDARY.name(), other.epoch(),
+                            if (!other.node().equals(core.self) && other.role() != ReplicaRole.RECOVERING) {
+                                followers.add(new ReplicaStatus(other.node().value(), ReplicaRole.SECONDARY.name(), other.epoch(),
                                         other.lastEpoch(), Math.min(other.logEnd(), core.log.lastLsn()), other.version(),
                                         other.priority(), ""));
                             }
                         }
                         followers.removeIf(f -> f.node().equals(live.node().value()));
-                        followers.add(new ReplicaStatus(live.node().value(), Role.SECONDARY.name(), r.epoch(), r.epoch(),
+                        followers.add(new ReplicaStatus(live.node().value(), ReplicaRole.SECONDARY.name(), r.epoch(), r.epoch(),
                                 r.logEnd(), r.logEnd(), live.priority(), ""));
                         becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, followers, "took over by priority");
                     }
@@ -713,14 +713,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
     }
 
-    private void stepDown(Role next, String why) {
-        if (role == Role.PRIMARY) {
+    private void stepDown(ReplicaRole next, String why) {
+        if (role == ReplicaRole.PRIMARY) {
             logger.warn("{}: stepping down as primary: {}", name, why);
             pipeline.abandon(this::notPrimary);
         } else {
             logger.warn("{}: {} -> {}: {}", name, role, next, why);
         }
-        if (next == Role.RECOVERING) {
+        if (next == ReplicaRole.RECOVERING) {
             joinedTo = null;
         }
         role = next;
@@ -740,7 +740,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     /** The primary's version {@code staleness} ago: the highest sample at least that old. */
     private long boundVersion() {
-        if (role != Role.PRIMARY || stalenessNanos == 0) {
+        if (role != ReplicaRole.PRIMARY || stalenessNanos == 0) {
             return 0;
         }
         long cutoff = System.nanoTime() - stalenessNanos;

@@ -1,7 +1,7 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
-import io.neptune.core.internal.membership.Role;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -240,7 +240,7 @@ final class ReplicaCore {
     }
 
     /** Publishes the current state; announces at once when the role changed. */
-    void publish(Role role, long boundVersion) {
+    void publish(ReplicaRole role, long boundVersion) {
         ReplicaState previous = state;
         state = new ReplicaState(role, applied, log.epoch(), log.lastLsn(), log.lastEpoch(), boundVersion);
         if (previous.role() != role) {

@@ -1,6 +1,6 @@
 package io.neptune.server.internal.replication;
 
-import io.neptune.core.internal.membership.Role;
+import io.neptune.core.ReplicaRole;
 
 /**
  * What a replica publishes about itself: role and versions, read lock-free by announcements and
@@ -13,6 +13,6 @@ import io.neptune.core.internal.membership.Role;
  * @param lastEpoch the epoch of that last write (0 for an empty log)
  * @param boundVersion level 3 primary: its version x seconds ago; else 0
  */
-record ReplicaState(Role role, long applied, long epoch, long logEnd, long lastEpoch, long boundVersion) {
-    static final ReplicaState INITIAL = new ReplicaState(Role.RECOVERING, 0, 0, 0, 0, 0);
+record ReplicaState(ReplicaRole role, long applied, long epoch, long logEnd, long lastEpoch, long boundVersion) {
+    static final ReplicaState INITIAL = new ReplicaState(ReplicaRole.RECOVERING, 0, 0, 0, 0, 0);
 }

@@ -8,10 +8,10 @@ import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -197,9 +197,9 @@ public final class ReplicationEngine implements AutoCloseable {
     }
 
     /** The role of this node's replica of {@code service#partition}; SECONDARY for unreplicated services. */
-    public Role role(String service, int partition) {
+    public ReplicaRole role(String service, int partition) {
         PartitionReplica replica = replica(service, partition);
-        return replica == null ? Role.SECONDARY : replica.state().role();
+        return replica == null ? ReplicaRole.SECONDARY : replica.state().role();
     }
 
     /** The version (last applied LSN) of this node's replica; 0 for unreplicated services. */
@@ -237,7 +237,7 @@ public final class ReplicationEngine implements AutoCloseable {
     public Announcement.ReplicaState announce(String service, int partition, int priority) {
         PartitionReplica replica = replica(service, partition);
         if (replica == null) {
-            return new Announcement.ReplicaState(partition, priority, Role.SECONDARY, 0);
+            return new Announcement.ReplicaState(partition, priority, ReplicaRole.SECONDARY, 0);
         }
         ReplicaState s = replica.state();
         return new Announcement.ReplicaState(partition, priority, s.role(), s.applied(), s.epoch(), s.logEnd(),

@@ -1,8 +1,8 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -56,7 +56,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private final Map<String, Long> seen = new HashMap<>();
     /** Per origin, the local LSN of each of its writes, by sequence: a pull reads only what the puller lacks. */
     private final Map<String, LsnsBySeq> byOrigin = new HashMap<>();
-    private Role role = Role.RECOVERING;
+    private ReplicaRole role = ReplicaRole.RECOVERING;
     private long lastPullNanos;
     private int pullsInFlight;
 
@@ -234,10 +234,10 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     /** Applies up to {@code lsn}; a write failing in storage takes this replica out of service until it applies. */
     private void apply(long lsn) {
-        if (!core.applyUpTo(lsn) && role != Role.RECOVERING) {
-            logger.warn("{}: {} -> {}: the write at LSN {} failed in storage", core.name, role, Role.RECOVERING,
+        if (!core.applyUpTo(lsn) && role != ReplicaRole.RECOVERING) {
+            logger.warn("{}: {} -> {}: the write at LSN {} failed in storage", core.name, role, ReplicaRole.RECOVERING,
                     core.storageFailedAt());
-            role = Role.RECOVERING;
+            role = ReplicaRole.RECOVERING;
         }
     }
 
@@ -278,9 +278,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     /** Recovery ends with the first anti-entropy round: from then on the replica serves. */
     private void ready() {
-        if (role == Role.RECOVERING && core.storageFailedAt() == 0) {
+        if (role == ReplicaRole.RECOVERING && core.storageFailedAt() == 0) {
             logger.info("{}: caught up with its peers; serving", core.name);
-            role = Role.SECONDARY;
+            role = ReplicaRole.SECONDARY;
         }
         core.publish(role, 0);
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.FailoverMode;
-import io.neptune.core.internal.membership.Role;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
@@ -31,8 +31,8 @@ class FailStopPauseTest {
             Node a = cluster.start("a", 3);
             Node b = cluster.start("b", 2);
             Node c = cluster.start("c", 1);
-            cluster.runUntil(() -> a.role() == Role.PRIMARY && b.role() == Role.SECONDARY
-                    && c.role() == Role.SECONDARY, "a primary with b and c following");
+            cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
+                    && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
             CompletableFuture<ResponseMessage> w1 = cluster.write(a, "w1");
             cluster.runUntil(w1::isDone, "w1 answered");
             assertThat(w1.join().status()).isEqualTo(Status.OK);
@@ -42,8 +42,8 @@ class FailStopPauseTest {
             CompletableFuture<ResponseMessage> during = cluster.write(a, "during");
             await().atMost(FaultInjectingCluster.WAIT).until(() -> cluster.heldCount() >= 2);
             cluster.pause(a);
-            cluster.runUntil(() -> b.role() == Role.PRIMARY || c.role() == Role.PRIMARY, "b or c elected");
-            Node primary = b.role() == Role.PRIMARY ? b : c;
+            cluster.runUntil(() -> b.role() == ReplicaRole.PRIMARY || c.role() == ReplicaRole.PRIMARY, "b or c elected");
+            Node primary = b.role() == ReplicaRole.PRIMARY ? b : c;
             CompletableFuture<ResponseMessage> w2 = cluster.write(primary, "w2");
             cluster.runUntil(w2::isDone, "w2 answered");
             assertThat(w2.join().status()).isEqualTo(Status.OK);
@@ -55,8 +55,8 @@ class FailStopPauseTest {
 
             cluster.hold((from, call) -> false);
             cluster.resume(a);
-            cluster.runUntil(() -> during.isDone() && a.role() != Role.PRIMARY, "a fenced and the write answered");
-            cluster.runUntil(() -> a.role() == Role.SECONDARY && a.applied().equals(primary.applied()),
+            cluster.runUntil(() -> during.isDone() && a.role() != ReplicaRole.PRIMARY, "a fenced and the write answered");
+            cluster.runUntil(() -> a.role() == ReplicaRole.SECONDARY && a.applied().equals(primary.applied()),
                     "a rejoined");
             List<String> applied = primary.applied();
             assertThat(applied).containsSubsequence("w1", "w2");

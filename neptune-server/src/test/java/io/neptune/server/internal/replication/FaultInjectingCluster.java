@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -205,7 +205,7 @@ final class FaultInjectingCluster implements AutoCloseable {
         for (Node n : running) {
             sync(n);
             ReplicaState st = n.replica.state();
-            if (st.role() == Role.PRIMARY) {
+            if (st.role() == ReplicaRole.PRIMARY) {
                 Set<NodeId> primaries = primariesByEpoch.computeIfAbsent(st.epoch(), e -> ConcurrentHashMap.newKeySet());
                 primaries.add(n.id);
                 if (primaries.size() > 1) {
@@ -257,7 +257,7 @@ final class FaultInjectingCluster implements AutoCloseable {
 
     /** The node that is primary, if exactly one live node is. */
     Optional<Node> primary() {
-        List<Node> primaries = nodes.values().stream().filter(n -> n.role() == Role.PRIMARY).toList();
+        List<Node> primaries = nodes.values().stream().filter(n -> n.role() == ReplicaRole.PRIMARY).toList();
         return primaries.size() == 1 ? Optional.of(primaries.get(0)) : Optional.empty();
     }
 
@@ -336,7 +336,7 @@ final class FaultInjectingCluster implements AutoCloseable {
                     : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
         }
 
-        Role role() {
+        ReplicaRole role() {
             return replica.state().role();
         }
 

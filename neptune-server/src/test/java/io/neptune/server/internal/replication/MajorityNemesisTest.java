@@ -74,7 +74,7 @@ class MajorityNemesisTest {
                     cluster.drop((from, call) -> false);
                 }
                 for (Node n : cluster.live()) {
-                    boolean primary = n.role() == io.neptune.core.internal.membership.Role.PRIMARY;
+                    boolean primary = n.role() == io.neptune.core.ReplicaRole.PRIMARY;
                     if ((primary || random.nextInt(4) == 0) && !paused.contains(n)) {
                         String w = "w" + writes.size();
                         writes.put(w, cluster.write(n, w));

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.FailoverMode;
-import io.neptune.core.internal.membership.Role;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
@@ -46,7 +46,7 @@ class MajorityReplicaTest {
         a = cluster.start("a", 3);
         b = cluster.start("b", 2);
         c = cluster.start("c", 1);
-        cluster.runUntil(() -> a.role() == Role.PRIMARY && b.role() == Role.SECONDARY && c.role() == Role.SECONDARY,
+        cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY && c.role() == ReplicaRole.SECONDARY,
                 "a primary with b and c following");
     }
 
@@ -78,13 +78,13 @@ class MajorityReplicaTest {
         for (int i = 0; i < 100; i++) { // 10 s, ten times the election timeout
             cluster.advance(Duration.ofMillis(100));
         }
-        assertThat(b.role()).isNotEqualTo(Role.PRIMARY);
+        assertThat(b.role()).isNotEqualTo(ReplicaRole.PRIMARY);
         assertThat(b.epoch()).as("pre-votes change no epoch").isEqualTo(epoch);
         committed(cluster.write(a, "w2")); // the majority side goes on
 
         cluster.heal();
         awaitConverged(a, b, c);
-        assertThat(a.role()).isEqualTo(Role.PRIMARY);
+        assertThat(a.role()).isEqualTo(ReplicaRole.PRIMARY);
         assertThat(a.epoch()).as("no election after the split healed").isEqualTo(epoch);
         assertThat(b.applied()).containsExactly("w1", "w2");
     }
@@ -98,9 +98,9 @@ class MajorityReplicaTest {
         CompletableFuture<ResponseMessage> x = cluster.write(a, "x");
         cluster.partition(List.of(a), List.of(b, c));
         cluster.drop((from, call) -> false);
-        cluster.runUntil(() -> cluster.live().stream().anyMatch(n -> n != a && n.role() == Role.PRIMARY),
+        cluster.runUntil(() -> cluster.live().stream().anyMatch(n -> n != a && n.role() == ReplicaRole.PRIMARY),
                 "b or c elected");
-        Node primary = b.role() == Role.PRIMARY ? b : c;
+        Node primary = b.role() == ReplicaRole.PRIMARY ? b : c;
         committed(cluster.write(primary, "y"));
         assertThat(x.isDone() && x.join().status() == Status.OK).as("x was never committed, so never acknowledged")
                 .isFalse();
@@ -123,7 +123,7 @@ class MajorityReplicaTest {
         cluster.runUntil(lonely::isDone, "the write on the minority side answered");
         assertThat(lonely.join().status()).isEqualTo(Status.NOT_PRIMARY);
         assertThat(lonely.join().errorMessage()).contains("may still commit");
-        assertThat(a.role()).as("a stepped down: no majority answers it").isNotEqualTo(Role.PRIMARY);
+        assertThat(a.role()).as("a stepped down: no majority answers it").isNotEqualTo(ReplicaRole.PRIMARY);
         ResponseMessage refused = cluster.write(a, "refused").join();
         assertThat(refused.status()).isIn(Status.NOT_PRIMARY, Status.UNAVAILABLE);
 
@@ -142,14 +142,14 @@ class MajorityReplicaTest {
         assertThat(a.replica.fresh()).isTrue();
         cluster.pause(a);
         CompletableFuture<ResponseMessage> during = cluster.write(a, "during"); // queued on the frozen node
-        cluster.runUntil(() -> b.role() == Role.PRIMARY || c.role() == Role.PRIMARY, "b or c elected");
-        Node primary = b.role() == Role.PRIMARY ? b : c;
+        cluster.runUntil(() -> b.role() == ReplicaRole.PRIMARY || c.role() == ReplicaRole.PRIMARY, "b or c elected");
+        Node primary = b.role() == ReplicaRole.PRIMARY ? b : c;
         committed(cluster.write(primary, "w2"));
         cluster.advance(Duration.ofSeconds(5));
 
         assertThat(a.replica.fresh()).as("a woke up: its lease ran out while it was frozen").isFalse();
         cluster.resume(a);
-        cluster.runUntil(() -> a.role() != Role.PRIMARY, "a fenced");
+        cluster.runUntil(() -> a.role() != ReplicaRole.PRIMARY, "a fenced");
         awaitConverged(a, b, c);
         assertThat(b.applied()).startsWith("w1").contains("w2").doesNotHaveDuplicates();
         cluster.runUntil(during::isDone, "the write taken while frozen answered");

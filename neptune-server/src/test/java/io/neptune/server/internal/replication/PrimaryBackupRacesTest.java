@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.core.internal.membership.Role;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -62,7 +62,7 @@ class PrimaryBackupRacesTest {
     /** (caller, "target:method"): the call never arrives. */
     private volatile BiPredicate<NodeId, String> dropCall = (from, call) -> false;
     /** Roles the yellow page shows instead of the replica's own (an announcement that lags). */
-    private final Map<NodeId, Role> announcedAs = new ConcurrentHashMap<>();
+    private final Map<NodeId, ReplicaRole> announcedAs = new ConcurrentHashMap<>();
     /** A node to which commit points (replicate messages without entries) never arrive, or null. */
     private volatile NodeId commitPointsLostTo;
 
@@ -85,7 +85,7 @@ class PrimaryBackupRacesTest {
         s.app.failStorage = true; // s logs w1 but cannot apply it: it leaves service
         List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
         write(p, "w1", answers);
-        awaitRole(s, Role.RECOVERING);
+        awaitRole(s, ReplicaRole.RECOVERING);
 
         s.app.failStorage = false;
         holdReply = (from, call) -> from.equals(s.id) && call.equals("p:join");
@@ -99,11 +99,11 @@ class PrimaryBackupRacesTest {
 
         releaseReplies(); // the answer p gave before w2 and w3
         sync(s);
-        assertThat(s.replica.state().role() != Role.SECONDARY || s.core.log.lastLsn() == 3)
+        assertThat(s.replica.state().role() != ReplicaRole.SECONDARY || s.core.log.lastLsn() == 3)
                 .as("s a secondary without w2 and w3 (log end %d)", s.core.log.lastLsn()).isTrue();
         commitPointsLostTo = null;
         s.replica.tick();
-        awaitRole(s, Role.SECONDARY);
+        awaitRole(s, ReplicaRole.SECONDARY);
         assertThat(s.core.log.lastLsn()).as("a secondary has every acknowledged write").isEqualTo(3);
         assertThat(s.core.log.record(3).map(LogRecord::method)).hasValue("w3");
     }
@@ -118,13 +118,13 @@ class PrimaryBackupRacesTest {
         nodes.remove(a.id); // a dies; r takes over at epoch 2, but nothing it sends reaches q
         dropCall = (from, call) -> from.equals(r.id) && call.equals("q:replicate");
         r.replica.tick();
-        awaitRole(r, Role.PRIMARY);
+        awaitRole(r, ReplicaRole.PRIMARY);
         write(r, "rWrite1", new CopyOnWriteArrayList<>()); // logged at r only, never acknowledged
         await().atMost(WAIT).until(() -> r.core.log.lastLsn() == 1);
         nodes.remove(r.id); // r dies before anyone learned its epoch
 
         q.replica.tick(); // q takes over, at epoch 2 as well
-        awaitRole(q, Role.PRIMARY);
+        awaitRole(q, ReplicaRole.PRIMARY);
         assertThat(q.core.log.epoch()).isEqualTo(r.core.log.epoch());
         List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
         write(q, "qWrite1", answers);
@@ -137,7 +137,7 @@ class PrimaryBackupRacesTest {
         Node restarted = start("r", 3);
         await().atMost(WAIT).untilAsserted(() -> {
             restarted.replica.tick();
-            assertThat(restarted.replica.state().role()).isEqualTo(Role.SECONDARY);
+            assertThat(restarted.replica.state().role()).isEqualTo(ReplicaRole.SECONDARY);
         });
         assertThat(restarted.core.log.record(1).map(LogRecord::method)).hasValue("qWrite1");
         assertThat(restarted.app.methods).containsExactly("qWrite1");
@@ -152,14 +152,14 @@ class PrimaryBackupRacesTest {
 
         holdReply = (from, call) -> from.equals(h.id) && call.equals("p:handover");
         h.replica.tick(); // h outranks p and asks for the role; p steps down, its yes is held
-        awaitRole(p, Role.SECONDARY);
+        awaitRole(p, ReplicaRole.SECONDARY);
         x.replica.tick(); // x sees no primary announced and holds an election meanwhile
         await().atMost(WAIT).until(() -> x.peers.statusAnswers >= 2); // p's and h's
         sync(x); // the election's outcome is decided on x's executor
 
         releaseReplies();
-        awaitRole(h, Role.PRIMARY);
-        assertThat(List.of(p, h, x)).filteredOn(n -> n.replica.state().role() == Role.PRIMARY).containsExactly(h);
+        awaitRole(h, ReplicaRole.PRIMARY);
+        assertThat(List.of(p, h, x)).filteredOn(n -> n.replica.state().role() == ReplicaRole.PRIMARY).containsExactly(h);
         List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
         write(h, "after", answers);
         await().atMost(WAIT).until(() -> p.core.log.lastLsn() == 1 && x.core.log.lastLsn() == 1);
@@ -248,22 +248,22 @@ class PrimaryBackupRacesTest {
         Node s1 = start("s1", 1);
         Node s2 = start("s2", 2);
         promoteAndFollow(p, s1, s2);
-        announcedAs.put(s2.id, Role.RECOVERING); // it joined a moment ago; its announcement lags
-        announcedAs.put(s1.id, Role.SECONDARY); // and so will s1's, should it become primary
+        announcedAs.put(s2.id, ReplicaRole.RECOVERING); // it joined a moment ago; its announcement lags
+        announcedAs.put(s1.id, ReplicaRole.SECONDARY); // and so will s1's, should it become primary
 
         nodes.remove(p.id); // the primary dies
         holdReply = (from, call) -> from.equals(s2.id) && call.equals("s1:status");
         s2.replica.tick(); // s2 asks s1, which answers as a secondary; the answer waits
         await().atMost(WAIT).until(() -> heldReplies.size() == 1);
         s1.replica.tick(); // s1 elects too; before the fix it asked nobody (s2 looked RECOVERING) and won alone
-        await().atMost(WAIT).until(() -> s1.peers.statusAnswers >= 1 || s1.replica.state().role() == Role.PRIMARY);
+        await().atMost(WAIT).until(() -> s1.peers.statusAnswers >= 1 || s1.replica.state().role() == ReplicaRole.PRIMARY);
         sync(s1);
         releaseReplies();
         sync(s2);
-        await().atMost(WAIT).until(() -> List.of(s1, s2).stream().anyMatch(n -> n.replica.state().role() == Role.PRIMARY));
+        await().atMost(WAIT).until(() -> List.of(s1, s2).stream().anyMatch(n -> n.replica.state().role() == ReplicaRole.PRIMARY));
         sync(s1);
         sync(s2);
-        List<Node> primaries = List.of(s1, s2).stream().filter(n -> n.replica.state().role() == Role.PRIMARY).toList();
+        List<Node> primaries = List.of(s1, s2).stream().filter(n -> n.replica.state().role() == ReplicaRole.PRIMARY).toList();
         assertThat(primaries).as("primaries at epochs %d and %d", s1.core.log.epoch(), s2.core.log.epoch())
                 .hasSize(1);
     }
@@ -294,12 +294,12 @@ class PrimaryBackupRacesTest {
         CompletableFuture<Object> reply = new CompletableFuture<>();
         primary.replica.onPeerMessage("promote", new Promote(SERVICE, 0), reply::complete);
         reply.join();
-        awaitRole(primary, Role.PRIMARY);
+        awaitRole(primary, ReplicaRole.PRIMARY);
         for (Node follower : followers) {
             follower.replica.tick(); // sees the primary and joins it
         }
         for (Node follower : followers) {
-            awaitRole(follower, Role.SECONDARY);
+            awaitRole(follower, ReplicaRole.SECONDARY);
         }
     }
 
@@ -310,7 +310,7 @@ class PrimaryBackupRacesTest {
         done.join();
     }
 
-    private static void awaitRole(Node node, Role role) {
+    private static void awaitRole(Node node, ReplicaRole role) {
         await().atMost(WAIT).until(() -> node.replica.state().role() == role);
     }
 
