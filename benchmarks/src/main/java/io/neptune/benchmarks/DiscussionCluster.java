@@ -210,8 +210,8 @@ final class DiscussionCluster implements AutoCloseable {
             }
             for (int p = 0; p < service.partitions(); p++) {
                 Map<NodeId, ReplicaRole> roles = d.replicaRoles(service.name(), p);
-                if (!ReplicaRole.PRIMARY.equals(roles.get(NodeId.of(firstReplicaOf(p))))
-                        || roles.values().stream().filter(ReplicaRole.PRIMARY::equals).count() != 1) {
+                if (roles.get(NodeId.of(firstReplicaOf(p))) != ReplicaRole.PRIMARY
+                        || roles.values().stream().filter(r -> r == ReplicaRole.PRIMARY).count() != 1) {
                     return service.name() + "#" + p + " " + roles;
                 }
             }

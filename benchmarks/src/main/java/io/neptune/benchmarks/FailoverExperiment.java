@@ -161,8 +161,8 @@ public final class FailoverExperiment {
         while (System.nanoTime() < deadline) {
             live = client.admin().replicas(SERVICE, 0).get(10, TimeUnit.SECONDS);
             List<String> announced = client.replicaRoles(SERVICE, 0).entrySet().stream()
-                    .filter(e -> e.getValue().equals(ReplicaRole.PRIMARY)).map(e -> e.getKey().value()).toList();
-            List<String> answering = live.stream().filter(r -> r.role().equals(ReplicaRole.PRIMARY)).map(ReplicaStatus::node)
+                    .filter(e -> e.getValue() == ReplicaRole.PRIMARY).map(e -> e.getKey().value()).toList();
+            List<String> answering = live.stream().filter(r -> r.role() == ReplicaRole.PRIMARY).map(ReplicaStatus::node)
                     .toList();
             if (announced.equals(List.of(node)) && answering.equals(List.of(node))) {
                 return node;
@@ -195,10 +195,10 @@ public final class FailoverExperiment {
             boolean caughtUp = true;
             for (int p = 0; p < PARTITIONS && caughtUp; p++) {
                 List<ReplicaStatus> replicas = client.admin().replicas(SERVICE, p).get(10, TimeUnit.SECONDS);
-                long primary = replicas.stream().filter(r -> r.role().equals(ReplicaRole.PRIMARY)).mapToLong(ReplicaStatus::version)
+                long primary = replicas.stream().filter(r -> r.role() == ReplicaRole.PRIMARY).mapToLong(ReplicaStatus::version)
                         .findFirst().orElse(-1);
                 caughtUp = replicas.stream().anyMatch(r -> r.node().equals(node) && r.version() == primary
-                        && !r.role().equals(ReplicaRole.RECOVERING));
+                        && r.role() != ReplicaRole.RECOVERING);
             }
             if (caughtUp) {
                 return;

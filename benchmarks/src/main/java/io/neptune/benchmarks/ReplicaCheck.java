@@ -125,7 +125,7 @@ final class ReplicaCheck {
         if (statuses.size() != degree || statuses.stream().anyMatch(s -> !s.error().isEmpty())) {
             return "answers " + statuses + " (expected: " + degree + " replicas answering)";
         }
-        if (statuses.stream().anyMatch(s -> s.role().equals(ReplicaRole.RECOVERING))) {
+        if (statuses.stream().anyMatch(s -> s.role() == ReplicaRole.RECOVERING)) {
             return "a replica is still recovering: " + statuses;
         }
         Set<String> states = statuses.stream().map(ReplicaStatus::digest).collect(Collectors.toSet());

@@ -155,8 +155,8 @@ final class TimelineRun implements Callable<Outcome> {
                 }
                 Map<NodeId, ReplicaRole> roles = driver.replicaRoles(service, p);
                 ReplicaRole role = roles.get(id);
-                allServing &= role != null && !role.equals(ReplicaRole.RECOVERING);
-                primaryAgain &= rank != 0 || ReplicaRole.PRIMARY.equals(role);
+                allServing &= role != null && role != ReplicaRole.RECOVERING;
+                primaryAgain &= rank != 0 || role == ReplicaRole.PRIMARY;
             }
             if (allServing && !serving) {
                 serving = true;

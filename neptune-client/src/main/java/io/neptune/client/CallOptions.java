@@ -3,6 +3,7 @@ package io.neptune.client;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.internal.Checks;
+import io.neptune.core.internal.wire.RequestId;
 import java.time.Duration;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -11,14 +12,16 @@ import org.jspecify.annotations.Nullable;
  * Per-call settings that override the client's defaults. Immutable; create with {@link #builder()}.
  */
 public final class CallOptions {
-    private static final CallOptions DEFAULTS = new CallOptions(null, null);
+    private static final CallOptions DEFAULTS = new CallOptions(null, null, null);
 
     private final @Nullable Duration timeout;
     private final @Nullable BalancingPolicy policy;
+    private final @Nullable String requestId;
 
-    private CallOptions(@Nullable Duration timeout, @Nullable BalancingPolicy policy) {
+    private CallOptions(@Nullable Duration timeout, @Nullable BalancingPolicy policy, @Nullable String requestId) {
         this.timeout = timeout;
         this.policy = policy;
+        this.requestId = requestId;
     }
 
     /** No overrides: the client's defaults apply. */
@@ -46,15 +49,30 @@ public final class CallOptions {
         return Optional.ofNullable(policy);
     }
 
+    /** The request id a write is sent with, if set (else a fresh one is drawn per call). */
+    public Optional<String> requestId() {
+        return Optional.ofNullable(requestId);
+    }
+
+    /** Returns a builder that starts from these options. */
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.timeout = timeout;
+        builder.policy = policy;
+        builder.requestId = requestId;
+        return builder;
+    }
+
     @Override
     public String toString() {
-        return "CallOptions[timeout=" + timeout + ", policy=" + policy + "]";
+        return "CallOptions[timeout=" + timeout + ", policy=" + policy + ", requestId=" + requestId + "]";
     }
 
     /** Mutable, single-use builder; not thread-safe. */
     public static final class Builder {
         private @Nullable Duration timeout;
         private @Nullable BalancingPolicy policy;
+        private @Nullable String requestId;
 
         private Builder() {}
 
@@ -71,9 +89,24 @@ public final class CallOptions {
             return this;
         }
 
+        /**
+         * Sends a write with this request id instead of a fresh one: the way to retry a write whose
+         * outcome is unknown ({@link io.neptune.core.OutcomeUnknownException#requestId()}) with the
+         * same method, partition and request. The replicas run a write at most once per id (within
+         * their window of recent ids), so a retry never runs it twice; reusing an id for a different
+         * write would instead be answered with the first write's response. Ignored for reads.
+         *
+         * @throws IllegalArgumentException if {@code requestId} is not 32 hex digits, or is all zeros
+         */
+        public Builder requestId(String requestId) {
+            requireNonNull(requestId, "requestId");
+            this.requestId = RequestId.parse(requestId).toString();
+            return this;
+        }
+
         /** Builds the options. */
         public CallOptions build() {
-            return new CallOptions(timeout, policy);
+            return new CallOptions(timeout, policy, requestId);
         }
     }
 }

@@ -113,7 +113,7 @@ class CatastrophicIT {
             for (String node : up) {
                 int p = checks % PARTITIONS;
                 assertThat(cluster.status(node, SERVICE, p).get("role")).as("role of %s#%d on %s with only %s up",
-                        SERVICE, p, node, up).isEqualTo(ReplicaRole.RECOVERING);
+                        SERVICE, p, node, up).isEqualTo(ReplicaRole.RECOVERING.name());
             }
             checks++;
         } while (System.nanoTime() < end);

@@ -136,7 +136,7 @@ class CatchUpIT {
                 ReplicatedProcesses.await(() -> {
                     Map<NodeId, ReplicaRole> roles = cluster.observer().replicaRoles(SERVICE, partition);
                     return primary.equals(cluster.primary(SERVICE, partition).orElse(""))
-                            && roles.values().stream().filter(ReplicaRole.SECONDARY::equals).count() == secondaries;
+                            && roles.values().stream().filter(r -> r == ReplicaRole.SECONDARY).count() == secondaries;
                 }, timeout, primary + " primary of " + SERVICE + "#" + partition + " with " + secondaries
                         + " secondaries");
             } catch (AssertionError e) {

@@ -27,7 +27,7 @@ class ClusterAdminIT {
             }
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
             ReplicatedProcesses.await(() -> admin.replicaRoles("journal", 1).values().stream()
-                    .filter(r -> !r.equals(ReplicaRole.RECOVERING)).count() == 3, java.time.Duration.ofSeconds(30),
+                    .filter(r -> r != ReplicaRole.RECOVERING).count() == 3, java.time.Duration.ofSeconds(30),
                     "three serving replicas of journal#1");
             NeptuneHandle handle = NeptuneHandle.create();
             for (int i = 0; i < 20; i++) {

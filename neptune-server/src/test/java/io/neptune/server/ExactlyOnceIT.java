@@ -47,7 +47,7 @@ class ExactlyOnceIT {
             NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
             DefaultNeptuneClient client = (DefaultNeptuneClient) observer.client();
             await(() -> "node-1".equals(primary(observer)) && observer.replicaRoles(SERVICE, PARTITION).values()
-                    .stream().filter(ReplicaRole.SECONDARY::equals).count() == 2, "node-1 primary with two secondaries");
+                    .stream().filter(r -> r == ReplicaRole.SECONDARY).count() == 2, "node-1 primary with two secondaries");
 
             RequestMessage first = append(RequestId.random(), "|first");
             ResponseMessage original = send(client, "node-1", first);
@@ -266,7 +266,7 @@ class ExactlyOnceIT {
     }
 
     private static String primary(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals(ReplicaRole.PRIMARY))
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue() == ReplicaRole.PRIMARY)
                 .map(e -> e.getKey().value()).findFirst().orElse("");
     }
 

@@ -71,12 +71,12 @@ class IdleFailOverIT {
     }
 
     private static String primary(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals(ReplicaRole.PRIMARY))
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue() == ReplicaRole.PRIMARY)
                 .map(e -> e.getKey().value()).findFirst().orElse("");
     }
 
     private static long secondaries(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).values().stream().filter(ReplicaRole.SECONDARY::equals).count();
+        return observer.replicaRoles(SERVICE, PARTITION).values().stream().filter(r -> r == ReplicaRole.SECONDARY).count();
     }
 
     private static void await(BooleanSupplier condition, String what) {

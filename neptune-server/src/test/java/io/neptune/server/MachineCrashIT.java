@@ -256,8 +256,8 @@ class MachineCrashIT {
     }
 
     private static void awaitServing(ReplicatedProcesses cluster, String node) {
-        ReplicatedProcesses.await(() -> ReplicaRole.SECONDARY.equals(cluster.observer()
-                .replicaRoles(UncheckedSetTestService.SERVICE, 0).get(NodeId.of(node))), Duration.ofSeconds(60),
+        ReplicatedProcesses.await(() -> cluster.observer()
+                .replicaRoles(UncheckedSetTestService.SERVICE, 0).get(NodeId.of(node)) == ReplicaRole.SECONDARY, Duration.ofSeconds(60),
                 node + " serving " + UncheckedSetTestService.SERVICE + "#0");
     }
 

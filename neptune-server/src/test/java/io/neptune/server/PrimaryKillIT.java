@@ -48,7 +48,7 @@ class PrimaryKillIT {
                 int partition = p;
                 ReplicatedProcesses.await(() -> cluster.primary(SERVICE, partition).orElse("").equals("node-1")
                         && cluster.observer().replicaRoles(SERVICE, partition).values().stream()
-                                .filter(ReplicaRole.SECONDARY::equals).count() == 2,
+                                .filter(r -> r == ReplicaRole.SECONDARY).count() == 2,
                         Duration.ofSeconds(60), "node-1 primary of " + SERVICE + "#" + partition + " with 2 secondaries");
             }
 

@@ -209,7 +209,7 @@ final class ReplicatedProcesses implements AutoCloseable {
     /** The primary of {@code service#partition} in the observer's yellow page, if any. */
     Optional<String> primary(String service, int partition) {
         return observer.replicaRoles(service, partition).entrySet().stream()
-                .filter(e -> e.getValue().equals(ReplicaRole.PRIMARY)).map(e -> e.getKey().value()).findFirst();
+                .filter(e -> e.getValue() == ReplicaRole.PRIMARY).map(e -> e.getKey().value()).findFirst();
     }
 
     /** Asks node {@code node} directly for its replication status of {@code service#partition}. */

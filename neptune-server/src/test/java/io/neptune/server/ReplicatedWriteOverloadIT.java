@@ -70,7 +70,7 @@ class ReplicatedWriteOverloadIT {
                     b -> b.host(gate, HostingConfig.builder().replicas(1).queueCapacity(2).build()));
             NeptuneClient client = node.client();
             NeptuneHandle handle = NeptuneHandle.create();
-            ReplicatedProcesses.await(() -> ReplicaRole.PRIMARY.equals(node.replicaRoles("gate", 0).get(node.node())),
+            ReplicatedProcesses.await(() -> node.replicaRoles("gate", 0).get(node.node()) == ReplicaRole.PRIMARY,
                     Duration.ofSeconds(30), "node-0 to lead gate#0");
 
             CompletableFuture<GateService.Pass> first = client.callAsync(handle, "gate", 0, "pass", AccessMode.WRITE,

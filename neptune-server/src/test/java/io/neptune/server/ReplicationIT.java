@@ -100,7 +100,7 @@ class ReplicationIT {
 
     private static String primaryOf(NeptuneNode observer, int partition) {
         return observer.replicaRoles("journal", partition).entrySet().stream()
-                .filter(e -> e.getValue().equals(ReplicaRole.PRIMARY)).map(Map.Entry::getKey).map(NodeId::value)
+                .filter(e -> e.getValue() == ReplicaRole.PRIMARY).map(Map.Entry::getKey).map(NodeId::value)
                 .findFirst().orElse("");
     }
 

@@ -74,8 +74,8 @@ class StalenessIT {
                 int partition = p;
                 ReplicatedProcesses.await(() -> {
                     Map<NodeId, ReplicaRole> roles = clientNode.replicaRoles(SERVICE, partition);
-                    return ReplicaRole.PRIMARY.equals(roles.get(NodeId.of("node-0")))
-                            && roles.values().stream().filter(ReplicaRole.SECONDARY::equals).count() == 2;
+                    return roles.get(NodeId.of("node-0")) == ReplicaRole.PRIMARY
+                            && roles.values().stream().filter(r -> r == ReplicaRole.SECONDARY).count() == 2;
                 }, Duration.ofSeconds(30), "node-0 primary of " + SERVICE + "#" + partition + " with 2 secondaries");
             }
 

@@ -46,7 +46,7 @@ class StorageFailureIT {
 
             services.get(2).breakStorage(true);
             write(observer.client(), written, 5);
-            await(() -> role(observer, "node-2").equals(ReplicaRole.RECOVERING), "node-2 to leave service");
+            await(() -> role(observer, "node-2") == ReplicaRole.RECOVERING, "node-2 to leave service");
             assertThat(applied(observer, "node-2")).as("node-2 must not count a failed write as applied")
                     .isLessThanOrEqualTo(healthy);
             write(observer.client(), written, 3); // node-2 is out of the way: writes go on without it
@@ -85,7 +85,7 @@ class StorageFailureIT {
                 cluster.add(node, ClientConfig.defaults(), b -> b.host(service, HostingConfig.builder().replicas(2).build()));
             }
             NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
-            await(() -> observer.replicaRoles("set", PARTITION).values().stream().filter(ReplicaRole.SECONDARY::equals).count() == 2,
+            await(() -> observer.replicaRoles("set", PARTITION).values().stream().filter(r -> r == ReplicaRole.SECONDARY).count() == 2,
                     "both level-1 replicas serving");
             services.get(1).breakStorage(true);
             List<String> added = new ArrayList<>();
@@ -133,7 +133,7 @@ class StorageFailureIT {
     private static NeptuneNode observe(MiniCluster cluster) {
         NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
         await(() -> primary(observer).equals("node-0") && observer.replicaRoles(SERVICE, PARTITION).values()
-                .stream().filter(ReplicaRole.SECONDARY::equals).count() == 2, "node-0 to lead two secondaries");
+                .stream().filter(r -> r == ReplicaRole.SECONDARY).count() == 2, "node-0 to lead two secondaries");
         return observer;
     }
 
@@ -153,7 +153,7 @@ class StorageFailureIT {
     /** Every replica is in service, at the same version and digest, with exactly the acknowledged entries. */
     private static void awaitAgreement(NeptuneNode observer, List<String> written) throws Exception {
         // versions count no-ops too (each primary opens its epoch with one): compare them with each other
-        await(() -> NODES.stream().allMatch(n -> !role(observer, n).equals(ReplicaRole.RECOVERING)
+        await(() -> NODES.stream().allMatch(n -> role(observer, n) != ReplicaRole.RECOVERING
                 && applied(observer, n) >= written.size() && applied(observer, n) == applied(observer, NODES.get(0))),
                 "every replica back in service at one version, with at least " + written.size() + " writes");
         Map<String, Object> first = ReplicatedProcesses.status(observer, NODES.get(0), SERVICE, PARTITION);
@@ -175,7 +175,7 @@ class StorageFailureIT {
     }
 
     private static String primary(NeptuneNode observer) {
-        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue().equals(ReplicaRole.PRIMARY))
+        return observer.replicaRoles(SERVICE, PARTITION).entrySet().stream().filter(e -> e.getValue() == ReplicaRole.PRIMARY)
                 .map(e -> e.getKey().value()).findFirst().orElse("");
     }
 

@@ -4,6 +4,7 @@ import io.neptune.benchmarks.nemesis.check.CheckReport;
 import io.neptune.benchmarks.nemesis.check.Checkers;
 import io.neptune.benchmarks.nemesis.check.Verdict.Validity;
 import io.neptune.benchmarks.nemesis.history.Guarantees;
+import io.neptune.benchmarks.nemesis.history.History;
 import io.neptune.benchmarks.nemesis.history.RunFiles;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
@@ -47,6 +48,9 @@ public final class NemesisBench {
             return;
         }
         List<String> summary = new ArrayList<>();
+        List<WriteRecovery.Gap> gaps = new ArrayList<>();
+        int faults = 0;
+        int valid = 0;
         boolean failed = false;
         for (int r = 0; r < options.runs(); r++) {
             long seed = options.seed() + r;
@@ -65,7 +69,10 @@ public final class NemesisBench {
                 return;
             }
             Verdicts verdicts = checkerVerdicts(outcome);
-            NemesisReport.write(outcome, command(args, seed), verdicts.lines());
+            NemesisReport.write(outcome, command(args, seed), verdicts.lines(), verdicts.gaps());
+            gaps.addAll(verdicts.gaps());
+            faults += outcome.faults().size();
+            valid += verdicts.passed() && outcome.problems().isEmpty() ? 1 : 0;
             if (!options.quick()) {
                 NemesisRun.compress(directory);   // full runs are kept under docs/: megabytes of history and logs
             }
@@ -80,16 +87,38 @@ public final class NemesisBench {
             failed |= !outcome.problems().isEmpty() || !verdicts.passed();
         }
         if (options.runs() > 1) {
-            System.out.println("nemesis: " + options.runs() + " runs");
-            summary.forEach(l -> System.out.println("  " + l));
+            List<String> text = new ArrayList<>();
+            text.add(String.format(Locale.ROOT, "# Nemesis: %d runs from seed %d, mode %s, level %d", options.runs(),
+                    options.seed(), options.mode().configName(), options.level()));
+            text.add("");
+            text.add(String.format(Locale.ROOT, "%d of %d runs valid (every checker, no problems), %d faults.", valid,
+                    options.runs(), faults));
+            text.add("");
+            summary.forEach(l -> text.add("- " + l));
+            text.add("");
+            text.add("Time from a fault's start until every partition that was taking writes completed a write"
+                    + " invoked after it:");
+            text.add("");
+            text.addAll(WriteRecovery.table(gaps));
+            text.forEach(System.out::println);
+            try {
+                Files.writeString(options.out().resolve(String.format(Locale.ROOT, "summary-seed-%d-%d-%s.md",
+                        options.seed(), options.seed() + options.runs() - 1, options.mode().configName())),
+                        String.join("\n", text) + "\n");
+            } catch (IOException e) {
+                System.err.println("nemesis: cannot write the summary: " + e);
+            }
         }
         if (failed) {
             System.exit(1);
         }
     }
 
-    /** The checkers' section of a run's report, and whether every checker found the run valid. */
-    record Verdicts(List<String> lines, boolean passed) {}
+    /**
+     * The checkers' section of a run's report, whether every checker found the run valid, and how
+     * long each fault stopped writes (empty when the history could not be read).
+     */
+    record Verdicts(List<String> lines, boolean passed, List<WriteRecovery.Gap> gaps) {}
 
     /**
      * Runs every checker that applies to the run's promises ({@code io.neptune.benchmarks.nemesis.check})
@@ -105,11 +134,13 @@ public final class NemesisBench {
                     ? Guarantees.level3(settings.mode(), 1000)
                     : Guarantees.of(ConsistencyLevel.LEVEL_2, settings.mode());
             RunFiles.writeGuarantees(dir.resolve(RunFiles.GUARANTEES), guarantees);
-            CheckReport report = Checkers.checkAll(RunFiles.readHistory(dir.resolve(RunFiles.HISTORY)),
-                    RunFiles.readFinalState(dir.resolve(RunFiles.FINAL_STATE)), guarantees);
-            return new Verdicts(List.of(report.markdown(20).split("\n", -1)), report.validity() == Validity.VALID);
+            History history = RunFiles.readHistory(dir.resolve(RunFiles.HISTORY));
+            CheckReport report = Checkers.checkAll(history, RunFiles.readFinalState(dir.resolve(RunFiles.FINAL_STATE)),
+                    guarantees);
+            return new Verdicts(List.of(report.markdown(20).split("\n", -1)), report.validity() == Validity.VALID,
+                    WriteRecovery.of(history, outcome.faults()));
         } catch (IOException | RuntimeException e) {
-            return new Verdicts(List.of("## Checkers", "", "The checkers could not run: " + e), false);
+            return new Verdicts(List.of("## Checkers", "", "The checkers could not run: " + e), false, List.of());
         }
     }
 

@@ -32,12 +32,13 @@ final class NemesisReport {
     private NemesisReport() {}
 
     /** Writes both files into the run directory. */
-    static void write(Outcome outcome, String command, List<String> verdicts) throws IOException {
-        Files.writeString(outcome.directory().resolve("report.md"), markdown(outcome, command, verdicts));
+    static void write(Outcome outcome, String command, List<String> verdicts, List<WriteRecovery.Gap> gaps)
+            throws IOException {
+        Files.writeString(outcome.directory().resolve("report.md"), markdown(outcome, command, verdicts, gaps));
         timeline(outcome, outcome.directory().resolve("timeline.png"));
     }
 
-    static String markdown(Outcome outcome, String command, List<String> verdicts) {
+    static String markdown(Outcome outcome, String command, List<String> verdicts, List<WriteRecovery.Gap> gaps) {
         Settings s = outcome.settings();
         HistorySummary h = outcome.history();
         StringBuilder md = new StringBuilder();
@@ -51,11 +52,17 @@ final class NemesisReport {
         md.append(String.format(Locale.ROOT, "Start-up %.1f s, whole run %.1f s; load average %s at the end.%n%n",
                 outcome.startUpSeconds(), outcome.wallSeconds(), loadAverage()));
 
-        md.append("## Faults\n\n| # | kind | target | start s | end s | detail |\n| --- | --- | --- | --- | --- | --- |\n");
+        md.append("## Faults\n\nWrites again: time from the fault's start until every partition that was taking"
+                + " writes completed a write invoked after it.\n\n| # | kind | target | start s | end s | writes again"
+                + " | detail |\n| --- | --- | --- | --- | --- | --- | --- |\n");
         int n = 1;
         for (Nemesis.Applied f : outcome.faults()) {
-            md.append(String.format(Locale.ROOT, "| %d | %s | %s | %.2f | %.2f | %s |%n", n++, f.kind(),
-                    String.join(" ", f.target()), f.start() / 1e9, f.end() / 1e9, f.detail().replace("|", "/")));
+            WriteRecovery.Gap gap = n <= gaps.size() ? gaps.get(n - 1) : null;
+            String again = gap == null ? "?" : gap.nanos().isPresent()
+                    ? String.format(Locale.ROOT, "%.2f s", gap.nanos().getAsLong() / 1e9) : "not resumed";
+            md.append(String.format(Locale.ROOT, "| %d | %s | %s | %.2f | %.2f | %s | %s |%n", n++, f.kind(),
+                    String.join(" ", f.target()), f.start() / 1e9, f.end() / 1e9, again,
+                    f.detail().replace("|", "/")));
         }
         md.append("\nPlanned from the seed: ").append(outcome.schedule().faults()).append(".\n\n");
 

@@ -7,9 +7,9 @@ import io.neptune.benchmarks.nemesis.ListAppendService.ReadList;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
-import io.neptune.core.InvalidRequestException;
-import io.neptune.core.UnknownMethodException;
-import io.neptune.core.UnknownServiceException;
+import io.neptune.core.AlreadyAppliedException;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.OutcomeUnknownException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,17 +145,14 @@ final class Workload {
     }
 
     /**
-     * Whether a failed write may have run. Today only a refusal before the method was looked up
-     * proves it did not; every other failure (a timeout, a lost connection, no replica, an
-     * overloaded or deposed primary) is unknown.
-     *
-     * <p>INTEGRATION: when the client's {@code OutcomeUnknownException} lands, a failure that is
-     * not one is known not to have run (its javadoc says so): return {@code e instanceof
-     * OutcomeUnknownException} (or its cause chain) here.
+     * Whether a failed write may have run. The client says so itself: every write failure that may
+     * have run is an {@link OutcomeUnknownException}; any other Neptune exception proves it did not
+     * (the phantom-reads checker holds the client to that), except {@link AlreadyAppliedException},
+     * which says it ran. A failure from outside Neptune proves nothing.
      */
     static boolean mayHaveRun(Throwable e) {
-        return !(e instanceof InvalidRequestException || e instanceof UnknownServiceException
-                || e instanceof UnknownMethodException);
+        return !(e instanceof NeptuneException) || e instanceof OutcomeUnknownException
+                || e instanceof AlreadyAppliedException;
     }
 
     private static String describe(Throwable e) {

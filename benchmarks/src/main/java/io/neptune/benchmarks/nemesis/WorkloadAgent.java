@@ -165,7 +165,7 @@ public final class WorkloadAgent {
     private Map<Integer, List<String>> primaries(NeptuneNode node) {
         Map<Integer, List<String>> primaries = new TreeMap<>();
         for (AnnouncedReplica replica : node.admin().announcedReplicas()) {
-            if (replica.service().equals(service) && replica.role().equals(ReplicaRole.PRIMARY)) {
+            if (replica.service().equals(service) && replica.role() == ReplicaRole.PRIMARY) {
                 primaries.computeIfAbsent(replica.partition(), p -> new ArrayList<>()).add(replica.node());
             }
         }

@@ -47,7 +47,7 @@ class NemesisQuickIT {
             return;
         }
         NemesisBench.Verdicts verdicts = NemesisBench.checkerVerdicts(outcome);
-        NemesisReport.write(outcome, "NemesisQuickIT", verdicts.lines());
+        NemesisReport.write(outcome, "NemesisQuickIT", verdicts.lines(), verdicts.gaps());
         assertThat(verdicts.passed()).as("checkers on %s:%n%s", directory, String.join("\n", verdicts.lines()))
                 .isTrue();
         assertThat(outcome.unsettled()).as("replicas agree after healing").isNull();
@@ -57,6 +57,9 @@ class NemesisQuickIT {
                 .anyMatch(k -> k.startsWith("partition") || k.equals("isolate-primary"))
                 .contains("kill");
         assertThat(outcome.faults()).allSatisfy(f -> assertThat(f.detail()).doesNotStartWith("failed"));
+        // a fault late in the run may end with the run (a kill of two nodes, restarted after the workload stopped)
+        assertThat(verdicts.gaps()).as("a write gap per fault").hasSameSizeAs(outcome.faults());
+        System.out.println("NemesisQuickIT: writes again after " + verdicts.gaps());
 
         List<String> history = Files.readAllLines(directory.resolve("history.jsonl"));
         assertThat(history).as("history lines").hasSizeGreaterThan(100);

@@ -70,8 +70,8 @@ final class GatewayCluster implements AutoCloseable {
             return false;
         }
         return byPartition.values().stream().allMatch(list -> list.size() == replicas
-                && list.stream().filter(r -> r.role().equals(ReplicaRole.PRIMARY)).count() == 1
-                && list.stream().noneMatch(r -> r.role().equals(ReplicaRole.RECOVERING)));
+                && list.stream().filter(r -> r.role() == ReplicaRole.PRIMARY).count() == 1
+                && list.stream().noneMatch(r -> r.role() == ReplicaRole.RECOVERING));
     }
 
     /** {@code prefix} plus a random suffix: a topic, category or key no other test uses. */

@@ -9,8 +9,11 @@ import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.InvalidRequestException;
 import io.neptune.core.NeptuneException;
+import io.neptune.core.NoMajorityException;
 import io.neptune.core.NoReplicaAvailableException;
 import io.neptune.core.NodeId;
+import io.neptune.core.NotPrimaryException;
+import io.neptune.core.OutcomeUnknownException;
 import io.neptune.core.OverloadedException;
 import io.neptune.core.RemoteMethodException;
 import io.neptune.core.ReplicaRole;
@@ -32,11 +35,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call from start to result: candidate lookup, replica choice, send, and bounded retries on a
- * different replica when the failure proves the method did not run (or the call is a read).
+ * One call from start to result: candidate lookup, replica choice, send, and retries. Reads retry
+ * on another replica; writes retry with their request id, which the replicas run at most once, so
+ * a write whose attempt may have run can be retried too. A write that fails after any attempt may
+ * have run ends in {@link OutcomeUnknownException}, never in an error that claims it did not run.
  *
  * <p>Thread-safety: attempts run one after another, each started from the completion of the
  * previous one, so the mutable fields are handed over with happens-before by the futures.
@@ -44,6 +50,8 @@ import org.jspecify.annotations.Nullable;
 final class Call<T> implements TimerTask {
     /** Pause before a write tries again while its partition has no primary (fail-over). */
     static final long RETRY_DELAY_MILLIS = 50;
+    /** How often one call follows a NOT_PRIMARY answer's named primary before it waits for the yellow page. */
+    static final int MAX_REDIRECTS = 3;
 
     private final DefaultNeptuneClient client;
     private final NeptuneHandle handle;
@@ -52,14 +60,21 @@ final class Call<T> implements TimerTask {
     private final BalancingPolicy policy;
     private final long timeoutNanos;
     private final long deadlineNanos;
+    /** Sends this write again with its request id; null for reads. */
+    private final @Nullable Supplier<CompletableFuture<Object>> retry;
     private final CompletableFuture<T> result = new CompletableFuture<>();
     /** Written by whichever thread sends an attempt, read by the deadline's message: concurrent. */
     private final Set<NodeId> tried = ConcurrentHashMap.newKeySet();
     private int retriesLeft;
+    private int redirects;
     private @Nullable NeptuneException lastFailure;
+    /** The first failure of a write attempt that may have run it; read by the deadline's thread. */
+    private volatile @Nullable NeptuneException inDoubt;
+    /** Where the current attempt went until it is answered; read by the deadline's thread. */
+    private volatile @Nullable NodeId awaiting;
 
     Call(DefaultNeptuneClient client, NeptuneHandle handle, RequestMessage message, JavaType responseType,
-            BalancingPolicy policy, long timeoutNanos) {
+            BalancingPolicy policy, long timeoutNanos, @Nullable Supplier<CompletableFuture<Object>> retry) {
         this.client = client;
         this.handle = handle;
         this.message = message;
@@ -68,6 +83,7 @@ final class Call<T> implements TimerTask {
         this.timeoutNanos = timeoutNanos;
         this.deadlineNanos = System.nanoTime() + timeoutNanos;
         this.retriesLeft = client.config().retries();
+        this.retry = retry;
     }
 
     CompletableFuture<T> start() {
@@ -84,24 +100,53 @@ final class Call<T> implements TimerTask {
     }
 
     /**
-     * The deadline passed. The failure is completed on an I/O thread, not on the wheel's one
-     * thread: the caller's callbacks run where the future completes, and one that blocked or called
-     * again would hold up every other deadline.
+     * The deadline passed. A write whose attempt is still out may run after this, so it is of
+     * unknown outcome. The failure is completed on an I/O thread, not on the wheel's one thread: the
+     * caller's callbacks run where the future completes, and one that blocked or called again would
+     * hold up every other deadline.
      */
     @Override
     public void run(Timeout timeout) {
         DeadlineExceededException expired = new DeadlineExceededException(message.target(),
                 Duration.ofNanos(timeoutNanos), tried.isEmpty() ? "no replica answered" : "last tried " + tried);
+        NodeId out = awaiting;
+        NeptuneException failure = message.mode() == AccessMode.WRITE && out != null && inDoubt == null
+                ? outcomeUnknown("the deadline passed while " + out + " had the write and had not answered", expired)
+                : expired;
         try {
-            client.group().execute(() -> result.completeExceptionally(expired));
+            client.group().execute(() -> fail(failure));
         } catch (RejectedExecutionException e) { // the I/O threads are stopping: the client is closing
-            result.completeExceptionally(expired);
+            fail(failure);
         }
     }
 
     /** Fails the call because its client closed. */
     void closed() {
-        result.completeExceptionally(new NeptuneException(message.target() + ": client is closed"));
+        NodeId out = awaiting;
+        if (out != null) {
+            doubt(new NeptuneException(out + " had the write and had not answered"));
+        }
+        fail(new NeptuneException(message.target() + ": client is closed"));
+    }
+
+    /**
+     * Ends the call with {@code failure}, or, for a write an earlier attempt may have run, with an
+     * {@link OutcomeUnknownException} caused by it. Two answers are final whatever came before: the
+     * write ran exactly once ({@link AlreadyAppliedException}), or ran and threw at a replica that had
+     * no record of the earlier attempt ({@link RemoteMethodException}).
+     */
+    private void fail(NeptuneException failure) {
+        NeptuneException doubt = inDoubt;
+        if (doubt != null && message.mode() == AccessMode.WRITE && !(failure instanceof OutcomeUnknownException
+                || failure instanceof AlreadyAppliedException || failure instanceof RemoteMethodException)) {
+            failure = outcomeUnknown("an attempt may have run it: " + doubt.getMessage() + "; then: "
+                    + failure.getMessage(), failure);
+        }
+        result.completeExceptionally(failure);
+    }
+
+    private OutcomeUnknownException outcomeUnknown(String detail, NeptuneException cause) {
+        return new OutcomeUnknownException(message.target(), message.id().toString(), detail, cause, retry);
     }
 
     private void attempt() {
@@ -111,12 +156,11 @@ final class Call<T> implements TimerTask {
         String service = message.service();
         OptionalInt partitions = client.yellowPage().partitions(service);
         if (partitions.isEmpty()) {
-            result.completeExceptionally(new UnknownServiceException(service, "no node in the yellow page hosts it"));
+            fail(new UnknownServiceException(service, "no node in the yellow page hosts it"));
             return;
         }
         if (message.partition() < 0 || message.partition() >= partitions.getAsInt()) {
-            result.completeExceptionally(new UnknownPartitionException(service, message.partition(),
-                    partitions.getAsInt()));
+            fail(new UnknownPartitionException(service, message.partition(), partitions.getAsInt()));
             return;
         }
         List<Replica> candidates = eligible();
@@ -126,14 +170,14 @@ final class Call<T> implements TimerTask {
             if ((needsPrimary() || recovering) && retryLater()) {
                 return; // no primary, or replicas still recovering (fail-over, restart): wait briefly
             }
-            result.completeExceptionally(exhausted());
+            fail(exhausted());
             return;
         }
         client.selector(policy).select(service, message.partition(), candidates).whenComplete((replica, error) -> {
             if (error != null) {
-                result.completeExceptionally(DefaultNeptuneClient.unwrap(error));
+                fail(DefaultNeptuneClient.unwrap(error));
             } else {
-                send(replica);
+                send(replica, policy == BalancingPolicy.IDEAL);
             }
         });
     }
@@ -193,63 +237,96 @@ final class Call<T> implements TimerTask {
         return true;
     }
 
-    private void send(Replica replica) {
+    /** Sends an attempt to {@code replica}; {@code counted}: the ideal selector counted it when it chose it. */
+    private void send(Replica replica, boolean counted) {
         tried.add(replica.node());
         long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
         if (remainingMillis < 1 || result.isDone()) {
-            if (policy == BalancingPolicy.IDEAL) {
+            if (counted) {
                 client.tracker().end(replica.node(), message.service()); // counted when chosen, never sent
             }
             return; // the deadline timer answers
         }
+        awaiting = replica.node();
         RequestMessage attempt = message.withRequestId(0, (int) Math.min(Integer.MAX_VALUE, remainingMillis));
         LocalEndpoint local = client.local();
         CompletableFuture<ResponseMessage> response = local != null && local.node().equals(replica.node())
                 ? local.invoke(attempt)
                 : client.pool().send(replica, attempt);
-        if (policy == BalancingPolicy.IDEAL) { // the ideal selector counted it when it chose the replica
+        if (counted) {
             response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
         }
         response.whenComplete((r, e) -> onResponse(replica, r, e));
     }
 
     private void onResponse(Replica replica, @Nullable ResponseMessage response, @Nullable Throwable error) {
+        awaiting = null;
         if (result.isDone()) {
             return;
         }
         if (error != null || response == null) {
             CallFailure failure = error instanceof CallFailure f ? f
                     : new CallFailure(replica + ": " + error, true, error);
-            retryOrFail(failure, !failure.maybeExecuted() || message.mode() == AccessMode.READ);
+            if (failure.maybeExecuted()) {
+                doubt(failure);
+            }
+            retryOrFail(failure);
             return;
         }
         switch (response.status()) {
             case OK -> complete(replica, response);
-            case NOT_HOSTED, UNAVAILABLE -> retryOrFail(new CallFailure(replica + ": " + response.errorMessage(), false), true);
-            case NOT_PRIMARY -> {
-                lastFailure = new CallFailure(replica + ": " + response.errorMessage(), false);
-                tried.remove(replica.node());
-                if (!retryLater()) {
-                    result.completeExceptionally(exhausted());
-                }
+            case NOT_HOSTED, UNAVAILABLE -> retryOrFail(new CallFailure(replica + ": " + response.errorMessage(), false));
+            case IN_DOUBT -> {
+                CallFailure failure = new CallFailure(replica + ": " + response.errorMessage(), true);
+                doubt(failure);
+                retryOrFail(failure);
             }
-            case STALE -> stale(new CallFailure(replica + ": " + response.errorMessage(), false));
-            case ALREADY_APPLIED -> result.completeExceptionally(new AlreadyAppliedException(message.target(),
-                    response.version()));
-            case OVERLOADED -> retryOrFail(new OverloadedException(message.target(), replica.node(),
-                    response.errorMessage()), true);
-            case METHOD_FAILED -> result.completeExceptionally(new RemoteMethodException(message.target(),
-                    replica.node(), response.errorMessage()));
-            case UNKNOWN_SERVICE -> result.completeExceptionally(new UnknownServiceException(message.service(),
+            case NO_MAJORITY -> retryOrFail(new NoMajorityException(message.target(), replica.node(),
                     response.errorMessage()));
-            case UNKNOWN_METHOD -> result.completeExceptionally(new UnknownMethodException(message.service(),
-                    message.method(), response.errorMessage()));
-            case UNKNOWN_PARTITION -> result.completeExceptionally(new UnknownPartitionException(message.service(),
-                    message.partition(), client.yellowPage().partitions(message.service()).orElse(0)));
-            case DEADLINE_EXCEEDED -> result.completeExceptionally(new DeadlineExceededException(message.target(),
+            case NOT_PRIMARY -> notPrimary(replica, response);
+            case STALE -> stale(new CallFailure(replica + ": " + response.errorMessage(), false));
+            case ALREADY_APPLIED -> fail(new AlreadyAppliedException(message.target(), response.version()));
+            case OVERLOADED -> retryOrFail(new OverloadedException(message.target(), replica.node(),
+                    response.errorMessage()));
+            case METHOD_FAILED -> fail(new RemoteMethodException(message.target(), replica.node(),
+                    response.errorMessage()));
+            case UNKNOWN_SERVICE -> fail(new UnknownServiceException(message.service(), response.errorMessage()));
+            case UNKNOWN_METHOD -> fail(new UnknownMethodException(message.service(), message.method(),
+                    response.errorMessage()));
+            case UNKNOWN_PARTITION -> fail(new UnknownPartitionException(message.service(), message.partition(),
+                    client.yellowPage().partitions(message.service()).orElse(0)));
+            case DEADLINE_EXCEEDED -> fail(new DeadlineExceededException(message.target(),
                     Duration.ofNanos(timeoutNanos), "expired in the queue of " + replica.node()));
-            case INVALID_REQUEST, PROTOCOL_ERROR -> result.completeExceptionally(new InvalidRequestException(
+            case INVALID_REQUEST, PROTOCOL_ERROR -> fail(new InvalidRequestException(
                     message.target() + " rejected by " + replica.node() + ": " + response.errorMessage()));
+        }
+    }
+
+    /** Records that a write attempt may have run (reads have no effect to doubt). */
+    private void doubt(NeptuneException failure) {
+        if (message.mode() == AccessMode.WRITE && inDoubt == null) {
+            inDoubt = failure;
+        }
+    }
+
+    /**
+     * A level-2/3 write reached a replica that is not the primary (it did not run there). When that
+     * replica names the primary, the write goes there at once, even while the yellow page still lists
+     * the old one (a fail-over is announced up to an announce interval late); else it waits briefly for
+     * the yellow page to name one.
+     */
+    private void notPrimary(Replica replica, ResponseMessage response) {
+        NodeId named = response.suggestedPrimary();
+        lastFailure = new NotPrimaryException(message.target(), replica.node(), named, response.errorMessage());
+        tried.remove(replica.node());
+        Replica next = named == null || named.equals(replica.node()) || redirects >= MAX_REDIRECTS ? null
+                : client.yellowPage().replicas(message.service(), message.partition()).stream()
+                        .filter(r -> r.node().equals(named)).findFirst().orElse(null);
+        if (next != null) {
+            redirects++;
+            send(next, false);
+        } else if (!retryLater()) {
+            fail(exhausted());
         }
     }
 
@@ -267,7 +344,7 @@ final class Call<T> implements TimerTask {
         } else if (retryLater()) {
             tried.clear(); // every replica is a candidate again at the next attempt
         } else {
-            result.completeExceptionally(exhausted());
+            fail(exhausted());
         }
     }
 
@@ -276,7 +353,7 @@ final class Call<T> implements TimerTask {
         try {
             value = Json.mapper().readValue(response.payload(), responseType);
         } catch (Exception e) {
-            result.completeExceptionally(new NeptuneException("cannot decode the response of " + message.target()
+            fail(new NeptuneException("cannot decode the response of " + message.target()
                     + " from " + replica.node() + " as " + responseType + ": " + e.getMessage(), e));
             return;
         }
@@ -285,28 +362,30 @@ final class Call<T> implements TimerTask {
         result.complete(value);
     }
 
-    private void retryOrFail(NeptuneException failure, boolean retryable) {
+    /**
+     * Tries again after {@code failure}. Writes carry a request id every replica deduplicates on (the
+     * primary's log at levels 2 and 3; each replica's log at level 1, where a copy that ran elsewhere
+     * too is logged as a repeat), so even an attempt that may have run can be retried (DESIGN §6.5):
+     * level-2/3 writes at the primary of the moment until the deadline, the rest on another replica
+     * while retries are left.
+     */
+    private void retryOrFail(NeptuneException failure) {
         lastFailure = failure;
         if (needsPrimary()) {
-            // Level 2/3 writes carry a request id the primaries deduplicate on, so any failure may be
-            // retried, at the primary of the moment, until the deadline (DESIGN §6.5).
             if (!retryLater()) {
-                result.completeExceptionally(exhausted());
+                fail(exhausted());
             }
-        } else if (retryable && retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
+        } else if (retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
             retriesLeft--;
             attempt();
-        } else if (!retryable) {
-            result.completeExceptionally(new NeptuneException(message.target() + ": outcome unknown, not retried ("
-                    + failure.getMessage() + ")", failure));
         } else {
-            result.completeExceptionally(exhausted());
+            fail(exhausted());
         }
     }
 
     private NeptuneException exhausted() {
         NeptuneException last = lastFailure;
-        if (last instanceof OverloadedException) {
+        if (last instanceof OverloadedException || last instanceof NoMajorityException) {
             return last;
         }
         String detail = tried.isEmpty() ? "none in the yellow page"

@@ -44,6 +44,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -143,16 +144,20 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         }
         long timeoutNanos = options.timeout().orElse(config.timeout()).toNanos();
         int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+        RequestId id = mode == AccessMode.READ ? RequestId.NONE
+                : options.requestId().map(RequestId::parse).orElseGet(RequestId::random);
         RequestMessage message = new RequestMessage(0, service, partition, method, mode, timeoutMillis,
-                mode == AccessMode.READ ? handle.version(service, partition) : 0,
-                mode == AccessMode.WRITE ? RequestId.random() : RequestId.NONE, payload);
+                mode == AccessMode.READ ? handle.version(service, partition) : 0, id, payload);
         String invalid = invalidFrame(message);
         if (invalid != null) {
             return CompletableFuture.failedFuture(new InvalidRequestException(invalid));
         }
         BalancingPolicy policy = options.policy().orElse(config.policy());
+        // what OutcomeUnknownException.retryAsync() sends: the same write with the same id
+        Supplier<CompletableFuture<Object>> retry = mode == AccessMode.READ ? null : () -> invoke(handle, service,
+                partition, method, mode, request, responseType, options.toBuilder().requestId(id.toString()).build());
         Call<T> call = new Call<>(this, handle, message, Json.mapper().constructType(responseType), policy,
-                timeoutNanos);
+                timeoutNanos, retry);
         return call.start();
     }
 

@@ -63,7 +63,7 @@ public final class AdminRoutes {
     private GatewayResponse cluster() {
         List<AnnouncedReplica> replicas = node.admin().announcedReplicas();
         Set<String> recovering = new HashSet<>();
-        replicas.stream().filter(r -> r.role().equals(ReplicaRole.RECOVERING)).forEach(r -> recovering.add(r.node()));
+        replicas.stream().filter(r -> r.role() == ReplicaRole.RECOVERING).forEach(r -> recovering.add(r.node()));
         Map<String, ObjectNode> byId = new TreeMap<>();
         for (NodeView n : history.observe(node.admin().nodes())) {
             String state = n.down() ? "DOWN" : recovering.contains(n.node()) ? "RECOVERING" : "RUNNING";

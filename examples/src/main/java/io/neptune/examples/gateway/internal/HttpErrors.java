@@ -3,7 +3,9 @@ package io.neptune.examples.gateway.internal;
 import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.InvalidRequestException;
 import io.neptune.core.NeptuneException;
+import io.neptune.core.NoMajorityException;
 import io.neptune.core.NoReplicaAvailableException;
+import io.neptune.core.OutcomeUnknownException;
 import io.neptune.core.OverloadedException;
 import io.neptune.core.RemoteMethodException;
 import io.neptune.core.UnknownPartitionException;
@@ -21,9 +23,10 @@ import org.slf4j.LoggerFactory;
  *   <li>400: {@link IllegalArgumentException} (a request record's validation),
  *       {@link InvalidRequestException}, {@link UnknownPartitionException}, and a
  *       {@link RemoteMethodException} whose method threw {@code IllegalArgumentException};
- *   <li>503: {@link NoReplicaAvailableException}, {@link OverloadedException},
- *       {@link UnknownServiceException} (no node hosts the service);
- *   <li>504: {@link DeadlineExceededException};
+ *   <li>503: {@link NoReplicaAvailableException}, {@link OverloadedException}, {@link NoMajorityException},
+ *       {@link UnknownServiceException} (no node hosts the service): nothing ran;
+ *   <li>504: {@link DeadlineExceededException}, and {@link OutcomeUnknownException} (the write may
+ *       have run: its message says so);
  *   <li>502: any other {@link NeptuneException} (the cluster failed the call);
  *   <li>500: anything else (a gateway bug; logged).
  * </ul>
@@ -55,10 +58,10 @@ public final class HttpErrors {
             return GatewayResponse.error(502, message);
         }
         if (e instanceof NoReplicaAvailableException || e instanceof OverloadedException
-                || e instanceof UnknownServiceException) {
+                || e instanceof NoMajorityException || e instanceof UnknownServiceException) {
             return GatewayResponse.error(503, message);
         }
-        if (e instanceof DeadlineExceededException) {
+        if (e instanceof DeadlineExceededException || e instanceof OutcomeUnknownException) {
             return GatewayResponse.error(504, message);
         }
         if (e instanceof NeptuneException) {

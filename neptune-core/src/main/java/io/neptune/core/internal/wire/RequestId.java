@@ -31,6 +31,22 @@ public record RequestId(long high, long low) {
         return id.isNone() ? random() : id;
     }
 
+    /**
+     * Parses the form {@link #toString()} returns.
+     *
+     * @throws IllegalArgumentException naming the problem if {@code hex} is not 32 hex digits, or is all zeros
+     */
+    public static RequestId parse(String hex) {
+        if (hex.length() != 32 || !hex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+            throw new IllegalArgumentException("request id: '" + hex + "' (expected: 32 hex digits)");
+        }
+        RequestId id = new RequestId(Long.parseUnsignedLong(hex, 0, 16, 16), Long.parseUnsignedLong(hex, 16, 32, 16));
+        if (id.isNone()) {
+            throw new IllegalArgumentException("request id: '" + hex + "' (expected: not all zeros)");
+        }
+        return id;
+    }
+
     /** Whether this is {@link #NONE}. */
     public boolean isNone() {
         return high == 0 && low == 0;

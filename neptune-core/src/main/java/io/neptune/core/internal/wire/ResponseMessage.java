@@ -2,7 +2,13 @@ package io.neptune.core.internal.wire;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answer to one request.
@@ -10,7 +16,9 @@ import java.nio.charset.StandardCharsets;
  * @param requestId the request's correlation id (0 for a connection-level protocol error)
  * @param status the outcome
  * @param version the partition version the call was served at
- * @param payload the Jackson-encoded response object when {@link Status#OK}, else a UTF-8 error message
+ * @param payload the Jackson-encoded response object when {@link Status#OK}; for
+ *     {@link Status#NOT_PRIMARY} a JSON object {@code {"message": ..., "primary": ...}}; else a UTF-8
+ *     error message
  */
 public record ResponseMessage(long requestId, Status status, long version, byte[] payload) implements Message {
     /** Validates the fields. */
@@ -29,9 +37,53 @@ public record ResponseMessage(long requestId, Status status, long version, byte[
         return new ResponseMessage(requestId, status, 0, message.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The payload read as an error message. */
+    /**
+     * Returns a NOT_PRIMARY response naming the primary the replica knows of, so the caller can go
+     * there without waiting for the yellow page to catch up.
+     */
+    public static ResponseMessage notPrimary(long requestId, String message, @Nullable NodeId primary) {
+        ObjectNode body = Json.mapper().createObjectNode().put("message", message);
+        if (primary != null) {
+            body.put("primary", primary.value());
+        }
+        return new ResponseMessage(requestId, Status.NOT_PRIMARY, 0, body.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The payload read as an error message (for NOT_PRIMARY, its {@code message} field). */
     public String errorMessage() {
-        return new String(payload, StandardCharsets.UTF_8);
+        String text = new String(payload, StandardCharsets.UTF_8);
+        if (status == Status.NOT_PRIMARY) {
+            JsonNode body = notPrimaryBody();
+            if (body != null && body.path("message").isTextual()) {
+                return body.get("message").asText();
+            }
+        }
+        return text;
+    }
+
+    /**
+     * For NOT_PRIMARY, the primary the replica named; null when it knew none, for other statuses,
+     * and for a payload that is not the documented object (the status still holds: it did not run).
+     */
+    public @Nullable NodeId suggestedPrimary() {
+        JsonNode body = status == Status.NOT_PRIMARY ? notPrimaryBody() : null;
+        if (body == null || !body.path("primary").isTextual()) {
+            return null;
+        }
+        try {
+            return NodeId.of(body.get("primary").asText());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private @Nullable JsonNode notPrimaryBody() {
+        try {
+            JsonNode body = Json.mapper().readTree(payload);
+            return body != null && body.isObject() ? body : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     @Override

@@ -29,7 +29,14 @@ public enum Status {
     /** A read asked for a version this replica has not reached in time; the primary has it. */
     STALE(12, true),
     /** A retried write was already applied but its response is no longer kept; the version says where. */
-    ALREADY_APPLIED(13, false);
+    ALREADY_APPLIED(13, false),
+    /** A majority-mode primary cannot hear from a majority of the replicas; the write did not run. */
+    NO_MAJORITY(14, true),
+    /**
+     * The replica took the write but stopped before it committed (it stopped being the primary, or is
+     * shutting down): it may still commit, or never; a retry with the same request id runs it at most once.
+     */
+    IN_DOUBT(15, false);
 
     private static final Status[] BY_CODE = new Status[16];
 

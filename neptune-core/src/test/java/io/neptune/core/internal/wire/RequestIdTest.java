@@ -1,6 +1,7 @@
 package io.neptune.core.internal.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -27,6 +28,26 @@ class RequestIdTest {
             ids.addAll(local);
         });
         assertThat(ids).hasSize(200_000);
+    }
+
+    @Test
+    void parseReadsWhatToStringWrites() {
+        for (int i = 0; i < 100; i++) {
+            RequestId id = RequestId.random();
+            assertThat(RequestId.parse(id.toString())).isEqualTo(id);
+        }
+        assertThat(RequestId.parse("0123456789ABCDEFffffffffffffffff")).isEqualTo(new RequestId(0x0123456789abcdefL, -1L));
+    }
+
+    @Test
+    void parseNamesWhatIsWrong() {
+        assertThatThrownBy(() -> RequestId.parse("abc")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("request id: 'abc' (expected: 32 hex digits)");
+        assertThatThrownBy(() -> RequestId.parse("0123456789abcdefffffffffffffffxg"))
+                .hasMessageContaining("expected: 32 hex digits");
+        assertThatThrownBy(() -> RequestId.parse("+123456789abcdefffffffffffffffff"))
+                .hasMessageContaining("expected: 32 hex digits");
+        assertThatThrownBy(() -> RequestId.parse("0".repeat(32))).hasMessageContaining("not all zeros");
     }
 
     @Test

@@ -151,7 +151,7 @@ final class MajorityReplica implements PartitionReplica {
             if (leader == null) {
                 reply.accept(notPrimary(request.requestId()));
             } else if (leader.inContact(electionTimeoutNanos) < replicaSet.quorum()) {
-                reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, name + " has no majority:"
+                reply.accept(ResponseMessage.error(request.requestId(), Status.NO_MAJORITY, name + " has no majority:"
                         + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + replicaSet.size()
                         + " replicas (" + replicaSet.quorum() + " needed) within "
                         + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
@@ -638,7 +638,7 @@ final class MajorityReplica implements PartitionReplica {
         QuorumLeader leader = leading;
         leading = null;
         if (leader != null) {
-            leader.abandon(requestId -> ResponseMessage.error(requestId, Status.NOT_PRIMARY, core.self
+            leader.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
                     + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why
                     + ") before the write committed; it may still commit: retry with the same request id"));
         }
@@ -752,8 +752,8 @@ final class MajorityReplica implements PartitionReplica {
             QuorumLeader leader = leading;
             leading = null;
             if (leader != null) {
-                leader.abandon(requestId -> ResponseMessage.error(requestId, Status.UNAVAILABLE,
-                        core.self + " is shutting down"));
+                leader.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
+                        + " is shutting down before the write committed; it may still commit under the next primary"));
             }
             answerPromote(false, "shutting down");
         });

@@ -169,7 +169,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 reply.accept(notPrimary(request.requestId()));
                 return;
             }
-            pipeline.write(request, reply, this::notPrimary);
+            pipeline.write(request, reply);
         });
     }
 
@@ -716,7 +716,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void stepDown(ReplicaRole next, String why) {
         if (role == ReplicaRole.PRIMARY) {
             logger.warn("{}: stepping down as primary: {}", name, why);
-            pipeline.abandon(this::notPrimary);
+            pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
+                    + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why
+                    + ") before the write committed; the next primary may still commit it"));
         } else {
             logger.warn("{}: {} -> {}: {}", name, role, next, why);
         }
@@ -776,8 +778,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     public void close() {
         core.exec.execute(() -> {
             closed = true;
-            pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.UNAVAILABLE,
-                    core.self + " is shutting down"));
+            pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
+                    + " is shutting down before the write committed; it may still commit under the next primary"));
         });
     }
 }

@@ -101,10 +101,10 @@ final class PrimaryPipeline {
 
     /**
      * Takes a client write: a retry is answered from what this log knows, a new write is logged,
-     * sent to every in-sync secondary and answered once committed. {@code notPrimary} answers a
-     * retry this primary cannot decide.
+     * sent to every in-sync secondary and answered once committed. A retry of a write an earlier
+     * primary logged but did not commit is answered IN_DOUBT: only the next primary decides it.
      */
-    void write(RequestMessage request, Consumer<ResponseMessage> reply, LongFunction<ResponseMessage> notPrimary) {
+    void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         ResponseMessage cached = core.cached(request.id());
         if (cached != null) {
             reply.accept(ReplicaCore.reply(cached, request.requestId()));
@@ -120,7 +120,9 @@ final class PrimaryPipeline {
                 reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
                         new byte[0]));
             } else {
-                reply.accept(notPrimary.apply(request.requestId()));
+                reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
+                        + " logged here at LSN " + known.getAsLong() + " by an earlier primary and not committed; the"
+                        + " next primary decides it"));
             }
             return;
         }

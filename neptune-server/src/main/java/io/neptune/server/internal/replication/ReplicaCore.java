@@ -256,8 +256,8 @@ final class ReplicaCore {
 
     /** The answer to a write that reached a replica which is not the primary; names the primary if known. */
     ResponseMessage notPrimary(long requestId, @Nullable NodeId primary) {
-        return ResponseMessage.error(requestId, Status.NOT_PRIMARY, self + " is not the primary of " + service + "#"
-                + partition + (primary != null ? " (primary: " + primary + ")" : " (no primary known)"));
+        return ResponseMessage.notPrimary(requestId, self + " is not the primary of " + service + "#" + partition
+                + (primary != null ? " (primary: " + primary + ")" : " (no primary known)"), primary);
     }
 
     /** The response to send for {@code response} to the request with correlation id {@code requestId}. */

@@ -93,7 +93,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             if (known.isPresent()) {
                 reply.accept(known.getAsLong() <= core.applied
                         ? new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(), new byte[0])
-                        : ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, core.name + ": the write is"
+                        : ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
                                 + " logged at LSN " + known.getAsLong() + " and not applied yet"));
                 return;
             }
@@ -104,14 +104,14 @@ final class WriteAnywhereReplica implements PartitionReplica {
             index(record);
             core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
                 if (e != null) {
-                    reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE,
-                            core.name + ": REDO log append failed: " + e.getMessage()));
+                    reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT,
+                            core.name + ": REDO log append failed (" + e.getMessage() + "); the record may be on disk"));
                     return;
                 }
                 apply(record.lsn());
                 ResponseMessage response = core.cached(record.requestId());
                 reply.accept(response == null
-                        ? ResponseMessage.error(request.requestId(), Status.UNAVAILABLE,
+                        ? ResponseMessage.error(request.requestId(), Status.IN_DOUBT,
                                 core.name + ": the write was logged at LSN " + record.lsn() + " and reaches the other"
                                         + " replicas, but storage failed here before it could be applied")
                         : ReplicaCore.reply(response, request.requestId()));
