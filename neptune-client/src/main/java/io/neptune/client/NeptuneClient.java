@@ -15,12 +15,17 @@ import java.util.concurrent.CompletableFuture;
  * the load-balancing policy, and sends the call over a pooled, multiplexed TCP connection (or
  * through the local queue when the chosen replica is this node). A call that fails before the
  * method can have run is retried on another replica within the retry budget; a read is also
- * retried when its connection is lost.
+ * retried when its connection is lost, and a write with the request id drawn for it, which the
+ * replicas run at most once (level-2/3 writes at the primary of the moment, until the deadline).
  *
- * <p>Every failure is a {@link NeptuneException}: {@link io.neptune.core.NoReplicaAvailableException},
- * {@link io.neptune.core.DeadlineExceededException}, {@link io.neptune.core.RemoteMethodException},
- * {@link io.neptune.core.UnknownServiceException}, {@link io.neptune.core.UnknownMethodException},
- * {@link io.neptune.core.UnknownPartitionException}, {@link io.neptune.core.OverloadedException}.
+ * <p>Every failure is a {@link NeptuneException}. A write that may have run ends in
+ * {@link io.neptune.core.OutcomeUnknownException}, which says how to retry it safely; every other
+ * failure means the method did not run, or ran and threw ({@link io.neptune.core.RemoteMethodException}):
+ * {@link io.neptune.core.NoReplicaAvailableException}, {@link io.neptune.core.NoMajorityException},
+ * {@link io.neptune.core.DeadlineExceededException}, {@link io.neptune.core.UnknownServiceException},
+ * {@link io.neptune.core.UnknownMethodException}, {@link io.neptune.core.UnknownPartitionException},
+ * {@link io.neptune.core.OverloadedException}; {@link io.neptune.core.AlreadyAppliedException} says a
+ * retried write ran exactly once before.
  *
  * <p>Thread-safety: thread-safe; share one instance per application.
  */

@@ -56,7 +56,7 @@ class WriteRecoveryTest {
     }
 
     @Test
-    void aPartitionWithoutRecentWritesDoesNotCountAndOneThatNeverResumesMakesItUnknown() {
+    void aPartitionNobodyWritesToDoesNotCountAndOneThatNeverResumesMakesItUnknown() {
         History history = history(
                 new long[] {1, 0, 100, 200, 1},      // partition 0: idle long before the fault
                 new long[] {2, 1, 9000, 9500, 1},    // partition 1 active before the fault at 10 s
@@ -69,7 +69,18 @@ class WriteRecoveryTest {
     }
 
     @Test
-    void theTableGroupsFaultsByFamily() {
+    void aPartitionFirstWrittenLongAfterTheFaultCountsFromThatWrite() {
+        History history = history(
+                new long[] {1, 0, 900, 950, 1},
+                new long[] {1, 0, 1000, 1100, 1},     // partition 0 flows at once
+                new long[] {2, 1, 8000, 8020, 1});    // partition 1: nobody wrote to it for 7 s
+
+        assertThat(WriteRecovery.of(history, List.of(fault("isolate-primary", 1000))).get(0).nanos())
+                .isEqualTo(OptionalLong.of(100 * MS));
+    }
+
+    @Test
+    void theTableGroupsFaultsByKind() {
         List<WriteRecovery.Gap> gaps = List.of(
                 new WriteRecovery.Gap("kill", 0, OptionalLong.of(1000 * MS)),
                 new WriteRecovery.Gap("kill-several", 0, OptionalLong.of(3000 * MS)),
@@ -79,7 +90,9 @@ class WriteRecoveryTest {
         assertThat(WriteRecovery.table(gaps)).containsExactly(
                 "| fault | faults | median | max | not resumed before the run ended |",
                 "| --- | --- | --- | --- | --- |",
-                "| kill | 3 | 2.00 s | 3.00 s | 0 |",
-                "| pause | 1 | - | - | 1 |");
+                "| kill | 1 | 1.00 s | 1.00 s | 0 |",
+                "| kill-recovering | 1 | 2.00 s | 2.00 s | 0 |",
+                "| kill-several | 1 | 3.00 s | 3.00 s | 0 |",
+                "| pause-primary | 1 | - | - | 1 |");
     }
 }
