@@ -418,9 +418,18 @@ final class MajorityReplica implements PartitionReplica {
             primary = from;
         }
         lastContactNanos = core.clock.getAsLong();
+        restartElectionTimer();
+    }
+
+    /**
+     * Moves the election deadline to a timeout (plus the priority delay) from now, without counting
+     * as contact with a primary: a replica whose own candidacy failed has heard from nobody, and if it
+     * said it had, it would refuse the pre-votes of a replica that can win for a whole timeout.
+     */
+    private void restartElectionTimer() {
         List<Replica> view = core.peers.replicas(core.service, core.partition);
-        electionDeadlineNanos = lastContactNanos + electionDelay(view, electionTimeoutNanos, electionTimeoutNanos / 2,
-                electionTimeoutNanos / 4);
+        electionDeadlineNanos = core.clock.getAsLong() + electionDelay(view, electionTimeoutNanos,
+                electionTimeoutNanos / 2, electionTimeoutNanos / 4);
     }
 
     /**
@@ -432,7 +441,7 @@ final class MajorityReplica implements PartitionReplica {
         assert core.exec.inExecutor() : "off the partition's executor";
         long thisRound = ++round;
         phase = Phase.CANDIDATE;
-        heardFromPrimary(null); // the next round starts a timeout from now if this one fails
+        restartElectionTimer(); // the next round starts a timeout from now if this one fails
         long epoch = Math.max(core.log.epoch(), highestSeenEpoch) + 1;
         if (transfer) {
             vote(thisRound, epoch, true);

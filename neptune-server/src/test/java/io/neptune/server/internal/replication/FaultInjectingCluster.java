@@ -190,6 +190,11 @@ final class FaultInjectingCluster implements AutoCloseable {
         }
     }
 
+    /** The cluster's simulated clock, in nanoseconds. */
+    long nanos() {
+        return clock.get();
+    }
+
     /** Moves time on by {@code by} and ticks every live node, waiting for each. */
     void advance(Duration by) {
         clock.addAndGet(by.toNanos());

@@ -89,6 +89,32 @@ class MajorityReplicaTest {
         assertThat(b.applied()).containsExactly("w1", "w2");
     }
 
+    /**
+     * Found with the nemesis bench (seed 5: an election 4 s after the cut instead of 2): a replica
+     * whose own candidacy failed treated the start of that candidacy as contact with the primary, and
+     * refused the pre-votes of the replica that could win for a whole election timeout. Here b lags
+     * (it missed w2), so its candidacies fail; c, the most complete, must win at its first try.
+     */
+    @Test
+    void aFailedCandidateDoesNotClaimToHaveHeardFromThePrimary() {
+        startThree();
+        committed(cluster.write(a, "w1"));
+        cluster.drop((from, call) -> call.equals("b:replicate"));
+        committed(cluster.write(a, "w2"));  // a and c have it, b does not
+        // a's packets are lost, but a is still in everyone's view (the failure detector has not noticed yet)
+        cluster.drop((from, call) -> from.equals(a.id) || call.startsWith("a:"));
+
+        long cut = cluster.nanos();
+        cluster.runUntil(() -> c.role() == ReplicaRole.PRIMARY, "c elected");
+        // c stands after the timeout plus a half for each of a and b (priority), plus jitter below a quarter
+        assertThat(Duration.ofNanos(cluster.nanos() - cut)).as("time to elect c").isLessThanOrEqualTo(
+                Duration.ofMillis(2_000 + 250 + 300));
+        committed(cluster.write(c, "w3"));
+        cluster.drop((from, call) -> false);
+        awaitConverged(a, b, c);
+        assertThat(b.applied()).containsExactly("w1", "w2", "w3");
+    }
+
     @Test
     void aFollowerDropsATailThatTheNewPrimaryDoesNotShare() {
         startThree();
