@@ -2,6 +2,7 @@ package io.neptune.client;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.Checks;
 import io.neptune.core.internal.wire.RequestId;
 import java.time.Duration;
@@ -12,16 +13,19 @@ import org.jspecify.annotations.Nullable;
  * Per-call settings that override the client's defaults. Immutable; create with {@link #builder()}.
  */
 public final class CallOptions {
-    private static final CallOptions DEFAULTS = new CallOptions(null, null, null);
+    private static final CallOptions DEFAULTS = new CallOptions(null, null, null, null);
 
     private final @Nullable Duration timeout;
     private final @Nullable BalancingPolicy policy;
     private final @Nullable String requestId;
+    private final @Nullable String serviceClass;
 
-    private CallOptions(@Nullable Duration timeout, @Nullable BalancingPolicy policy, @Nullable String requestId) {
+    private CallOptions(@Nullable Duration timeout, @Nullable BalancingPolicy policy, @Nullable String requestId,
+            @Nullable String serviceClass) {
         this.timeout = timeout;
         this.policy = policy;
         this.requestId = requestId;
+        this.serviceClass = serviceClass;
     }
 
     /** No overrides: the client's defaults apply. */
@@ -54,18 +58,30 @@ public final class CallOptions {
         return Optional.ofNullable(requestId);
     }
 
+    /** The service class of the call, if set (else {@value ServiceClass#DEFAULT_NAME}). */
+    public Optional<String> serviceClass() {
+        return Optional.ofNullable(serviceClass);
+    }
+
+    /** Returns options with only the service class set. */
+    public static CallOptions serviceClass(String serviceClass) {
+        return builder().serviceClass(serviceClass).build();
+    }
+
     /** Returns a builder that starts from these options. */
     public Builder toBuilder() {
         Builder builder = new Builder();
         builder.timeout = timeout;
         builder.policy = policy;
         builder.requestId = requestId;
+        builder.serviceClass = serviceClass;
         return builder;
     }
 
     @Override
     public String toString() {
-        return "CallOptions[timeout=" + timeout + ", policy=" + policy + ", requestId=" + requestId + "]";
+        return "CallOptions[timeout=" + timeout + ", policy=" + policy + ", requestId=" + requestId + ", serviceClass="
+                + serviceClass + "]";
     }
 
     /** Mutable, single-use builder; not thread-safe. */
@@ -73,6 +89,7 @@ public final class CallOptions {
         private @Nullable Duration timeout;
         private @Nullable BalancingPolicy policy;
         private @Nullable String requestId;
+        private @Nullable String serviceClass;
 
         private Builder() {}
 
@@ -104,9 +121,26 @@ public final class CallOptions {
             return this;
         }
 
+        /**
+         * Sends the call in this service class (dissertation chapter 4): the node queues it with its
+         * class, schedules it by the class's yield function and guaranteed share, and drops it
+         * ({@link io.neptune.core.RequestDroppedException}) once it can no longer finish within the
+         * class's deadline, which also ends the call early when it is shorter than the call's own
+         * deadline. A class the node does not declare fails the call with
+         * {@link io.neptune.core.UnknownServiceClassException}.
+         *
+         * @throws IllegalArgumentException if {@code serviceClass} is not a valid class name
+         */
+        public Builder serviceClass(String serviceClass) {
+            requireNonNull(serviceClass, "serviceClass");
+            ServiceClass.checkName(serviceClass);
+            this.serviceClass = serviceClass;
+            return this;
+        }
+
         /** Builds the options. */
         public CallOptions build() {
-            return new CallOptions(timeout, policy, requestId);
+            return new CallOptions(timeout, policy, requestId, serviceClass);
         }
     }
 }

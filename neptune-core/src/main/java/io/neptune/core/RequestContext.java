@@ -28,4 +28,20 @@ public interface RequestContext {
 
     /** The node this call runs on. */
     NodeId node();
+
+    /**
+     * The service class the call belongs to ({@link ServiceClass#DEFAULT_NAME} when the caller named
+     * none).
+     */
+    default String serviceClass() {
+        return ServiceClass.DEFAULT_NAME;
+    }
+
+    /**
+     * Reports what this call cost, in place of the worker thread's CPU time that the node's
+     * scheduler measures by default: for a method whose work happens elsewhere (a disk, a child
+     * process, a remote call) or that knows its cost better. The scheduler uses it to hold each
+     * service class to its guaranteed share and to rank requests by cost. The last report wins.
+     */
+    default void reportResourceUse(java.time.Duration used) {}
 }

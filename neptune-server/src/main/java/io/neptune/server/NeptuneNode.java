@@ -143,6 +143,21 @@ public final class NeptuneNode implements AutoCloseable {
         return load;
     }
 
+    /**
+     * What each service class got from {@code service}'s scheduler on this node since it started,
+     * sorted by class; empty when the node schedules that service FIFO without classes.
+     *
+     * @throws IllegalArgumentException if this node does not host {@code service}
+     */
+    public List<ClassStats> classStats(String service) {
+        ServiceRuntime runtime = services.get(service);
+        if (runtime == null) {
+            throw new IllegalArgumentException("service: '" + service + "' (expected: one of " + services.keySet()
+                    + ", the services " + config.node() + " hosts)");
+        }
+        return runtime.classStats();
+    }
+
     /** Whether the node is started and not yet closed. */
     public boolean isRunning() {
         return lifecycle.state() == Lifecycle.State.RUNNING;
@@ -193,7 +208,8 @@ public final class NeptuneNode implements AutoCloseable {
                 throw new ServiceDefinitionException(service.getClass(), "service '" + descriptor.name()
                         + "' is already hosted on this node (expected: once)");
             }
-            services.put(descriptor.name(), new ServiceRuntime(config.node(), descriptor, service, hosting));
+            services.put(descriptor.name(), new ServiceRuntime(config.node(), descriptor, service, hosting,
+                    config.scheduling()));
             return this;
         }
 

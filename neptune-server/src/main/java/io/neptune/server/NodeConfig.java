@@ -28,6 +28,7 @@ import org.jspecify.annotations.Nullable;
  * @param logSync when a REDO log append counts as durable
  * @param ackTimeout how long a primary waits for a secondary's acknowledgement before it treats
  *     the secondary as failed (fail-stop)
+ * @param scheduling the service classes and the policy that schedules each hosted service's queue
  */
 public record NodeConfig(
         NodeId node,
@@ -40,7 +41,8 @@ public record NodeConfig(
         ClientConfig client,
         Path dataDirectory,
         LogSync logSync,
-        Duration ackTimeout) {
+        Duration ackTimeout,
+        SchedulingConfig scheduling) {
 
     /** Default for {@link #bindAddress()}. */
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
@@ -58,6 +60,7 @@ public record NodeConfig(
         requireNonNull(dataDirectory, "dataDirectory");
         requireNonNull(logSync, "logSync");
         Checks.positive("ackTimeout", ackTimeout);
+        requireNonNull(scheduling, "scheduling");
     }
 
     /**
@@ -96,7 +99,7 @@ public record NodeConfig(
     public Builder toBuilder() {
         return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
                 .maxFrameBytes(maxFrameBytes).membership(membership).client(client).dataDirectory(dataDirectory)
-                .logSync(logSync).ackTimeout(ackTimeout);
+                .logSync(logSync).ackTimeout(ackTimeout).scheduling(scheduling);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -117,8 +120,15 @@ public record NodeConfig(
         private @Nullable Path dataDirectory;
         private LogSync logSync = LogSync.GROUP;
         private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
+        private SchedulingConfig scheduling = SchedulingConfig.defaults();
 
         private Builder() {}
+
+        /** Sets {@link NodeConfig#scheduling()}. */
+        public Builder scheduling(SchedulingConfig scheduling) {
+            this.scheduling = scheduling;
+            return this;
+        }
 
         /** Sets {@link NodeConfig#dataDirectory()}; the default is {@code neptune-data/<node>}. */
         public Builder dataDirectory(Path dataDirectory) {
@@ -195,7 +205,7 @@ public record NodeConfig(
         public NodeConfig build() {
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client, data,
-                    logSync, ackTimeout);
+                    logSync, ackTimeout, scheduling);
         }
     }
 }

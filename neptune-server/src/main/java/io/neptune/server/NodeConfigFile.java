@@ -8,11 +8,14 @@ import io.neptune.core.ConfigException;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.ServiceClass;
 import io.neptune.core.ServiceDescriptor;
+import io.neptune.core.YieldFunction;
 import io.neptune.core.internal.config.ConfigNode;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -82,6 +85,7 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
         });
         node.membership(membership(root.section("membership"), bindAddress));
         node.client(client(root.section("client")));
+        node.scheduling(scheduling(root.section("scheduling"), root.sections("classes")));
         List<HostedService> services = new ArrayList<>();
         for (ConfigNode service : root.sections("services")) {
             services.add(service(service));
@@ -128,6 +132,55 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
         } catch (NumberFormatException e) {
             throw new ConfigException(key, "'" + text + "' (expected: host:port)");
         }
+    }
+
+    private static SchedulingConfig scheduling(ConfigNode s, List<ConfigNode> classes) {
+        SchedulingConfig.Builder b = s.build(n -> SchedulingConfig.builder()
+                .policy(n.choice("policy", SchedulingPolicy.class, SchedulingPolicy.FIFO))
+                .adaptiveDropThreshold(n.number("adaptive-drop-threshold",
+                        SchedulingConfig.DEFAULT_ADAPTIVE_DROP_THRESHOLD))
+                .adaptiveWindow(n.duration("adaptive-window", SchedulingConfig.DEFAULT_ADAPTIVE_WINDOW))
+                .dropBelow(n.number("drop-below", SchedulingConfig.DEFAULT_DROP_BELOW)));
+        s.finish();
+        for (ConfigNode c : classes) {
+            ServiceClass serviceClass = c.build(n -> {
+                String name = n.string("name", "");
+                if (name.isEmpty()) {
+                    throw new ConfigException(n.path() + ".name", "missing (expected: the class name callers use)");
+                }
+                return new ServiceClass(name, yieldFunction(n), n.number("share", 0));
+            });
+            c.finish();
+            try {
+                b.serviceClass(serviceClass);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(c.path() + ".name", "'" + serviceClass.name() + "' declared twice");
+            }
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) { // the shares' sum: a property of the list, not of one class
+            throw new ConfigException("classes", e.getMessage().replaceFirst("^classes: ", ""));
+        }
+    }
+
+    /** {@code yield: throughput | resptime | hybrid} with {@code full-yield}, {@code deadline}, and for hybrid D', C'. */
+    private static YieldFunction yieldFunction(ConfigNode n) {
+        String form = n.string("yield", "throughput");
+        double c = n.number("full-yield", 1);
+        if (!n.has("deadline")) {
+            throw new ConfigException(n.path() + ".deadline", "missing (expected: D, the response time after which"
+                    + " a request of the class yields nothing, such as 2s)");
+        }
+        Duration deadline = n.duration("deadline", Duration.ZERO);
+        return switch (form) {
+            case "throughput" -> YieldFunction.throughput(c, deadline);
+            case "resptime" -> YieldFunction.resptime(c, deadline);
+            case "hybrid" -> YieldFunction.hybrid(c, n.duration("pre-deadline", deadline.dividedBy(2)),
+                    n.number("drop-penalty", c / 2), deadline);
+            default -> throw new ConfigException(n.path() + ".yield", "'" + form
+                    + "' (expected: throughput, resptime or hybrid)");
+        };
     }
 
     private static ClientConfig client(ConfigNode c) {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.ServiceClass;
+import io.neptune.core.YieldFunction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,6 +116,62 @@ class NodeConfigFileTest {
                 .hasMessageContaining("mapping");
         assertThatThrownBy(() -> NodeConfigFile.load(dir.resolve("missing.yaml"))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void serviceClassesAndTheSchedulingPolicyAreRead() throws IOException {
+        NodeConfigFile file = load("""
+                scheduling:
+                  policy: adaptive
+                  adaptive-drop-threshold: 0.1
+                  adaptive-window: 10s
+                classes:
+                  - name: gold
+                    yield: hybrid
+                    full-yield: 4
+                    deadline: 2s
+                    share: 0.3
+                  - name: bronze
+                    yield: resptime
+                    deadline: 500ms
+                """);
+        SchedulingConfig scheduling = file.node().scheduling();
+        assertThat(scheduling.policy()).isEqualTo(SchedulingPolicy.ADAPTIVE);
+        assertThat(scheduling.adaptiveDropThreshold()).isEqualTo(0.1);
+        assertThat(scheduling.adaptiveWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(scheduling.classes()).containsOnlyKeys("gold", "bronze", ServiceClass.DEFAULT_NAME);
+        ServiceClass gold = scheduling.classes().get("gold");
+        assertThat(gold.guaranteedShare()).isEqualTo(0.3);
+        assertThat(gold.yield()).isEqualTo(YieldFunction.hybrid(4, Duration.ofSeconds(1), 2, Duration.ofSeconds(2)));
+        assertThat(scheduling.classes().get("bronze").yield()).isEqualTo(YieldFunction.resptime(1,
+                Duration.ofMillis(500)));
+        assertThat(load("").node().scheduling().plainFifo()).isTrue();
+    }
+
+    @Test
+    void badClassesAreNamed() {
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    share: 0.6\n"
+                + "  - name: b\n    deadline: 1s\n    share: 0.5\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("classes: guaranteed shares sum to 1.1 (expected: at most 1, the whole of the workers' time)");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n  - name: a\n    deadline: 2s\n"))
+                .isInstanceOf(ConfigException.class).hasMessage("classes[1].name: 'a' declared twice");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("classes[0].deadline: missing");
+        assertThatThrownBy(() -> load("classes:\n  - deadline: 1s\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("classes[0].name: missing");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: -1s\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("classes[0].deadline: '-1s'");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    yield: linear\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("classes[0].yield: 'linear' (expected: throughput, resptime or hybrid)");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    share: lots\n"))
+                .isInstanceOf(ConfigException.class).hasMessage("classes[0].share: 'lots' (expected: a number)");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    dead-line: 2s\n"))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("classes[0].dead-line: unknown key");
+        assertThatThrownBy(() -> load("scheduling:\n  policy: lottery\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("scheduling.policy: 'lottery' (expected: one of fifo, edf, yid, greedy, adaptive)");
+        assertThatThrownBy(() -> load("scheduling:\n  adaptive-drop-threshold: 5\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("adaptiveDropThreshold: 5.0 (expected: a fraction between 0 and 1)");
     }
 
     @Test

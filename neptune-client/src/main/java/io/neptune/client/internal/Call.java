@@ -17,8 +17,10 @@ import io.neptune.core.OutcomeUnknownException;
 import io.neptune.core.OverloadedException;
 import io.neptune.core.RemoteMethodException;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.RequestDroppedException;
 import io.neptune.core.UnknownMethodException;
 import io.neptune.core.UnknownPartitionException;
+import io.neptune.core.UnknownServiceClassException;
 import io.neptune.core.UnknownServiceException;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Replica;
@@ -297,6 +299,10 @@ final class Call<T> implements TimerTask {
                     client.yellowPage().partitions(message.service()).orElse(0)));
             case DEADLINE_EXCEEDED -> fail(new DeadlineExceededException(message.target(),
                     Duration.ofNanos(timeoutNanos), "expired in the queue of " + replica.node()));
+            case DROPPED -> fail(new RequestDroppedException(message.target(), message.serviceClass(), replica.node(),
+                    response.errorMessage()));
+            case UNKNOWN_CLASS -> fail(new UnknownServiceClassException(message.serviceClass(), replica.node()
+                    + " declares no such class: " + response.errorMessage()));
             case INVALID_REQUEST, PROTOCOL_ERROR -> fail(new InvalidRequestException(
                     message.target() + " rejected by " + replica.node() + ": " + response.errorMessage()));
         }

@@ -14,6 +14,7 @@ import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.MembershipChannel;
@@ -147,7 +148,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         RequestId id = mode == AccessMode.READ ? RequestId.NONE
                 : options.requestId().map(RequestId::parse).orElseGet(RequestId::random);
         RequestMessage message = new RequestMessage(0, service, partition, method, mode, timeoutMillis,
-                mode == AccessMode.READ ? handle.version(service, partition) : 0, id, payload);
+                mode == AccessMode.READ ? handle.version(service, partition) : 0, id, payload,
+                options.serviceClass().orElse(ServiceClass.DEFAULT_NAME));
         String invalid = invalidFrame(message);
         if (invalid != null) {
             return CompletableFuture.failedFuture(new InvalidRequestException(invalid));

@@ -77,6 +77,11 @@ public final class Router {
                     + "#" + request.partition()));
             return;
         }
+        ResponseMessage unknownClass = runtime.unknownClass(request);
+        if (unknownClass != null) {
+            reply.accept(unknownClass);
+            return;
+        }
         if (replication.replicates(request.service())) {
             if (method.mode() == AccessMode.WRITE) {
                 if (request.id().equals(RequestId.NONE)) {
@@ -85,10 +90,7 @@ public final class Router {
                             + request.service() + "' needs a request id other than 0, kept across its retries"));
                     return;
                 }
-                Consumer<ResponseMessage> admitted = runtime.admitReplicatedWrite(request, reply);
-                if (admitted != null) {
-                    replication.write(request, admitted);
-                }
+                runtime.submitReplicatedWrite(request, method, reply, replication::write);
                 return;
             }
             if (replication.role(request.service(), request.partition()) == ReplicaRole.RECOVERING) {

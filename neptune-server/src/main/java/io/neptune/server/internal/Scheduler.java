@@ -1,12 +1,14 @@
 package io.neptune.server.internal;
 
+import io.neptune.server.ClassStats;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The request queue of one hosted service: decides which waiting request a free worker runs next.
- * The seam where class-aware scheduling (DESIGN §7) plugs in.
+ * {@link FifoScheduler} serves in arrival order; {@link ClassAwareScheduler} is the dissertation's
+ * class-aware node scheduler (DESIGN §7).
  *
  * <p>Thread-safety: implementations must be thread-safe; dispatcher threads offer, workers poll.
  */
@@ -22,4 +24,24 @@ public interface Scheduler {
 
     /** Removes and returns every waiting task, e.g. to refuse them at shutdown. */
     List<Task> drain();
+
+    /**
+     * A worker that took {@code task} at {@code startedNanos} answered it (successfully or not) at
+     * {@code finishedNanos}, having used {@code resourceNanos} of the workers' time (its thread's CPU
+     * time, or what the service reported).
+     */
+    default void completed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {}
+
+    /** A worker took {@code task} but its caller's deadline had passed: it was answered without running. */
+    default void expired(Task task) {}
+
+    /** Requests of {@code serviceClass} waiting or running: the class's load, as polls report it. */
+    default int load(String serviceClass) {
+        return size();
+    }
+
+    /** Per-class counters, sorted by class name; empty when the scheduler keeps none. */
+    default List<ClassStats> stats() {
+        return List.of();
+    }
 }

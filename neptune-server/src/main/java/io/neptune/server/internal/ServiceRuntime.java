@@ -14,12 +14,17 @@ import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.ClassStats;
 import io.neptune.server.HostingConfig;
+import io.neptune.server.SchedulingConfig;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,10 +32,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
@@ -46,28 +53,38 @@ import org.slf4j.LoggerFactory;
  */
 public final class ServiceRuntime implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(ServiceRuntime.class);
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
     private final NodeId node;
     private final ServiceDescriptor descriptor;
     private final Object instance;
     private final HostingConfig hosting;
+    private final SchedulingConfig scheduling;
     private final Scheduler scheduler;
+    /** The scheduler when it is class-aware, else null: then no per-request cost is measured. */
+    private final @Nullable ClassAwareScheduler classAware;
     private final Map<String, MethodHandle> handles = new HashMap<>();
     private final List<Thread> workers = new ArrayList<>();
     private final AtomicInteger active = new AtomicInteger();
     /** Replicated writes this node accepted and has not answered yet (they run on the replication engine). */
     private final AtomicInteger replicatedWrites = new AtomicInteger();
     private final AtomicLong served = new AtomicLong();
+    /** Per write method, the decaying mean CPU time of applying it here (only kept by a class-aware node). */
+    private final Map<String, AtomicLong> writeCosts = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private volatile ToLongFunction<Integer> versions = partition -> 0;
 
-    /** Creates the runtime; {@link #start()} starts its workers. */
-    public ServiceRuntime(NodeId node, ServiceDescriptor descriptor, Object instance, HostingConfig hosting) {
+    /** Creates the runtime, scheduling its queue by {@code scheduling}; {@link #start()} starts its workers. */
+    public ServiceRuntime(NodeId node, ServiceDescriptor descriptor, Object instance, HostingConfig hosting,
+            SchedulingConfig scheduling) {
         this.node = requireNonNull(node, "node");
         this.descriptor = requireNonNull(descriptor, "descriptor");
         this.instance = requireNonNull(instance, "instance");
         this.hosting = requireNonNull(hosting, "hosting");
-        this.scheduler = new FifoScheduler(hosting.queueCapacity());
+        this.scheduling = requireNonNull(scheduling, "scheduling");
+        this.classAware = scheduling.plainFifo() ? null : new ClassAwareScheduler(scheduling, hosting.queueCapacity(),
+                System::nanoTime, this::dropped);
+        this.scheduler = classAware != null ? classAware : new FifoScheduler(hosting.queueCapacity());
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         for (MethodDescriptor method : descriptor.methods().values()) {
             try {
@@ -146,7 +163,13 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         RequestMessage request = new RequestMessage(0, descriptor.name(), partition, methodName, AccessMode.WRITE, 1,
                 0, io.neptune.core.internal.wire.RequestId.NONE, payload);
-        ResponseMessage response = invoke(request, method, lsn);
+        long cpu = classAware != null ? CPU.getCurrentThreadCpuTime() : 0;
+        Context context = new Context(request, lsn);
+        ResponseMessage response = invoke(request, method, context);
+        if (classAware != null) {
+            recordWriteCost(methodName, context.reportedNanos >= 0 ? context.reportedNanos
+                    : CPU.getCurrentThreadCpuTime() - cpu);
+        }
         if (response.status() == Status.OK) {
             served.incrementAndGet();
         }
@@ -208,9 +231,91 @@ public final class ServiceRuntime implements AutoCloseable {
         };
     }
 
+    /**
+     * Hands a replicated write to {@code engine} (which answers {@code reply} when it commits), through
+     * the class-aware scheduler if there is one: the scheduler decides when the write is admitted, and
+     * counts it against its class until it commits; the order of writes in a partition's log is the
+     * order the engine receives them. With a plain FIFO queue the write goes to the engine at once.
+     */
+    public void submitReplicatedWrite(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
+            BiConsumer<RequestMessage, Consumer<ResponseMessage>> engine) {
+        if (classAware == null) {
+            Consumer<ResponseMessage> admitted = admitReplicatedWrite(request, reply);
+            if (admitted != null) {
+                engine.accept(request, admitted);
+            }
+            return;
+        }
+        if (closed) {
+            reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
+            return;
+        }
+        long arrival = System.nanoTime();
+        long deadline = deadline(request, arrival);
+        Task task = new Task(request, method, arrival, deadline, reply, admittedTask -> {
+            long started = System.nanoTime();
+            AtomicBoolean counted = new AtomicBoolean();
+            Consumer<ResponseMessage> admitted = admitReplicatedWrite(request, response -> {
+                if (counted.compareAndSet(false, true)) {
+                    scheduler.completed(admittedTask, started, System.nanoTime(), writeCost(method.name()));
+                }
+                reply.accept(response);
+            });
+            if (admitted == null) { // answered OVERLOADED: it never ran
+                if (counted.compareAndSet(false, true)) {
+                    scheduler.completed(admittedTask, started, System.nanoTime(), 0);
+                }
+                return;
+            }
+            engine.accept(request, admitted);
+        });
+        if (!scheduler.offer(task)) {
+            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
+                    descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
+        }
+    }
+
+    /**
+     * The CPU time applying one write of {@code method} took lately (a decaying mean over this node's
+     * applies): what a replicated write is charged to its class, since it runs on the replication
+     * threads, not on the worker that admitted it.
+     */
+    private long writeCost(String method) {
+        AtomicLong cost = writeCosts.get(method);
+        return cost == null ? 0 : cost.get();
+    }
+
+    private void recordWriteCost(String method, long nanos) {
+        AtomicLong cost = writeCosts.computeIfAbsent(method, m -> new AtomicLong(nanos));
+        cost.getAndUpdate(old -> old + (nanos - old) / 8);
+    }
+
     /** Requests this service answered since start. */
     public long served() {
         return served.get();
+    }
+
+    /** Per-class counters of this service's queue, sorted by class; empty for a plain FIFO queue. */
+    public List<ClassStats> classStats() {
+        return scheduler.stats();
+    }
+
+    /** Requests of {@code serviceClass} waiting or running here. */
+    public int load(String serviceClass) {
+        return classAware != null ? classAware.load(serviceClass) : load();
+    }
+
+    /**
+     * Why this node would refuse a request of {@code serviceClass}, as an UNKNOWN_CLASS response; null
+     * if it declares the class.
+     */
+    public @Nullable ResponseMessage unknownClass(RequestMessage request) {
+        if (scheduling.classes().containsKey(request.serviceClass())) {
+            return null;
+        }
+        return ResponseMessage.error(request.requestId(), Status.UNKNOWN_CLASS, "service class '"
+                + request.serviceClass() + "' (expected: one of " + new TreeSet<>(scheduling.classes().keySet())
+                + ", the classes " + node + " declares)");
     }
 
     /** Queues {@code request}; {@code reply} gets the response, or OVERLOADED at once if the queue is full. */
@@ -219,8 +324,13 @@ public final class ServiceRuntime implements AutoCloseable {
             reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
             return;
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeoutMillis());
-        if (!scheduler.offer(new Task(request, method, deadline, reply))) {
+        ResponseMessage unknown = unknownClass(request);
+        if (unknown != null) {
+            reply.accept(unknown);
+            return;
+        }
+        long arrival = System.nanoTime();
+        if (!scheduler.offer(new Task(request, method, arrival, deadline(request, arrival), reply))) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
                     descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
         }
@@ -237,7 +347,10 @@ public final class ServiceRuntime implements AutoCloseable {
             if (task != null) {
                 active.incrementAndGet();
                 try {
-                    task.reply().accept(runAnswering(task));
+                    ResponseMessage response = classAware != null ? runMeasured(task) : runAnswering(task);
+                    if (response != null) {
+                        task.reply().accept(response);
+                    }
                 } catch (RuntimeException e) {
                     logger.error("{}: reply to {} failed", node, task.request(), e);
                 } finally {
@@ -247,10 +360,66 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
+    /** {@link #runAnswering}, telling the scheduler how long it took and what it cost (CPU time unless reported). */
+    private @Nullable ResponseMessage runMeasured(Task task) {
+        long started = System.nanoTime();
+        if (started - task.deadlineNanos() > 0) {
+            scheduler.expired(task);
+            return expired(task);
+        }
+        if (task.handoff() != null) {
+            task.handoff().accept(task); // the engine answers, and the scheduler hears of it, when it commits
+            return null;
+        }
+        long cpu = CPU.getCurrentThreadCpuTime();
+        Context context = new Context(task.request(), 0);
+        ResponseMessage response;
+        try {
+            response = runAnswering(task, context);
+        } finally {
+            long finished = System.nanoTime();
+            long cost = context.reportedNanos >= 0 ? context.reportedNanos : CPU.getCurrentThreadCpuTime() - cpu;
+            scheduler.completed(task, started, finished, cost);
+        }
+        return response;
+    }
+
+    /** When the caller gives up on {@code request}, or its class's deadline D passes if that is sooner. */
+    private long deadline(RequestMessage request, long arrival) {
+        long timeout = TimeUnit.MILLISECONDS.toNanos(request.timeoutMillis());
+        if (classAware != null) {
+            long classDeadline = scheduling.classes().get(request.serviceClass()).yield().deadline().toNanos();
+            timeout = Math.min(timeout, classDeadline);
+        }
+        return arrival + timeout;
+    }
+
+    /** Answers a request the scheduler dropped. */
+    private void dropped(Task task, String reason) {
+        try {
+            task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.DROPPED, reason + " on "
+                    + node));
+        } catch (RuntimeException e) {
+            logger.error("{}: reply to {} failed", node, task.request(), e);
+        }
+    }
+
+    private ResponseMessage expired(Task task) {
+        return ResponseMessage.error(task.request().requestId(), Status.DEADLINE_EXCEEDED,
+                "deadline passed while queued on " + node + "; not run");
+    }
+
     /** {@link #run}, answering even when the JVM failed under it (out of memory): the worker lives on. */
     private ResponseMessage runAnswering(Task task) {
+        if (System.nanoTime() - task.deadlineNanos() > 0) {
+            return expired(task);
+        }
+        return runAnswering(task, new Context(task.request(), 0));
+    }
+
+    private ResponseMessage runAnswering(Task task, Context context) {
         try {
-            return run(task);
+            return run(task, context);
         } catch (VirtualMachineError e) {
             logger.error("{}: {} failed: the JVM is in trouble", node, task.request().target(), e);
             return ResponseMessage.error(task.request().requestId(), Status.METHOD_FAILED, e.getClass().getName()
@@ -258,20 +427,16 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
-    private ResponseMessage run(Task task) {
+    private ResponseMessage run(Task task, Context context) {
         RequestMessage request = task.request();
-        if (System.nanoTime() - task.deadlineNanos() > 0) {
-            return ResponseMessage.error(request.requestId(), Status.DEADLINE_EXCEEDED,
-                    "deadline passed while queued on " + node + "; not run");
-        }
-        ResponseMessage response = invoke(request, task.method(), 0);
+        ResponseMessage response = invoke(request, task.method(), context);
         if (response.status() == Status.OK) {
             served.incrementAndGet();
         }
         return response;
     }
 
-    private ResponseMessage invoke(RequestMessage request, MethodDescriptor method, long lsn) {
+    private ResponseMessage invoke(RequestMessage request, MethodDescriptor method, Context context) {
         Object argument;
         try {
             argument = Json.mapper().readValue(request.payload(), method.requestType());
@@ -281,7 +446,7 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         Object result;
         try {
-            result = handles.get(method.name()).invoke(new Context(request, lsn), argument);
+            result = handles.get(method.name()).invoke(context, argument);
         } catch (Throwable t) {
             Throwable cause = t instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : t;
             if (cause instanceof VirtualMachineError error && !(cause instanceof StackOverflowError)) {
@@ -296,7 +461,7 @@ public final class ServiceRuntime implements AutoCloseable {
                     cause.getClass().getName() + ": " + cause.getMessage());
         }
         try {
-            long version = lsn > 0 ? lsn : versions.applyAsLong(request.partition());
+            long version = context.lsn > 0 ? context.lsn : versions.applyAsLong(request.partition());
             return ResponseMessage.ok(request.requestId(), version, Json.mapper().writeValueAsBytes(result));
         } catch (Exception e) {
             return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, "cannot encode the response of "
@@ -346,6 +511,8 @@ public final class ServiceRuntime implements AutoCloseable {
     private final class Context implements RequestContext {
         private final RequestMessage request;
         private final long lsn;
+        /** What the method reported it cost, or -1. */
+        long reportedNanos = -1;
 
         Context(RequestMessage request, long lsn) {
             this.request = request;
@@ -380,6 +547,16 @@ public final class ServiceRuntime implements AutoCloseable {
         @Override
         public NodeId node() {
             return node;
+        }
+
+        @Override
+        public String serviceClass() {
+            return request.serviceClass();
+        }
+
+        @Override
+        public void reportResourceUse(Duration used) {
+            reportedNanos = Math.max(0, used.toNanos());
         }
     }
 }

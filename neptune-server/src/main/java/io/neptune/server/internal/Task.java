@@ -4,14 +4,25 @@ import io.neptune.core.MethodDescriptor;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request waiting in a service queue.
  *
- * @param request the decoded request
+ * @param request the decoded request; {@link RequestMessage#serviceClass()} is its class
  * @param method the resolved method
+ * @param arrivalNanos {@link System#nanoTime()} when the node queued it: response times count from here
  * @param deadlineNanos {@link System#nanoTime()} after which the caller has given up
  * @param reply receives the response exactly once
+ * @param handoff for a replicated write: what the worker does instead of running the method (hand it
+ *     to the replication engine, which answers {@code reply} once it commits); null for other requests
  */
-public record Task(RequestMessage request, MethodDescriptor method, long deadlineNanos,
-        Consumer<ResponseMessage> reply) {}
+public record Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
+        Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff) {
+
+    /** A request a worker runs itself. */
+    public Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
+            Consumer<ResponseMessage> reply) {
+        this(request, method, arrivalNanos, deadlineNanos, reply, null);
+    }
+}

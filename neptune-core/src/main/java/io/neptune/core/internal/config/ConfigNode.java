@@ -133,6 +133,18 @@ public final class ConfigNode {
         return value.intValue();
     }
 
+    /** A finite number. */
+    public double number(String name, double defaultValue) {
+        JsonNode value = value(name);
+        if (value.isMissingNode()) {
+            return defaultValue;
+        }
+        if (!value.isNumber() || !Double.isFinite(value.doubleValue())) {
+            throw new ConfigException(key(name), "'" + value.asText() + "' (expected: a number)");
+        }
+        return value.doubleValue();
+    }
+
     /** A boolean value. */
     public boolean bool(String name, boolean defaultValue) {
         JsonNode value = value(name);

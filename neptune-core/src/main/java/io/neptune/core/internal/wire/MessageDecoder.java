@@ -1,6 +1,7 @@
 package io.neptune.core.internal.wire;
 
 import io.neptune.core.AccessMode;
+import io.neptune.core.ServiceClass;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -36,9 +37,14 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         WireFormat.readableCheck(frame, 1 + 8 + 1, "header");
         byte type = frame.readByte();
         long requestId = frame.readLong();
-        frame.readByte(); // flags: none defined in version 1
+        int flags = frame.readUnsignedByte();
+        int known = type == WireFormat.TYPE_REQUEST ? WireFormat.FLAG_SERVICE_CLASS : 0;
+        if ((flags & ~known) != 0) {
+            throw new CorruptedFrameException("flags: 0x" + Integer.toHexString(flags) + " (expected: "
+                    + (known == 0 ? "none" : "only 0x" + Integer.toHexString(known)) + " for message type " + type + ")");
+        }
         Message message = switch (type) {
-            case WireFormat.TYPE_REQUEST -> decodeRequest(frame, requestId);
+            case WireFormat.TYPE_REQUEST -> decodeRequest(frame, requestId, flags);
             case WireFormat.TYPE_RESPONSE -> decodeResponse(frame, requestId);
             default -> throw new CorruptedFrameException("message type: " + type + " (expected: "
                     + WireFormat.TYPE_REQUEST + " or " + WireFormat.TYPE_RESPONSE + ")");
@@ -49,7 +55,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         return message;
     }
 
-    private static RequestMessage decodeRequest(ByteBuf in, long requestId) {
+    private static RequestMessage decodeRequest(ByteBuf in, long requestId, int flags) {
         String service = WireFormat.readName(in, "service");
         int partition = WireFormat.readableCheck(in, 4, "partition").readInt();
         String method = WireFormat.readName(in, "method");
@@ -64,9 +70,11 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         long minVersion = WireFormat.readableCheck(in, 8, "minVersion").readLong();
         WireFormat.readableCheck(in, 16, "request id");
         RequestId id = new RequestId(in.readLong(), in.readLong());
+        String serviceClass = (flags & WireFormat.FLAG_SERVICE_CLASS) != 0 ? WireFormat.readName(in, "service class")
+                : ServiceClass.DEFAULT_NAME;
         byte[] payload = WireFormat.readBytes(in, "payload");
         return new RequestMessage(requestId, service, partition, method, MODES[mode], timeoutMillis, minVersion, id,
-                payload);
+                payload, serviceClass);
     }
 
     private static ResponseMessage decodeResponse(ByteBuf in, long requestId) {

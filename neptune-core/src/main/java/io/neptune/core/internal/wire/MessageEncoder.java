@@ -28,7 +28,8 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         long header = 2 + 1 + 1 + 8 + 1; // magic, version, type, request id, flags
         if (msg instanceof RequestMessage request) {
             return header + 2 + WireFormat.nameBytes(request.service()) + 4 + 2 + WireFormat.nameBytes(request.method())
-                    + 1 + 4 + 8 + 16 + 4 + request.payload().length;
+                    + 1 + 4 + 8 + 16 + (request.hasServiceClass() ? 2 + WireFormat.nameBytes(request.serviceClass()) : 0)
+                    + 4 + request.payload().length;
         }
         ResponseMessage response = (ResponseMessage) msg;
         return header + 1 + 8 + 4 + response.payload().length;
@@ -43,7 +44,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         if (msg instanceof RequestMessage request) {
             out.writeByte(WireFormat.TYPE_REQUEST);
             out.writeLong(request.requestId());
-            out.writeByte(0);
+            out.writeByte(request.hasServiceClass() ? WireFormat.FLAG_SERVICE_CLASS : 0);
             WireFormat.writeName(out, request.service());
             out.writeInt(request.partition());
             WireFormat.writeName(out, request.method());
@@ -52,6 +53,9 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             out.writeLong(request.minVersion());
             out.writeLong(request.id().high());
             out.writeLong(request.id().low());
+            if (request.hasServiceClass()) {
+                WireFormat.writeName(out, request.serviceClass());
+            }
             out.writeInt(request.payload().length);
             out.writeBytes(request.payload());
         } else if (msg instanceof ResponseMessage response) {

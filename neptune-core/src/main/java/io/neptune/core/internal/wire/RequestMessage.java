@@ -3,6 +3,7 @@ package io.neptune.core.internal.wire;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.AccessMode;
+import io.neptune.core.ServiceClass;
 
 /**
  * A call of one service method on one partition.
@@ -16,6 +17,8 @@ import io.neptune.core.AccessMode;
  * @param minVersion the lowest partition version the caller accepts (0: any)
  * @param id the client's request id, kept across retries of a write; {@link RequestId#NONE} for reads
  * @param payload the Jackson-encoded request object
+ * @param serviceClass the {@link io.neptune.core.ServiceClass} the request belongs to;
+ *     {@value io.neptune.core.ServiceClass#DEFAULT_NAME} when the caller named none
  */
 public record RequestMessage(
         long requestId,
@@ -26,11 +29,13 @@ public record RequestMessage(
         int timeoutMillis,
         long minVersion,
         RequestId id,
-        byte[] payload)
+        byte[] payload,
+        String serviceClass)
         implements Message {
     /** Validates the fields. */
     public RequestMessage {
         requireNonNull(service, "service");
+        requireNonNull(serviceClass, "serviceClass");
         requireNonNull(method, "method");
         requireNonNull(mode, "mode");
         requireNonNull(id, "id");
@@ -40,10 +45,28 @@ public record RequestMessage(
         }
     }
 
+    /** A request of the default service class. */
+    public RequestMessage(long requestId, String service, int partition, String method, AccessMode mode,
+            int timeoutMillis, long minVersion, RequestId id, byte[] payload) {
+        this(requestId, service, partition, method, mode, timeoutMillis, minVersion, id, payload,
+                ServiceClass.DEFAULT_NAME);
+    }
+
     /** Returns a copy with another correlation id and time left, for a retry or a forward. */
     public RequestMessage withRequestId(long newRequestId, int newTimeoutMillis) {
         return new RequestMessage(newRequestId, service, partition, method, mode, newTimeoutMillis, minVersion, id,
-                payload);
+                payload, serviceClass);
+    }
+
+    /** Returns a copy in another service class. */
+    public RequestMessage withServiceClass(String newServiceClass) {
+        return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
+                payload, newServiceClass);
+    }
+
+    /** Whether the request names a class other than the default (the wire then carries its name). */
+    public boolean hasServiceClass() {
+        return !serviceClass.equals(ServiceClass.DEFAULT_NAME);
     }
 
     /** Returns {@code service#partition.method}, the form used in logs and errors. */

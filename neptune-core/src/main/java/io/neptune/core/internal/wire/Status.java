@@ -36,9 +36,17 @@ public enum Status {
      * The replica took the write but stopped before it committed (it stopped being the primary, or is
      * shutting down): it may still commit, or never; a retry with the same request id runs it at most once.
      */
-    IN_DOUBT(15, false);
+    IN_DOUBT(15, false),
+    /**
+     * The node's scheduler dropped the request from its queue: its expected yield had fallen to about
+     * zero (it would finish after its class's deadline). The method did not run; another replica
+     * would not answer in time either.
+     */
+    DROPPED(16, false),
+    /** The request names a service class the node does not declare; the method did not run. */
+    UNKNOWN_CLASS(17, false);
 
-    private static final Status[] BY_CODE = new Status[16];
+    private static final Status[] BY_CODE = new Status[18];
 
     static {
         for (Status status : values()) {

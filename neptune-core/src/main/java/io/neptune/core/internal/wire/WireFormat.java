@@ -27,6 +27,8 @@ public final class WireFormat {
     public static final byte TYPE_REQUEST = 1;
     /** Frame type of a {@link ResponseMessage}. */
     public static final byte TYPE_RESPONSE = 2;
+    /** Request flag: a service class name follows the request id (absent: the default class). */
+    public static final int FLAG_SERVICE_CLASS = 0x01;
     /** Datagram type of a load poll. */
     public static final byte TYPE_POLL = 10;
     /** Datagram type of a load poll reply. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.core.AccessMode;
+import io.neptune.core.ServiceClass;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -53,6 +54,55 @@ class MessageCodecTest {
                 Long.MIN_VALUE + 1, RequestId.NONE, "{\"millis\":5}".getBytes(StandardCharsets.UTF_8));
 
         assertThat(roundTrip(sent)).isInstanceOf(RequestMessage.class).usingRecursiveComparison().isEqualTo(sent);
+    }
+
+    @Test
+    void aServiceClassRoundTripsAndIsSetInTheFlags() {
+        RequestMessage sent = sampleRequest().withServiceClass("gold");
+        ByteBuf encoded = encode(sent);
+        try {
+            assertThat(encoded.getByte(TYPE_OFFSET + 1 + 8)).isEqualTo((byte) WireFormat.FLAG_SERVICE_CLASS);
+            assertThat(MessageEncoder.frameLength(sent)).isEqualTo(encoded.readableBytes() - 4);
+        } finally {
+            encoded.release();
+        }
+
+        assertThat(roundTrip(sent)).usingRecursiveComparison().isEqualTo(sent);
+    }
+
+    @Test
+    void aRequestWithoutTheClassFlagIsOfTheDefaultClassAndEncodesAsBefore() {
+        RequestMessage plain = sampleRequest();
+        ByteBuf encoded = encode(plain);
+        try {
+            assertThat(encoded.getByte(TYPE_OFFSET + 1 + 8)).isZero();
+        } finally {
+            encoded.release();
+        }
+        // the frame of a client that predates classes: same bytes, default class
+        assertThat(MessageEncoder.frameLength(plain)).isEqualTo(MessageEncoder.frameLength(
+                new RequestMessage(plain.requestId(), plain.service(), plain.partition(), plain.method(), plain.mode(),
+                        plain.timeoutMillis(), plain.minVersion(), plain.id(), plain.payload())));
+        assertThat(((RequestMessage) roundTrip(plain)).serviceClass()).isEqualTo(ServiceClass.DEFAULT_NAME);
+    }
+
+    @Test
+    void unknownFlagsAreRejected() {
+        ByteBuf request = encode(sampleRequest());
+        request.setByte(TYPE_OFFSET + 1 + 8, 0x02);
+        assertRejected(request, "flags: 0x2 (expected: only 0x1 for message type 1)");
+
+        ByteBuf response = encode(sampleResponse());
+        response.setByte(TYPE_OFFSET + 1 + 8, WireFormat.FLAG_SERVICE_CLASS);
+        assertRejected(response, "flags: 0x1 (expected: none for message type 2)");
+    }
+
+    @Test
+    void aClassFlagWithoutAClassNameIsRejected() {
+        ByteBuf frame = encode(sampleRequest()); // no name where the flag says one is: the payload is misread
+        frame.setByte(TYPE_OFFSET + 1 + 8, WireFormat.FLAG_SERVICE_CLASS);
+        assertThatThrownBy(() -> channel.writeInbound(frame)).isInstanceOf(DecoderException.class);
+        assertThat(channel.<Object>readInbound()).isNull();
     }
 
     @Test
@@ -198,7 +248,7 @@ class MessageCodecTest {
 
     @Test
     void unknownStatusCodeIsRejected() {
-        for (int code : new int[] {16, 17, 200, 255}) {
+        for (int code : new int[] {18, 19, 200, 255}) {
             ByteBuf frame = encode(sampleResponse());
             frame.setByte(BODY_OFFSET, code);
 

@@ -1,0 +1,37 @@
+package io.neptune.server;
+
+/**
+ * What one service class got from one hosted service's scheduler since the node started
+ * (dissertation section 4.5's measures): what arrived, what was served in time, what was dropped
+ * and why, and the yield offered against the yield realised.
+ *
+ * @param serviceClass the class name
+ * @param guaranteedShare the share of the workers' time the class is guaranteed
+ * @param share the share of the workers' time the class used recently (time-decayed, β = 0.95 per
+ *     second, equation 4.4.3), from 0 to 1
+ * @param queued requests of the class waiting now
+ * @param arrivals requests of the class that reached the queue (refused ones included)
+ * @param completed requests that ran to an answer
+ * @param droppedLowYield requests dropped by the scheduler because their expected yield fell to (about) zero
+ * @param droppedQueueFull requests refused because the queue was full (OVERLOADED)
+ * @param droppedDeadline requests whose caller's deadline passed before a worker took them
+ * @param offeredYield the full yield of every arrival: what the class would be worth served at once
+ * @param realizedYield the yield of the completed requests at their response times
+ */
+public record ClassStats(String serviceClass, double guaranteedShare, double share, int queued, long arrivals,
+        long completed, long droppedLowYield, long droppedQueueFull, long droppedDeadline, double offeredYield,
+        double realizedYield) {
+
+    /** Every request that was not served: dropped by the scheduler, refused, or expired. */
+    public long dropped() {
+        return droppedLowYield + droppedQueueFull + droppedDeadline;
+    }
+
+    /**
+     * LossPercent (dissertation section 4.5.2): the share of the offered yield that was not realised,
+     * from 0 to 100; 0 when nothing was offered.
+     */
+    public double lossPercent() {
+        return offeredYield == 0 ? 0 : 100 * (offeredYield - realizedYield) / offeredYield;
+    }
+}

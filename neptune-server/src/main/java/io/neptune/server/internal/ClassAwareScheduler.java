@@ -1,0 +1,471 @@
+package io.neptune.server.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.ServiceClass;
+import io.neptune.server.ClassStats;
+import io.neptune.server.SchedulingConfig;
+import io.neptune.server.SchedulingPolicy;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The dissertation's node-level scheduler (section 4.4, Figure 4.5): one FIFO queue per service
+ * class, and at each scheduling point (a worker asking for work)
+ * <ol>
+ *   <li>drop from each queue head the requests that can no longer yield anything: expected to
+ *       finish after their deadline, or at a yield of at most {@link SchedulingConfig#dropBelow()} of
+ *       their class's full yield;
+ *   <li>if some classes with waiting requests used less than their guaranteed share of the workers'
+ *       time recently, serve the one furthest below it;
+ *   <li>else serve the queue head the policy ranks first (Table 4.1, the smaller the sooner): EDF by
+ *       deadline left, YID by deadline left divided by expected yield, Greedy by expected resource
+ *       use divided by expected yield, Adaptive by YID or, while more than a threshold of the
+ *       arrivals in a recent window were dropped, by Greedy; FIFO by arrival, with no drops and no
+ *       guarantees.
+ * </ol>
+ * Recent use (equation 4.4.3), expected service time and expected resource use per class are
+ * time-decayed: a request completed one second ago weighs {@value #BETA} of one completed now. Only
+ * queue heads are ranked: within a class, requests are served in arrival order.
+ *
+ * <p>Thread-safety: thread-safe; one lock guards every queue and estimate. Dropped requests are
+ * answered after the lock is released.
+ */
+public final class ClassAwareScheduler implements Scheduler {
+    /** β of equation 4.4.3, per second. */
+    static final double BETA = 0.95;
+
+    private final SchedulingConfig config;
+    private final int capacity;
+    private final LongSupplier clock;
+    private final BiConsumer<Task, String> dropped;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition waiting = lock.newCondition();
+    private final Map<String, ClassState> classes = new HashMap<>();
+    private final List<ClassState> ordered = new ArrayList<>();
+    private final DropWindow window;
+    private int size;
+
+    /**
+     * Creates the scheduler.
+     *
+     * @param config the classes and policy
+     * @param capacity the most requests waiting, over all classes
+     * @param clock the time in nanoseconds ({@link System#nanoTime()}, or a test's virtual clock)
+     * @param dropped answers a request the scheduler dropped, with the reason; called outside the lock
+     */
+    public ClassAwareScheduler(SchedulingConfig config, int capacity, LongSupplier clock,
+            BiConsumer<Task, String> dropped) {
+        this.config = requireNonNull(config, "config");
+        this.capacity = capacity;
+        this.clock = requireNonNull(clock, "clock");
+        this.dropped = requireNonNull(dropped, "dropped");
+        for (ServiceClass serviceClass : config.classList()) {
+            ClassState state = new ClassState(serviceClass);
+            classes.put(serviceClass.name(), state);
+            ordered.add(state);
+        }
+        this.window = new DropWindow(config.adaptiveWindow());
+    }
+
+    /** Whether {@code serviceClass} is declared here. */
+    public boolean knows(String serviceClass) {
+        return classes.containsKey(serviceClass);
+    }
+
+    @Override
+    public boolean offer(Task task) {
+        ClassState state = state(task);
+        long now = clock.getAsLong();
+        lock.lock();
+        try {
+            state.arrivals++;
+            state.offeredYield += state.serviceClass.yield().fullYield();
+            window.arrival(now);
+            if (size >= capacity) {
+                state.droppedQueueFull++;
+                window.drop(now);
+                return false;
+            }
+            state.queue.addLast(task);
+            size++;
+            waiting.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public @Nullable Task poll(long timeout, TimeUnit unit) throws InterruptedException {
+        long remaining = unit.toNanos(timeout);
+        List<Task> drops = new ArrayList<>();
+        List<String> reasons = new ArrayList<>();
+        lock.lockInterruptibly();
+        try {
+            while (true) {
+                Task task = next(clock.getAsLong(), drops, reasons);
+                if (task != null || remaining <= 0) {
+                    return task;
+                }
+                remaining = waiting.awaitNanos(remaining);
+            }
+        } finally {
+            lock.unlock();
+            for (int i = 0; i < drops.size(); i++) {
+                dropped.accept(drops.get(i), reasons.get(i));
+            }
+        }
+    }
+
+    /** One scheduling point: drops what yields nothing, then picks; null when every queue is empty. */
+    private @Nullable Task next(long now, List<Task> drops, List<String> reasons) {
+        if (size == 0) {
+            return null;
+        }
+        boolean fifo = config.policy() == SchedulingPolicy.FIFO;
+        if (!fifo) {
+            for (ClassState state : ordered) {
+                dropHeads(state, now, drops, reasons);
+            }
+        }
+        ClassState chosen = fifo ? earliestArrival() : belowGuarantee(now);
+        if (chosen == null) {
+            chosen = byPolicy(now);
+        }
+        if (chosen == null) {
+            return null;
+        }
+        size--;
+        chosen.running++;
+        return chosen.queue.pollFirst();
+    }
+
+    private void dropHeads(ClassState state, long now, List<Task> drops, List<String> reasons) {
+        Task head;
+        while ((head = state.queue.peekFirst()) != null) {
+            long service = state.expectedServiceNanos(now);
+            long finish = now + service;
+            String reason = null;
+            if (finish - head.deadlineNanos() > 0) {
+                reason = "expected to finish " + millis(finish - head.arrivalNanos()) + " after it arrived (waited "
+                        + millis(now - head.arrivalNanos()) + ", expected service " + millis(service)
+                        + "), after its deadline " + millis(head.deadlineNanos() - head.arrivalNanos());
+            } else {
+                double yield = state.serviceClass.yield().yieldAt(finish - head.arrivalNanos());
+                double full = state.serviceClass.yield().fullYield();
+                if (yield <= config.dropBelow() * full) {
+                    reason = String.format(Locale.ROOT, "expected yield %.3g of %.3g", yield, full) + " at "
+                            + millis(finish - head.arrivalNanos())
+                            + " (waited " + millis(now - head.arrivalNanos()) + ")";
+                }
+            }
+            if (reason == null) {
+                return;
+            }
+            state.queue.pollFirst();
+            size--;
+            state.droppedLowYield++;
+            window.drop(now);
+            drops.add(head);
+            reasons.add(reason + " under policy " + config.policy().configName());
+        }
+    }
+
+    private @Nullable ClassState earliestArrival() {
+        ClassState best = null;
+        for (ClassState state : ordered) {
+            Task head = state.queue.peekFirst();
+            if (head != null && (best == null || head.arrivalNanos() - best.queue.peekFirst().arrivalNanos() < 0)) {
+                best = state;
+            }
+        }
+        return best;
+    }
+
+    /** Step 2a: the waiting class with the largest gap between its guaranteed share and its recent use. */
+    private @Nullable ClassState belowGuarantee(long now) {
+        double total = 0;
+        for (ClassState state : ordered) {
+            total += state.consumption.at(now);
+        }
+        ClassState best = null;
+        double bestGap = 0;
+        for (ClassState state : ordered) {
+            double g = state.serviceClass.guaranteedShare();
+            if (g <= 0 || state.queue.isEmpty()) {
+                continue;
+            }
+            double share = total > 0 ? state.consumption.at(now) / total : 0;
+            double gap = g - share;
+            if (gap > bestGap) {
+                best = state;
+                bestGap = gap;
+            }
+        }
+        return best;
+    }
+
+    /** Step 2b: the queue head with the smallest priority value; ties go to the earlier arrival. */
+    private @Nullable ClassState byPolicy(long now) {
+        SchedulingPolicy policy = config.policy();
+        if (policy == SchedulingPolicy.ADAPTIVE) {
+            policy = overloaded(now) ? SchedulingPolicy.GREEDY : SchedulingPolicy.YID;
+        }
+        ClassState best = null;
+        double bestPriority = Double.POSITIVE_INFINITY;
+        for (ClassState state : ordered) {
+            Task head = state.queue.peekFirst();
+            if (head == null) {
+                continue;
+            }
+            double priority = priority(policy, state, head, now);
+            if (best == null || priority < bestPriority || priority == bestPriority
+                    && head.arrivalNanos() - best.queue.peekFirst().arrivalNanos() < 0) {
+                best = state;
+                bestPriority = priority;
+            }
+        }
+        return best;
+    }
+
+    private static double priority(SchedulingPolicy policy, ClassState state, Task head, long now) {
+        double deadlineLeft = head.deadlineNanos() - now;
+        double yield = state.serviceClass.yield().yieldAt(now + state.expectedServiceNanos(now) - head.arrivalNanos());
+        return switch (policy) {
+            case EDF -> deadlineLeft;
+            case YID -> deadlineLeft / yield;
+            case GREEDY -> state.resource.average(now) / yield;
+            default -> head.arrivalNanos();
+        };
+    }
+
+    /** Whether {@link SchedulingPolicy#ADAPTIVE} runs Greedy now. */
+    boolean overloaded(long now) {
+        return window.dropFraction(now) > config.adaptiveDropThreshold();
+    }
+
+    @Override
+    public void completed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {
+        ClassState state = state(task);
+        lock.lock();
+        try {
+            state.running--;
+            state.completed++;
+            state.consumption.add(finishedNanos, Math.max(0, resourceNanos) / 1e9);
+            state.service.add(finishedNanos, Math.max(0, finishedNanos - startedNanos));
+            state.resource.add(finishedNanos, Math.max(0, resourceNanos));
+            if (finishedNanos - task.deadlineNanos() <= 0) {
+                state.realizedYield += state.serviceClass.yield().yieldAt(finishedNanos - task.arrivalNanos());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void expired(Task task) {
+        ClassState state = state(task);
+        long now = clock.getAsLong();
+        lock.lock();
+        try {
+            state.running--;
+            state.droppedDeadline++;
+            window.drop(now);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int size() {
+        lock.lock();
+        try {
+            return size;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int load(String serviceClass) {
+        ClassState state = classes.get(serviceClass);
+        if (state == null) {
+            return 0;
+        }
+        lock.lock();
+        try {
+            return state.queue.size() + state.running;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<Task> drain() {
+        lock.lock();
+        try {
+            List<Task> tasks = new ArrayList<>(size);
+            for (ClassState state : ordered) {
+                tasks.addAll(state.queue);
+                state.queue.clear();
+            }
+            size = 0;
+            return tasks;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<ClassStats> stats() {
+        long now = clock.getAsLong();
+        lock.lock();
+        try {
+            double total = 0;
+            for (ClassState state : ordered) {
+                total += state.consumption.at(now);
+            }
+            List<ClassStats> stats = new ArrayList<>(ordered.size());
+            for (ClassState s : ordered) {
+                stats.add(new ClassStats(s.serviceClass.name(), s.serviceClass.guaranteedShare(),
+                        total > 0 ? s.consumption.at(now) / total : 0, s.queue.size(), s.arrivals, s.completed,
+                        s.droppedLowYield, s.droppedQueueFull, s.droppedDeadline, s.offeredYield, s.realizedYield));
+            }
+            return stats;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private ClassState state(Task task) {
+        ClassState state = classes.get(task.request().serviceClass());
+        if (state == null) {
+            throw new IllegalArgumentException("service class '" + task.request().serviceClass()
+                    + "' (expected: one of " + classes.keySet() + ")");
+        }
+        return state;
+    }
+
+    private static String millis(long nanos) {
+        return Duration.ofNanos(nanos).toMillis() + " ms";
+    }
+
+    /** One class's queue, estimates and counters; guarded by the scheduler's lock. */
+    private static final class ClassState {
+        final ServiceClass serviceClass;
+        final ArrayDeque<Task> queue = new ArrayDeque<>();
+        /** u_k(t) of equation 4.4.3, in seconds of workers' time. */
+        final Decaying consumption = new Decaying();
+        final DecayingAverage service = new DecayingAverage();
+        final DecayingAverage resource = new DecayingAverage();
+        int running;
+        long arrivals;
+        long completed;
+        long droppedLowYield;
+        long droppedQueueFull;
+        long droppedDeadline;
+        double offeredYield;
+        double realizedYield;
+
+        ClassState(ServiceClass serviceClass) {
+            this.serviceClass = serviceClass;
+        }
+
+        long expectedServiceNanos(long now) {
+            return (long) service.average(now);
+        }
+    }
+
+    /** A sum whose terms lose weight by {@link #BETA} per second since they were added. */
+    static final class Decaying {
+        private double value;
+        private long stamp;
+        private boolean empty = true;
+
+        double at(long now) {
+            return empty ? 0 : value * Math.pow(BETA, (now - stamp) / 1e9);
+        }
+
+        void add(long now, double x) {
+            value = at(now) + x;
+            stamp = now;
+            empty = false;
+        }
+    }
+
+    /** A time-decayed mean: recent samples weigh more; 0 before the first. */
+    static final class DecayingAverage {
+        private final Decaying sum = new Decaying();
+        private final Decaying weight = new Decaying();
+
+        double average(long now) {
+            double w = weight.at(now);
+            return w > 0 ? sum.at(now) / w : 0;
+        }
+
+        void add(long now, double x) {
+            sum.add(now, x);
+            weight.add(now, 1);
+        }
+    }
+
+    /** Arrivals and drops of the last window, in one-second buckets. */
+    static final class DropWindow {
+        private final long[] arrivals;
+        private final long[] drops;
+        private final long[] second;
+
+        DropWindow(Duration window) {
+            int buckets = (int) Math.max(1, Math.min(3600, (window.toMillis() + 999) / 1000));
+            arrivals = new long[buckets];
+            drops = new long[buckets];
+            second = new long[buckets];
+            Arrays.fill(second, Long.MIN_VALUE);
+        }
+
+        void arrival(long now) {
+            arrivals[bucket(now)]++;
+        }
+
+        void drop(long now) {
+            drops[bucket(now)]++;
+        }
+
+        double dropFraction(long now) {
+            long s = Math.floorDiv(now, 1_000_000_000L);
+            long a = 0;
+            long d = 0;
+            for (int i = 0; i < second.length; i++) {
+                if (second[i] > s - second.length) {
+                    a += arrivals[i];
+                    d += drops[i];
+                }
+            }
+            return a == 0 ? 0 : (double) d / a;
+        }
+
+        private int bucket(long now) {
+            long s = Math.floorDiv(now, 1_000_000_000L);
+            int i = Math.floorMod(s, second.length);
+            if (second[i] != s) {
+                second[i] = s;
+                arrivals[i] = 0;
+                drops[i] = 0;
+            }
+            return i;
+        }
+    }
+}
