@@ -99,7 +99,7 @@ public class ReplicaChoiceBenchmark {
                 case "random" -> Selectors.random();
                 case "round-robin" -> Selectors.roundRobin();
                 case "random-polling" -> Selectors.randomPolling(
-                        (replica, service, partition) -> CompletableFuture.completedFuture(
+                        (replica, service, partition, serviceClass) -> CompletableFuture.completedFuture(
                                 new Poll.Reply(0, replica.load(), replica.version())),
                         timer, config.pollSize(), config.pollDeadline(), config.discardSlowPolls(), config.timeout());
                 default -> throw new IllegalArgumentException("policy: " + policy

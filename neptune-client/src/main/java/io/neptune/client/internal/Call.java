@@ -175,7 +175,7 @@ final class Call<T> implements TimerTask {
             fail(exhausted());
             return;
         }
-        client.selector(policy).select(service, message.partition(), candidates).whenComplete((replica, error) -> {
+        client.selector(policy).select(service, message.partition(), message.serviceClass(), candidates).whenComplete((replica, error) -> {
             if (error != null) {
                 fail(DefaultNeptuneClient.unwrap(error));
             } else {

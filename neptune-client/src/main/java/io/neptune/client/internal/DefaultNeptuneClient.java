@@ -101,7 +101,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         selectors.put(BalancingPolicy.BROADCAST, Selectors.broadcast());
         selectors.put(BalancingPolicy.IDEAL, Selectors.ideal(tracker));
         selectors.put(BalancingPolicy.RANDOM_POLLING, Selectors.randomPolling(
-                (replica, service, partition) -> poller.poll(replica.pollAddress(), service, partition),
+                (replica, service, partition, serviceClass) -> poller.poll(replica.pollAddress(), service, partition,
+                        serviceClass),
                 poller.eventLoop(), config.pollSize(), config.pollDeadline(), config.discardSlowPolls(),
                 config.timeout().dividedBy(4))); // a lost poll must leave the call time to run elsewhere
     }

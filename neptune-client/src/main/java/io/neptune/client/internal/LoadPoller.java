@@ -41,14 +41,14 @@ final class LoadPoller implements AutoCloseable {
                 .channel();
     }
 
-    /** Asks {@code target} for its load index of {@code service#partition}. */
-    CompletableFuture<Poll.Reply> poll(InetSocketAddress target, String service, int partition) {
+    /** Asks {@code target} for its load index of {@code service#partition}, and of {@code serviceClass} if named. */
+    CompletableFuture<Poll.Reply> poll(InetSocketAddress target, String service, int partition, String serviceClass) {
         long id = pollIds.incrementAndGet();
         CompletableFuture<Poll.Reply> reply = new CompletableFuture<>();
         pending.put(id, reply);
         reply.whenComplete((r, e) -> pending.remove(id));
         ByteBuf buf = channel.alloc().buffer(64);
-        Poll.encode(new Poll.Request(id, service, partition), buf);
+        Poll.encode(new Poll.Request(id, service, partition, serviceClass), buf);
         channel.writeAndFlush(new DatagramPacket(buf, target)).addListener(f -> {
             if (!f.isSuccess()) {
                 reply.completeExceptionally(f.cause());

@@ -11,4 +11,14 @@ public interface ReplicaSelector {
      * future never fails; a policy without information falls back to a random candidate.
      */
     CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates);
+
+    /**
+     * Picks one of {@code candidates} for a call of {@code service#partition} in {@code serviceClass}.
+     * A class-aware policy (random polling, dissertation section 4.3) weighs each replica by the load
+     * of that class; the others ignore the class.
+     */
+    default CompletableFuture<Replica> select(String service, int partition, String serviceClass,
+            List<Replica> candidates) {
+        return select(service, partition, candidates);
+    }
 }

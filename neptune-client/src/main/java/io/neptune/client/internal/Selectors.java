@@ -1,5 +1,6 @@
 package io.neptune.client.internal;
 
+import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.Poll;
 import io.netty.channel.EventLoopGroup;
@@ -69,14 +70,16 @@ public final class Selectors {
     /** A function that sends one load poll; the poller in production, a fake in tests. */
     @FunctionalInterface
     public interface Poller {
-        /** Polls {@code replica} for its load of {@code service#partition}. */
-        CompletableFuture<Poll.Reply> poll(Replica replica, String service, int partition);
+        /** Polls {@code replica} for its load of {@code service#partition}, and of {@code serviceClass} if named. */
+        CompletableFuture<Poll.Reply> poll(Replica replica, String service, int partition, String serviceClass);
     }
 
     /**
      * Random polling: poll {@code pollSize} random candidates, wait at most {@code deadline}, and
      * pick the least loaded that answered; a random candidate if none did. With
-     * {@code discardSlowPolls} off, it waits for every poll up to {@code maxWait} instead.
+     * {@code discardSlowPolls} off, it waits for every poll up to {@code maxWait} instead. A call
+     * that names a service class is weighed by the load of its class on each replica (class-aware
+     * random polling, dissertation section 4.3), others by the replica's whole load.
      *
      * <p>The wait is a timer on {@code timer}, cancelled as soon as the round is decided. Pass the
      * event loop that handles the poll replies: it is awake for the polls anyway, so the timer
@@ -85,26 +88,35 @@ public final class Selectors {
     public static ReplicaSelector randomPolling(Poller poller, EventLoopGroup timer, int pollSize, Duration deadline,
             boolean discardSlowPolls, Duration maxWait) {
         long waitNanos = (discardSlowPolls ? deadline : maxWait).toNanos();
-        return (service, partition, candidates) -> {
-            if (candidates.size() == 1) {
-                return CompletableFuture.completedFuture(candidates.get(0));
+        return new ReplicaSelector() {
+            @Override
+            public CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates) {
+                return select(service, partition, ServiceClass.DEFAULT_NAME, candidates);
             }
-            List<Replica> sample = sample(candidates, pollSize);
-            PollRound round = new PollRound(sample, candidates);
-            ScheduledFuture<?> timeout = timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
-            round.result.whenComplete((r, e) -> timeout.cancel(false));
-            for (int i = 0; i < sample.size(); i++) {
-                int index = i;
-                CompletableFuture<Poll.Reply> poll;
-                try {
-                    poll = poller.poll(sample.get(i), service, partition);
-                } catch (RuntimeException e) {
-                    poll = CompletableFuture.failedFuture(e); // a poll that cannot be sent counts as unanswered
+
+            @Override
+            public CompletableFuture<Replica> select(String service, int partition, String serviceClass,
+                    List<Replica> candidates) {
+                if (candidates.size() == 1) {
+                    return CompletableFuture.completedFuture(candidates.get(0));
                 }
-                round.add(poll);
-                poll.whenComplete((reply, error) -> round.answer(index, reply));
+                List<Replica> sample = sample(candidates, pollSize);
+                PollRound round = new PollRound(sample, candidates);
+                ScheduledFuture<?> timeout = timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
+                round.result.whenComplete((r, e) -> timeout.cancel(false));
+                for (int i = 0; i < sample.size(); i++) {
+                    int index = i;
+                    CompletableFuture<Poll.Reply> poll;
+                    try {
+                        poll = poller.poll(sample.get(i), service, partition, serviceClass);
+                    } catch (RuntimeException e) {
+                        poll = CompletableFuture.failedFuture(e); // a poll that cannot be sent counts as unanswered
+                    }
+                    round.add(poll);
+                    poll.whenComplete((reply, error) -> round.answer(index, reply));
+                }
+                return round.result;
             }
-            return round.result;
         };
     }
 
@@ -165,7 +177,7 @@ public final class Selectors {
                     Poll.Reply reply = replies[i];
                     if (reply != null && reply.load() >= 0) {
                         answered.add(sample.get(i));
-                        loads.add(reply.load());
+                        loads.add(reply.classLoad()); // the whole load, unless the call named a class
                     }
                 }
             }

@@ -189,6 +189,22 @@ class SelectorsTest {
     }
 
     @Test
+    void classAwarePollingPicksTheReplicaWithTheLeastLoadOfTheCallsClass() throws Exception {
+        Replica a = replica("a", 0);
+        Replica b = replica("b", 0);
+        Replica c = replica("c", 0);
+        // b is the busiest overall, but has the fewest gold requests queued or running
+        FakePoller poller = new FakePoller()
+                .answer(a, FakePoller.reply(3, 3))
+                .answer(b, FakePoller.reply(9, 1))
+                .answer(c, FakePoller.reply(4, 2));
+        ReplicaSelector selector = Selectors.randomPolling(poller, timer, 3, MAX_WAIT, true, MAX_WAIT);
+
+        assertThat(selector.select(SERVICE, 3, "gold", List.of(a, b, c)).get(5, TimeUnit.SECONDS)).isEqualTo(b);
+        assertThat(poller.classes).containsOnly("gold");
+    }
+
+    @Test
     void randomPollingCompletesAtOnceWhenEveryPollAnswered() throws Exception {
         FakePoller poller = new FakePoller()
                 .answer(a, FakePoller.reply(4))
@@ -348,11 +364,16 @@ class SelectorsTest {
     private static final class FakePoller implements Selectors.Poller {
         private final Map<NodeId, Function<Long, CompletableFuture<Poll.Reply>>> behaviours = new HashMap<>();
         private final List<Replica> polled = new ArrayList<>();
+        private final List<String> classes = new ArrayList<>();
         private final Map<NodeId, CompletableFuture<Poll.Reply>> lastPoll = new HashMap<>();
         private long nextPollId;
 
         static Function<Long, CompletableFuture<Poll.Reply>> reply(int load) {
             return id -> CompletableFuture.completedFuture(new Poll.Reply(id, load, 0));
+        }
+
+        static Function<Long, CompletableFuture<Poll.Reply>> reply(int load, int classLoad) {
+            return id -> CompletableFuture.completedFuture(new Poll.Reply(id, load, 0, classLoad));
         }
 
         static Function<Long, CompletableFuture<Poll.Reply>> replyAfter(Duration delay, int load) {
@@ -378,10 +399,12 @@ class SelectorsTest {
         }
 
         @Override
-        public synchronized CompletableFuture<Poll.Reply> poll(Replica replica, String service, int partition) {
+        public synchronized CompletableFuture<Poll.Reply> poll(Replica replica, String service, int partition,
+                String serviceClass) {
             assertThat(service).isEqualTo(SERVICE);
             assertThat(partition).isEqualTo(3);
             polled.add(replica);
+            classes.add(serviceClass);
             CompletableFuture<Poll.Reply> future = behaviours.get(replica.node()).apply(++nextPollId);
             lastPoll.put(replica.node(), future);
             return future;

@@ -47,9 +47,11 @@ public final class LoadIndexServer implements AutoCloseable {
                             return;
                         }
                         ServiceRuntime runtime = byName.get(poll.service());
-                        int load = runtime != null && runtime.hosts(poll.partition()) ? runtime.load() : -1;
+                        boolean hosted = runtime != null && runtime.hosts(poll.partition());
+                        int load = hosted ? runtime.load() : -1;
+                        int classLoad = !hosted ? -1 : poll.namesClass() ? runtime.load(poll.serviceClass()) : load;
                         ByteBuf reply = ctx.alloc().buffer(32);
-                        Poll.encode(new Poll.Reply(poll.pollId(), load, 0), reply);
+                        Poll.encode(new Poll.Reply(poll.pollId(), load, 0, classLoad), poll.namesClass(), reply);
                         ctx.writeAndFlush(new DatagramPacket(reply, packet.sender()), ctx.voidPromise());
                     }
                 })

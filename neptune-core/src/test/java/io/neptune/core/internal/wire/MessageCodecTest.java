@@ -472,6 +472,32 @@ class MessageCodecTest {
     }
 
     @Test
+    void aPollThatNamesAClassGetsTheClassLoadAndOneThatDoesNotIsUnchanged() {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            Poll.encode(new Poll.Request(3, "svc", 1, "gold"), buf);
+            assertThat(Poll.decodeRequest(buf)).isEqualTo(new Poll.Request(3, "svc", 1, "gold"));
+            buf.clear();
+            Poll.encode(new Poll.Request(4, "svc", 1), buf);
+            int plainLength = buf.readableBytes();
+            Poll.Request plain = Poll.decodeRequest(buf);
+            assertThat(plain.serviceClass()).isEqualTo(ServiceClass.DEFAULT_NAME);
+            assertThat(plain.namesClass()).isFalse();
+            assertThat(plainLength).as("as before classes").isEqualTo(2 + 1 + 1 + 8 + 2 + 3 + 4);
+
+            buf.clear();
+            Poll.encode(new Poll.Reply(3, 9, 5, 2), true, buf);
+            assertThat(Poll.decodeReply(buf)).isEqualTo(new Poll.Reply(3, 9, 5, 2));
+            buf.clear();
+            Poll.encode(new Poll.Reply(4, 9, 5, 2), false, buf);
+            assertThat(Poll.decodeReply(buf)).as("no class load on the wire: the whole load")
+                    .isEqualTo(new Poll.Reply(4, 9, 5, 9));
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
     void pollReplyRoundTrip() {
         for (Poll.Reply sent : List.of(new Poll.Reply(1, 0, 0), new Poll.Reply(-5, -1, Long.MAX_VALUE),
                 new Poll.Reply(7, Integer.MAX_VALUE, 3))) {
