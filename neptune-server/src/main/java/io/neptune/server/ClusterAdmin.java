@@ -1,7 +1,9 @@
 package io.neptune.server;
 
+import io.neptune.core.ClassStats;
 import io.neptune.core.ReplicaRole;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -24,9 +26,23 @@ public interface ClusterAdmin {
      * @param incarnation start time of its process in ms: a restart resets {@code served}
      * @param announcedAtNanos when this node received that announcement, on {@link System#nanoTime()}'s
      *     scale: the denominator of a rate computed from two statuses
+     * @param classes per hosted service that the node schedules by class, what each service class got
+     *     since the node started (arrivals, drops by reason, offered and realised yield, share); from
+     *     two statuses, the rates and the LossPercent of the time between them
      */
     record NodeStatus(String node, long pid, String address, List<String> services, int load, long served,
-            long incarnation, long announcedAtNanos) {}
+            long incarnation, long announcedAtNanos, Map<String, List<ClassStats>> classes) {
+        /** Copies the map. */
+        public NodeStatus {
+            classes = Map.copyOf(classes);
+        }
+
+        /** A status without class counters. */
+        public NodeStatus(String node, long pid, String address, List<String> services, int load, long served,
+                long incarnation, long announcedAtNanos) {
+            this(node, pid, address, services, load, served, incarnation, announcedAtNanos, Map.of());
+        }
+    }
 
     /**
      * One replica of a partition, as it answered just now.

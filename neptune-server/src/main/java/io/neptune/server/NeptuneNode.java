@@ -3,6 +3,7 @@ package io.neptune.server;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.client.NeptuneClient;
+import io.neptune.core.ClassStats;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDefinitionException;

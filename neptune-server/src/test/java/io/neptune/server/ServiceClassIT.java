@@ -8,6 +8,7 @@ import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
+import io.neptune.core.ClassStats;
 import io.neptune.core.NeptuneService;
 import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
@@ -120,6 +121,11 @@ class ServiceClassIT {
                     .isPositive();
             assertThat(stats.get("gold").completed()).isGreaterThan(stats.get("bronze").completed());
             assertThat(stats.get("gold").lossPercent()).isLessThan(stats.get("bronze").lossPercent());
+            // operators see the same counters cluster-wide, from the node's announcements
+            ReplicatedProcesses.await(() -> node.admin().nodes().stream().anyMatch(n -> n.classes()
+                    .getOrDefault("work", List.of()).stream().anyMatch(c -> c.serviceClass().equals("gold")
+                            && c.arrivals() >= stats.get("gold").arrivals())), Duration.ofSeconds(10),
+                    "node-0 to announce its class counters");
         } finally {
             load.shutdownNow();
         }

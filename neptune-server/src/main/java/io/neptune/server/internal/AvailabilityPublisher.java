@@ -81,7 +81,8 @@ public final class AvailabilityPublisher implements AutoCloseable {
             total += load;
             served += runtime.served();
             services.add(new Announcement.HostedService(runtime.descriptor().name(), runtime.descriptor().partitions(),
-                    load, replicas, runtime.descriptor().consistency(), runtime.descriptor().stalenessMillis()));
+                    load, replicas, runtime.descriptor().consistency(), runtime.descriptor().stalenessMillis(),
+                    runtime.classStats()));
         }
         return new Announcement(node.value(), requestAddress.getAddress().getHostAddress(), requestAddress.getPort(),
                 pollAddress.getPort(), ProcessHandle.current().pid(), incarnation, sequence.incrementAndGet(), total,

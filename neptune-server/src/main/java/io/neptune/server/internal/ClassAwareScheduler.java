@@ -2,8 +2,8 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.ClassStats;
 import io.neptune.core.ServiceClass;
-import io.neptune.server.ClassStats;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;

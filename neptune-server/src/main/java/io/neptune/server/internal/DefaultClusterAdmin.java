@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
+import io.neptune.core.ClassStats;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -40,9 +42,15 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
     public List<NodeStatus> nodes() {
         List<NodeStatus> nodes = new ArrayList<>();
         for (Announcement a : yellowPage.announcements()) {
+            Map<String, List<ClassStats>> classes = new TreeMap<>();
+            for (Announcement.HostedService service : a.services()) {
+                if (!service.classes().isEmpty()) {
+                    classes.put(service.name(), service.classes());
+                }
+            }
             nodes.add(new NodeStatus(a.node(), a.pid(), a.host() + ":" + a.tcpPort(),
                     a.services().stream().map(Announcement.HostedService::name).sorted().toList(), a.load(),
-                    a.served(), a.incarnation(), yellowPage.heardNanos(NodeId.of(a.node())).orElse(0)));
+                    a.served(), a.incarnation(), yellowPage.heardNanos(NodeId.of(a.node())).orElse(0), classes));
         }
         nodes.sort(Comparator.comparing(NodeStatus::node));
         return nodes;

@@ -1,6 +1,6 @@
 package io.neptune.server.internal;
 
-import io.neptune.server.ClassStats;
+import io.neptune.core.ClassStats;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;

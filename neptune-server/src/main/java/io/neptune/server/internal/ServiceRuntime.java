@@ -3,6 +3,7 @@ package io.neptune.server.internal;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.AccessMode;
+import io.neptune.core.ClassStats;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
@@ -14,7 +15,6 @@ import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.neptune.server.ClassStats;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.SchedulingConfig;
 import java.lang.invoke.MethodHandle;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.neptune.core.AccessMode;
+import io.neptune.core.ClassStats;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
-import io.neptune.server.ClassStats;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;

@@ -1,11 +1,13 @@
 package io.neptune.core.internal.json;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.neptune.core.ClassStats;
 
 /**
  * The shared, hardened Jackson mapper (DESIGN §8): no default typing, bounded nesting, string and
@@ -26,7 +28,12 @@ public final class Json {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+            // public API records carried in announcements: a newer node may add fields (no Jackson in the API)
+            .addMixIn(ClassStats.class, IgnoreUnknown.class)
             .build();
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    private interface IgnoreUnknown {}
 
     private Json() {}
 

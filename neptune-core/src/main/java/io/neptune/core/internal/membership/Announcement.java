@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
+import io.neptune.core.ClassStats;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDescriptor;
@@ -70,10 +71,13 @@ public record Announcement(
      * @param replicas the hosted partitions
      * @param consistency the service's consistency level
      * @param stalenessMillis the level-3 staleness bound x in milliseconds; 0 for other levels
+     * @param classes what each service class got from the service's scheduler on the node, sorted
+     *     by class; empty when the node schedules it FIFO without classes (or predates classes)
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record HostedService(String name, int partitions, int load, List<ReplicaState> replicas,
-            ConsistencyLevel consistency, long stalenessMillis) {
+            ConsistencyLevel consistency, long stalenessMillis,
+            @JsonSetter(nulls = Nulls.AS_EMPTY) List<ClassStats> classes) {
         /** Validates the fields. */
         public HostedService {
             requireNonNull(name, "name");
@@ -83,6 +87,13 @@ public record Announcement(
             }
             replicas = List.copyOf(replicas);
             requireNonNull(consistency, "consistency");
+            classes = classes == null ? List.of() : List.copyOf(classes);
+        }
+
+        /** A service scheduled without classes. */
+        public HostedService(String name, int partitions, int load, List<ReplicaState> replicas,
+                ConsistencyLevel consistency, long stalenessMillis) {
+            this(name, partitions, load, replicas, consistency, stalenessMillis, List.of());
         }
 
         /** An unreplicated level-1 service. */

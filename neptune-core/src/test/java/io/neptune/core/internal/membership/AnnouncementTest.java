@@ -2,6 +2,8 @@ package io.neptune.core.internal.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.neptune.core.ClassStats;
+import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.internal.json.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,5 +36,26 @@ class AnnouncementTest {
         Announcement received = Json.mapper().readValue(newer, Announcement.class);
         assertThat(received.served()).isEqualTo(7);
         assertThat(received.services()).singleElement().satisfies(s -> assertThat(s.name()).isEqualTo("s"));
+    }
+
+    @Test
+    void classCountersRoundTripAndAnOlderServiceEntryHasNone() throws Exception {
+        ClassStats gold = new ClassStats("gold", 0.3, 0.25, 2, 100, 90, 5, 3, 2, 400, 350.5);
+        Announcement.HostedService service = new Announcement.HostedService("s", 4, 2, List.of(),
+                ConsistencyLevel.LEVEL_1, 0, List.of(gold));
+        Announcement sent = new Announcement("a", "127.0.0.1", 1, 2, 3, 4, 5, 6, List.of(service), 7);
+        String json = Json.mapper().writeValueAsString(sent);
+        assertThat(json).contains("\"realizedYield\":350.5").doesNotContain("lossPercent");
+        Announcement received = Json.mapper().readValue(json, Announcement.class);
+        assertThat(received.services().get(0).classes()).containsExactly(gold);
+        assertThat(received.services().get(0).classes().get(0).lossPercent()).isCloseTo(12.375,
+                org.assertj.core.api.Assertions.within(1e-9));
+
+        String newerClass = json.replace("\"queued\":2", "\"queued\":2,\"p99Millis\":12");
+        assertThat(Json.mapper().readValue(newerClass, Announcement.class)).isEqualTo(received);
+        String older = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,"
+                + "\"incarnation\":4,\"sequence\":5,\"load\":6,\"services\":[{\"name\":\"s\",\"partitions\":1,"
+                + "\"load\":0,\"replicas\":[],\"consistency\":\"LEVEL_2\",\"stalenessMillis\":0}]}";
+        assertThat(Json.mapper().readValue(older, Announcement.class).services().get(0).classes()).isEmpty();
     }
 }

@@ -1,4 +1,4 @@
-package io.neptune.server;
+package io.neptune.core;
 
 /**
  * What one service class got from one hosted service's scheduler since the node started
