@@ -98,6 +98,7 @@ public final class HttpGateway implements AutoCloseable {
         private int ioThreads = DEFAULT_IO_THREADS;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private @Nullable DemoControl demoControl;
+        private RequestClassifier classifier = RequestClassifier.byHeader();
 
         private Builder(NeptuneNode node) {
             this.node = requireNonNull(node, "node");
@@ -151,6 +152,15 @@ public final class HttpGateway implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Sets how requests are put into service classes; default {@link RequestClassifier#byHeader()}
+         * (the class the client names in {@value RequestClassifier#CLASS_HEADER}).
+         */
+        public Builder classifier(RequestClassifier classifier) {
+            this.classifier = requireNonNull(classifier, "classifier");
+            return this;
+        }
+
         /** Enables demo mode: the dashboard can kill and restart the nodes {@code demoControl} manages. */
         public Builder demoControl(DemoControl demoControl) {
             this.demoControl = requireNonNull(demoControl, "demoControl");
@@ -164,7 +174,7 @@ public final class HttpGateway implements AutoCloseable {
          */
         public HttpGateway start() {
             return new HttpGateway(GatewayServer.start(node, new GatewaySettings(bindAddress, port, callTimeout,
-                    maxBodyBytes, maxSessions, ioThreads, idleTimeout), demoControl));
+                    maxBodyBytes, maxSessions, ioThreads, idleTimeout, classifier), demoControl));
         }
     }
 }

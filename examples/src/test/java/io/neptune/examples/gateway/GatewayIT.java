@@ -52,6 +52,25 @@ class GatewayIT {
         }
     }
 
+    // ---- service classes -----------------------------------------------------------------------
+
+    @Test
+    void theClassHeaderTravelsWithTheCallAndABadOneIsRefusedWith400() {
+        String key = unique("classy");
+        Reply invalid = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "gold class").GET());
+        assertThat(invalid.status()).as(invalid.toString()).isEqualTo(400);
+        assertThat(invalid.error()).isEqualTo("request class: service class name 'gold class' (expected: 1 to 64"
+                + " letters, digits, '-', '_' or '.')");
+        // a valid name reaches the node, which declares no such class: nothing runs
+        Reply unknown = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "platinum")
+                .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(new byte[] {'v'})));
+        assertThat(unknown.status()).as(unknown.toString()).isEqualTo(400);
+        assertThat(unknown.error()).contains("unknown service class 'platinum'").contains("[default]");
+        assertThat(http.get("/api/cache/" + key).status()).as("the refused write changed nothing").isEqualTo(404);
+        Reply plain = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "default").GET());
+        assertThat(plain.status()).as(plain.toString()).isEqualTo(404);
+    }
+
     // ---- discussion ----------------------------------------------------------------------------
 
     @Test

@@ -62,7 +62,8 @@ public final class AuctionRoutes {
 
     private CompletableFuture<GatewayResponse> categories(GatewayRequest request, List<String> parameters) {
         return client.aggregateAsync(request.session(), SERVICE, ALL_PARTITIONS, "ViewCategories",
-                new ViewCategories(), Categories.class, options).thenApply(AuctionRoutes::categoriesJson);
+                new ViewCategories(), Categories.class, request.options(options))
+                .thenApply(AuctionRoutes::categoriesJson);
     }
 
     private static GatewayResponse categoriesJson(Aggregate<Categories> aggregate) {
@@ -88,7 +89,7 @@ public final class AuctionRoutes {
     private CompletableFuture<GatewayResponse> category(GatewayRequest request, List<String> parameters) {
         ViewCategory view = new ViewCategory(parameters.get(0));
         return client.callAsync(request.session(), SERVICE, Partitions.of(view.category(), PARTITIONS),
-                "ViewCategory", AccessMode.READ, view, Category.class, options).thenApply(category -> {
+                "ViewCategory", AccessMode.READ, view, Category.class, request.options(options)).thenApply(category -> {
                     ObjectNode json = Json.mapper().createObjectNode().put("category", category.category());
                     ArrayNode items = json.putArray("items");
                     category.items().forEach(item -> items.add(itemJson(item)));
@@ -102,7 +103,7 @@ public final class AuctionRoutes {
             throw HttpStatusException.notFound("no item " + id);
         }
         return client.callAsync(request.session(), SERVICE, id.partition(), "ViewItem", AccessMode.READ,
-                new ViewItem(id.toString()), Item.class, options).thenApply(item -> {
+                new ViewItem(id.toString()), Item.class, request.options(options)).thenApply(item -> {
                     if (!item.found()) {
                         throw HttpStatusException.notFound("no item " + id);
                     }
@@ -115,7 +116,8 @@ public final class AuctionRoutes {
         AddItem add = new AddItem(parameters.get(0), body.text("title"), body.text("seller"),
                 body.integer("startingPrice"), System.currentTimeMillis());
         return client.callAsync(request.session(), SERVICE, Partitions.of(add.category(), PARTITIONS), "AddItem",
-                AccessMode.WRITE, add, ItemAdded.class, options).thenApply(added -> GatewayResponse.json(201,
+                AccessMode.WRITE, add, ItemAdded.class, request.options(options))
+                .thenApply(added -> GatewayResponse.json(201,
                         Json.mapper().createObjectNode().put("id", added.id()).put("version", added.version())));
     }
 
@@ -134,7 +136,7 @@ public final class AuctionRoutes {
             throw unknownItem(id);
         }
         return client.callAsync(request.session(), SERVICE, id.partition(), "ViewItem", AccessMode.READ,
-                new ViewItem(id.toString()), Item.class, options).thenCompose(item -> {
+                new ViewItem(id.toString()), Item.class, request.options(options)).thenCompose(item -> {
                     if (!item.found() && item.version() >= id.number()) {
                         throw unknownItem(id);
                     }
@@ -144,7 +146,7 @@ public final class AuctionRoutes {
                         });
                     }
                     return client.callAsync(request.session(), SERVICE, id.partition(), "BidItem", AccessMode.WRITE,
-                            bid, BidResult.class, options);
+                            bid, BidResult.class, request.options(options));
                 }).thenApply(result -> {
                     if (!result.found()) {
                         throw unknownItem(id);

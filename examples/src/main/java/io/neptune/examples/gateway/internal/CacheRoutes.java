@@ -45,14 +45,14 @@ public final class CacheRoutes {
         }
         CacheUpdate update = new CacheUpdate(parameters.get(0), Base64.getEncoder().encodeToString(request.body()));
         return client.callAsync(request.session(), SERVICE, CacheService.bucketOf(update.key(), PARTITIONS),
-                "CacheUpdate", AccessMode.WRITE, update, Updated.class, options)
+                "CacheUpdate", AccessMode.WRITE, update, Updated.class, request.options(options))
                 .thenApply(updated -> GatewayResponse.noContent());
     }
 
     private CompletableFuture<GatewayResponse> lookup(GatewayRequest request, List<String> parameters) {
         CacheLookup lookup = new CacheLookup(parameters.get(0));
         return client.callAsync(request.session(), SERVICE, CacheService.bucketOf(lookup.key(), PARTITIONS),
-                "CacheLookup", AccessMode.READ, lookup, CacheEntry.class, options).thenApply(entry -> {
+                "CacheLookup", AccessMode.READ, lookup, CacheEntry.class, request.options(options)).thenApply(entry -> {
                     String value = entry.value();
                     if (!entry.found() || value == null) {
                         throw HttpStatusException.notFound("no value under key '" + lookup.key() + "'");

@@ -49,7 +49,7 @@ public final class DiscussionRoutes {
     private CompletableFuture<GatewayResponse> headers(GatewayRequest request, List<String> parameters) {
         ViewHeaders view = new ViewHeaders(parameters.get(0));
         return client.callAsync(request.session(), SERVICE, partition(view.topic()), "ViewHeaders", AccessMode.READ,
-                view, Headers.class, options).thenApply(headers -> {
+                view, Headers.class, request.options(options)).thenApply(headers -> {
                     ObjectNode json = Json.mapper().createObjectNode().put("topic", headers.topic())
                             .put("version", headers.version());
                     ArrayNode list = json.putArray("headers");
@@ -64,7 +64,7 @@ public final class DiscussionRoutes {
     private CompletableFuture<GatewayResponse> message(GatewayRequest request, List<String> parameters) {
         ViewMsg view = new ViewMsg(parameters.get(0), messageId(parameters.get(1)));
         return client.callAsync(request.session(), SERVICE, partition(view.topic()), "ViewMsg", AccessMode.READ, view,
-                Message.class, options).thenApply(m -> {
+                Message.class, request.options(options)).thenApply(m -> {
                     if (!m.found()) {
                         throw HttpStatusException.notFound("no message " + view.id() + " in topic '" + view.topic() + "'");
                     }
@@ -87,14 +87,15 @@ public final class DiscussionRoutes {
         Long parentId = add.parentId();
         CompletableFuture<Void> parentCheck = parentId == null ? CompletableFuture.completedFuture(null)
                 : client.callAsync(request.session(), SERVICE, partition(add.topic()), "ViewMsg", AccessMode.READ,
-                        new ViewMsg(add.topic(), parentId), Message.class, options).thenAccept(parent -> {
+                        new ViewMsg(add.topic(), parentId), Message.class, request.options(options))
+                        .thenAccept(parent -> {
                             if (!parent.found() && parent.version() >= parentId) {
                                 throw HttpStatusException.badRequest("parentId: " + parentId
                                         + " (expected: a message of topic '" + add.topic() + "')");
                             }
                         });
         return parentCheck.thenCompose(v -> client.callAsync(request.session(), SERVICE, partition(add.topic()), "AddMsg",
-                AccessMode.WRITE, add, Added.class, options)).thenApply(added -> {
+                AccessMode.WRITE, add, Added.class, request.options(options))).thenApply(added -> {
                     if (!added.added()) {
                         throw HttpStatusException.badRequest(added.error());
                     }

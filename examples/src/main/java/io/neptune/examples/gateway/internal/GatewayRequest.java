@@ -2,7 +2,9 @@ package io.neptune.examples.gateway.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneHandle;
+import io.neptune.core.ServiceClass;
 import java.util.List;
 
 /**
@@ -12,14 +14,28 @@ import java.util.List;
  * @param path the URL-decoded path segments ({@code /api/cache/k} is {@code [api, cache, k]})
  * @param body the request body (empty if none)
  * @param session the caller's session
+ * @param serviceClass the service class the gateway put the request in
  */
-public record GatewayRequest(String method, List<String> path, byte[] body, NeptuneHandle session) {
+public record GatewayRequest(String method, List<String> path, byte[] body, NeptuneHandle session,
+        String serviceClass) {
     /** Copies the path. */
     public GatewayRequest {
         requireNonNull(method, "method");
         path = List.copyOf(path);
         requireNonNull(body, "body");
         requireNonNull(session, "session");
+        requireNonNull(serviceClass, "serviceClass");
+    }
+
+    /** A request of the default service class. */
+    public GatewayRequest(String method, List<String> path, byte[] body, NeptuneHandle session) {
+        this(method, path, body, session, ServiceClass.DEFAULT_NAME);
+    }
+
+    /** {@code options} for the calls this request makes: in its service class. */
+    public CallOptions options(CallOptions options) {
+        return serviceClass.equals(ServiceClass.DEFAULT_NAME) ? options
+                : options.toBuilder().serviceClass(serviceClass).build();
     }
 
     @Override

@@ -85,7 +85,8 @@ public final class GatewayServer implements AutoCloseable {
                                         settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
                                 .addLast("http-codec", new HttpServerCodec())
                                 .addLast("aggregator", new BoundedAggregatorHandler(settings.maxBodyBytes()))
-                                .addLast("gateway", new HttpRequestHandler(router, sessions, metrics));
+                                .addLast("gateway", new HttpRequestHandler(router, sessions, metrics,
+                                        settings.classifier()));
                     }
                 });
         try {

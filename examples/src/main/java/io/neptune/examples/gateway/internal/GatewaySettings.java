@@ -2,6 +2,7 @@ package io.neptune.examples.gateway.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.examples.gateway.RequestClassifier;
 import java.time.Duration;
 
 /**
@@ -14,13 +15,15 @@ import java.time.Duration;
  * @param maxSessions confirmed sessions remembered before the least recently used is forgotten
  * @param ioThreads Netty event loop threads
  * @param idleTimeout how long a connection with nothing outstanding may stay silent before it is closed
+ * @param classifier puts each request into a service class
  */
 public record GatewaySettings(String bindAddress, int port, Duration callTimeout, int maxBodyBytes, int maxSessions,
-        int ioThreads, Duration idleTimeout) {
+        int ioThreads, Duration idleTimeout, RequestClassifier classifier) {
     /** Checks the references. */
     public GatewaySettings {
         requireNonNull(bindAddress, "bindAddress");
         requireNonNull(callTimeout, "callTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
+        requireNonNull(classifier, "classifier");
     }
 }

@@ -8,7 +8,9 @@ import io.neptune.core.NoReplicaAvailableException;
 import io.neptune.core.OutcomeUnknownException;
 import io.neptune.core.OverloadedException;
 import io.neptune.core.RemoteMethodException;
+import io.neptune.core.RequestDroppedException;
 import io.neptune.core.UnknownPartitionException;
+import io.neptune.core.UnknownServiceClassException;
 import io.neptune.core.UnknownServiceException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -21,10 +23,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link HttpStatusException}: its status;
  *   <li>400: {@link IllegalArgumentException} (a request record's validation),
- *       {@link InvalidRequestException}, {@link UnknownPartitionException}, and a
- *       {@link RemoteMethodException} whose method threw {@code IllegalArgumentException};
+ *       {@link InvalidRequestException}, {@link UnknownPartitionException},
+ *       {@link UnknownServiceClassException}, and a {@link RemoteMethodException} whose method threw
+ *       {@code IllegalArgumentException};
  *   <li>503: {@link NoReplicaAvailableException}, {@link OverloadedException}, {@link NoMajorityException},
- *       {@link UnknownServiceException} (no node hosts the service): nothing ran;
+ *       {@link UnknownServiceException} (no node hosts the service), {@link RequestDroppedException}
+ *       (the node's scheduler dropped it under overload): nothing ran;
  *   <li>504: {@link DeadlineExceededException}, and {@link OutcomeUnknownException} (the write may
  *       have run: its message says so);
  *   <li>502: any other {@link NeptuneException} (the cluster failed the call);
@@ -48,7 +52,7 @@ public final class HttpErrors {
             return GatewayResponse.error(status.status(), message);
         }
         if (e instanceof IllegalArgumentException || e instanceof InvalidRequestException
-                || e instanceof UnknownPartitionException) {
+                || e instanceof UnknownPartitionException || e instanceof UnknownServiceClassException) {
             return GatewayResponse.error(400, message);
         }
         if (e instanceof RemoteMethodException remote) {
@@ -58,7 +62,8 @@ public final class HttpErrors {
             return GatewayResponse.error(502, message);
         }
         if (e instanceof NoReplicaAvailableException || e instanceof OverloadedException
-                || e instanceof NoMajorityException || e instanceof UnknownServiceException) {
+                || e instanceof NoMajorityException || e instanceof UnknownServiceException
+                || e instanceof RequestDroppedException) {
             return GatewayResponse.error(503, message);
         }
         if (e instanceof DeadlineExceededException || e instanceof OutcomeUnknownException) {

@@ -1,5 +1,7 @@
 package io.neptune.examples.gateway.internal;
 
+import io.neptune.core.ServiceClass;
+import io.neptune.examples.gateway.RequestClassifier;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -53,6 +55,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     private final Router router;
     private final Sessions sessions;
     private final GatewayMetrics metrics;
+    private final RequestClassifier classifier;
     private final Map<Long, Outgoing> ready = new HashMap<>();
     private long received;
     private long written;
@@ -63,7 +66,8 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     /** An answer waiting for its turn; {@code issuedSession} is the id to hand out, if the gateway just made one. */
     private record Outgoing(GatewayResponse response, @Nullable String issuedSession, boolean keepAlive) {}
 
-    HttpRequestHandler(Router router, Sessions sessions, GatewayMetrics metrics) {
+    HttpRequestHandler(Router router, Sessions sessions, GatewayMetrics metrics, RequestClassifier classifier) {
+        this.classifier = classifier;
         this.router = router;
         this.sessions = sessions;
         this.metrics = metrics;
@@ -107,9 +111,17 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
             send(ctx, sequence, new Outgoing(refused.get(), null, keepAlive));
             return;
         }
+        String serviceClass;
+        try {
+            serviceClass = ServiceClass.checkName(classifier.classify(request.headers()::get));
+        } catch (RuntimeException e) {
+            send(ctx, sequence, new Outgoing(GatewayResponse.error(400, "request class: " + e.getMessage()), null,
+                    keepAlive));
+            return;
+        }
         Sessions.Session session = sessions.resolve(cookie(request), request.headers().get(Sessions.HEADER));
         GatewayRequest decoded = new GatewayRequest(request.method().name(), path,
-                ByteBufUtil.getBytes(request.content()), session.handle());
+                ByteBufUtil.getBytes(request.content()), session.handle(), serviceClass);
         String issued = session.issued() ? session.id() : null;
         router.route(decoded).handle((response, failure) -> failure == null ? response : HttpErrors.response(failure))
                 .thenAcceptAsync(response -> {
