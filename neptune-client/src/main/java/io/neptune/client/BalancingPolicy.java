@@ -19,7 +19,17 @@ public enum BalancingPolicy {
     /** The least loaded candidate according to the load carried in announcements. */
     BROADCAST,
     /** The candidate with the fewest outstanding requests by a central tracker; for benchmarks only. */
-    IDEAL;
+    IDEAL,
+    /**
+     * The comparison scheme of the dissertation's section 4.3: every {@code partitioning-interval}
+     * the replicas of a service are re-partitioned among the service classes from the demand each
+     * class showed in the last interval (announced by the nodes): below capacity each class gets its
+     * demand and the rest in proportion; above it, each class first gets its demand or its guaranteed
+     * share, whichever is smaller, then the rest goes by full yield per unit of resource. Whole
+     * servers are dedicated to one class; fractions share the remaining servers. A call is sent, by
+     * random polling, to a server allocated to its class. A baseline for class-aware scheduling.
+     */
+    SERVER_PARTITIONING;
 
     /** The name used in config files: lower case with dashes, e.g. {@code random-polling}. */
     public String configName() {

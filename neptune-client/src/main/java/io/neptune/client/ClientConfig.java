@@ -19,6 +19,8 @@ import java.time.Duration;
  * @param connectionsPerNode TCP connections kept to each node; requests are multiplexed over them
  * @param connectTimeout TCP connect timeout
  * @param maxFrameBytes largest frame accepted or sent
+ * @param partitioningInterval how often {@link BalancingPolicy#SERVER_PARTITIONING} re-partitions the
+ *     replicas of a service among the service classes
  */
 public record ClientConfig(
         BalancingPolicy policy,
@@ -29,7 +31,8 @@ public record ClientConfig(
         int retries,
         int connectionsPerNode,
         Duration connectTimeout,
-        int maxFrameBytes) {
+        int maxFrameBytes,
+        Duration partitioningInterval) {
 
     /** Default for {@link #pollSize()}. */
     public static final int DEFAULT_POLL_SIZE = 3;
@@ -43,6 +46,8 @@ public record ClientConfig(
     public static final int DEFAULT_CONNECTIONS_PER_NODE = 2;
     /** Default for {@link #connectTimeout()}. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    /** Default for {@link #partitioningInterval()}: 10 s, the dissertation's. */
+    public static final Duration DEFAULT_PARTITIONING_INTERVAL = Duration.ofSeconds(10);
     /** Default for {@link #maxFrameBytes()}: 4 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
@@ -56,6 +61,7 @@ public record ClientConfig(
         Checks.atLeast("connectionsPerNode", connectionsPerNode, 1);
         Checks.positive("connectTimeout", connectTimeout);
         Checks.atLeast("maxFrameBytes", maxFrameBytes, 1024);
+        Checks.positive("partitioningInterval", partitioningInterval);
     }
 
     /** Returns the defaults. */
@@ -72,7 +78,8 @@ public record ClientConfig(
     public Builder toBuilder() {
         return new Builder().policy(policy).pollSize(pollSize).pollDeadline(pollDeadline)
                 .discardSlowPolls(discardSlowPolls).timeout(timeout).retries(retries)
-                .connectionsPerNode(connectionsPerNode).connectTimeout(connectTimeout).maxFrameBytes(maxFrameBytes);
+                .connectionsPerNode(connectionsPerNode).connectTimeout(connectTimeout).maxFrameBytes(maxFrameBytes)
+                .partitioningInterval(partitioningInterval);
     }
 
     /** Mutable, single-use builder; not thread-safe. */
@@ -86,8 +93,15 @@ public record ClientConfig(
         private int connectionsPerNode = DEFAULT_CONNECTIONS_PER_NODE;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private Duration partitioningInterval = DEFAULT_PARTITIONING_INTERVAL;
 
         private Builder() {}
+
+        /** Sets {@link ClientConfig#partitioningInterval()}. */
+        public Builder partitioningInterval(Duration partitioningInterval) {
+            this.partitioningInterval = partitioningInterval;
+            return this;
+        }
 
         /** Sets {@link ClientConfig#policy()}. */
         public Builder policy(BalancingPolicy policy) {
@@ -146,7 +160,7 @@ public record ClientConfig(
         /** Validates and builds the configuration. */
         public ClientConfig build() {
             return new ClientConfig(policy, pollSize, pollDeadline, discardSlowPolls, timeout, retries,
-                    connectionsPerNode, connectTimeout, maxFrameBytes);
+                    connectionsPerNode, connectTimeout, maxFrameBytes, partitioningInterval);
         }
     }
 }

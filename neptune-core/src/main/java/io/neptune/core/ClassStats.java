@@ -17,10 +17,12 @@ package io.neptune.core;
  * @param droppedDeadline requests whose caller's deadline passed before a worker took them
  * @param offeredYield the full yield of every arrival: what the class would be worth served at once
  * @param realizedYield the yield of the completed requests at their response times
+ * @param usedSeconds the workers' time the completed requests used, in seconds (CPU time, or what
+ *     the service reported): with {@code completed}, the class's mean cost per request
  */
 public record ClassStats(String serviceClass, double guaranteedShare, double share, int queued, long arrivals,
         long completed, long droppedLowYield, long droppedQueueFull, long droppedDeadline, double offeredYield,
-        double realizedYield) {
+        double realizedYield, double usedSeconds) {
 
     /** Every request that was not served: dropped by the scheduler, refused, or expired. */
     public long dropped() {

@@ -194,6 +194,7 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
                 .connectionsPerNode(s.integer("connections-per-node", ClientConfig.DEFAULT_CONNECTIONS_PER_NODE))
                 .connectTimeout(s.duration("connect-timeout", ClientConfig.DEFAULT_CONNECT_TIMEOUT))
                 .maxFrameBytes(s.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
+                .partitioningInterval(s.duration("partitioning-interval", ClientConfig.DEFAULT_PARTITIONING_INTERVAL))
                 .build());
         c.finish();
         return config;

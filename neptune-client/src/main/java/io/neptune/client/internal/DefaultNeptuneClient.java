@@ -105,6 +105,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
                         serviceClass),
                 poller.eventLoop(), config.pollSize(), config.pollDeadline(), config.discardSlowPolls(),
                 config.timeout().dividedBy(4))); // a lost poll must leave the call time to run elsewhere
+        selectors.put(BalancingPolicy.SERVER_PARTITIONING, new ServerPartitioning(yellowPage,
+                selectors.get(BalancingPolicy.RANDOM_POLLING), System::nanoTime, config.partitioningInterval()));
     }
 
     /** Creates a client that joins the cluster on its own, as a node hosting nothing. */

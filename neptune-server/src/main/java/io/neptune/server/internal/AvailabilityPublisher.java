@@ -82,7 +82,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
             served += runtime.served();
             services.add(new Announcement.HostedService(runtime.descriptor().name(), runtime.descriptor().partitions(),
                     load, replicas, runtime.descriptor().consistency(), runtime.descriptor().stalenessMillis(),
-                    runtime.classStats()));
+                    runtime.classStats(), runtime.hosting().workers()));
         }
         return new Announcement(node.value(), requestAddress.getAddress().getHostAddress(), requestAddress.getPort(),
                 pollAddress.getPort(), ProcessHandle.current().pid(), incarnation, sequence.incrementAndGet(), total,

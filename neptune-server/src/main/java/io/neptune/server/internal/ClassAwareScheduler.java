@@ -265,6 +265,7 @@ public final class ClassAwareScheduler implements Scheduler {
             state.running--;
             state.completed++;
             state.consumption.add(finishedNanos, Math.max(0, resourceNanos) / 1e9);
+            state.usedSeconds += Math.max(0, resourceNanos) / 1e9;
             state.service.add(finishedNanos, Math.max(0, finishedNanos - startedNanos));
             state.resource.add(finishedNanos, Math.max(0, resourceNanos));
             if (finishedNanos - task.deadlineNanos() <= 0) {
@@ -342,7 +343,8 @@ public final class ClassAwareScheduler implements Scheduler {
             for (ClassState s : ordered) {
                 stats.add(new ClassStats(s.serviceClass.name(), s.serviceClass.guaranteedShare(),
                         total > 0 ? s.consumption.at(now) / total : 0, s.queue.size(), s.arrivals, s.completed,
-                        s.droppedLowYield, s.droppedQueueFull, s.droppedDeadline, s.offeredYield, s.realizedYield));
+                        s.droppedLowYield, s.droppedQueueFull, s.droppedDeadline, s.offeredYield, s.realizedYield,
+                        s.usedSeconds));
             }
             return stats;
         } finally {
@@ -379,6 +381,7 @@ public final class ClassAwareScheduler implements Scheduler {
         long droppedDeadline;
         double offeredYield;
         double realizedYield;
+        double usedSeconds;
 
         ClassState(ServiceClass serviceClass) {
             this.serviceClass = serviceClass;

@@ -73,11 +73,13 @@ public record Announcement(
      * @param stalenessMillis the level-3 staleness bound x in milliseconds; 0 for other levels
      * @param classes what each service class got from the service's scheduler on the node, sorted
      *     by class; empty when the node schedules it FIFO without classes (or predates classes)
+     * @param workers the service's worker threads on the node: its capacity, in requests at a time
+     *     (0 from a node that predates the field)
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record HostedService(String name, int partitions, int load, List<ReplicaState> replicas,
             ConsistencyLevel consistency, long stalenessMillis,
-            @JsonSetter(nulls = Nulls.AS_EMPTY) List<ClassStats> classes) {
+            @JsonSetter(nulls = Nulls.AS_EMPTY) List<ClassStats> classes, int workers) {
         /** Validates the fields. */
         public HostedService {
             requireNonNull(name, "name");
@@ -93,7 +95,7 @@ public record Announcement(
         /** A service scheduled without classes. */
         public HostedService(String name, int partitions, int load, List<ReplicaState> replicas,
                 ConsistencyLevel consistency, long stalenessMillis) {
-            this(name, partitions, load, replicas, consistency, stalenessMillis, List.of());
+            this(name, partitions, load, replicas, consistency, stalenessMillis, List.of(), 0);
         }
 
         /** An unreplicated level-1 service. */

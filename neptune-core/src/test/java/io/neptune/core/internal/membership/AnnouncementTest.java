@@ -40,9 +40,9 @@ class AnnouncementTest {
 
     @Test
     void classCountersRoundTripAndAnOlderServiceEntryHasNone() throws Exception {
-        ClassStats gold = new ClassStats("gold", 0.3, 0.25, 2, 100, 90, 5, 3, 2, 400, 350.5);
+        ClassStats gold = new ClassStats("gold", 0.3, 0.25, 2, 100, 90, 5, 3, 2, 400, 350.5, 9);
         Announcement.HostedService service = new Announcement.HostedService("s", 4, 2, List.of(),
-                ConsistencyLevel.LEVEL_1, 0, List.of(gold));
+                ConsistencyLevel.LEVEL_1, 0, List.of(gold), 8);
         Announcement sent = new Announcement("a", "127.0.0.1", 1, 2, 3, 4, 5, 6, List.of(service), 7);
         String json = Json.mapper().writeValueAsString(sent);
         assertThat(json).contains("\"realizedYield\":350.5").doesNotContain("lossPercent");
