@@ -37,6 +37,7 @@ public final class AdminRoutes {
     private final Executor killExecutor;
     private final Executor startExecutor;
     private final NodeHistory history = new NodeHistory(System::nanoTime);
+    private final ClassHistory classHistory = new ClassHistory(System::nanoTime);
 
     /** Creates the routes over {@code node}'s admin view; {@code demo} may be null (no demo mode). */
     public AdminRoutes(NeptuneNode node, GatewayMetrics metrics, Sessions sessions, @Nullable DemoControl demo,
@@ -65,7 +66,8 @@ public final class AdminRoutes {
         Set<String> recovering = new HashSet<>();
         replicas.stream().filter(r -> r.role() == ReplicaRole.RECOVERING).forEach(r -> recovering.add(r.node()));
         Map<String, ObjectNode> byId = new TreeMap<>();
-        for (NodeView n : history.observe(node.admin().nodes())) {
+        List<NodeStatus> live = node.admin().nodes();
+        for (NodeView n : history.observe(live)) {
             String state = n.down() ? "DOWN" : recovering.contains(n.node()) ? "RECOVERING" : "RUNNING";
             byId.put(n.node(), nodeJson(n.node(), n.down() ? -1 : n.pid(), state, n.address(), n.requestsPerSecond()));
         }
@@ -93,7 +95,19 @@ public final class AdminRoutes {
                     .put("priority", r.priority()).put("version", r.version());
             previous = r;
         }
+        ArrayNode classes = json.putArray("classes");
+        for (ClassHistory.ClassView c : classHistory.observe(live)) {
+            classes.addObject().put("service", c.service()).put("class", c.serviceClass())
+                    .put("guaranteedShare", c.guaranteedShare()).put("arrivals", c.arrivals())
+                    .put("dropped", c.dropped()).put("offeredYield", round(c.offeredYield()))
+                    .put("realizedYield", round(c.realizedYield())).put("lossPercent", round(c.lossPercent()))
+                    .put("share", round(c.share()));
+        }
         return GatewayResponse.json(200, json);
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 1000) / 1000.0;
     }
 
     private static ObjectNode nodeJson(String id, long pid, String state, String address, double requestsPerSecond) {

@@ -234,6 +234,7 @@ async function refreshCluster() {
     renderRates(metrics);
     renderNodes(cluster, metrics);
     renderPartitions(cluster);
+    renderClasses(cluster);
     $('cluster-updated').textContent = 'updated ' + new Date().toLocaleTimeString();
   } catch (e) {
     $('cluster-updated').textContent = 'cannot reach the gateway: ' + e.message;
@@ -273,6 +274,22 @@ function renderNodes(cluster, metrics) {
       el('td', { class: 'num' }, load.has(n.id) ? load.get(n.id) : '\u2014'),
       el('td', { class: 'num' }, primaries.get(n.id) || 0),
       el('td', {}, action)));
+  }
+}
+
+function renderClasses(cluster) {
+  const classes = cluster.classes || [];
+  $('classes-section').hidden = classes.length === 0;
+  const percent = (x) => (100 * x).toFixed(1) + '%';
+  const body = $('classes').tBodies[0];
+  body.replaceChildren();
+  for (const c of classes) {
+    body.append(el('tr', { 'data-service': c.service, 'data-class': c.class },
+      el('td', {}, c.service), el('td', {}, c.class),
+      el('td', { class: 'num' }, c.arrivals), el('td', { class: 'num' }, c.dropped),
+      el('td', { class: 'num' }, c.offeredYield.toFixed(1)), el('td', { class: 'num' }, c.realizedYield.toFixed(1)),
+      el('td', { class: 'num' }, c.lossPercent.toFixed(1)),
+      el('td', { class: 'num' }, percent(c.share)), el('td', { class: 'num' }, percent(c.guaranteedShare))));
   }
 }
 
