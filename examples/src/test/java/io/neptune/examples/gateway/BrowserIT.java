@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.neptune.core.ServiceClass;
+import io.neptune.core.YieldFunction;
 import io.neptune.examples.gateway.Http.Reply;
+import io.neptune.server.SchedulingConfig;
+import io.neptune.server.SchedulingPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +58,15 @@ class BrowserIT {
                 "BrowserIT skipped: needs " + CHROMIUM + " and " + CHROMEDRIVER
                         + " (apt-get install chromium chromium-driver; .ci/run installs them)");
         RecordingDemoControl demo = new RecordingDemoControl(List.of("node-0", "node-1"));
-        try (GatewayCluster cluster = GatewayCluster.start(2, b -> b.demoControl(demo))) {
+        // the nodes schedule by class, so the dashboard shows its service-classes table (and writes are
+        // admitted through the class-aware scheduler under a real browser's load)
+        SchedulingConfig classes = SchedulingConfig.builder().policy(SchedulingPolicy.YID)
+                .serviceClass(new ServiceClass("gold", YieldFunction.hybrid(4, Duration.ofSeconds(1), 2,
+                        Duration.ofSeconds(2)), 0.2))
+                .serviceClass(new ServiceClass("bronze", YieldFunction.hybrid(1, Duration.ofSeconds(1), 0.5,
+                        Duration.ofSeconds(2)), 0.2))
+                .build();
+        try (GatewayCluster cluster = GatewayCluster.start(2, b -> b.demoControl(demo), classes)) {
             Http http = new Http(cluster.baseUrl(), Optional.of("seed-" + UUID.randomUUID()));
             String itemId = seed(http);
             ChromeDriverService service = new ChromeDriverService.Builder()
@@ -117,6 +129,8 @@ class BrowserIT {
                     return true;
                 });
                 live.until(d -> d.findElements(By.cssSelector("#partition-detail td.digest")).size() == 2);
+                live.until(d -> Long.parseLong(d.findElement(By.cssSelector(
+                        "#classes tr[data-service='auction'][data-class='gold'] td:nth-child(3)")).getText()) > 0);
                 save(driver, "dashboard.png");
             } finally {
                 load.shutdownNow();
@@ -177,7 +191,8 @@ class BrowserIT {
         try {
             switch (tick % 4) {
                 case 0 -> http.get("/api/discussion/general/headers");
-                case 1 -> http.get("/api/auction/items/" + itemId);
+                case 1 -> http.send(http.request("/api/auction/items/" + itemId).header("X-Neptune-Class",
+                        tick % 8 == 1 ? "gold" : "bronze").GET());
                 case 2 -> http.put("/api/cache/key-" + (tick % 50), ("value " + tick).getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 default -> http.get("/api/cache/key-" + (tick % 50));
             }

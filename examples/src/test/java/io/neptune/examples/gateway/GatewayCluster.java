@@ -11,6 +11,7 @@ import io.neptune.server.ClusterAdmin.AnnouncedReplica;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.MiniCluster;
 import io.neptune.server.NeptuneNode;
+import io.neptune.server.SchedulingConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,11 @@ final class GatewayCluster implements AutoCloseable {
 
     /** Starts the cluster and waits until every partition of every service has a primary and no replica recovers. */
     static GatewayCluster start(int nodes, Consumer<HttpGateway.Builder> gatewaySettings) {
+        return start(nodes, gatewaySettings, SchedulingConfig.defaults());
+    }
+
+    /** As {@link #start(int, Consumer)}, the hosting nodes scheduling their services by {@code scheduling}. */
+    static GatewayCluster start(int nodes, Consumer<HttpGateway.Builder> gatewaySettings, SchedulingConfig scheduling) {
         MiniCluster cluster = MiniCluster.start(0, b -> b);
         try {
             for (int i = 0; i < nodes; i++) {
@@ -48,7 +54,8 @@ final class GatewayCluster implements AutoCloseable {
                     priorities.put(p, nodes - Math.floorMod(p - i, nodes));
                 }
                 HostingConfig hosting = HostingConfig.builder().replicas(nodes).priorities(priorities).workers(2).build();
-                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new DiscussionService(), hosting)
+                cluster.add(cluster.config("node-" + i, ClientConfig.defaults()).toBuilder().scheduling(scheduling).build(),
+                        b -> b.host(new DiscussionService(), hosting)
                         .host(new AuctionService(), hosting).host(new CacheService(), hosting));
             }
             NeptuneNode gatewayNode = cluster.add("gateway", ClientConfig.defaults(), b -> b);

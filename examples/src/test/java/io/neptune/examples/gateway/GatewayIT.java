@@ -404,7 +404,8 @@ class GatewayIT {
         Reply reply = http.get("/admin/cluster");
         assertThat(reply.status()).isEqualTo(200);
         JsonNode json = reply.json();
-        assertThat(json.fieldNames()).toIterable().containsExactly("nodes", "partitions");
+        assertThat(json.fieldNames()).toIterable().containsExactly("nodes", "partitions", "classes");
+        assertThat(json.get("classes")).as("no node schedules by class here").isEmpty();
         Set<String> ids = new TreeSet<>();
         for (JsonNode node : json.get("nodes")) {
             assertThat(node.fieldNames()).toIterable()
