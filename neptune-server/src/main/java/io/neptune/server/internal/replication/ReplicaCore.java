@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -69,6 +70,11 @@ final class ReplicaCore {
     LongSupplier clock = System::nanoTime;
     /** Runs on the executor whenever {@link #durable} advanced. */
     Runnable afterDurable = () -> { };
+    /**
+     * Hands a record to the log: {@link RedoLog#append}. Tests may put a log in front that refuses
+     * chosen records, as the log itself refuses one it cannot take (it stays usable then).
+     */
+    Function<LogRecord, CompletableFuture<Void>> logAppend;
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 
@@ -83,6 +89,7 @@ final class ReplicaCore {
         this.peers = peers;
         this.exec = exec;
         this.timer = timer;
+        this.logAppend = log::append;
     }
 
     /**
@@ -106,7 +113,7 @@ final class ReplicaCore {
      */
     CompletableFuture<Void> append(LogRecord record) {
         long generation = truncations;
-        return log.append(record).whenComplete((v, e) -> exec.execute(() -> {
+        return logAppend.apply(record).whenComplete((v, e) -> exec.execute(() -> {
             if (e == null && generation == truncations && record.lsn() > durable) {
                 durable = record.lsn();
                 afterDurable.run();

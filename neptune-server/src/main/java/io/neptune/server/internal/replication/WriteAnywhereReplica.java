@@ -53,7 +53,14 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     private final ReplicaCore core;
     private final int priority;
+    /** Per origin, the highest sequence durably logged here: a pull asks for the writes after it. */
     private final Map<String, Long> seen = new HashMap<>();
+    /**
+     * Per origin, the highest sequence the log took, durable or not yet: the next write of that
+     * origin to log here is the one after it. A record the log refuses is not taken, so the
+     * origin's later writes wait for it (they are gaps the next pull fills).
+     */
+    private final Map<String, Long> logged = new HashMap<>();
     /** Per origin, the local LSN of each of its writes, by sequence: a pull reads only what the puller lacks. */
     private final Map<String, LsnsBySeq> byOrigin = new HashMap<>();
     private ReplicaRole role = ReplicaRole.RECOVERING;
@@ -72,6 +79,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += 1000) {
                 for (LogRecord r : core.log.read(lsn, 1000)) {
                     seen.merge(r.origin(), r.originSeq(), Math::max);
+                    logged.merge(r.origin(), r.originSeq(), Math::max);
                     index(r);
                 }
             }
@@ -97,17 +105,19 @@ final class WriteAnywhereReplica implements PartitionReplica {
                                 + " logged at LSN " + known.getAsLong() + " and not applied yet"));
                 return;
             }
-            long seq = seen.getOrDefault(core.self.value(), 0L) + 1;
-            seen.put(core.self.value(), seq);
+            long seq = logged.getOrDefault(core.self.value(), 0L) + 1;
             LogRecord record = new LogRecord(core.log.lastLsn() + 1, 0, RecordKind.WRITE, request.id(),
                     core.self.value(), seq, request.method(), request.payload());
-            index(record);
-            core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
+            CompletableFuture<Void> appended = core.append(record);
+            boolean took = noteIfTaken(record);
+            appended.whenComplete((v, e) -> core.exec.execute(() -> {
                 if (e != null) {
+                    appendFailed(record, took, e);
                     reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT,
                             core.name + ": REDO log append failed (" + e.getMessage() + "); the record may be on disk"));
                     return;
                 }
+                seen.merge(record.origin(), record.originSeq(), Math::max);
                 apply(record.lsn());
                 ResponseMessage response = core.cached(record.requestId());
                 reply.accept(response == null
@@ -130,30 +140,67 @@ final class WriteAnywhereReplica implements PartitionReplica {
         }
     }
 
-    /** Appends and applies remote writes not seen yet; each origin's writes only in sequence. */
+    /**
+     * Appends and applies remote writes not logged yet; each origin's writes only in sequence. A
+     * write counts as seen once durable; one the log refuses is neither applied nor seen, and holds
+     * back its origin's later writes, so the next pull fetches them all again.
+     */
     private void accept(List<Entry> entries) {
         List<Entry> sorted = new ArrayList<>(entries);
         sorted.sort(Comparator.comparing(Entry::origin).thenComparingLong(Entry::originSeq));
         for (Entry entry : sorted) {
-            long have = seen.getOrDefault(entry.origin(), 0L);
+            long have = logged.getOrDefault(entry.origin(), 0L);
             if (entry.origin().equals(core.self.value()) || entry.originSeq() != have + 1) {
-                continue; // already applied, or a gap the next pull fills
+                continue; // already logged, or a gap (also after a write the log refused) the next pull fills
             }
-            seen.put(entry.origin(), entry.originSeq());
             // A client retried this write at a second replica before the first one's gossip got there, so
             // both ran it. Each replica runs whichever copy it logged first and logs the other as a repeat.
             boolean repeat = core.log.lsnOf(new RequestId(entry.idHigh(), entry.idLow())).isPresent();
             LogRecord record = entry.toRecord(core.log.lastLsn() + 1, repeat ? RecordKind.REPEAT : RecordKind.WRITE);
-            if (repeat) {
+            CompletableFuture<Void> appended = core.append(record);
+            boolean took = noteIfTaken(record);
+            if (took && repeat) {
                 logger.info("{}: write {} from {} (sequence {}) already ran here; logged as a repeat", core.name,
                         record.requestId(), entry.origin(), entry.originSeq());
             }
-            index(record);
-            core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
+            appended.whenComplete((v, e) -> core.exec.execute(() -> {
+                if (e != null) {
+                    appendFailed(record, took, e);
+                    return;
+                }
+                seen.merge(record.origin(), record.originSeq(), Math::max);
                 apply(record.lsn());
                 core.publish(role, 0);
             }));
         }
+    }
+
+    /**
+     * Whether the log took {@code record}, just appended (it is then readable at its LSN); if so,
+     * notes it as its origin's latest write logged here. A record the log refused is not in it: its
+     * LSN and its origin's sequence number stay free for it.
+     */
+    private boolean noteIfTaken(LogRecord record) {
+        if (core.log.lastLsn() != record.lsn()) {
+            return false;
+        }
+        logged.merge(record.origin(), record.originSeq(), Math::max);
+        index(record);
+        return true;
+    }
+
+    /**
+     * A write whose append failed is not applied and not seen. If the log took it and then failed
+     * to write it, the log refuses every change from then on (until a restart rebuilds this state
+     * from it), so the origin's writes after it fail too: none of them counts as logged any more.
+     */
+    private void appendFailed(LogRecord record, boolean took, Throwable e) {
+        if (took) {
+            logged.computeIfPresent(record.origin(), (origin, seq) -> Math.min(seq, record.originSeq() - 1));
+        }
+        logger.debug("{}: REDO log append of write {} from {} (sequence {}) failed; not applied, the next pull"
+                + " fetches it again: {}", core.name, record.requestId(), record.origin(), record.originSeq(),
+                e.toString());
     }
 
     @Override

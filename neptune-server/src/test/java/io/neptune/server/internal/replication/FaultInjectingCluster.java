@@ -12,6 +12,7 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.LogException;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RedoLog;
 import java.net.InetSocketAddress;
@@ -31,15 +32,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Replicas of one partition with real REDO logs on a network the test controls: it splits the
  * nodes into groups that cannot reach each other (each side's yellow page then lists only its own
  * side, as a JGroups view would), drops, holds, duplicates and reorders chosen messages, kills and
- * restarts nodes, and drives time by hand ({@link #advance}). Ticks are given by the test, so every
+ * restarts nodes, makes a node's REDO log refuse chosen records ({@link Node#refuseAppend}), and
+ * drives time by hand ({@link #advance}). Ticks are given by the test, so every
  * scenario is a short deterministic sequence of steps.
  *
  * <p>Thread-safety: the fault settings are thread-safe; steps are taken by one test thread.
@@ -327,13 +331,25 @@ final class FaultInjectingCluster implements AutoCloseable {
         final Gate gate = new Gate();
         final ReplicaCore core;
         final PartitionReplica replica;
+        /** The records this node's log refuses (without taking them; it stays usable), as a log can. */
+        volatile Predicate<LogRecord> refuseAppend = r -> false;
+        /** How many records the log refused so far. */
+        final AtomicInteger refused = new AtomicInteger();
 
         Node(String name, int priority) {
             this.id = NodeId.of(name);
             this.priority = priority;
-            core = new ReplicaCore(SERVICE, 0, id, RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP), app,
-                    new NetworkPeers(id), new SerialExecutor(gate, name), timer);
+            RedoLog log = RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP);
+            core = new ReplicaCore(SERVICE, 0, id, log, app, new NetworkPeers(id), new SerialExecutor(gate, name), timer);
             core.clock = clock::get;
+            core.logAppend = record -> {
+                if (refuseAppend.test(record)) {
+                    refused.incrementAndGet();
+                    return CompletableFuture.failedFuture(new LogException(log.directory(),
+                            "refused record " + record.lsn() + " (" + record.method() + "): injected by the test"));
+                }
+                return log.append(record);
+            };
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
             replica = mode == null ? new WriteAnywhereReplica(core, priority)
                     : mode == FailoverMode.MAJORITY
