@@ -87,7 +87,19 @@ public interface NeptuneClient extends AutoCloseable {
      *
      * @throws IllegalArgumentException naming the method if the interface does not follow these rules
      */
-    <I> I proxy(Class<I> serviceInterface, String service);
+    default <I> I proxy(Class<I> serviceInterface, String service) {
+        return proxy(serviceInterface, service, CallOptions.defaults());
+    }
+
+    /**
+     * Returns a typed proxy of {@code service} whose calls all use {@code options}: a deadline, a
+     * policy or a service class, e.g. {@code client.proxy(Search.class, "search",
+     * CallOptions.serviceClass("gold"))} for a gold customer's calls.
+     *
+     * @throws IllegalArgumentException naming the method if the interface does not follow the rules of
+     *     {@link #proxy(Class, String)}
+     */
+    <I> I proxy(Class<I> serviceInterface, String service, CallOptions options);
 
     /** The partition count of {@code service} as announced in the yellow page; 0 if no node hosts it. */
     int partitions(String service);

@@ -255,8 +255,9 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     }
 
     @Override
-    public <I> I proxy(Class<I> serviceInterface, String service) {
-        return Proxies.create(this, serviceInterface, service);
+    public <I> I proxy(Class<I> serviceInterface, String service, CallOptions options) {
+        requireNonNull(options, "options");
+        return Proxies.create(this, serviceInterface, service, options);
     }
 
     /**

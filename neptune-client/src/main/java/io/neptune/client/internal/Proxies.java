@@ -24,7 +24,7 @@ final class Proxies {
     private record Target(String method, AccessMode mode, int keyIndex, int requestIndex, Type responseType,
             boolean async) {}
 
-    static <I> I create(DefaultNeptuneClient client, Class<I> type, String service) {
+    static <I> I create(DefaultNeptuneClient client, Class<I> type, String service, CallOptions options) {
         if (!type.isInterface()) {
             throw new IllegalArgumentException("serviceInterface: " + type.getName() + " (expected: an interface)");
         }
@@ -53,7 +53,7 @@ final class Proxies {
             }
             int partition = Partitions.of(args[target.keyIndex()], partitions);
             CompletableFuture<Object> future = client.invoke(handle, service, partition, target.method(), target.mode(),
-                    args[target.requestIndex()], target.responseType(), CallOptions.defaults());
+                    args[target.requestIndex()], target.responseType(), options);
             return target.async() ? future : client.await(future);
         });
         return type.cast(proxy);
