@@ -80,7 +80,7 @@ final class QueueingModel {
             Random random) {
         return switch (setup.policy()) {
             case RANDOM -> random.nextInt(servers);
-            case ROUND_ROBIN -> throw new IllegalArgumentException("policy: " + setup.policy()
+            case ROUND_ROBIN, SERVER_PARTITIONING -> throw new IllegalArgumentException("policy: " + setup.policy()
                     + " (expected: not modelled)");
             case IDEAL -> leastOf(servers, i -> i, s -> queueLength(inSystem.get(s), now), random);
             case BROADCAST -> leastOf(servers, i -> i, s -> announced[s], random);

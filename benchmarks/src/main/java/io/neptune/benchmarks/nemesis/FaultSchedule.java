@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Random;
 import java.util.SplittableRandom;
@@ -62,6 +65,17 @@ record FaultSchedule(List<Planned> faults) {
             return label;
         }
 
+        /** The kind labelled {@code label}; an {@link IllegalArgumentException} listing the labels otherwise. */
+        static Kind ofLabel(String label) {
+            for (Kind kind : values()) {
+                if (kind.label.equals(label)) {
+                    return kind;
+                }
+            }
+            throw new IllegalArgumentException("fault kind: '" + label + "' (expected: one of "
+                    + Arrays.stream(values()).map(Kind::label).toList() + ")");
+        }
+
         boolean isPartition() {
             return name().startsWith("PARTITION") || this == ISOLATE_PRIMARY;
         }
@@ -97,6 +111,17 @@ record FaultSchedule(List<Planned> faults) {
 
     /** Draws the schedule of a run of {@code duration} on {@code nodes} nodes from {@code seed}. */
     static FaultSchedule generate(long seed, int nodes, boolean quick, Duration duration) {
+        return generate(seed, nodes, quick, duration, EnumSet.allOf(Kind.class));
+    }
+
+    /**
+     * Draws the schedule as {@link #generate(long, int, boolean, Duration)} does, with faults of the
+     * {@code allowed} kinds only (with every kind allowed, the same schedule).
+     */
+    static FaultSchedule generate(long seed, int nodes, boolean quick, Duration duration, Set<Kind> allowed) {
+        if (allowed.isEmpty()) {
+            throw new IllegalArgumentException("faults: none allowed (expected: at least one kind)");
+        }
         // Random's first outputs for nearby seeds are alike (seed 1, 2, 3 would all start with the same
         // kind); SplittableRandom mixes the seed first.
         Random random = new Random(new SplittableRandom(seed).nextLong());
@@ -106,13 +131,14 @@ record FaultSchedule(List<Planned> faults) {
             first.addAll(List.of(random.nextBoolean() ? Kind.PAUSE : Kind.PAUSE_PRIMARY,
                     random.nextBoolean() ? Kind.PARTITION_HALVES : Kind.ISOLATE_PRIMARY, Kind.KILL));
             Collections.shuffle(first, random);
+            first.retainAll(allowed);
         }
         List<Planned> faults = new ArrayList<>();
         long cursor = timing.warmUp();
         long end = duration.toMillis();
         while (true) {
             long quiet = faults.isEmpty() ? 0 : between(random, timing.quietMin(), timing.quietMax());
-            Kind kind = faults.size() < first.size() ? first.get(faults.size()) : draw(random, nodes);
+            Kind kind = faults.size() < first.size() ? first.get(faults.size()) : draw(random, nodes, allowed);
             long length = switch (kind) {
                 case PAUSE, PAUSE_PRIMARY -> between(random, timing.pauseMin(), timing.pauseMax());
                 case KILL, KILL_SEVERAL, KILL_RECOVERING, CRASH -> between(random, timing.downMin(), timing.downMax());
@@ -129,15 +155,19 @@ record FaultSchedule(List<Planned> faults) {
         return new FaultSchedule(faults);
     }
 
-    private static Kind draw(Random random, int nodes) {
+    private static Kind draw(Random random, int nodes, Set<Kind> allowed) {
         List<Kind> kinds = new ArrayList<>();
         for (Kind kind : Kind.values()) {
-            if (kind == Kind.PARTITION_RING && nodes < 5) {
+            if (kind == Kind.PARTITION_RING && nodes < 5 || !allowed.contains(kind)) {
                 continue;   // with 3 or 4 nodes a ring cuts nothing or is a random cut
             }
             for (int w = 0; w < kind.weight; w++) {
                 kinds.add(kind);
             }
+        }
+        if (kinds.isEmpty()) {
+            throw new IllegalArgumentException("faults: " + allowed + " (expected: a kind that " + nodes
+                    + " nodes can have; partition-ring needs 5)");
         }
         return kinds.get(random.nextInt(kinds.size()));
     }

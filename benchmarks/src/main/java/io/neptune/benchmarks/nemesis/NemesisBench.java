@@ -16,6 +16,8 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.EnumSet;
 import java.util.Locale;
 
 /**
@@ -34,7 +36,7 @@ public final class NemesisBench {
 
     /** Parsed command line. */
     record Options(boolean quick, long seed, FailoverMode mode, int level, Duration duration, int runs, int nodes,
-            Path out) {}
+            Path out, Set<FaultSchedule.Kind> faults) {}
 
     /** Runs the bench; exits 1 if a run had problems, 2 if this machine cannot run it. */
     public static void main(String[] args) throws Exception {
@@ -155,10 +157,10 @@ public final class NemesisBench {
         return options.quick()
                 ? new NemesisRun.Settings(seed, true, options.mode(), options.level(), options.nodes(), degree,
                         options.duration(), Duration.ofSeconds(5), 8, 20, Duration.ofMillis(25), Duration.ofSeconds(5),
-                        Duration.ofSeconds(30))
+                        Duration.ofSeconds(30), options.faults())
                 : new NemesisRun.Settings(seed, false, options.mode(), options.level(), options.nodes(), degree,
                         options.duration(), Duration.ofSeconds(15), 8, 20, Duration.ofMillis(20), Duration.ofSeconds(5),
-                        Duration.ofSeconds(60));
+                        Duration.ofSeconds(60), options.faults());
     }
 
     static Options parse(List<String> args) {
@@ -170,6 +172,7 @@ public final class NemesisBench {
         int runs = 1;
         int nodes = quick ? 3 : 5;
         Path root = Path.of("").toAbsolutePath();
+        Set<FaultSchedule.Kind> faults = EnumSet.allOf(FaultSchedule.Kind.class);
         Path out = quick ? root.resolve("benchmarks").resolve("target").resolve("nemesis")
                 : root.resolve("docs").resolve("benchmarks").resolve("nemesis");
         for (int i = 0; i < args.size(); i++) {
@@ -189,6 +192,12 @@ public final class NemesisBench {
                 case "--runs" -> runs = Integer.parseInt(value);
                 case "--nodes" -> nodes = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value).toAbsolutePath();
+                case "--faults" -> {
+                    faults = EnumSet.noneOf(FaultSchedule.Kind.class);
+                    for (String label : value.split(",")) {
+                        faults.add(FaultSchedule.Kind.ofLabel(label.trim()));
+                    }
+                }
                 default -> throw new IllegalArgumentException("option: " + arg + " (expected: " + usage() + ")");
             }
         }
@@ -202,7 +211,7 @@ public final class NemesisBench {
         if (!quick && !Files.isDirectory(root.resolve("docs")) && !args.contains("--out")) {
             throw new IllegalArgumentException("run from the repository root (no docs/ in " + root + "), or give --out");
         }
-        return new Options(quick, seed, mode, level, duration, runs, nodes, out);
+        return new Options(quick, seed, mode, level, duration, runs, nodes, out, faults);
     }
 
     /** Parses {@code 90}, {@code 90s}, {@code 5m}. */
@@ -215,7 +224,7 @@ public final class NemesisBench {
 
     static String usage() {
         return "./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 2|3]"
-                + " [--duration 180s|5m] [--runs R] [--nodes N] [--out DIR]";
+                + " [--duration 180s|5m] [--runs R] [--nodes N] [--out DIR] [--faults kind,kind...]";
     }
 
     /** The command that reproduces one run: the given options, one run, its seed. */

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +55,16 @@ final class NemesisRun {
      * @param settleTimeout how long to wait for the replicas to agree after the workload stopped
      */
     record Settings(long seed, boolean quick, FailoverMode mode, int level, int nodes, int degree, Duration duration,
-            Duration recovery, int processes, int keys, Duration think, Duration callTimeout, Duration settleTimeout) {}
+            Duration recovery, int processes, int keys, Duration think, Duration callTimeout, Duration settleTimeout,
+            Set<FaultSchedule.Kind> faults) {
+        /** Settings with every kind of fault. */
+        Settings(long seed, boolean quick, FailoverMode mode, int level, int nodes, int degree, Duration duration,
+                Duration recovery, int processes, int keys, Duration think, Duration callTimeout,
+                Duration settleTimeout) {
+            this(seed, quick, mode, level, nodes, degree, duration, recovery, processes, keys, think, callTimeout,
+                    settleTimeout, EnumSet.allOf(FaultSchedule.Kind.class));
+        }
+    }
 
     /**
      * What a run produced.
@@ -91,7 +102,7 @@ final class NemesisRun {
         Files.createDirectories(directory.resolve("logs"));
         Path work = Files.createTempDirectory("neptune-nemesis-");
         FaultSchedule schedule = FaultSchedule.generate(settings.seed(), settings.nodes(), settings.quick(),
-                settings.duration());
+                settings.duration(), settings.faults());
         List<String> problems = Collections.synchronizedList(new ArrayList<>());
         NemesisCluster.Spec spec = new NemesisCluster.Spec(settings.nodes(), settings.degree(), settings.level(),
                 settings.mode(), "nemesis-" + ProcessHandle.current().pid() + "-" + settings.seed());

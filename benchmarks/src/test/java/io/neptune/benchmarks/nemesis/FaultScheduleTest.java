@@ -1,10 +1,12 @@
 package io.neptune.benchmarks.nemesis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.benchmarks.nemesis.FaultSchedule.Kind;
 import io.neptune.benchmarks.nemesis.FaultSchedule.Planned;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -63,5 +65,20 @@ class FaultScheduleTest {
             assertThat(FaultSchedule.generate(seed, 3, false, Duration.ofMinutes(5)).faults())
                     .noneMatch(f -> f.kind() == Kind.PARTITION_RING);
         }
+    }
+
+    @Test
+    void aRestrictedScheduleHasOnlyTheAllowedKindsAndTheFullOneIsUnchanged() {
+        for (long seed = 1; seed <= 20; seed++) {
+            assertThat(FaultSchedule.generate(seed, 3, true, Duration.ofSeconds(45), EnumSet.allOf(Kind.class)))
+                    .isEqualTo(FaultSchedule.generate(seed, 3, true, Duration.ofSeconds(45)));
+            List<Planned> pauses = FaultSchedule.generate(seed, 3, true, Duration.ofSeconds(45),
+                    EnumSet.of(Kind.PAUSE, Kind.PAUSE_PRIMARY)).faults();
+            assertThat(pauses).isNotEmpty().allMatch(f -> f.kind() == Kind.PAUSE || f.kind() == Kind.PAUSE_PRIMARY);
+        }
+        assertThatThrownBy(() -> Kind.ofLabel("flood")).hasMessageContaining("'flood'")
+                .hasMessageContaining("partition-halves");
+        assertThatThrownBy(() -> FaultSchedule.generate(1, 3, false, Duration.ofMinutes(5),
+                EnumSet.of(Kind.PARTITION_RING))).hasMessageContaining("partition-ring needs 5");
     }
 }

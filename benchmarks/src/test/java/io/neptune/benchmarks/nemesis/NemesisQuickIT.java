@@ -9,6 +9,7 @@ import io.neptune.core.FailoverMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -33,7 +34,8 @@ class NemesisQuickIT {
         NamespaceNetwork.unavailableReason().ifPresent(reason -> abort("nemesis bench needs network namespaces: "
                 + reason));
         NemesisBench.Options options = new NemesisBench.Options(true, SEED, FailoverMode.MAJORITY, 2,
-                Duration.ofSeconds(40), 1, 3, Path.of("target", "nemesis-it").toAbsolutePath());
+                Duration.ofSeconds(40), 1, 3, Path.of("target", "nemesis-it").toAbsolutePath(),
+                EnumSet.allOf(FaultSchedule.Kind.class));
         NemesisRun.Settings quick = NemesisBench.settings(options, SEED);
         NemesisRun.Settings settings = new NemesisRun.Settings(quick.seed(), true, quick.mode(), quick.level(),
                 quick.nodes(), quick.degree(), quick.duration(), quick.recovery(), quick.processes(), quick.keys(),
