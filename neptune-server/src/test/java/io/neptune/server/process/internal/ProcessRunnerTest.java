@@ -168,7 +168,7 @@ class ProcessRunnerTest {
     void theDeadlineKillsAForkingProgramAndEveryChild() throws Exception {
         runner(sh("sleep 1000 & sleep 1000 & wait").timeout(Duration.ofMinutes(1)));
         CompletableFuture<ProcessResponse> call = CompletableFuture.supplyAsync(
-                () -> runner.run(new TestContext("svc", 0, Duration.ofMillis(1500)), ProcessRequest.of("")));
+                () -> runner.run(new TestContext("svc", 0, Duration.ofSeconds(5)), ProcessRequest.of("")));
         // the wrapper, the program and its two children
         ProcessTable.await(() -> ProcessTable.withToken(token).size() >= 4, Duration.ofSeconds(10), "the tree to start");
         assertThatThrownBy(() -> call.get(30, TimeUnit.SECONDS))
@@ -223,7 +223,7 @@ class ProcessRunnerTest {
 
     @Test
     void aKilledRunIsChargedWhatItBurnedUntilTheKill() {
-        runner(sh("while :; do :; done").timeout(Duration.ofMillis(700)));
+        runner(sh("while :; do :; done").timeout(Duration.ofSeconds(2)));
         TestContext context = new TestContext("svc", 0, Duration.ofSeconds(60));
         assertThatThrownBy(() -> runner.run(context, ProcessRequest.of(""))).isInstanceOf(ProcessFailedException.class);
         assertThat(context.reported).isGreaterThan(Duration.ZERO);
