@@ -44,4 +44,15 @@ public interface RequestContext {
      * service class to its guaranteed share and to rank requests by cost. The last report wins.
      */
     default void reportResourceUse(java.time.Duration used) {}
+
+    /**
+     * How long the caller still waits for this call's answer, measured when asked: the call's
+     * deadline, or its service class's if that is sooner; {@link java.time.Duration#ZERO} once it
+     * passed. Work that can be cut short (a child process, a remote call) should end by then, since
+     * nobody waits for its result afterwards. Empty when the call has no deadline, such as a
+     * replicated write applied from the log.
+     */
+    default java.util.Optional<java.time.Duration> timeLeft() {
+        return java.util.Optional.empty();
+    }
 }

@@ -40,12 +40,12 @@ public final class ServiceDescriptor {
     private final @Nullable Method checkMethod;
     private final @Nullable Method digestMethod;
 
-    private ServiceDescriptor(Class<?> serviceClass, NeptuneService annotation, Map<String, MethodDescriptor> methods,
-            @Nullable Method checkMethod, @Nullable Method digestMethod) {
+    private ServiceDescriptor(Class<?> serviceClass, String name, int partitions, ConsistencyLevel consistency,
+            Map<String, MethodDescriptor> methods, @Nullable Method checkMethod, @Nullable Method digestMethod) {
         this.serviceClass = serviceClass;
-        this.name = annotation.name();
-        this.partitions = annotation.partitions();
-        this.consistency = annotation.consistency();
+        this.name = name;
+        this.partitions = partitions;
+        this.consistency = consistency;
         this.methods = Map.copyOf(methods);
         this.checkMethod = checkMethod;
         this.digestMethod = digestMethod;
@@ -99,7 +99,28 @@ public final class ServiceDescriptor {
             throw new ServiceDefinitionException(serviceClass, "consistency " + annotation.consistency()
                     + " requires a @Check method (expected: " + CHECK_SHAPE + ")");
         }
-        return new ServiceDescriptor(serviceClass, annotation, methods, check, digest);
+        return new ServiceDescriptor(serviceClass, annotation.name(), annotation.partitions(), annotation.consistency(),
+                methods, check, digest);
+    }
+
+    /**
+     * This descriptor under another name and partition count, for a class whose instances are
+     * configured as different services (a process-backed service is one class, hosted once per
+     * program); the methods and callbacks stay those of the class.
+     *
+     * @throws ServiceDefinitionException if the name or the partition count is not valid
+     */
+    public ServiceDescriptor named(String name, int partitions) {
+        requireNonNull(name, "name");
+        if (!VALID_NAME.matcher(name).matches()) {
+            throw new ServiceDefinitionException(serviceClass,
+                    "name: '" + name + "' (expected: 1-64 of letters, digits, '.', '_', '-')");
+        }
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            throw new ServiceDefinitionException(serviceClass,
+                    "partitions: " + partitions + " (expected: 1.." + MAX_PARTITIONS + ")");
+        }
+        return new ServiceDescriptor(serviceClass, name, partitions, consistency, methods, checkMethod, digestMethod);
     }
 
     /** {@link Class#getMethods()} sees only public methods; an annotated non-public one must not vanish silently. */

@@ -11,6 +11,10 @@ import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.Lifecycle;
 import io.neptune.server.internal.NodeRuntime;
 import io.neptune.server.internal.ServiceRuntime;
+import io.neptune.server.process.ProcessConfig;
+import io.neptune.server.process.ProcessRequest;
+import io.neptune.server.process.ProcessResponse;
+import io.neptune.server.process.internal.ProcessRunner;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -204,7 +208,25 @@ public final class NeptuneNode implements AutoCloseable {
         public Builder host(Object service, HostingConfig hosting) {
             requireNonNull(service, "service");
             requireNonNull(hosting, "hosting");
-            ServiceDescriptor descriptor = ServiceDescriptor.of(service.getClass());
+            return add(ServiceDescriptor.of(service.getClass()), service, hosting);
+        }
+
+        /**
+         * Hosts a process-backed service: its one read method, {@code run}, runs {@code process}'s
+         * program for each request ({@link ProcessRequest} in, {@link ProcessResponse} out). Give it
+         * as many {@linkplain HostingConfig#workers() workers} as {@link ProcessConfig#maxProcesses()},
+         * so that requests beyond that wait in the service's (class-aware) queue rather than on a worker.
+         *
+         * @throws ServiceDefinitionException if a service of that name is already hosted
+         */
+        public Builder hostProcess(ProcessConfig process, HostingConfig hosting) {
+            requireNonNull(process, "process");
+            requireNonNull(hosting, "hosting");
+            return add(ServiceDescriptor.of(ProcessRunner.class).named(process.name(), process.partitions()),
+                    new ProcessRunner(config.node(), process), hosting);
+        }
+
+        private Builder add(ServiceDescriptor descriptor, Object service, HostingConfig hosting) {
             if (services.containsKey(descriptor.name())) {
                 throw new ServiceDefinitionException(service.getClass(), "service '" + descriptor.name()
                         + "' is already hosted on this node (expected: once)");

@@ -12,6 +12,8 @@ import io.neptune.core.ServiceClass;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.YieldFunction;
 import io.neptune.core.internal.config.ConfigNode;
+import io.neptune.server.process.ProcessConfig;
+import io.neptune.server.process.internal.ProcessConfigs;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -30,9 +32,11 @@ import org.slf4j.LoggerFactory;
  * documented in {@code docs/CONFIGURATION.md}.
  *
  * @param node the node settings
- * @param services the services to host, in file order
+ * @param services the service classes to host, in file order
+ * @param processes the process-backed services to host ({@code services} entries with {@code process:}), in
+ *     file order
  */
-public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
+public record NodeConfigFile(NodeConfig node, List<HostedService> services, List<HostedProcess> processes) {
     private static final Logger logger = LoggerFactory.getLogger(NodeConfigFile.class);
 
 
@@ -50,10 +54,25 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
         }
     }
 
-    /** Copies the list. */
+    /**
+     * One {@code services} entry with a {@code process:} section.
+     *
+     * @param process the program and how it runs
+     * @param hosting how it is hosted
+     */
+    public record HostedProcess(ProcessConfig process, HostingConfig hosting) {
+        /** Validates the fields. */
+        public HostedProcess {
+            requireNonNull(process, "process");
+            requireNonNull(hosting, "hosting");
+        }
+    }
+
+    /** Copies the lists. */
     public NodeConfigFile {
         requireNonNull(node, "node");
         services = List.copyOf(services);
+        processes = List.copyOf(processes);
     }
 
     /** Reads and validates {@code file}. */
@@ -87,17 +106,22 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
         node.client(client(root.section("client")));
         node.scheduling(scheduling(root.section("scheduling"), root.sections("classes")));
         List<HostedService> services = new ArrayList<>();
+        List<HostedProcess> processes = new ArrayList<>();
         for (ConfigNode service : root.sections("services")) {
-            services.add(service(service));
+            if (service.has("process")) {
+                processes.add(process(service));
+            } else {
+                services.add(service(service));
+            }
         }
         root.finish();
         NodeConfig config = root.build(r -> node.build());
-        if (!root.has("node") && !services.isEmpty()) {
+        if (!root.has("node") && !services.isEmpty()) { // process services keep no data
             logger.warn("no 'node' in the config: this node is {} and keeps its data under {}; started again under"
                     + " another process id it will be another node and not find that data (set 'node')", config.node(),
                     config.dataDirectory());
         }
-        return new NodeConfigFile(config, services);
+        return new NodeConfigFile(config, services, processes);
     }
 
     private static MembershipConfig membership(ConfigNode m, String bindAddress) {
@@ -205,15 +229,35 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
         if (className.isEmpty()) {
             throw new ConfigException(s.path() + ".class", "missing (expected: the service's class name)");
         }
+        HostingConfig hosting = hosting(s, HostingConfig.DEFAULT_WORKERS);
+        s.finish();
+        return new HostedService(className, hosting);
+    }
+
+    /** A {@code services} entry with {@code process:}: the program in that section, hosting keys beside it. */
+    private static HostedProcess process(ConfigNode s) {
+        if (s.has("class")) {
+            throw new ConfigException(s.path() + ".class", "given with 'process' (expected: either a class or a"
+                    + " process)");
+        }
+        ConfigNode p = s.section("process");
+        ProcessConfig process = p.build(ProcessConfigs::parse);
+        p.finish();
+        HostingConfig hosting = hosting(s, process.maxProcesses()); // workers beyond it would only wait for a slot
+        s.finish();
+        return new HostedProcess(process, hosting);
+    }
+
+    private static HostingConfig hosting(ConfigNode s, int defaultWorkers) {
         if (s.has("partitions") && s.strings("partitions").isEmpty()) { // not "all", which an absent key means
             throw new ConfigException(s.path() + ".partitions", "[] (expected: all, a partition id, a range such as"
                     + " 0-15, or a list of them)");
         }
-        HostingConfig hosting = s.build(h -> {
+        return s.build(h -> {
             HostingConfig.Builder b = HostingConfig.builder()
                     .partitions(partitions(h.path() + ".partitions", h.strings("partitions")))
                     .priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
-                    .workers(h.integer("workers", HostingConfig.DEFAULT_WORKERS))
+                    .workers(h.integer("workers", defaultWorkers))
                     .queueCapacity(h.integer("queue-capacity", HostingConfig.DEFAULT_QUEUE_CAPACITY))
                     .replicas(h.integer("replicas", HostingConfig.DEFAULT_REPLICAS))
                     .priorities(priorities(h.section("priorities")));
@@ -222,8 +266,6 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
             }
             return b.build();
         });
-        s.finish();
-        return new HostedService(className, hosting);
     }
 
     /** Reads {@code partition: priority} pairs; keys may be ranges such as {@code 0-7}. */
@@ -287,6 +329,9 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services) {
                         + e.getCause());
             }
             builder.host(instance, service.hosting());
+        }
+        for (HostedProcess process : processes) {
+            builder.hostProcess(process.process(), process.hosting());
         }
         return builder;
     }

@@ -164,7 +164,7 @@ public final class ServiceRuntime implements AutoCloseable {
         RequestMessage request = new RequestMessage(0, descriptor.name(), partition, methodName, AccessMode.WRITE, 1,
                 0, io.neptune.core.internal.wire.RequestId.NONE, payload);
         long cpu = classAware != null ? CPU.getCurrentThreadCpuTime() : 0;
-        Context context = new Context(request, lsn);
+        Context context = new Context(request, lsn, Context.NO_DEADLINE);
         ResponseMessage response = invoke(request, method, context);
         if (classAware != null) {
             recordWriteCost(methodName, context.reportedNanos >= 0 ? context.reportedNanos
@@ -372,7 +372,7 @@ public final class ServiceRuntime implements AutoCloseable {
             return null;
         }
         long cpu = CPU.getCurrentThreadCpuTime();
-        Context context = new Context(task.request(), 0);
+        Context context = new Context(task.request(), 0, task.deadlineNanos());
         ResponseMessage response;
         try {
             response = runAnswering(task, context);
@@ -414,7 +414,7 @@ public final class ServiceRuntime implements AutoCloseable {
         if (System.nanoTime() - task.deadlineNanos() > 0) {
             return expired(task);
         }
-        return runAnswering(task, new Context(task.request(), 0));
+        return runAnswering(task, new Context(task.request(), 0, task.deadlineNanos()));
     }
 
     private ResponseMessage runAnswering(Task task, Context context) {
@@ -476,6 +476,13 @@ public final class ServiceRuntime implements AutoCloseable {
             return;
         }
         closed = true;
+        if (instance instanceof Abortable abortable) {
+            try {
+                abortable.abort(); // a method waiting on a child process ends now, not at its own timeout
+            } catch (RuntimeException e) {
+                logger.warn("{}: {} abort() threw", node, descriptor.name(), e);
+            }
+        }
         // Workers finish the method they run (not interrupted: an interrupt can close a database's file
         // channel under it), within one deadline for all of them.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -509,14 +516,28 @@ public final class ServiceRuntime implements AutoCloseable {
     }
 
     private final class Context implements RequestContext {
+        /** The deadline of a call nobody waits for (a replicated write applied from the log). */
+        static final long NO_DEADLINE = Long.MIN_VALUE;
+
         private final RequestMessage request;
         private final long lsn;
+        /** The {@link System#nanoTime} by which the caller wants the answer, or {@link #NO_DEADLINE}. */
+        private final long deadlineNanos;
         /** What the method reported it cost, or -1. */
         long reportedNanos = -1;
 
-        Context(RequestMessage request, long lsn) {
+        Context(RequestMessage request, long lsn, long deadlineNanos) {
             this.request = request;
             this.lsn = lsn;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        @Override
+        public Optional<Duration> timeLeft() {
+            if (deadlineNanos == NO_DEADLINE) {
+                return Optional.empty();
+            }
+            return Optional.of(Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())));
         }
 
         @Override
