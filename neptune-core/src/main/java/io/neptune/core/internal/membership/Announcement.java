@@ -79,7 +79,8 @@ public record Announcement(
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record HostedService(String name, int partitions, int load, List<ReplicaState> replicas,
             ConsistencyLevel consistency, long stalenessMillis,
-            @JsonSetter(nulls = Nulls.AS_EMPTY) List<ClassStats> classes, int workers) {
+            @JsonSetter(nulls = Nulls.AS_EMPTY) List<ClassStats> classes,
+            @JsonSetter(nulls = Nulls.AS_EMPTY) int workers) {
         /** Validates the fields. */
         public HostedService {
             requireNonNull(name, "name");

@@ -56,6 +56,8 @@ class AnnouncementTest {
         String older = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,"
                 + "\"incarnation\":4,\"sequence\":5,\"load\":6,\"services\":[{\"name\":\"s\",\"partitions\":1,"
                 + "\"load\":0,\"replicas\":[],\"consistency\":\"LEVEL_2\",\"stalenessMillis\":0}]}";
-        assertThat(Json.mapper().readValue(older, Announcement.class).services().get(0).classes()).isEmpty();
+        Announcement.HostedService olderService = Json.mapper().readValue(older, Announcement.class).services().get(0);
+        assertThat(olderService.classes()).isEmpty();
+        assertThat(olderService.workers()).as("a node that predates the field").isZero();
     }
 }
