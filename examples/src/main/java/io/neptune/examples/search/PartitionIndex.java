@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * applied LSN, saved in each commit's user data so the two are durable together.
  *
  * <p>Thread-safety: thread-safe. Writes (and the digest) hold {@code writeLock}; searches use the
- * {@link SearcherManager} without locking and see every write that returned before they started.
+ * {@link SearcherManager} without that lock and see every write that returned before they started.
  */
 final class PartitionIndex implements Closeable {
     /** The longest time a write stays uncommitted (in memory only, and in the REDO log). */
@@ -74,6 +74,10 @@ final class PartitionIndex implements Closeable {
     private final Analyzer analyzer;
     private final Object writeLock = new Object();
     private volatile long appliedLsn;
+    /** Writes applied so far; a search first refreshes its searcher if it has not seen them all. */
+    private volatile long written;
+    /** The {@link #written} count the searcher includes at least. */
+    private volatile long refreshed;
     // @GuardedBy("writeLock")
     private long lastCommitNanos = System.nanoTime();
     // @GuardedBy("writeLock")
@@ -154,10 +158,10 @@ final class PartitionIndex implements Closeable {
                 if (System.nanoTime() - lastCommitNanos >= COMMIT_INTERVAL.toNanos()) {
                     commit();
                 }
-                searchers.maybeRefreshBlocking();
                 if (lsn != 0) {
-                    appliedLsn = lsn; // after the refresh: a search reporting this version sees the document
+                    appliedLsn = lsn;
                 }
+                written++;
             } catch (IOException e) {
                 throw new UncheckedIOException(owner + ": cannot index '" + document.id() + "'", e);
             }
@@ -173,10 +177,21 @@ final class PartitionIndex implements Closeable {
         lastCommitNanos = System.nanoTime();
     }
 
-    /** The best {@code k} documents for {@code query}, with snippets of their bodies. */
+    /**
+     * The best {@code k} documents for {@code query}, with snippets of their bodies. Sees every write
+     * that returned before it started: writes do not refresh the searcher (a bulk load would make a
+     * segment per document), the first search after them does.
+     */
     Hits search(Query query, int k) {
         long version = appliedLsn; // read first: the searcher holds at least the writes up to it
+        long target = written;
         try {
+            if (refreshed < target) {
+                searchers.maybeRefreshBlocking(); // includes every write that returned before this call
+                synchronized (this) {
+                    refreshed = Math.max(refreshed, target);
+                }
+            }
             IndexSearcher searcher = searchers.acquire();
             try {
                 TopDocs top = searcher.search(query, k);
