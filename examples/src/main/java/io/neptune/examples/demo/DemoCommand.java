@@ -1,18 +1,23 @@
 package io.neptune.examples.demo;
 
 import io.neptune.client.BalancingPolicy;
+import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.config.ConfigNode;
 import io.neptune.examples.auction.AuctionService;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.discussion.DiscussionService;
 import io.neptune.examples.gateway.DemoControl;
 import io.neptune.examples.gateway.HttpGateway;
+import io.neptune.examples.search.DocumentLoader;
+import io.neptune.examples.search.ManPages;
+import io.neptune.examples.search.SearchService;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
 import java.io.IOException;
@@ -30,12 +35,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code neptune demo}: a local cluster of node processes hosting the discussion group, the
- * auction and the persistent cache (64 partitions each, replicated), a gateway node, and the
+ * auction and the persistent cache (64 partitions each, replicated) and the document search
+ * service (8 partitions, indexing the system's man pages in the background), a gateway node, and the
  * dissertation's mixed workload with progress lines and a RESULT line that also counts lost
  * writes. With {@code --chaos} a node is killed a third of the way through and restarted at two
  * thirds.
@@ -43,8 +50,8 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start a local replicated cluster with the example applications and drive a workload.")
 public final class DemoCommand implements Callable<Integer> {
-    static final List<Class<?>> SERVICES = List.of(DiscussionService.class, AuctionService.class, CacheService.class);
-    static final List<String> SERVICE_NAMES = List.of("discussion", "auction", "cache");
+    static final List<Class<?>> SERVICES = List.of(DiscussionService.class, AuctionService.class, CacheService.class,
+            SearchService.class);
 
     @Option(names = "--duration", defaultValue = "20s", paramLabel = "TIME",
             description = "How long the workload runs, e.g. 10s or 2m (default: ${DEFAULT-VALUE}); 0 runs none.")
@@ -77,9 +84,16 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--exit", description = "Stop the cluster after the workload instead of waiting for Ctrl-C.")
     private boolean exit;
 
+    @Option(names = "--search-documents", defaultValue = "2000", paramLabel = "N",
+            description = "Man pages (from /usr/share/man/man1) the search service indexes at start, in the"
+                    + " background (default: ${DEFAULT-VALUE}); 0 indexes none.")
+    private int searchDocuments;
+
     @Option(names = "--data", defaultValue = "neptune-data", paramLabel = "DIR",
             description = "Data directory, kept between runs unless --fresh (default: ${DEFAULT-VALUE}).")
     private Path data;
+
+    private volatile @Nullable Thread indexer;
 
     @Override
     public Integer call() throws Exception {
@@ -116,14 +130,23 @@ public final class DemoCommand implements Callable<Integer> {
                     .client(ClientConfig.builder().policy(balancing).build()).build()).start();
             resources.add(client);
             awaitReplicas(client);
-            System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions x %d replicas%n",
-                    nodes, MixedWorkload.PARTITIONS, replicas);
+            System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions, search with"
+                    + " %d, each partition with %d replicas%n", nodes, MixedWorkload.PARTITIONS, SearchService.PARTITIONS,
+                    replicas);
             HttpGateway gateway = HttpGateway.builder(client).port(port)
                     .demoControl(new ProcessControl(processes, cluster, discovery)).start();
             resources.add(0, gateway);
             System.out.printf("Web UI and dashboard: http://127.0.0.1:%d/%n", gateway.port());
+            if (searchDocuments > 0) {
+                indexInBackground(client, gateway.port());
+            }
             if (!workloadTime.isZero()) {
                 runWorkload(client, processes, cluster, discovery, workloadTime);
+            }
+            Thread indexing = indexer;
+            if (exit && indexing != null && indexing.isAlive()) {
+                System.out.println("Search: waiting for the indexing to finish before stopping...");
+                indexing.join(TimeUnit.MINUTES.toMillis(2));
             }
             if (!exit) {
                 System.out.println("Cluster is up; press Ctrl-C to stop it.");
@@ -136,6 +159,30 @@ public final class DemoCommand implements Callable<Integer> {
                 closeAll(resources, processes, done);
             }
         }
+    }
+
+    /** Indexes the man pages (or the synthetic fallback) through the cluster on a daemon thread, and says when done. */
+    private void indexInBackground(NeptuneNode client, int port) {
+        Thread thread = new Thread(() -> {
+            long start = System.nanoTime();
+            DocumentLoader.Corpus corpus = DocumentLoader.manPagesOrSynthetic(ManPages.DEFAULT_DIRECTORY,
+                    searchDocuments);
+            System.out.printf("Search: indexing %s in the background%n", corpus.description());
+            try {
+                // a few writes at a time: the index fills in the background while the workload keeps its latency
+                DocumentLoader.Result result = DocumentLoader.load(client.client(), corpus.documents(), 4,
+                        CallOptions.timeout(Duration.ofSeconds(30)));
+                System.out.printf(Locale.ROOT, "Search: indexed %,d documents in %.1f s%s; try"
+                        + " http://127.0.0.1:%d/#search%n", result.indexed(), (System.nanoTime() - start) / 1e9,
+                        result.failed() == 0 ? "" : " (" + result.failed() + " failed, first: " + result.firstFailure()
+                                + ")", port);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "neptune-demo-search-indexer");
+        thread.setDaemon(true);
+        indexer = thread;
+        thread.start();
     }
 
     private void runWorkload(NeptuneNode client, LocalCluster processes, String cluster, Path discovery,
@@ -239,19 +286,13 @@ public final class DemoCommand implements Callable<Integer> {
         if (clients < 1) {
             throw new ConfigException("--clients", clients + " (expected: >= 1)");
         }
+        if (searchDocuments < 0) {
+            throw new ConfigException("--search-documents", searchDocuments + " (expected: >= 0)");
+        }
     }
 
     /** Partition p lives on nodes p, p+1, ..., p+replicas-1 (mod nodes), with priorities replicas..1. */
     private String nodeConfig(int index, String cluster, Path discovery) {
-        List<String> partitions = new ArrayList<>();
-        List<String> priorities = new ArrayList<>();
-        for (int p = 0; p < MixedWorkload.PARTITIONS; p++) {
-            int offset = Math.floorMod(index - p, nodes);
-            if (offset < replicas) {
-                partitions.add(Integer.toString(p));
-                priorities.add("\"" + p + "\": " + (replicas - offset));
-            }
-        }
         StringBuilder yaml = new StringBuilder("""
                 node: %s
                 io-threads: 2
@@ -263,6 +304,15 @@ public final class DemoCommand implements Callable<Integer> {
                 """.formatted(name(index), data.resolve(name(index)).toAbsolutePath(), cluster,
                 discovery.toAbsolutePath()));
         for (Class<?> service : SERVICES) {
+            List<String> partitions = new ArrayList<>();
+            List<String> priorities = new ArrayList<>();
+            for (int p = 0; p < ServiceDescriptor.of(service).partitions(); p++) {
+                int offset = Math.floorMod(index - p, nodes);
+                if (offset < replicas) {
+                    partitions.add(Integer.toString(p));
+                    priorities.add("\"" + p + "\": " + (replicas - offset));
+                }
+            }
             yaml.append("  - class: ").append(service.getName()).append('\n')
                     .append("    partitions: [").append(String.join(", ", partitions)).append("]\n")
                     .append("    priorities: {").append(String.join(", ", priorities)).append("}\n")
@@ -285,8 +335,10 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private boolean ready(NeptuneNode client) {
-        for (String service : SERVICE_NAMES) {
-            for (int p = 0; p < MixedWorkload.PARTITIONS; p++) {
+        for (Class<?> type : SERVICES) {
+            ServiceDescriptor descriptor = ServiceDescriptor.of(type);
+            String service = descriptor.name();
+            for (int p = 0; p < descriptor.partitions(); p++) {
                 Map<NodeId, ReplicaRole> roles = client.replicaRoles(service, p);
                 if (roles.size() < replicas || roles.containsValue(ReplicaRole.RECOVERING) || !roles.containsValue(ReplicaRole.PRIMARY)) {
                     return false;

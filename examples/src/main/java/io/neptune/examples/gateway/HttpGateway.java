@@ -11,7 +11,7 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An HTTP/1.1 server that serves the discussion, auction and cache services as JSON, a web UI and
+ * An HTTP/1.1 server that serves the discussion, auction, cache and search services as JSON, a web UI and
  * a cluster dashboard, calling the cluster through the client module of a {@link NeptuneNode}
  * (normally one that hosts nothing). Each browser session (cookie {@code neptune-session} or
  * header {@code X-Neptune-Session}) gets its own {@link io.neptune.client.NeptuneHandle}, so a user

@@ -15,9 +15,10 @@ import java.util.List;
  * @param body the request body (empty if none)
  * @param session the caller's session
  * @param serviceClass the service class the gateway put the request in
+ * @param query the parameters of the URL's query string
  */
 public record GatewayRequest(String method, List<String> path, byte[] body, NeptuneHandle session,
-        String serviceClass) {
+        String serviceClass, QueryParameters query) {
     /** Copies the path. */
     public GatewayRequest {
         requireNonNull(method, "method");
@@ -25,11 +26,12 @@ public record GatewayRequest(String method, List<String> path, byte[] body, Nept
         requireNonNull(body, "body");
         requireNonNull(session, "session");
         requireNonNull(serviceClass, "serviceClass");
+        requireNonNull(query, "query");
     }
 
-    /** A request of the default service class. */
+    /** A request of the default service class without query parameters. */
     public GatewayRequest(String method, List<String> path, byte[] body, NeptuneHandle session) {
-        this(method, path, body, session, ServiceClass.DEFAULT_NAME);
+        this(method, path, body, session, ServiceClass.DEFAULT_NAME, QueryParameters.empty());
     }
 
     /** {@code options} for the calls this request makes: in its service class. */

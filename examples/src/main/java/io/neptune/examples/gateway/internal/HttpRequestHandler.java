@@ -105,6 +105,14 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
                     + "' (expected: a valid URL path)"), null, keepAlive));
             return;
         }
+        QueryParameters query;
+        try {
+            query = QueryParameters.parse(new QueryStringDecoder(request.uri()).rawQuery());
+        } catch (IllegalArgumentException e) {
+            send(ctx, sequence, new Outgoing(GatewayResponse.error(400, "query string: " + e.getMessage()
+                    + " (expected: name=value pairs separated by &, percent-encoded UTF-8)"), null, keepAlive));
+            return;
+        }
         Optional<GatewayResponse> refused = CrossSiteGuard.refusal(request.method().name(), path,
                 request.headers().get(HttpHeaderNames.CONTENT_TYPE), request.headers().get(CrossSiteGuard.ADMIN_HEADER));
         if (refused.isPresent()) {
@@ -121,7 +129,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
         }
         Sessions.Session session = sessions.resolve(cookie(request), request.headers().get(Sessions.HEADER));
         GatewayRequest decoded = new GatewayRequest(request.method().name(), path,
-                ByteBufUtil.getBytes(request.content()), session.handle(), serviceClass);
+                ByteBufUtil.getBytes(request.content()), session.handle(), serviceClass, query);
         String issued = session.issued() ? session.id() : null;
         router.route(decoded).handle((response, failure) -> failure == null ? response : HttpErrors.response(failure))
                 .thenAcceptAsync(response -> {

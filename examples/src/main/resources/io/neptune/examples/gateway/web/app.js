@@ -51,7 +51,7 @@ const when = (millis) => new Date(millis).toLocaleString();
 // ---- views --------------------------------------------------------------------------------------
 
 function showView() {
-  const view = location.hash === '#cluster' ? 'cluster' : 'apps';
+  const view = location.hash === '#cluster' ? 'cluster' : location.hash === '#search' ? 'search' : 'apps';
   for (const section of document.querySelectorAll('section.view')) section.hidden = section.dataset.view !== view;
   for (const link of document.querySelectorAll('nav a')) link.classList.toggle('active', link.dataset.view === view);
   if (view === 'cluster') refreshCluster();
@@ -215,6 +215,51 @@ async function offerItem(event) {
   }
 }
 
+// ---- search -------------------------------------------------------------------------------------
+
+// The snippet is HTML from the server: the document's text escaped, the matched words in <b>. It is
+// rebuilt from text nodes and <b> elements only, so nothing else in it can become markup.
+function snippetNodes(html) {
+  const nodes = [];
+  const parts = html.split(/(<b>|<\/b>)/);
+  let bold = false;
+  const decode = (text) => new DOMParser().parseFromString(text, 'text/html').documentElement.textContent;
+  for (const part of parts) {
+    if (part === '<b>') bold = true;
+    else if (part === '</b>') bold = false;
+    else if (part) nodes.push(bold ? el('b', {}, decode(part)) : document.createTextNode(decode(part)));
+  }
+  return nodes;
+}
+
+async function search(event) {
+  if (event) event.preventDefault();
+  const q = $('search-q').value.trim();
+  if (!q) return;
+  $('search-meta').textContent = 'Searching\u2026';
+  try {
+    const started = performance.now();
+    const data = await api('GET', '/api/search?q=' + seg(q) + '&k=' + seg($('search-k').value));
+    const list = $('search-results');
+    list.replaceChildren();
+    for (const hit of data.hits) {
+      list.append(el('li', { 'data-id': hit.id },
+        el('div', { class: 'title' }, hit.title, ' ', el('span', { class: 'meta' }, hit.id + ' \u00b7 score '
+          + hit.score.toFixed(2))),
+        el('div', { class: 'snippet' }, ...snippetNodes(hit.snippet))));
+    }
+    $('search-meta').textContent = data.hits.length + ' results from ' + (data.partitions - data.failedPartitions.length)
+      + ' of ' + data.partitions + ' partitions in ' + Math.round(performance.now() - started) + ' ms';
+    $('search-failed').hidden = data.failedPartitions.length === 0;
+    $('search-failed').textContent = 'Partial results: partitions ' + data.failedPartitions.join(', ')
+      + ' did not answer.';
+  } catch (e) {
+    $('search-results').replaceChildren();
+    $('search-failed').hidden = true;
+    $('search-meta').textContent = 'Search failed: ' + e.message;
+  }
+}
+
 // ---- cluster dashboard --------------------------------------------------------------------------
 
 const colors = new Map();
@@ -361,6 +406,7 @@ function init() {
   $('category-form').addEventListener('submit', (e) => { e.preventDefault(); loadCategory($('category').value); });
   $('bid-form').addEventListener('submit', placeBid);
   $('item-form').addEventListener('submit', offerItem);
+  $('search-form').addEventListener('submit', search);
   window.addEventListener('hashchange', showView);
   setInterval(refreshCluster, 1000);
   showView();
