@@ -337,7 +337,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (nextEpoch != null) {
             keep = Math.min(keep, nextEpoch.getValue() - 1); // its records from there on were never committed
         }
-        List<LogRecord> records = core.log.read(keep + 1, BATCH);
+        List<LogRecord> records = core.batch(keep + 1);
         boolean joined = keep + records.size() >= core.log.lastLsn();
         NodeId node = NodeId.of(m.node());
         pipeline.forget(node); // a replica that asks to join is not in sync, whatever this primary still counted

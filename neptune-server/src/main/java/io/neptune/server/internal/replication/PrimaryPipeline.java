@@ -168,7 +168,7 @@ final class PrimaryPipeline {
             Long acked = inSync.get(secondary);
             if (acked != null) {
                 sentUpTo.put(secondary, acked);
-                send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH));
+                send(secondary, core.batch(acked + 1));
             }
         }
         long now = core.clock.getAsLong();
@@ -242,7 +242,7 @@ final class PrimaryPipeline {
     void catchUp() {
         for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
             sentUpTo.put(f.getKey(), f.getValue());
-            send(f.getKey(), core.log.read(f.getValue() + 1, PrimaryBackupReplica.BATCH));
+            send(f.getKey(), core.batch(f.getValue() + 1));
         }
         commitReady();
     }
@@ -339,10 +339,10 @@ final class PrimaryPipeline {
             write.awaiting.remove(secondary);
         }
         if (acked >= sentUpTo.getOrDefault(secondary, 0L) && acked < core.log.lastLsn()) {
-            send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH)); // catch it up, a batch at a time
+            send(secondary, core.batch(acked + 1)); // catch it up, a batch at a time
         } else if (!ack.accepted()) {
             sentUpTo.put(secondary, acked);
-            send(secondary, core.log.read(acked + 1, PrimaryBackupReplica.BATCH));
+            send(secondary, core.batch(acked + 1));
         }
         commitReady();
     }

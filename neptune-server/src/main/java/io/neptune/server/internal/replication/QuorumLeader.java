@@ -246,7 +246,7 @@ final class QuorumLeader {
     }
 
     private void sendFrom(Follower f) {
-        send(f, f.next > core.log.lastLsn() ? List.of() : core.log.read(f.next, PrimaryBackupReplica.BATCH));
+        send(f, f.next > core.log.lastLsn() ? List.of() : core.batch(f.next));
     }
 
     private void send(Follower f, List<LogRecord> records) {

@@ -75,6 +75,12 @@ final class ReplicaCore {
      * chosen records, as the log itself refuses one it cannot take (it stays usable then).
      */
     Function<LogRecord, CompletableFuture<Void>> logAppend;
+    /**
+     * Most bytes of records (as their JSON form on the wire estimates them) one replication message
+     * carries: half the frame limit by default, set from the node's {@code max-frame-size}, so a
+     * catch-up batch always fits in a frame the receiver accepts.
+     */
+    long maxBatchBytes = 2 * 1024 * 1024;
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 
@@ -90,6 +96,29 @@ final class ReplicaCore {
         this.exec = exec;
         this.timer = timer;
         this.logAppend = log::append;
+    }
+
+    /**
+     * The log's records from {@code fromLsn} on for one replication message: at most
+     * {@link PrimaryBackupReplica#BATCH} of them and at most {@link #maxBatchBytes} by their estimated
+     * wire size, but always the first one (a record too large for any frame was refused when written).
+     */
+    List<LogRecord> batch(long fromLsn) {
+        List<LogRecord> records = log.read(fromLsn, PrimaryBackupReplica.BATCH);
+        long bytes = 0;
+        for (int i = 0; i < records.size(); i++) {
+            bytes += wireBytes(records.get(i));
+            if (bytes > maxBatchBytes && i > 0) {
+                return records.subList(0, i);
+            }
+        }
+        return records;
+    }
+
+    /** An upper estimate of {@code record}'s size in a replication message: base64 payload plus fields. */
+    static long wireBytes(LogRecord record) {
+        return 4L * ((record.payload().length + 2) / 3) + 2L * (record.method().length() + record.origin().length())
+                + 256;
     }
 
     /**

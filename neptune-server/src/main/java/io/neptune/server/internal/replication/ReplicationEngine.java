@@ -122,6 +122,7 @@ public final class ReplicationEngine implements AutoCloseable {
         logs.add(log);
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
+        core.maxBatchBytes = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
         int priority = runtime.hosting().priorityOf(partition);
         ConsistencyLevel level = runtime.descriptor().consistency();
         if (level == ConsistencyLevel.LEVEL_1) {
@@ -191,6 +192,15 @@ public final class ReplicationEngine implements AutoCloseable {
         if (request.id().isNone()) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST,
                     "a write to a replicated service needs a request id"));
+            return;
+        }
+        long limit = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
+        long size = 4L * ((request.payload().length + 2) / 3);
+        if (size > limit) { // its log record could not reach the other replicas in any frame
+            reply.accept(ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, "a write of "
+                    + request.payload().length + " bytes to replicated service '" + request.service()
+                    + "' (expected: at most " + limit * 3 / 4 + " bytes, so that its log record fits in a"
+                    + " replication message under max-frame-size " + config.maxFrameBytes() + ")"));
             return;
         }
         replica.write(request, reply);

@@ -235,6 +235,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
      */
     private List<Entry> missing(Map<String, Long> theirs) {
         List<Entry> out = new ArrayList<>();
+        long bytes = 0;
         for (Map.Entry<String, LsnsBySeq> origin : byOrigin.entrySet()) {
             LsnsBySeq lsns = origin.getValue();
             for (long seq = theirs.getOrDefault(origin.getKey(), 0L) + 1; seq <= lsns.size() && out.size() < MAX_PULL;
@@ -243,7 +244,15 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 if (lsn > core.durable) {
                     break; // an origin's writes are logged in sequence: the later ones are not durable either
                 }
-                core.log.record(lsn).ifPresent(r -> out.add(Entry.of(r)));
+                LogRecord r = core.log.record(lsn).orElse(null);
+                if (r == null) {
+                    continue;
+                }
+                bytes += ReplicaCore.wireBytes(r);
+                if (bytes > core.maxBatchBytes && !out.isEmpty()) {
+                    return out; // the rest in the next pull: one reply must fit in a frame
+                }
+                out.add(Entry.of(r));
             }
         }
         return out;
