@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One open-loop load generator: a thread that sends calls of one slot at arrival times drawn from
@@ -23,7 +24,9 @@ import org.HdrHistogram.Histogram;
  * warm-up are sent but not recorded; every recorded call is awaited, however slow.
  *
  * <p>The arrival times and service times come from a {@link Random} with a given seed, so runs of
- * different policies with the same seed see the very same request sequence.
+ * different policies with the same seed see the very same request sequence. A {@link Workload} at
+ * a fixed rate is the common source; an {@link Arrivals} may also vary each call's options (the
+ * service class of {@link QosExperiment}) and hear of every call's end through a {@link Listener}.
  *
  * <p>Thread-safety: {@link #start} and {@link #awaitResult} from one thread; completions record
  * from client event loops into concurrent accumulators.
@@ -33,9 +36,8 @@ final class OpenLoopRun {
 
     private final List<NeptuneClient> clients;
     private final String service;
-    private final Workload workload;
-    private final double rate;
-    private final CallOptions options;
+    private final Arrivals arrivals;
+    private final Listener listener;
     private final long seed;
     private final NeptuneHandle handle = NeptuneHandle.create();
     private final Histogram latencies = new ConcurrentHistogram(MAX_MICROS, 3);
@@ -67,13 +69,45 @@ final class OpenLoopRun {
     record Result(long requests, long failures, double mean, double p50, double p99, double held, double meanLag,
             double maxLag, String firstFailure) {}
 
+    /**
+     * One call to send.
+     *
+     * @param intervalNanos the time since the previous call's scheduled send
+     * @param micros the service time the call asks for
+     * @param options the call's options
+     * @param kind what the source wants to know the call by in {@link Listener#ended} (e.g. its class)
+     */
+    record Request(long intervalNanos, long micros, CallOptions options, int kind) {}
+
+    /** Draws the calls of a run, in order, from the run's seeded {@link Random}; called on the generator thread. */
+    interface Arrivals {
+        /** The next call. */
+        Request next(Random random);
+    }
+
+    /** Hears of every call's end, on client threads: implementations must be thread-safe. */
+    interface Listener {
+        /**
+         * {@code request} ended {@code elapsedNanos} after its scheduled send, successfully if
+         * {@code error} is null; {@code measured} if it was scheduled in the recorded window.
+         */
+        void ended(Request request, long elapsedNanos, @Nullable Throwable error, boolean measured);
+    }
+
     OpenLoopRun(List<NeptuneClient> clients, String service, Workload workload, double rate, CallOptions options,
             long seed) {
+        // draw the interval, then the service time: the order every earlier run used, so seeds keep their sequences
+        this(clients, service, random -> {
+            long interval = workload.arrivalNanos(random, rate);
+            return new Request(interval, workload.serviceMicros(random), options, 0);
+        }, (request, elapsed, error, measured) -> { }, seed);
+    }
+
+    OpenLoopRun(List<NeptuneClient> clients, String service, Arrivals arrivals, Listener listener, long seed) {
         this.clients = List.copyOf(clients);
         this.service = service;
-        this.workload = workload;
-        this.rate = rate;
-        this.options = options;
+        this.arrivals = arrivals;
+        this.listener = listener;
         this.seed = seed;
     }
 
@@ -91,8 +125,8 @@ final class OpenLoopRun {
         Random random = new Random(seed);
         long scheduled = startNanos;
         for (long i = 0; ; i++) {
-            scheduled += workload.arrivalNanos(random, rate);
-            long micros = workload.serviceMicros(random);
+            Request request = arrivals.next(random);
+            scheduled += request.intervalNanos();
             if (scheduled - endNanos >= 0) {
                 break;
             }
@@ -104,16 +138,19 @@ final class OpenLoopRun {
             if (lag > maxLagNanos.get()) {
                 maxLagNanos.set(lag);
             }
-            send(clients.get((int) (i % clients.size())), scheduled, micros, scheduled - measureFromNanos >= 0);
+            send(clients.get((int) (i % clients.size())), scheduled, request, scheduled - measureFromNanos >= 0);
         }
         generating = false;
     }
 
-    private void send(NeptuneClient client, long scheduled, long micros, boolean measured) {
+    private void send(NeptuneClient client, long scheduled, Request request, boolean measured) {
         sent.incrementAndGet();
-        client.callAsync(handle, service, 0, "work", AccessMode.READ, new Work(micros), Done.class, options)
+        client.callAsync(handle, service, 0, "work", AccessMode.READ, new Work(request.micros()), Done.class,
+                        request.options())
                 .whenComplete((done, error) -> {
-                    long elapsedMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - scheduled);
+                    long elapsedNanos = System.nanoTime() - scheduled;
+                    long elapsedMicros = TimeUnit.NANOSECONDS.toMicros(elapsedNanos);
+                    listener.ended(request, elapsedNanos, error, measured);
                     if (measured) {
                         if (error != null) {
                             failures.increment();

@@ -3,6 +3,7 @@ package io.neptune.benchmarks;
 import io.neptune.core.NeptuneService;
 import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -53,7 +54,9 @@ public abstract class WorkService {
      * which would raise the load above the level the experiment asks for. So the worker sleeps
      * until {@code start + micros - oversleep}, where {@code oversleep} is a running mean (weight
      * 1/16) of how late its recent sleeps woke: the time a worker is held then averages the
-     * requested service time. {@link Done#heldMicros()} reports what it really was.
+     * requested service time. {@link Done#heldMicros()} reports what it really was, and so does
+     * {@link RequestContext#reportResourceUse} to a class-aware node's scheduler ({@link QosExperiment}),
+     * which would otherwise measure the sleeping thread's CPU time: nearly nothing.
      */
     @Read
     public Done work(RequestContext context, Work work) throws InterruptedException {
@@ -69,6 +72,7 @@ public abstract class WorkService {
         long now = System.nanoTime();
         long late = now - end;
         oversleepNanos.set(estimate + (late - estimate) / 16);
+        context.reportResourceUse(Duration.ofNanos(now - start)); // the emulated cost; the sleep uses no CPU
         return new Done(TimeUnit.NANOSECONDS.toMicros(now - start));
     }
 
