@@ -2,9 +2,9 @@ package io.neptune.benchmarks;
 
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
+import io.neptune.core.ClassStats;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.ServiceClass;
-import io.neptune.server.ClassStats;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;

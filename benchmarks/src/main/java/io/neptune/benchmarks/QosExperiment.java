@@ -1,9 +1,9 @@
 package io.neptune.benchmarks;
 
 import io.neptune.benchmarks.QosWorkload.Form;
+import io.neptune.core.ClassStats;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
-import io.neptune.server.ClassStats;
 import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,11 +3,11 @@ package io.neptune.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.neptune.core.ClassStats;
 import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.NodeId;
 import io.neptune.core.RequestDroppedException;
 import io.neptune.core.YieldFunction;
-import io.neptune.server.ClassStats;
 import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,7 +96,7 @@ class QosTallyTest {
     }
 
     private static ClassStats stats(String name, double offered, double realized) {
-        return new ClassStats(name, 0, 0, 0, 0, 0, 0, 0, 0, offered, realized);
+        return new ClassStats(name, 0, 0, 0, 0, 0, 0, 0, 0, offered, realized, 0);
     }
 
     private static long ms(long millis) {
