@@ -7,7 +7,12 @@ import java.util.Locale;
  * (dissertation Table 4.1; the priority is "the smaller the sooner").
  */
 public enum SchedulingPolicy {
-    /** First come, first served across all classes: no classes, no drops; the baseline. */
+    /**
+     * First come, first served across all classes, no guarantees, and no drops by yield: the baseline.
+     * A request whose deadline (its class's D, or the call's if sooner) passed while it waited is
+     * still answered DEADLINE_EXCEEDED without running when a worker takes it, as on a node without
+     * classes.
+     */
     FIFO,
     /** Earliest deadline first: the smallest deadline left. */
     EDF,
