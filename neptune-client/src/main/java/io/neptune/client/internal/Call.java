@@ -69,7 +69,8 @@ final class Call<T> implements TimerTask {
     private final Set<NodeId> tried = ConcurrentHashMap.newKeySet();
     private int retriesLeft;
     private int redirects;
-    private @Nullable NeptuneException lastFailure;
+    /** Why the latest attempt failed; read by the deadline's thread. */
+    private volatile @Nullable NeptuneException lastFailure;
     /** The first failure of a write attempt that may have run it; read by the deadline's thread. */
     private volatile @Nullable NeptuneException inDoubt;
     /** Where the current attempt went until it is answered; read by the deadline's thread. */
@@ -112,8 +113,11 @@ final class Call<T> implements TimerTask {
         DeadlineExceededException expired = new DeadlineExceededException(message.target(),
                 Duration.ofNanos(timeoutNanos), tried.isEmpty() ? "no replica answered" : "last tried " + tried);
         NodeId out = awaiting;
+        NeptuneException last = lastFailure;
         NeptuneException failure = message.mode() == AccessMode.WRITE && out != null && inDoubt == null
                 ? outcomeUnknown("the deadline passed while " + out + " had the write and had not answered", expired)
+                // between retries of a typed refusal (no majority, overloaded): that is why it never ran
+                : out == null && (last instanceof NoMajorityException || last instanceof OverloadedException) ? last
                 : expired;
         try {
             client.group().execute(() -> fail(failure));
