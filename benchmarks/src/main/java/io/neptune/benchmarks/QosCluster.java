@@ -20,18 +20,29 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The single-server setting of the dissertation's section 4.5.2, once per policy, side by side in
- * this JVM on the loopback stack: one server node per {@link SchedulingPolicy}, each declaring the
- * same service classes and hosting its own slot of {@link WorkService} with {@link #WORKERS} workers
- * (the dissertation's dual-processor node), and one node hosting nothing that makes every call.
- * Policy {@code i} of {@link #policies()} serves slot {@code i}: an independent emulated server fed
- * by its own generator, so one round measures every policy under the same host noise.
+ * The emulated servers of {@link QosExperiment}, in this JVM on the loopback stack, in one of two
+ * shapes, plus one node hosting nothing that makes every call:
+ * <ul>
+ *   <li>{@link #start}: the single-server setting of the dissertation's section 4.5.2, once per
+ *       policy, side by side: one server node per {@link SchedulingPolicy}, each declaring the same
+ *       service classes and hosting its own slot of {@link WorkService} with {@link #WORKERS} workers
+ *       (the dissertation's dual-processor node). Policy {@code i} of {@link #policies()} serves slot
+ *       {@code i}: an independent emulated server fed by its own generator, so one round measures
+ *       every policy under the same host noise.
+ *   <li>{@link #replicated}: the cluster setting of sections 4.5.3 and 4.5.4: {@code n} server nodes
+ *       with one policy, each hosting slots {@code 0..slots-1} of {@link WorkService} (every slot one
+ *       partition replicated on all of them), so that several request distribution schemes run side
+ *       by side, each on a slot: an independent emulated {@code n}-server cluster. A server can
+ *       {@link #fail} (its node closes: its JGroups member leaves) and {@link #recover}.
+ * </ul>
  *
- * <p>Thread-safety: start and close from one thread; the accessors are thread-safe.
+ * <p>Thread-safety: start, fail, recover and close from one thread; the accessors are thread-safe.
  */
 final class QosCluster implements AutoCloseable {
     /** Workers per server: the dissertation's nodes had two processors. */
@@ -46,6 +57,10 @@ final class QosCluster implements AutoCloseable {
     private final Path discovery;
     private final List<SchedulingPolicy> policies;
     private final List<NeptuneNode> servers = new ArrayList<>();
+    /** The replicated shape's servers, to start a failed one again (a builder is single-use); empty otherwise. */
+    private final List<Supplier<NeptuneNode.Builder>> recipes = new ArrayList<>();
+    private final List<@Nullable NeptuneNode> down = new ArrayList<>();
+    private Duration announceInterval = MembershipConfig.DEFAULT_ANNOUNCE_INTERVAL;
     private NeptuneNode caller;
 
     private QosCluster(List<SchedulingPolicy> policies) {
@@ -87,17 +102,68 @@ final class QosCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts {@code servers} server nodes with {@code policy} and {@code classes}, each hosting slots
+     * {@code 0..slots-1} with {@code workers} workers per slot; nodes announce every
+     * {@code announceInterval} and the caller's client re-partitions every
+     * {@code partitioningInterval} (server partitioning). Waits until the caller sees every server.
+     */
+    static QosCluster replicated(int servers, int slots, int workers, SchedulingPolicy policy,
+            List<ServiceClass> classes, Duration adaptiveWindow, Duration announceInterval,
+            Duration partitioningInterval) {
+        if (slots < 1 || slots > WorkService.SLOTS) {
+            throw new IllegalArgumentException("slots: " + slots + " (expected: 1.." + WorkService.SLOTS + ")");
+        }
+        List<SchedulingPolicy> perSlot = new ArrayList<>();
+        for (int slot = 0; slot < slots; slot++) {
+            perSlot.add(policy);
+        }
+        QosCluster qos = new QosCluster(perSlot);
+        qos.announceInterval = announceInterval;
+        try {
+            SchedulingConfig.Builder scheduling = SchedulingConfig.builder().policy(policy)
+                    .adaptiveWindow(adaptiveWindow);
+            classes.forEach(scheduling::serviceClass);
+            for (int i = 0; i < servers; i++) {
+                NodeConfig config = qos.config(String.format(java.util.Locale.ROOT, "qos-server-%02d", i))
+                        .toBuilder().scheduling(scheduling.build()).build();
+                Supplier<NeptuneNode.Builder> recipe = () -> {
+                    NeptuneNode.Builder builder = NeptuneNode.builder(config);
+                    for (int slot = 0; slot < slots; slot++) {
+                        builder.host(WorkService.forSlot(slot), HostingConfig.builder().workers(workers).build());
+                    }
+                    return builder;
+                };
+                qos.recipes.add(recipe);
+                qos.servers.add(recipe.get().start());
+                qos.down.add(null);
+            }
+            qos.caller = NeptuneNode.builder(qos.config("qos-caller").toBuilder().client(ClientConfig.builder()
+                    .partitioningInterval(partitioningInterval).build()).build()).start();
+            qos.awaitReplicas(servers);
+            return qos;
+        } catch (RuntimeException e) {
+            qos.close();
+            throw e;
+        }
+    }
+
     private NodeConfig config(String node) {
         MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery)
-                .bindAddress(BIND).port(0).build();
+                .bindAddress(BIND).port(0).announceInterval(announceInterval).build();
         return NodeConfig.builder().node(node).bindAddress(BIND).port(0).pollPort(0).ioThreads(1)
                 .dataDirectory(work.resolve(node)).membership(membership).client(ClientConfig.defaults()).build();
     }
 
     private void awaitYellowPage() {
+        awaitReplicas(1);
+    }
+
+    /** Waits until the caller sees {@code count} replicas of every slot. */
+    void awaitReplicas(int count) {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         for (int slot = 0; slot < policies.size(); slot++) {
-            while (caller.replicasOf(service(slot), 0).size() != 1) {
+            while (caller.replicasOf(service(slot), 0).size() != count) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("timed out after " + STARTUP_TIMEOUT + " waiting for "
                             + service(slot) + " in the caller's yellow page");
@@ -133,10 +199,58 @@ final class QosCluster implements AutoCloseable {
         return servers.get(slot).classStats(service(slot));
     }
 
+    /** The replicated shape's server count, failed ones included. */
+    int servers() {
+        return recipes.size();
+    }
+
+    /**
+     * The class counters of {@code slot} on server {@code server} since it (last) started; empty
+     * while it is down. Any thread.
+     */
+    List<ClassStats> stats(int server, int slot) {
+        NeptuneNode node;
+        synchronized (down) {
+            node = down.get(server) != null ? null : servers.get(server);
+        }
+        return node == null ? List.of() : node.classStats(service(slot));
+    }
+
+    /** Fails server {@code server} of the replicated shape: closes its node (its JGroups member leaves). */
+    void fail(int server) {
+        NeptuneNode node;
+        synchronized (down) {
+            node = servers.get(server);
+            down.set(server, node);
+        }
+        node.close();
+    }
+
+    /** Starts failed server {@code server} again with its config (fresh counters, new ports). */
+    void recover(int server) {
+        synchronized (down) {
+            if (down.get(server) == null) {
+                throw new IllegalStateException("server " + server + " is not down");
+            }
+        }
+        NeptuneNode node = recipes.get(server).get().start();
+        synchronized (down) {
+            servers.set(server, node);
+            down.set(server, null);
+        }
+    }
+
     /** Stops every node and deletes the temporary directory; idempotent. */
     @Override
     public void close() {
-        List<NeptuneNode> nodes = new ArrayList<>(servers);
+        List<NeptuneNode> nodes = new ArrayList<>();
+        synchronized (down) {
+            for (int i = 0; i < servers.size(); i++) {
+                if (i >= down.size() || down.get(i) == null) {
+                    nodes.add(servers.get(i));
+                }
+            }
+        }
         if (caller != null) {
             nodes.add(0, caller);
         }

@@ -7,8 +7,10 @@ import io.neptune.core.YieldFunction;
 import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
@@ -27,6 +29,8 @@ import java.util.stream.IntStream;
  * repository root; writes {@code docs/benchmarks/qos-*}.
  */
 public final class QosExperiment {
+    /** The parts {@code --figure} can choose. */
+    static final List<String> FIGURES = List.of("4.8-4.10", "4.11", "4.12");
     /** Every policy, the baseline first. */
     static final List<SchedulingPolicy> POLICIES = List.of(SchedulingPolicy.FIFO, SchedulingPolicy.EDF,
             SchedulingPolicy.YID, SchedulingPolicy.GREEDY, SchedulingPolicy.ADAPTIVE);
@@ -104,27 +108,65 @@ public final class QosExperiment {
         this.plan = plan;
     }
 
-    /** Runs the experiment; {@code --quick} for the short plan (about 5 minutes). */
+    /**
+     * Runs the experiment: {@code --quick} for the short plans (about 8 minutes in all), {@code --figure
+     * 4.8-4.10|4.11|4.12} (repeatable) for a part only; every part by default.
+     */
     public static void main(String[] args) throws Exception {
-        for (String arg : args) {
-            if (!arg.equals("--quick")) {
-                throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
+        boolean quick = false;
+        Set<String> figures = new LinkedHashSet<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--quick")) {
+                quick = true;
+            } else if (args[i].equals("--figure") && i + 1 < args.length && FIGURES.contains(args[i + 1])) {
+                figures.add(args[++i]);
+            } else {
+                throw new IllegalArgumentException("argument: '" + args[i] + "' (expected: --quick or --figure one of "
+                        + FIGURES + ")");
             }
         }
-        boolean quick = args.length > 0;
+        if (figures.isEmpty()) {
+            figures.addAll(FIGURES);
+        }
         QosExperiment experiment = new QosExperiment(quick ? Plan.QUICK : Plan.FULL);
-        ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "qos: %d policies side by side, one"
-                + " server each with %d workers, times scaled 1/%d", POLICIES.size(), QosCluster.WORKERS,
-                QosWorkload.SCALE));
-        experiment.run(QosWorkload.MICRO, List.of(Form.HYBRID), experiment.plan.microLevels());
-        experiment.run(QosWorkload.SEARCH, experiment.plan.searchForms(), experiment.plan.searchLevels());
-        String finish = run.finish();
-        new QosReports(experiment.points, experiment.calibration, quick, finish)
-                .write(run.root(), ExperimentRun.command("qos", args));
+        ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "qos %s: %d policies side by side, one"
+                + " server each with %d workers; Neptune vs server partitioning on in-JVM clusters; times scaled 1/%d",
+                figures, POLICIES.size(), QosCluster.WORKERS, QosWorkload.SCALE));
+        String command = ExperimentRun.command("qos", args);
+        double search = Double.NaN;
+        if (figures.contains("4.8-4.10")) {
+            experiment.run(QosWorkload.MICRO, List.of(Form.HYBRID), experiment.plan.microLevels());
+            search = experiment.run(QosWorkload.SEARCH, experiment.plan.searchForms(), experiment.plan.searchLevels());
+            new QosReports(experiment.points, experiment.calibration, quick, run.finish()).write(run.root(), command);
+        }
+        if (figures.contains("4.11")) {
+            if (Double.isNaN(search)) {
+                try (QosCluster edf = QosCluster.start(List.of(SchedulingPolicy.EDF),
+                        QosWorkload.SEARCH.serviceClasses(Form.HYBRID), ADAPTIVE_WINDOW)) {
+                    search = experiment.calibrate(edf, QosWorkload.SEARCH);
+                }
+            }
+            double perWorker = search / QosCluster.WORKERS;
+            List<QosScalability.Point> points = QosScalability.run(quick ? QosScalability.Plan.QUICK
+                    : QosScalability.Plan.FULL, perWorker, experiment::log);
+            QosClusterReports.scalability(points, perWorker, quick, run.finish(), run.root(), command);
+        }
+        if (figures.contains("4.12")) {
+            QosTimeline.Result timeline = QosTimeline.run(quick ? QosTimeline.Plan.QUICK : QosTimeline.Plan.FULL,
+                    experiment::log);
+            QosClusterReports.timeline(timeline, quick, run.finish(), run.root(), command);
+        }
     }
 
-    /** Calibrates {@code workload} on the first form's cluster, then runs every form at every level. */
-    private void run(QosWorkload workload, List<Form> forms, List<Integer> levels) throws InterruptedException {
+    private void log(String line) {
+        System.out.printf(Locale.ROOT, "[%4d s] %s%n", elapsed(), line);
+    }
+
+    /**
+     * Calibrates {@code workload} on the first form's cluster, then runs every form at every level;
+     * returns the calibrated 100% rate.
+     */
+    private double run(QosWorkload workload, List<Form> forms, List<Integer> levels) throws InterruptedException {
         double full = Double.NaN;
         for (Form form : forms) {
             List<ServiceClass> classes = workload.serviceClasses(form);
@@ -142,6 +184,7 @@ public final class QosExperiment {
                 }
             }
         }
+        return full;
     }
 
     /**
@@ -149,7 +192,7 @@ public final class QosExperiment {
      * are answered within D under EDF, between half and 1.2 times the workers' capacity; returns the
      * highest rate that passed (the lower bound if none did, which it says).
      */
-    private double calibrate(QosCluster cluster, QosWorkload workload) throws InterruptedException {
+    double calibrate(QosCluster cluster, QosWorkload workload) throws InterruptedException {
         int edf = cluster.policies().indexOf(SchedulingPolicy.EDF);
         double capacity = workload.capacity(QosCluster.WORKERS);
         double low = 0.5 * capacity;

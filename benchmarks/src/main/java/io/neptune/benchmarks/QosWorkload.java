@@ -127,12 +127,17 @@ enum QosWorkload {
      * {@link OpenLoopRun.Request#kind()} is its class's index in {@link #classes()}.
      */
     OpenLoopRun.Arrivals arrivals(double rate) {
-        return new Superposed(this, rate);
+        return arrivals(rate, BalancingPolicy.RANDOM);
     }
 
-    /** The call options of class {@code index}. */
-    CallOptions options(int index) {
-        return CallOptions.builder().serviceClass(classes.get(index).name()).policy(BalancingPolicy.RANDOM)
+    /** As {@link #arrivals(double)}, the calls distributed by {@code policy}. */
+    OpenLoopRun.Arrivals arrivals(double rate, BalancingPolicy policy) {
+        return new Superposed(this, rate, policy);
+    }
+
+    /** The call options of class {@code index}, distributed by {@code policy}. */
+    CallOptions options(int index, BalancingPolicy policy) {
+        return CallOptions.builder().serviceClass(classes.get(index).name()).policy(policy)
                 .timeout(DEADLINE.multipliedBy(10)).build();
     }
 
@@ -152,7 +157,7 @@ enum QosWorkload {
         private final double[] next;
         private double last;
 
-        Superposed(QosWorkload workload, double rate) {
+        Superposed(QosWorkload workload, double rate, BalancingPolicy policy) {
             if (!(rate > 0)) {
                 throw new IllegalArgumentException("rate: " + rate + " (expected: > 0)");
             }
@@ -162,7 +167,7 @@ enum QosWorkload {
             this.options = new CallOptions[n];
             this.next = new double[n];
             for (int i = 0; i < n; i++) {
-                options[i] = workload.options(i);
+                options[i] = workload.options(i, policy);
                 next[i] = Double.NaN;
             }
         }

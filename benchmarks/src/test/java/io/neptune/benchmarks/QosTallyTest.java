@@ -3,6 +3,7 @@ package io.neptune.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.neptune.client.BalancingPolicy;
 import io.neptune.core.ClassStats;
 import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.NodeId;
@@ -54,7 +55,7 @@ class QosTallyTest {
     void onlyTheRecordedWindowCountsUnlessEveryCallIsAsked() {
         QosTally window = new QosTally(YIELDS, D.toNanos(), false);
         QosTally every = new QosTally(YIELDS, D.toNanos(), true);
-        OpenLoopRun.Request request = new OpenLoopRun.Request(1, 1, QosWorkload.MICRO.options(0), 0);
+        OpenLoopRun.Request request = new OpenLoopRun.Request(1, 1, QosWorkload.MICRO.options(0, BalancingPolicy.RANDOM), 0);
         for (QosTally t : List.of(window, every)) {
             t.ended(request, ms(10), null, false);
             t.ended(request, ms(10), null, true);

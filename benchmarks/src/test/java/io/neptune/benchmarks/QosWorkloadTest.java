@@ -3,6 +3,7 @@ package io.neptune.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.neptune.client.BalancingPolicy;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -63,9 +64,9 @@ class QosWorkloadTest {
 
     @Test
     void callsNameTheirClassAndLeaveTheClassDeadlineToTheNode() {
-        assertThat(QosWorkload.MICRO.options(0).serviceClass()).contains("gold");
-        assertThat(QosWorkload.SEARCH.options(2).serviceClass()).contains("bronze");
-        assertThat(QosWorkload.MICRO.options(1).timeout()).hasValueSatisfying(t ->
+        assertThat(QosWorkload.MICRO.options(0, BalancingPolicy.RANDOM).serviceClass()).contains("gold");
+        assertThat(QosWorkload.SEARCH.options(2, BalancingPolicy.RANDOM).serviceClass()).contains("bronze");
+        assertThat(QosWorkload.MICRO.options(1, BalancingPolicy.RANDOM).timeout()).hasValueSatisfying(t ->
                 assertThat(t).isGreaterThan(QosWorkload.DEADLINE));
     }
 

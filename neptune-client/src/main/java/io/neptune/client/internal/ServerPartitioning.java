@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Server partitioning, the comparison scheme of the dissertation's section 4.3: every interval, the
@@ -86,7 +87,8 @@ final class ServerPartitioning implements ReplicaSelector {
     /** The partitioning of one service and the counters it was computed from. */
     private final class ServiceState {
         private long computedAt = Long.MIN_VALUE;
-        private Map<String, Totals> previous = Map.of();
+        /** Each node's class counters at the last recomputation. */
+        private Map<NodeId, Map<String, ClassStats>> previous = Map.of();
         private volatile Map<String, Map<NodeId, Double>> layout = Map.of();
 
         Map<String, Map<NodeId, Double>> layout(String service, long now) {
@@ -103,18 +105,27 @@ final class ServerPartitioning implements ReplicaSelector {
 
         private void recompute(String service, long now) {
             List<NodeId> servers = new ArrayList<>();
+            Map<NodeId, Map<String, ClassStats>> counters = new HashMap<>();
             Map<String, Totals> totals = new TreeMap<>();
+            Map<String, Totals> interval = new TreeMap<>();
             int workers = 0;
             for (Announcement a : yellowPage.announcements()) {
                 for (Announcement.HostedService hosted : a.services()) {
                     if (!hosted.name().equals(service)) {
                         continue;
                     }
-                    servers.add(NodeId.of(a.node()));
+                    NodeId node = NodeId.of(a.node());
+                    servers.add(node);
                     workers += Math.max(1, hosted.workers());
+                    Map<String, ClassStats> before = previous.getOrDefault(node, Map.of());
+                    Map<String, ClassStats> mine = new HashMap<>();
                     for (ClassStats c : hosted.classes()) {
+                        mine.put(c.serviceClass(), c);
                         totals.computeIfAbsent(c.serviceClass(), k -> new Totals()).add(c);
+                        interval.computeIfAbsent(c.serviceClass(), k -> new Totals()).addSince(c,
+                                before.get(c.serviceClass()));
                     }
+                    counters.put(node, mine);
                 }
             }
             servers.sort(Comparator.comparing(NodeId::value));
@@ -123,18 +134,15 @@ final class ServerPartitioning implements ReplicaSelector {
             List<Demand> demands = new ArrayList<>();
             for (Map.Entry<String, Totals> e : totals.entrySet()) {
                 Totals t = e.getValue();
-                Totals before = previous.getOrDefault(e.getKey(), new Totals());
-                double arrivals = Math.max(0, t.arrivals - before.arrivals);
-                double completed = t.completed - before.completed;
-                double used = t.usedSeconds - before.usedSeconds;
-                double cost = completed > 0 && used >= 0 ? used / completed
+                Totals last = interval.get(e.getKey());
+                double cost = last.completed > 0 ? last.usedSeconds / last.completed
                         : t.completed > 0 ? t.usedSeconds / t.completed : 0;
-                double servedDemand = seconds > 0 ? arrivals * cost / seconds / perServer : 0;
+                double servedDemand = seconds > 0 ? last.arrivals * cost / seconds / perServer : 0;
                 double fullYield = t.arrivals > 0 ? t.offeredYield / t.arrivals : 0;
                 demands.add(new Demand(e.getKey(), servedDemand, t.guaranteedShare,
                         cost > 0 ? fullYield / cost : fullYield));
             }
-            previous = totals;
+            previous = counters;
             computedAt = now;
             layout = ServerPartitioning.layout(servers, allocate(demands, servers.size()));
         }
@@ -153,6 +161,23 @@ final class ServerPartitioning implements ReplicaSelector {
             completed += c.completed();
             usedSeconds += c.usedSeconds();
             offeredYield += c.offeredYield();
+            guaranteedShare = Math.max(guaranteedShare, c.guaranteedShare());
+        }
+
+        /**
+         * Adds what one node counted since {@code before}, its counters at the last recomputation:
+         * all of {@code c} when the node is new or restarted (its counters went back), so a node
+         * that leaves or comes back never makes a class's demand look negative.
+         */
+        void addSince(ClassStats c, @Nullable ClassStats before) {
+            if (before == null || c.arrivals() < before.arrivals() || c.completed() < before.completed()) {
+                add(c);
+                return;
+            }
+            arrivals += c.arrivals() - before.arrivals();
+            completed += c.completed() - before.completed();
+            usedSeconds += Math.max(0, c.usedSeconds() - before.usedSeconds());
+            offeredYield += Math.max(0, c.offeredYield() - before.offeredYield());
             guaranteedShare = Math.max(guaranteedShare, c.guaranteedShare());
         }
     }

@@ -95,12 +95,55 @@ class ServerPartitioningTest {
         assertThat(nodes(offered.get(4))).containsExactly("n0", "n1", "n2");
     }
 
+    @Test
+    void aServerThatLeavesTakesOnlyItsOwnCountersOutOfTheDemand() throws Exception {
+        AtomicLong nanos = new AtomicLong(1_000_000_000L);
+        YellowPage page = new YellowPage(NodeId.of("client"), Duration.ofSeconds(60), nanos::get);
+        List<List<Replica>> offered = new ArrayList<>();
+        ReplicaSelector first = (service, partition, candidates) -> {
+            offered.add(candidates);
+            return CompletableFuture.completedFuture(candidates.get(0));
+        };
+        ServerPartitioning policy = new ServerPartitioning(page, first, nanos::get, Duration.ofSeconds(10));
+        for (int n = 0; n < 4; n++) {
+            page.update(announce(n, 1, gold(0, 0, 0), stats("bronze", 0, 0, 0)));
+        }
+        policy.select("svc", 0, "gold", page.replicas("svc", 0)).get();
+        // in 10 s: gold 100 arrivals of 0.1 s, all on n3 (1 server); bronze 300 on n0-n2 (3 servers)
+        nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+        for (int n = 0; n < 3; n++) {
+            page.update(announce(n, 2, gold(0, 0, 0), stats("bronze", 100, 100, 10)));
+        }
+        page.update(announce(3, 2, gold(100, 100, 10), stats("bronze", 0, 0, 0)));
+        policy.select("svc", 0, "gold", page.replicas("svc", 0)).get();
+        assertThat(nodes(offered.get(1))).containsExactly("n3");
+
+        // n3 leaves; in the next 10 s gold's 100 arrivals land on n0-n2, bronze's 300 too: 4 servers of
+        // demand on 3, gold first by yield per unit of resource. The counters n3 took with it are not a
+        // drop in gold's demand.
+        page.remove(NodeId.of("n3"), "left");
+        nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+        page.update(announce(0, 3, gold(40, 40, 4), stats("bronze", 200, 200, 20)));
+        page.update(announce(1, 3, gold(30, 30, 3), stats("bronze", 200, 200, 20)));
+        page.update(announce(2, 3, gold(30, 30, 3), stats("bronze", 200, 200, 20)));
+        policy.select("svc", 0, "gold", page.replicas("svc", 0)).get();
+        assertThat(offered.get(2)).as("gold keeps one server of its own").hasSize(1);
+        policy.select("svc", 0, "bronze", page.replicas("svc", 0)).get();
+        assertThat(offered.get(3)).as("bronze gets the other two").hasSize(2);
+    }
+
     private static List<String> nodes(List<Replica> replicas) {
         return replicas.stream().map(r -> r.node().value()).toList();
     }
 
     private static ClassStats stats(String serviceClass, long arrivals, long completed, double usedSeconds) {
         return new ClassStats(serviceClass, 0, 0, 0, arrivals, completed, 0, 0, 0, arrivals, arrivals, usedSeconds);
+    }
+
+    /** Gold: full yield 4 per request, where {@link #stats} offers 1. */
+    private static ClassStats gold(long arrivals, long completed, double usedSeconds) {
+        return new ClassStats("gold", 0, 0, 0, arrivals, completed, 0, 0, 0, 4.0 * arrivals, 4.0 * arrivals,
+                usedSeconds);
     }
 
     private static Announcement announce(int n, long sequence, ClassStats... classes) {
