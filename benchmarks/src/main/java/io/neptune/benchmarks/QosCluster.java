@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: start, fail, recover and close from one thread; the accessors are thread-safe.
  */
 final class QosCluster implements AutoCloseable {
+    /**
+     * β of equation 4.4.3 on the experiments' clock: times are the dissertation's divided by 10, so a
+     * second here is ten of its seconds, over which its 0.95 per second decays to 0.95^10.
+     */
+    static final double SCALED_DECAY = Math.pow(SchedulingConfig.DEFAULT_DECAY, 10);
+
     /** Workers per server: the dissertation's nodes had two processors. */
     static final int WORKERS = 2;
 
@@ -86,7 +92,7 @@ final class QosCluster implements AutoCloseable {
         try {
             for (int slot = 0; slot < policies.size(); slot++) {
                 SchedulingConfig.Builder scheduling = SchedulingConfig.builder().policy(policies.get(slot))
-                        .adaptiveWindow(adaptiveWindow);
+                        .adaptiveWindow(adaptiveWindow).decay(SCALED_DECAY);
                 classes.forEach(scheduling::serviceClass);
                 NodeConfig config = qos.config("qos-" + policies.get(slot).configName()).toBuilder()
                         .scheduling(scheduling.build()).build();
@@ -122,7 +128,7 @@ final class QosCluster implements AutoCloseable {
         qos.announceInterval = announceInterval;
         try {
             SchedulingConfig.Builder scheduling = SchedulingConfig.builder().policy(policy)
-                    .adaptiveWindow(adaptiveWindow);
+                    .adaptiveWindow(adaptiveWindow).decay(SCALED_DECAY);
             classes.forEach(scheduling::serviceClass);
             for (int i = 0; i < servers; i++) {
                 NodeConfig config = qos.config(String.format(java.util.Locale.ROOT, "qos-server-%02d", i))

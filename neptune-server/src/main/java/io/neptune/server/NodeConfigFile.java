@@ -164,7 +164,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                 .adaptiveDropThreshold(n.number("adaptive-drop-threshold",
                         SchedulingConfig.DEFAULT_ADAPTIVE_DROP_THRESHOLD))
                 .adaptiveWindow(n.duration("adaptive-window", SchedulingConfig.DEFAULT_ADAPTIVE_WINDOW))
-                .dropBelow(n.number("drop-below", SchedulingConfig.DEFAULT_DROP_BELOW)));
+                .dropBelow(n.number("drop-below", SchedulingConfig.DEFAULT_DROP_BELOW))
+                .decay(n.number("decay", SchedulingConfig.DEFAULT_DECAY)));
         s.finish();
         for (ConfigNode c : classes) {
             ServiceClass serviceClass = c.build(n -> {

@@ -37,16 +37,14 @@ import org.jspecify.annotations.Nullable;
  *       guarantees.
  * </ol>
  * Recent use (equation 4.4.3), expected service time and expected resource use per class are
- * time-decayed: a request completed one second ago weighs {@value #BETA} of one completed now. Only
+ * time-decayed: a request completed one second ago weighs {@link SchedulingConfig#decay()} (β, 0.95
+ * by default) of one completed now. Only
  * queue heads are ranked: within a class, requests are served in arrival order.
  *
  * <p>Thread-safety: thread-safe; one lock guards every queue and estimate. Dropped requests are
  * answered after the lock is released.
  */
 public final class ClassAwareScheduler implements Scheduler {
-    /** β of equation 4.4.3, per second. */
-    static final double BETA = 0.95;
-
     private final SchedulingConfig config;
     private final int capacity;
     private final LongSupplier clock;
@@ -73,7 +71,7 @@ public final class ClassAwareScheduler implements Scheduler {
         this.clock = requireNonNull(clock, "clock");
         this.dropped = requireNonNull(dropped, "dropped");
         for (ServiceClass serviceClass : config.classList()) {
-            ClassState state = new ClassState(serviceClass);
+            ClassState state = new ClassState(serviceClass, config.decay());
             classes.put(serviceClass.name(), state);
             ordered.add(state);
         }
@@ -370,9 +368,9 @@ public final class ClassAwareScheduler implements Scheduler {
         final ServiceClass serviceClass;
         final ArrayDeque<Task> queue = new ArrayDeque<>();
         /** u_k(t) of equation 4.4.3, in seconds of workers' time. */
-        final Decaying consumption = new Decaying();
-        final DecayingAverage service = new DecayingAverage();
-        final DecayingAverage resource = new DecayingAverage();
+        final Decaying consumption;
+        final DecayingAverage service;
+        final DecayingAverage resource;
         int running;
         long arrivals;
         long completed;
@@ -383,8 +381,11 @@ public final class ClassAwareScheduler implements Scheduler {
         double realizedYield;
         double usedSeconds;
 
-        ClassState(ServiceClass serviceClass) {
+        ClassState(ServiceClass serviceClass, double beta) {
             this.serviceClass = serviceClass;
+            this.consumption = new Decaying(beta);
+            this.service = new DecayingAverage(beta);
+            this.resource = new DecayingAverage(beta);
         }
 
         long expectedServiceNanos(long now) {
@@ -392,14 +393,19 @@ public final class ClassAwareScheduler implements Scheduler {
         }
     }
 
-    /** A sum whose terms lose weight by {@link #BETA} per second since they were added. */
+    /** A sum whose terms lose weight by a factor β per second since they were added. */
     static final class Decaying {
+        private final double beta;
         private double value;
         private long stamp;
         private boolean empty = true;
 
+        Decaying(double beta) {
+            this.beta = beta;
+        }
+
         double at(long now) {
-            return empty ? 0 : value * Math.pow(BETA, (now - stamp) / 1e9);
+            return empty ? 0 : value * Math.pow(beta, (now - stamp) / 1e9);
         }
 
         void add(long now, double x) {
@@ -411,8 +417,13 @@ public final class ClassAwareScheduler implements Scheduler {
 
     /** A time-decayed mean: recent samples weigh more; 0 before the first. */
     static final class DecayingAverage {
-        private final Decaying sum = new Decaying();
-        private final Decaying weight = new Decaying();
+        private final Decaying sum;
+        private final Decaying weight;
+
+        DecayingAverage(double beta) {
+            this.sum = new Decaying(beta);
+            this.weight = new Decaying(beta);
+        }
 
         double average(long now) {
             double w = weight.at(now);
