@@ -219,7 +219,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
             try {
                 executor.execute(this::drain);
             } catch (RejectedExecutionException e) {
-                wip.set(0); // the executor stopped: the client or node is closing, nobody is listening
+                drain(); // the executor stopped (closing): deliver the end here rather than never
             }
         }
     }
@@ -266,10 +266,10 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
                         wip.set(1); // run again later, after other streams had their turn
                         try {
                             executor.execute(this::drain);
+                            return;
                         } catch (RejectedExecutionException e) {
-                            wip.set(0); // the executor stopped: the client or node is closing
+                            delivered = 0; // the executor stopped (closing): go on here
                         }
-                        return;
                     }
                 } else if (end != null) {
                     if (end == COMPLETE) {
