@@ -7,6 +7,7 @@ import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 /**
  * Calls methods of partitioned services hosted anywhere in the cluster.
@@ -76,6 +77,31 @@ public interface NeptuneClient extends AutoCloseable {
      */
     <T> CompletableFuture<Aggregate<T>> aggregateAsync(NeptuneHandle handle, String service,
             Collection<Integer> partitions, String method, Object request, Class<T> responseType, CallOptions options);
+
+    /**
+     * Opens a stream of the stream method {@code method} (a {@code @Read} method returning
+     * {@code Flow.Publisher<T>}) on one replica of {@code partition}, chosen once by the call's
+     * balancing policy. The returned publisher is cold and takes one subscriber: subscribing opens the
+     * stream, {@code request(n)} lets the server send n more items (credit), {@code cancel()} cancels
+     * the remote producer. Items arrive in order, one at a time, on a client delivery thread (never
+     * an I/O thread). The call's timeout bounds the whole stream.
+     *
+     * <p>A stream that fails after it opened ends with {@link io.neptune.core.StreamFailedException}
+     * (node or connection lost, deadline, remote error, ended by the server), saying how many items
+     * were delivered; it is not moved to another replica. Errors before it opens are the typed
+     * exceptions of {@link #callAsync} (unknown service or method, no replica, ...).
+     */
+    <T> Flow.Publisher<T> openStream(NeptuneHandle handle, String service, int partition, String method,
+            Object request, Class<T> itemType, CallOptions options);
+
+    /**
+     * Opens a bidirectional stream of {@code method} (a {@code @Read} method taking
+     * {@code Flow.Publisher<In>} and returning {@code Flow.Publisher<T>}): {@code input}'s items are
+     * sent to the method as the server asks for them, and its completion or error ends the method's
+     * input. Otherwise like {@link #openStream(NeptuneHandle, String, int, String, Object, Class, CallOptions)}.
+     */
+    <T> Flow.Publisher<T> openStream(NeptuneHandle handle, String service, int partition, String method,
+            Flow.Publisher<?> input, Class<T> itemType, CallOptions options);
 
     /**
      * Returns a typed proxy of {@code service} implementing {@code serviceInterface}.

@@ -4,17 +4,25 @@ import static java.util.Objects.requireNonNull;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One callable method of a service: its name, access mode, request and response types.
+ * One callable method of a service: its name, access mode, request and response types, and for a
+ * stream method the types of the items it streams out and (bidirectional) in.
  *
  * @param name the name clients call it by
  * @param mode whether it reads or writes
- * @param requestType the Java type of its request object
- * @param responseType the generic Java type of its response object
+ * @param requestType the Java type of its request object ({@code Flow.Publisher} for a method that
+ *     takes the client's stream)
+ * @param responseType the generic Java type of its response object ({@code Flow.Publisher<T>} for a
+ *     stream method)
  * @param javaMethod the annotated method
+ * @param outputItemType the generic type of the items a stream method publishes, or null
+ * @param inputItemType the generic type of the items a bidirectional stream method takes, or null
  */
-public record MethodDescriptor(String name, AccessMode mode, Class<?> requestType, Type responseType, Method javaMethod) {
+public record MethodDescriptor(String name, AccessMode mode, Class<?> requestType, Type responseType,
+        Method javaMethod, @Nullable Type outputItemType, @Nullable Type inputItemType) {
     /** Validates the fields. */
     public MethodDescriptor {
         requireNonNull(name, "name");
@@ -22,10 +30,41 @@ public record MethodDescriptor(String name, AccessMode mode, Class<?> requestTyp
         requireNonNull(requestType, "requestType");
         requireNonNull(responseType, "responseType");
         requireNonNull(javaMethod, "javaMethod");
+        if (inputItemType != null && outputItemType == null) {
+            throw new IllegalArgumentException("inputItemType: " + inputItemType
+                    + " (expected: only for a method that also streams out)");
+        }
+    }
+
+    /** A method that is not a stream: one request, one response. */
+    public MethodDescriptor(String name, AccessMode mode, Class<?> requestType, Type responseType, Method javaMethod) {
+        this(name, mode, requestType, responseType, javaMethod, null, null);
+    }
+
+    /** Whether the method returns a stream ({@code Flow.Publisher}) instead of one response. */
+    public boolean streamsOut() {
+        return outputItemType != null;
+    }
+
+    /** Whether the method takes the client's stream ({@code Flow.Publisher}) instead of one request. */
+    public boolean streamsIn() {
+        return inputItemType != null;
+    }
+
+    /** The type of the items the method streams out, if it is a stream method. */
+    public Optional<Type> outputItem() {
+        return Optional.ofNullable(outputItemType);
+    }
+
+    /** The type of the items the method takes from the client's stream, if it takes one. */
+    public Optional<Type> inputItem() {
+        return Optional.ofNullable(inputItemType);
     }
 
     @Override
     public String toString() {
-        return mode + " " + name + "(" + requestType.getSimpleName() + ")";
+        String in = streamsIn() ? "stream of " + inputItemType.getTypeName() : requestType.getSimpleName();
+        return mode + " " + name + "(" + in + ")" + (streamsOut() ? " -> stream of " + outputItemType.getTypeName()
+                : "");
     }
 }

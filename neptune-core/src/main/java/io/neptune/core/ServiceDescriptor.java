@@ -5,12 +5,15 @@ import static java.util.Objects.requireNonNull;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Flow;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -194,6 +197,9 @@ public final class ServiceDescriptor {
             throw new ServiceDefinitionException(serviceClass, where + " has parameters "
                     + Arrays.toString(parameters) + " (expected: (RequestContext, <request type>))");
         }
+        if (method.getReturnType() == Flow.Publisher.class || parameters[1] == Flow.Publisher.class) {
+            return describeStream(serviceClass, method, read != null ? read.name() : write.name(), write != null);
+        }
         if (parameters[1].isPrimitive()) {
             throw new ServiceDefinitionException(serviceClass, where + " takes primitive "
                     + parameters[1] + " (expected: an object type mapped by Jackson)");
@@ -201,14 +207,62 @@ public final class ServiceDescriptor {
         if (method.getReturnType() == void.class) {
             throw new ServiceDefinitionException(serviceClass, where + " returns void (expected: a response object)");
         }
-        String explicit = read != null ? read.name() : write.name();
-        String name = explicit.isEmpty() ? method.getName() : explicit;
-        if (!VALID_NAME.matcher(name).matches()) {
-            throw new ServiceDefinitionException(serviceClass, where + " name: '" + name
-                    + "' (expected: 1-64 of letters, digits, '.', '_', '-')");
-        }
+        String name = methodName(serviceClass, method, read != null ? read.name() : write.name());
         AccessMode mode = read != null ? AccessMode.READ : AccessMode.WRITE;
         return new MethodDescriptor(name, mode, parameters[1], method.getGenericReturnType(), method);
+    }
+
+    private static String methodName(Class<?> serviceClass, Method method, String explicit) {
+        String name = explicit.isEmpty() ? method.getName() : explicit;
+        if (!VALID_NAME.matcher(name).matches()) {
+            throw new ServiceDefinitionException(serviceClass, "method " + method.getName() + "() name: '" + name
+                    + "' (expected: 1-64 of letters, digits, '.', '_', '-')");
+        }
+        return name;
+    }
+
+    /**
+     * A stream method: returns {@code Flow.Publisher<Out>} and takes a request object, or the client's
+     * stream as {@code Flow.Publisher<In>} (bidirectional). Only reads may stream (the dissertation's
+     * rule): a write is replicated by re-running it on every replica from the log, and a stream's
+     * rounds of interaction with one client can be neither logged nor re-run.
+     */
+    private static MethodDescriptor describeStream(Class<?> serviceClass, Method method, String explicit,
+            boolean isWrite) {
+        String where = "method " + method.getName() + "()";
+        if (isWrite) {
+            throw new ServiceDefinitionException(serviceClass, where + " is a @Write stream method (expected: @Read;"
+                    + " streams are read-only: they are neither replicated nor logged, so a replica could not replay"
+                    + " them)");
+        }
+        if (method.getReturnType() != Flow.Publisher.class) {
+            throw new ServiceDefinitionException(serviceClass, where + " takes a Flow.Publisher but returns "
+                    + method.getReturnType().getSimpleName() + " (expected: Flow.Publisher<T>: a method that takes"
+                    + " the client's stream answers with a stream)");
+        }
+        Type output = itemType(serviceClass, where + " return type", method.getGenericReturnType());
+        Class<?> requestType = method.getParameterTypes()[1];
+        Type input = requestType == Flow.Publisher.class
+                ? itemType(serviceClass, where + " stream parameter", method.getGenericParameterTypes()[1]) : null;
+        if (requestType.isPrimitive()) {
+            throw new ServiceDefinitionException(serviceClass, where + " takes primitive " + requestType
+                    + " (expected: an object type mapped by Jackson)");
+        }
+        String name = methodName(serviceClass, method, explicit);
+        return new MethodDescriptor(name, AccessMode.READ, requestType, method.getGenericReturnType(), method, output,
+                input);
+    }
+
+    /** The {@code T} of {@code Flow.Publisher<T>}: a concrete type Jackson can map. */
+    private static Type itemType(Class<?> serviceClass, String where, Type publisher) {
+        if (publisher instanceof ParameterizedType parameterized) {
+            Type item = parameterized.getActualTypeArguments()[0];
+            if (item instanceof Class<?> || item instanceof ParameterizedType) {
+                return item;
+            }
+        }
+        throw new ServiceDefinitionException(serviceClass, where + ": " + publisher.getTypeName()
+                + " (expected: Flow.Publisher<T> with a concrete item type T mapped by Jackson)");
     }
 
     /** The annotated class. */

@@ -109,6 +109,11 @@ public final class NeptuneNode implements AutoCloseable {
         return runtime().inboundConnections();
     }
 
+    /** Streams clients have open on this node (opened and not yet ended). */
+    public int openStreams() {
+        return runtime().openStreams();
+    }
+
     /** The nodes currently in this node's yellow page, itself included once it announced. */
     public Set<NodeId> knownNodes() {
         Set<NodeId> nodes = new TreeSet<>((a, b) -> a.value().compareTo(b.value()));

@@ -95,6 +95,40 @@ final class ConnectionPool implements AutoCloseable {
         return response;
     }
 
+    /**
+     * Opens {@code stream} on a connection to {@code replica}'s node: registers it under a fresh
+     * request id and writes {@code request} (the stream's REQUEST) with that id.
+     */
+    void openStream(Replica replica, RequestMessage request, ClientStream<?> stream) {
+        if (closed) {
+            stream.openFailed(new CallFailure("client is closed", false));
+            return;
+        }
+        Slots slots = nodes.computeIfAbsent(replica.node(), n -> new Slots(connectionsPerNode));
+        slots.next().withChannel(replica, (channel, connectError) -> {
+            if (connectError != null) {
+                stream.openFailed(connectError);
+                return;
+            }
+            ResponseHandler handler = channel.pipeline().get(ResponseHandler.class);
+            long id = requestIds.incrementAndGet();
+            if (handler == null || !handler.registerStream(id, stream)) {
+                stream.openFailed(new CallFailure("connection to " + replica + " closed", false));
+                return;
+            }
+            if (!stream.attach(channel, handler, id)) {
+                handler.removeStream(id); // cancelled while connecting: never sent
+                return;
+            }
+            channel.writeAndFlush(request.withRequestId(id, request.timeoutMillis())).addListener(f -> {
+                if (!f.isSuccess()) {
+                    stream.connectionLost("cannot send to " + replica + ": " + f.cause().getMessage());
+                }
+            });
+            stream.requestSent();
+        });
+    }
+
     /** Requests in flight over all connections; for tests and metrics. */
     int inflight() {
         int total = 0;

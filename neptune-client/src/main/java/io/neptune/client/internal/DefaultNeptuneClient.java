@@ -44,6 +44,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -70,6 +73,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
      * thread ticks every {@value #DEADLINE_TICK_MILLIS} ms and is woken by nobody.
      */
     private final HashedWheelTimer deadlines;
+    /** Delivers stream items to subscribers: a slow subscriber must not block an I/O thread. */
+    private final ExecutorService streamDeliveries;
     private final Map<BalancingPolicy, ReplicaSelector> selectors = new EnumMap<>(BalancingPolicy.class);
     private final @Nullable LocalEndpoint local;
     private final List<AutoCloseable> owned;
@@ -96,6 +101,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.poller = new LoadPoller(group, bindAddress);
         this.deadlines = new HashedWheelTimer(new DefaultThreadFactory("neptune-" + node + "-deadlines", true),
                 DEADLINE_TICK_MILLIS, TimeUnit.MILLISECONDS);
+        this.streamDeliveries = Executors.newCachedThreadPool(new DefaultThreadFactory("neptune-" + node + "-stream",
+                true));
         selectors.put(BalancingPolicy.RANDOM, Selectors.random());
         selectors.put(BalancingPolicy.ROUND_ROBIN, Selectors.roundRobin());
         selectors.put(BalancingPolicy.BROADCAST, Selectors.broadcast());
@@ -164,6 +171,69 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         Call<T> call = new Call<>(this, handle, message, Json.mapper().constructType(responseType), policy,
                 timeoutNanos, retry);
         return call.start();
+    }
+
+    @Override
+    public <T> Flow.Publisher<T> openStream(NeptuneHandle handle, String service, int partition, String method,
+            Object request, Class<T> itemType, CallOptions options) {
+        requireNonNull(request, "request");
+        return stream(handle, service, partition, method, request, null, itemType, options);
+    }
+
+    @Override
+    public <T> Flow.Publisher<T> openStream(NeptuneHandle handle, String service, int partition, String method,
+            Flow.Publisher<?> input, Class<T> itemType, CallOptions options) {
+        requireNonNull(input, "input");
+        return stream(handle, service, partition, method, null, input, itemType, options);
+    }
+
+    private <T> Flow.Publisher<T> stream(NeptuneHandle handle, String service, int partition, String method,
+            @Nullable Object request, Flow.@Nullable Publisher<?> input, Class<T> itemType, CallOptions options) {
+        requireNonNull(handle, "handle");
+        requireNonNull(service, "service");
+        requireNonNull(method, "method");
+        requireNonNull(itemType, "itemType");
+        requireNonNull(options, "options");
+        byte[] payload;
+        try {
+            payload = request == null ? new byte[0] : Json.mapper().writeValueAsBytes(request);
+        } catch (Exception e) {
+            return failed(new InvalidRequestException("cannot encode request of " + service + "#" + partition + "."
+                    + method + " as JSON: " + e.getMessage()));
+        }
+        long timeoutNanos = options.timeout().orElse(config.timeout()).toNanos();
+        int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+        RequestMessage message = new RequestMessage(0, service, partition, method, AccessMode.READ, timeoutMillis,
+                handle.version(service, partition), RequestId.NONE, payload,
+                options.serviceClass().orElse(ServiceClass.DEFAULT_NAME),
+                input == null ? RequestMessage.Streaming.OUTPUT : RequestMessage.Streaming.BIDIRECTIONAL);
+        String invalid = invalidFrame(message);
+        if (invalid != null) {
+            return failed(new InvalidRequestException(invalid));
+        }
+        if (closed) {
+            return failed(new NeptuneException(node + ": client is closed"));
+        }
+        return new ClientStream<>(this, message, input, Json.mapper().constructType(itemType),
+                options.policy().orElse(config.policy()), timeoutNanos);
+    }
+
+    /** A publisher that fails its subscriber at once with {@code error}. */
+    private static <T> Flow.Publisher<T> failed(NeptuneException error) {
+        return subscriber -> {
+            subscriber.onSubscribe(new Flow.Subscription() {
+                @Override
+                public void request(long n) {}
+
+                @Override
+                public void cancel() {}
+            });
+            subscriber.onError(error);
+        };
+    }
+
+    ExecutorService streamDeliveries() {
+        return streamDeliveries;
     }
 
     /**
@@ -352,5 +422,6 @@ public final class DefaultNeptuneClient implements NeptuneClient {
                 throw new NeptuneException(node + ": cannot close " + resource + ": " + e.getMessage(), e);
             }
         }
+        streamDeliveries.shutdown(); // a stream failed by a connection closing later still gets its end (inline)
     }
 }

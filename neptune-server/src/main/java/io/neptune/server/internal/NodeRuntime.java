@@ -122,6 +122,11 @@ public final class NodeRuntime implements AutoCloseable {
         return requestServer.connections();
     }
 
+    /** Streams open on the request server. */
+    public int openStreams() {
+        return requestServer.streams();
+    }
+
     /** The latest announcement of every node in the yellow page. */
     public Collection<Announcement> announcements() {
         return yellowPage.announcements();

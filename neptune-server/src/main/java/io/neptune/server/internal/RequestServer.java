@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.Frames;
@@ -10,6 +11,10 @@ import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.core.internal.wire.StreamCancel;
+import io.neptune.core.internal.wire.StreamCredit;
+import io.neptune.core.internal.wire.StreamData;
+import io.neptune.core.internal.wire.StreamEnd;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -27,15 +32,22 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The node's TCP request server: frames in, {@link Router}, responses out. A malformed,
  * truncated, oversize or unknown frame gets a PROTOCOL_ERROR response naming the problem and the
- * connection is closed; other connections are unaffected.
+ * connection is closed; other connections are unaffected. A request with the stream flag opens a
+ * {@link ServerStream}, registered per connection by request id, which the stream frames reach.
  *
  * <p>Thread-safety: thread-safe; handlers run on event loops, responses are written from workers.
  */
@@ -45,14 +57,20 @@ public final class RequestServer implements AutoCloseable {
     /** Marks a connection that sent a bad frame: it is being closed and nothing more from it runs. */
     private static final AttributeKey<Boolean> REJECTED = AttributeKey.valueOf("neptune.rejected");
 
+    /** The open streams of a connection, by request id (created at its first stream). */
+    private static final AttributeKey<Map<Long, ServerStream>> STREAMS = AttributeKey.valueOf("neptune.streams");
+
     private final NodeId node;
     private final Channel serverChannel;
+    /** Delivers the items of clients' input streams to the services (a slow service must not block I/O). */
+    private final ExecutorService deliveries;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     /** Binds the server to {@code bindAddress:port} (0 picks a free port). */
     public RequestServer(NodeId node, EventLoopGroup group, String bindAddress, int port, int maxFrameBytes,
             Router router) {
         this.node = requireNonNull(node, "node");
+        this.deliveries = Executors.newCachedThreadPool(new DefaultThreadFactory("neptune-" + node + "-stream", true));
         Dispatcher dispatcher = new Dispatcher(router, maxFrameBytes);
         ChannelFuture bound = new ServerBootstrap()
                 .group(group)
@@ -72,6 +90,7 @@ public final class RequestServer implements AutoCloseable {
                 .bind(new InetSocketAddress(bindAddress, port))
                 .awaitUninterruptibly();
         if (!bound.isSuccess()) {
+            deliveries.shutdown();
             throw new NeptuneException(node + ": cannot accept requests on " + bindAddress + ":" + port
                     + " (check the settings bind-address and port): " + bound.cause(), bound.cause());
         }
@@ -88,11 +107,40 @@ public final class RequestServer implements AutoCloseable {
         return channels.size();
     }
 
-    /** Stops accepting and closes every connection; idempotent. */
+    /** Open streams over all connections; for tests and metrics. */
+    public int streams() {
+        int open = 0;
+        for (Channel channel : channels) {
+            Map<Long, ServerStream> streams = channel.attr(STREAMS).get();
+            open += streams == null ? 0 : streams.size();
+        }
+        return open;
+    }
+
+    /** Stops accepting, ends open streams with UNAVAILABLE, and closes every connection; idempotent. */
     @Override
     public void close() {
         serverChannel.close().syncUninterruptibly();
+        for (Channel channel : channels) {
+            Map<Long, ServerStream> streams = channel.attr(STREAMS).get();
+            if (streams != null) {
+                streams.values().forEach(ServerStream::shutdown);
+            }
+        }
         channels.close().awaitUninterruptibly();
+        deliveries.shutdown();
+    }
+
+    private static Map<Long, ServerStream> streams(Channel channel) {
+        Map<Long, ServerStream> streams = channel.attr(STREAMS).get();
+        if (streams == null) {
+            streams = new ConcurrentHashMap<>();
+            Map<Long, ServerStream> raced = channel.attr(STREAMS).setIfAbsent(streams);
+            if (raced != null) {
+                streams = raced;
+            }
+        }
+        return streams;
     }
 
     /** Routes decoded requests; answers protocol errors and closes. Stateless, hence {@link Sharable}. */
@@ -112,16 +160,81 @@ public final class RequestServer implements AutoCloseable {
             if (ctx.channel().hasAttr(REJECTED)) {
                 return; // frames decoded after a bad one on a closing connection are never run
             }
-            if (!(msg instanceof RequestMessage request)) {
+            if (msg instanceof ResponseMessage) {
                 reject(ctx, msg.requestId(), "unexpected response frame on a request connection");
                 return;
             }
+            if (!(msg instanceof RequestMessage request)) {
+                streamFrame(ctx, msg);
+                return;
+            }
             Channel channel = ctx.channel();
+            if (request.isStream()) {
+                openStream(ctx, request);
+                return;
+            }
             router.route(request, response -> {
                 if (channel.isActive()) {
                     channel.writeAndFlush(fitting(request, response), channel.voidPromise());
                 }
             });
+        }
+
+        private void openStream(ChannelHandlerContext ctx, RequestMessage request) {
+            Map<Long, ServerStream> streams = streams(ctx.channel());
+            if (streams.containsKey(request.requestId())) {
+                reject(ctx, request.requestId(), "stream " + request.requestId()
+                        + " is already open (expected: a request id not in use on the connection)");
+                return;
+            }
+            Type inputType = router.method(request.service(), request.method()).flatMap(MethodDescriptor::inputItem)
+                    .orElse(null);
+            ServerStream stream = new ServerStream(node, ctx.channel(), request, inputType, deliveries, maxFrameBytes,
+                    streams);
+            router.route(request, stream::finish, stream);
+        }
+
+        /**
+         * A frame of an open stream. Frames for a stream that is not open are dropped: it may have
+         * ended (deadline, error) while the client's frames were on their way.
+         */
+        private void streamFrame(ChannelHandlerContext ctx, Message msg) {
+            ServerStream stream = streams(ctx.channel()).get(msg.requestId());
+            if (stream == null) {
+                return;
+            }
+            if (msg instanceof StreamCredit credit) {
+                stream.credit(credit.items());
+            } else if (msg instanceof StreamCancel cancel) {
+                stream.cancelledByClient(cancel.reason());
+            } else if (msg instanceof StreamData data) {
+                if (!stream.data(data.payload())) {
+                    reject(ctx, msg.requestId(), "stream " + msg.requestId() + ": DATA beyond the credit granted, or"
+                            + " for a stream that takes no input (expected: at most the credit of a bidirectional"
+                            + " stream)");
+                }
+            } else if (msg instanceof StreamEnd end && !stream.end(end)) {
+                reject(ctx, msg.requestId(), "stream " + msg.requestId() + ": END for a stream that takes no input"
+                        + " (expected: only for a bidirectional stream)");
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            Map<Long, ServerStream> streams = ctx.channel().attr(STREAMS).get();
+            if (streams != null && ctx.channel().isWritable()) {
+                streams.values().forEach(ServerStream::resume);
+            }
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            Map<Long, ServerStream> streams = ctx.channel().attr(STREAMS).get();
+            if (streams != null) {
+                streams.values().forEach(ServerStream::connectionClosed);
+            }
+            ctx.fireChannelInactive();
         }
 
         /**

@@ -14,7 +14,9 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a request against the services hosted here and queues it on its service. Nothing a peer
@@ -39,6 +41,15 @@ public final class Router {
 
     /** Routes {@code request}; {@code reply} receives exactly one response. */
     public void route(RequestMessage request, Consumer<ResponseMessage> reply) {
+        route(request, reply, null);
+    }
+
+    /**
+     * Routes {@code request}; for a request that opens a stream, the method's stream goes to
+     * {@code stream} and {@code reply} receives only an error (null: this caller cannot carry a
+     * stream, so a stream request is refused).
+     */
+    public void route(RequestMessage request, Consumer<ResponseMessage> reply, @Nullable StreamSink stream) {
         long id = request.requestId();
         if (request.service().equals(ReplicationEngine.SERVICE)) {
             replication.handlePeer(request, reply);
@@ -72,6 +83,12 @@ public final class Router {
                     + method.mode() + " method, called as " + request.mode()));
             return;
         }
+        String streamMismatch = streamMismatch(method, request, stream != null);
+        if (streamMismatch != null) {
+            reply.accept(ResponseMessage.error(id, request.isStream() && stream == null ? Status.INVALID_REQUEST
+                    : Status.UNKNOWN_METHOD, streamMismatch));
+            return;
+        }
         if (!runtime.hosts(request.partition())) {
             reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " does not host " + request.service()
                     + "#" + request.partition()));
@@ -103,7 +120,7 @@ public final class Router {
                     && request.minVersion() > replication.version(request.service(), request.partition())) {
                 replication.awaitVersion(request.service(), request.partition(), request.minVersion()).thenAccept(ok -> {
                     if (ok && fresh(runtime, request)) {
-                        runtime.submit(request, method, reply);
+                        runtime.submit(request, method, reply, stream);
                     } else if (ok) {
                         reply.accept(notFresh(request));
                     } else {
@@ -118,7 +135,31 @@ public final class Router {
             reply.accept(notFresh(request));
             return;
         }
-        runtime.submit(request, method, reply);
+        runtime.submit(request, method, reply, stream);
+    }
+
+    /** Why {@code request} cannot call {@code method} as it does (stream or not, and which kind), or null. */
+    private static @Nullable String streamMismatch(MethodDescriptor method, RequestMessage request, boolean canStream) {
+        if (request.isStream() && !canStream) {
+            return "'" + method.name() + "' opened as a stream where streams cannot go (expected: over TCP)";
+        }
+        if (method.streamsOut() != request.isStream()) {
+            return method.streamsOut() ? "'" + method.name() + "' is a stream method (expected: open it with openStream)"
+                    : "'" + method.name() + "' is not a stream method (expected: call it with call or callAsync)";
+        }
+        boolean bidirectional = request.streaming() == RequestMessage.Streaming.BIDIRECTIONAL;
+        if (method.streamsIn() != bidirectional) {
+            return method.streamsIn() ? "'" + method.name() + "' takes the client's stream (expected: a stream"
+                    + " opened with an input publisher)" : "'" + method.name() + "' takes one request object"
+                    + " (expected: a stream opened with a request, not an input publisher)";
+        }
+        return null;
+    }
+
+    /** The method {@code methodName} of a hosted {@code service}, if there is one. */
+    public Optional<MethodDescriptor> method(String service, String methodName) {
+        ServiceRuntime runtime = services.get(service);
+        return runtime == null ? Optional.empty() : runtime.descriptor().method(methodName);
     }
 
     /** Level 3 in majority mode: whether this replica can vouch that a read now is within the staleness bound. */

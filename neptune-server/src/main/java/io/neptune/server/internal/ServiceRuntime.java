@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -165,7 +166,7 @@ public final class ServiceRuntime implements AutoCloseable {
                 0, io.neptune.core.internal.wire.RequestId.NONE, payload);
         long cpu = classAware != null ? CPU.getCurrentThreadCpuTime() : 0;
         Context context = new Context(request, lsn, Context.NO_DEADLINE);
-        ResponseMessage response = invoke(request, method, context);
+        ResponseMessage response = requireNonNull(invoke(request, method, context, null), "response");
         if (classAware != null) {
             recordWriteCost(methodName, context.reportedNanos >= 0 ? context.reportedNanos
                     : CPU.getCurrentThreadCpuTime() - cpu);
@@ -320,6 +321,16 @@ public final class ServiceRuntime implements AutoCloseable {
 
     /** Queues {@code request}; {@code reply} gets the response, or OVERLOADED at once if the queue is full. */
     public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply) {
+        submit(request, method, reply, null);
+    }
+
+    /**
+     * Queues {@code request}; for a request that opens a stream, the worker runs the method and hands
+     * its stream to {@code stream} (the method counts in the load index while it runs, not while its
+     * publisher produces); {@code reply} gets any error, or OVERLOADED at once if the queue is full.
+     */
+    public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
+            @Nullable StreamSink stream) {
         if (closed) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
             return;
@@ -330,7 +341,7 @@ public final class ServiceRuntime implements AutoCloseable {
             return;
         }
         long arrival = System.nanoTime();
-        if (!scheduler.offer(new Task(request, method, arrival, deadline(request, arrival), reply))) {
+        if (!scheduler.offer(new Task(request, method, arrival, deadline(request, arrival), reply, null, stream))) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
                     descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
         }
@@ -373,7 +384,7 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         long cpu = CPU.getCurrentThreadCpuTime();
         Context context = new Context(task.request(), 0, task.deadlineNanos());
-        ResponseMessage response;
+        @Nullable ResponseMessage response;
         try {
             response = runAnswering(task, context);
         } finally {
@@ -410,14 +421,14 @@ public final class ServiceRuntime implements AutoCloseable {
     }
 
     /** {@link #run}, answering even when the JVM failed under it (out of memory): the worker lives on. */
-    private ResponseMessage runAnswering(Task task) {
+    private @Nullable ResponseMessage runAnswering(Task task) {
         if (System.nanoTime() - task.deadlineNanos() > 0) {
             return expired(task);
         }
         return runAnswering(task, new Context(task.request(), 0, task.deadlineNanos()));
     }
 
-    private ResponseMessage runAnswering(Task task, Context context) {
+    private @Nullable ResponseMessage runAnswering(Task task, Context context) {
         try {
             return run(task, context);
         } catch (VirtualMachineError e) {
@@ -427,19 +438,22 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
-    private ResponseMessage run(Task task, Context context) {
+    private @Nullable ResponseMessage run(Task task, Context context) {
         RequestMessage request = task.request();
-        ResponseMessage response = invoke(request, task.method(), context);
-        if (response.status() == Status.OK) {
+        ResponseMessage response = invoke(request, task.method(), context, task.stream());
+        if (response == null || response.status() == Status.OK) {
             served.incrementAndGet();
         }
         return response;
     }
 
-    private ResponseMessage invoke(RequestMessage request, MethodDescriptor method, Context context) {
+    /** Runs the method; null when it started a stream, which answers on its own. */
+    private @Nullable ResponseMessage invoke(RequestMessage request, MethodDescriptor method, Context context,
+            @Nullable StreamSink stream) {
         Object argument;
         try {
-            argument = Json.mapper().readValue(request.payload(), method.requestType());
+            argument = stream != null && method.inputItemType() != null ? stream.input()
+                    : Json.mapper().readValue(request.payload(), method.requestType());
         } catch (Exception e) {
             return ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, "cannot decode request of "
                     + request.target() + " as " + method.requestType().getSimpleName() + ": " + e.getMessage());
@@ -459,6 +473,14 @@ public final class ServiceRuntime implements AutoCloseable {
             }
             return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED,
                     cause.getClass().getName() + ": " + cause.getMessage());
+        }
+        if (stream != null) {
+            if (!(result instanceof Flow.Publisher<?> publisher)) {
+                return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, request.target()
+                        + " returned null (expected: a Flow.Publisher)");
+            }
+            stream.start(publisher);
+            return null;
         }
         try {
             long version = context.lsn > 0 ? context.lsn : versions.applyAsLong(request.partition());

@@ -16,13 +16,21 @@ import org.jspecify.annotations.Nullable;
  * @param reply receives the response exactly once
  * @param handoff for a replicated write: what the worker does instead of running the method (hand it
  *     to the replication engine, which answers {@code reply} once it commits); null for other requests
+ * @param stream for a request that opens a stream, where the method's stream goes; {@code reply} then
+ *     only gets errors and is the stream's end. Null for other requests
  */
 public record Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
-        Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff) {
+        Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff, @Nullable StreamSink stream) {
+
+    /** A replicated write handed off by the worker ({@code handoff}), or with a null handoff, a plain request. */
+    public Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
+            Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff) {
+        this(request, method, arrivalNanos, deadlineNanos, reply, handoff, null);
+    }
 
     /** A request a worker runs itself. */
     public Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
             Consumer<ResponseMessage> reply) {
-        this(request, method, arrivalNanos, deadlineNanos, reply, null);
+        this(request, method, arrivalNanos, deadlineNanos, reply, null, null);
     }
 }

@@ -38,7 +38,8 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         byte type = frame.readByte();
         long requestId = frame.readLong();
         int flags = frame.readUnsignedByte();
-        int known = type == WireFormat.TYPE_REQUEST ? WireFormat.FLAG_SERVICE_CLASS : 0;
+        int known = type == WireFormat.TYPE_REQUEST
+                ? WireFormat.FLAG_SERVICE_CLASS | WireFormat.FLAG_STREAM | WireFormat.FLAG_STREAM_INPUT : 0;
         if ((flags & ~known) != 0) {
             throw new CorruptedFrameException("flags: 0x" + Integer.toHexString(flags) + " (expected: "
                     + (known == 0 ? "none" : "only 0x" + Integer.toHexString(known)) + " for message type " + type + ")");
@@ -46,8 +47,12 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         Message message = switch (type) {
             case WireFormat.TYPE_REQUEST -> decodeRequest(frame, requestId, flags);
             case WireFormat.TYPE_RESPONSE -> decodeResponse(frame, requestId);
+            case WireFormat.TYPE_STREAM_DATA -> new StreamData(requestId, WireFormat.readBytes(frame, "item"));
+            case WireFormat.TYPE_STREAM_CREDIT -> decodeCredit(frame, requestId);
+            case WireFormat.TYPE_STREAM_END -> decodeEnd(frame, requestId);
+            case WireFormat.TYPE_STREAM_CANCEL -> new StreamCancel(requestId, WireFormat.readName(frame, "reason"));
             default -> throw new CorruptedFrameException("message type: " + type + " (expected: "
-                    + WireFormat.TYPE_REQUEST + " or " + WireFormat.TYPE_RESPONSE + ")");
+                    + WireFormat.TYPE_REQUEST + ".." + WireFormat.TYPE_STREAM_CANCEL + ")");
         };
         if (frame.isReadable()) {
             throw new CorruptedFrameException("frame has " + frame.readableBytes() + " trailing bytes (expected: 0)");
@@ -74,7 +79,39 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
                 : ServiceClass.DEFAULT_NAME;
         byte[] payload = WireFormat.readBytes(in, "payload");
         return new RequestMessage(requestId, service, partition, method, MODES[mode], timeoutMillis, minVersion, id,
-                payload, serviceClass);
+                payload, serviceClass, streaming(flags, payload));
+    }
+
+    private static RequestMessage.Streaming streaming(int flags, byte[] payload) {
+        boolean stream = (flags & WireFormat.FLAG_STREAM) != 0;
+        boolean input = (flags & WireFormat.FLAG_STREAM_INPUT) != 0;
+        if (input && !stream) {
+            throw new CorruptedFrameException("flags: 0x" + Integer.toHexString(flags)
+                    + " (expected: 0x04, stream input, only with 0x02, stream)");
+        }
+        if (input && payload.length != 0) {
+            throw new CorruptedFrameException("payload length: " + payload.length
+                    + " (expected: 0 for a bidirectional stream, whose input comes as DATA frames)");
+        }
+        return input ? RequestMessage.Streaming.BIDIRECTIONAL
+                : stream ? RequestMessage.Streaming.OUTPUT : RequestMessage.Streaming.NONE;
+    }
+
+    private static StreamCredit decodeCredit(ByteBuf in, long requestId) {
+        int items = WireFormat.readableCheck(in, 4, "credit").readInt();
+        if (items < 1) {
+            throw new CorruptedFrameException("credit: " + items + " (expected: >= 1)");
+        }
+        return new StreamCredit(requestId, items);
+    }
+
+    private static StreamEnd decodeEnd(ByteBuf in, long requestId) {
+        int code = WireFormat.readableCheck(in, 1, "status").readUnsignedByte();
+        Status status = Status.of(code);
+        if (status == null) {
+            throw new CorruptedFrameException("status: " + code + " (expected: a known status code)");
+        }
+        return new StreamEnd(requestId, status, WireFormat.readBytes(in, "message"));
     }
 
     private static ResponseMessage decodeResponse(ByteBuf in, long requestId) {

@@ -31,8 +31,29 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
                     + 1 + 4 + 8 + 16 + (request.hasServiceClass() ? 2 + WireFormat.nameBytes(request.serviceClass()) : 0)
                     + 4 + request.payload().length;
         }
+        if (msg instanceof StreamData data) {
+            return header + 4 + data.payload().length;
+        }
+        if (msg instanceof StreamCredit) {
+            return header + 4;
+        }
+        if (msg instanceof StreamEnd end) {
+            return header + 1 + 4 + end.payload().length;
+        }
+        if (msg instanceof StreamCancel cancel) {
+            return header + 2 + WireFormat.nameBytes(cancel.reason());
+        }
         ResponseMessage response = (ResponseMessage) msg;
         return header + 1 + 8 + 4 + response.payload().length;
+    }
+
+    private static int flags(RequestMessage request) {
+        int flags = request.hasServiceClass() ? WireFormat.FLAG_SERVICE_CLASS : 0;
+        return switch (request.streaming()) {
+            case NONE -> flags;
+            case OUTPUT -> flags | WireFormat.FLAG_STREAM;
+            case BIDIRECTIONAL -> flags | WireFormat.FLAG_STREAM | WireFormat.FLAG_STREAM_INPUT;
+        };
     }
 
     /** Writes {@code msg} as one complete frame, length prefix included. */
@@ -44,7 +65,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         if (msg instanceof RequestMessage request) {
             out.writeByte(WireFormat.TYPE_REQUEST);
             out.writeLong(request.requestId());
-            out.writeByte(request.hasServiceClass() ? WireFormat.FLAG_SERVICE_CLASS : 0);
+            out.writeByte(flags(request));
             WireFormat.writeName(out, request.service());
             out.writeInt(request.partition());
             WireFormat.writeName(out, request.method());
@@ -66,7 +87,28 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             out.writeLong(response.version());
             out.writeInt(response.payload().length);
             out.writeBytes(response.payload());
+        } else if (msg instanceof StreamData data) {
+            header(out, WireFormat.TYPE_STREAM_DATA, data.requestId());
+            out.writeInt(data.payload().length);
+            out.writeBytes(data.payload());
+        } else if (msg instanceof StreamCredit credit) {
+            header(out, WireFormat.TYPE_STREAM_CREDIT, credit.requestId());
+            out.writeInt(credit.items());
+        } else if (msg instanceof StreamEnd end) {
+            header(out, WireFormat.TYPE_STREAM_END, end.requestId());
+            out.writeByte(end.status().code());
+            out.writeInt(end.payload().length);
+            out.writeBytes(end.payload());
+        } else if (msg instanceof StreamCancel cancel) {
+            header(out, WireFormat.TYPE_STREAM_CANCEL, cancel.requestId());
+            WireFormat.writeName(out, cancel.reason());
         }
         out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
+    }
+
+    private static void header(ByteBuf out, byte type, long requestId) {
+        out.writeByte(type);
+        out.writeLong(requestId);
+        out.writeByte(0);
     }
 }

@@ -19,6 +19,7 @@ import io.neptune.core.ServiceClass;
  * @param payload the Jackson-encoded request object
  * @param serviceClass the {@link io.neptune.core.ServiceClass} the request belongs to;
  *     {@value io.neptune.core.ServiceClass#DEFAULT_NAME} when the caller named none
+ * @param streaming whether the request opens a stream, and of which kind
  */
 public record RequestMessage(
         long requestId,
@@ -30,8 +31,19 @@ public record RequestMessage(
         long minVersion,
         RequestId id,
         byte[] payload,
-        String serviceClass)
+        String serviceClass,
+        Streaming streaming)
         implements Message {
+    /** Whether a request opens a stream (wire flags {@code 0x02} and {@code 0x04}). */
+    public enum Streaming {
+        /** An ordinary call: one RESPONSE. */
+        NONE,
+        /** A stream of the server's output: DATA frames, then the RESPONSE. */
+        OUTPUT,
+        /** A bidirectional stream: the client's input goes as DATA frames too; the payload is empty. */
+        BIDIRECTIONAL
+    }
+
     /** Validates the fields. */
     public RequestMessage {
         requireNonNull(service, "service");
@@ -40,9 +52,21 @@ public record RequestMessage(
         requireNonNull(mode, "mode");
         requireNonNull(id, "id");
         requireNonNull(payload, "payload");
+        requireNonNull(streaming, "streaming");
+        if (streaming == Streaming.BIDIRECTIONAL && payload.length != 0) {
+            throw new IllegalArgumentException("payload: " + payload.length
+                    + " bytes (expected: 0 for a bidirectional stream, whose input comes as DATA frames)");
+        }
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis: " + timeoutMillis + " (expected: >= 1)");
         }
+    }
+
+    /** An ordinary (not streaming) request. */
+    public RequestMessage(long requestId, String service, int partition, String method, AccessMode mode,
+            int timeoutMillis, long minVersion, RequestId id, byte[] payload, String serviceClass) {
+        this(requestId, service, partition, method, mode, timeoutMillis, minVersion, id, payload, serviceClass,
+                Streaming.NONE);
     }
 
     /** A request of the default service class. */
@@ -55,13 +79,24 @@ public record RequestMessage(
     /** Returns a copy with another correlation id and time left, for a retry or a forward. */
     public RequestMessage withRequestId(long newRequestId, int newTimeoutMillis) {
         return new RequestMessage(newRequestId, service, partition, method, mode, newTimeoutMillis, minVersion, id,
-                payload, serviceClass);
+                payload, serviceClass, streaming);
+    }
+
+    /** Returns a copy that opens a stream of kind {@code newStreaming}. */
+    public RequestMessage withStreaming(Streaming newStreaming) {
+        return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
+                payload, serviceClass, newStreaming);
+    }
+
+    /** Whether the request opens a stream. */
+    public boolean isStream() {
+        return streaming != Streaming.NONE;
     }
 
     /** Returns a copy in another service class. */
     public RequestMessage withServiceClass(String newServiceClass) {
         return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
-                payload, newServiceClass);
+                payload, newServiceClass, streaming);
     }
 
     /** Whether the request names a class other than the default (the wire then carries its name). */
@@ -76,6 +111,6 @@ public record RequestMessage(
 
     @Override
     public String toString() {
-        return "Request[" + requestId + " " + mode + " " + target() + ", " + payload.length + " bytes]";
+        return "Request[" + requestId + " " + mode + " " + target() + (isStream() ? " " + streaming : "") + ", " + payload.length + " bytes]";
     }
 }

@@ -27,8 +27,23 @@ public final class WireFormat {
     public static final byte TYPE_REQUEST = 1;
     /** Frame type of a {@link ResponseMessage}. */
     public static final byte TYPE_RESPONSE = 2;
+    /** Frame type of a {@link StreamData}: one item of a stream. */
+    public static final byte TYPE_STREAM_DATA = 3;
+    /** Frame type of a {@link StreamCredit}: the receiver may take more items. */
+    public static final byte TYPE_STREAM_CREDIT = 4;
+    /** Frame type of a {@link StreamEnd}: the client's input stream is complete or failed. */
+    public static final byte TYPE_STREAM_END = 5;
+    /** Frame type of a {@link StreamCancel}: the sender wants no more items. */
+    public static final byte TYPE_STREAM_CANCEL = 6;
     /** Request flag: a service class name follows the request id (absent: the default class). */
     public static final int FLAG_SERVICE_CLASS = 0x01;
+    /** Request flag: the request opens a stream; the server answers with DATA frames, then the RESPONSE. */
+    public static final int FLAG_STREAM = 0x02;
+    /**
+     * Request flag, only with {@link #FLAG_STREAM}: the client streams its input as DATA frames (a
+     * bidirectional stream); the request's payload is then empty.
+     */
+    public static final int FLAG_STREAM_INPUT = 0x04;
     /** Datagram type of a load poll. */
     public static final byte TYPE_POLL = 10;
     /** Datagram type of a load poll reply. */

@@ -89,8 +89,8 @@ class MessageCodecTest {
     @Test
     void unknownFlagsAreRejected() {
         ByteBuf request = encode(sampleRequest());
-        request.setByte(TYPE_OFFSET + 1 + 8, 0x02);
-        assertRejected(request, "flags: 0x2 (expected: only 0x1 for message type 1)");
+        request.setByte(TYPE_OFFSET + 1 + 8, 0x08);
+        assertRejected(request, "flags: 0x8 (expected: only 0x7 for message type 1)");
 
         ByteBuf response = encode(sampleResponse());
         response.setByte(TYPE_OFFSET + 1 + 8, WireFormat.FLAG_SERVICE_CLASS);
@@ -235,7 +235,7 @@ class MessageCodecTest {
         ByteBuf frame = encode(sampleResponse());
         frame.setByte(TYPE_OFFSET, 7);
 
-        assertRejected(frame, "message type: 7 (expected: 1 or 2)");
+        assertRejected(frame, "message type: 7 (expected: 1..6)");
     }
 
     @Test

@@ -1,0 +1,365 @@
+package io.neptune.client.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JavaType;
+import io.neptune.client.BalancingPolicy;
+import io.neptune.core.InvalidRequestException;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.NoReplicaAvailableException;
+import io.neptune.core.NodeId;
+import io.neptune.core.OverloadedException;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.RequestDroppedException;
+import io.neptune.core.StreamFailedException;
+import io.neptune.core.UnknownMethodException;
+import io.neptune.core.UnknownPartitionException;
+import io.neptune.core.UnknownServiceClassException;
+import io.neptune.core.UnknownServiceException;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.stream.InboundPublisher;
+import io.neptune.core.internal.stream.OutboundSubscriber;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.core.internal.wire.StreamCancel;
+import io.neptune.core.internal.wire.StreamCredit;
+import io.neptune.core.internal.wire.StreamEnd;
+import io.netty.channel.Channel;
+import io.netty.util.Timeout;
+import java.io.IOException;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The client side of one stream ({@code docs/protocols/wire.md}, "Streams"): a cold publisher for
+ * one subscriber. Subscribing picks a replica once with the call's policy and sends the REQUEST over
+ * the pool (also to this node: streams always go over TCP); the subscriber's demand becomes CREDIT
+ * frames ({@link InboundPublisher}); a bidirectional stream's input is sent within the server's
+ * credit ({@link OutboundSubscriber}). The RESPONSE ends it; a broken connection, the deadline or a
+ * protocol error fail it with {@link StreamFailedException}. No fail-over to another replica.
+ *
+ * <p>Thread-safety: thread-safe. The frame callbacks run on the connection's event loop, demand and
+ * cancel on the subscriber's threads; the attachment to a connection is guarded by {@code lock}.
+ */
+final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstream {
+    /** Most items granted to the server and not yet delivered to the subscriber. */
+    static final int WINDOW = 256;
+    /** Most input items requested from the caller's publisher and not yet sent. */
+    static final int INPUT_BATCH = 32;
+
+    private final DefaultNeptuneClient client;
+    private final RequestMessage message;
+    private final Flow.@Nullable Publisher<?> input;
+    private final BalancingPolicy policy;
+    private final long timeoutNanos;
+    private final InboundPublisher<T> inbound;
+    private final Object lock = new Object();
+    // @GuardedBy("lock")
+    private @Nullable Channel channel;
+    private @Nullable ResponseHandler handler;
+    private long requestId;
+    private boolean requestSent;
+    private long pendingCredit;
+    private boolean ended;
+    private @Nullable Timeout timer;
+    private volatile @Nullable NodeId node;
+    private volatile @Nullable OutboundSubscriber outbound;
+
+    ClientStream(DefaultNeptuneClient client, RequestMessage message, Flow.@Nullable Publisher<?> input,
+            JavaType itemType, BalancingPolicy policy, long timeoutNanos) {
+        this.client = requireNonNull(client, "client");
+        this.message = requireNonNull(message, "message");
+        this.input = input;
+        this.policy = requireNonNull(policy, "policy");
+        this.timeoutNanos = timeoutNanos;
+        this.inbound = new InboundPublisher<>(client.streamDeliveries(), bytes -> decode(bytes, itemType), WINDOW,
+                this);
+    }
+
+    private T decode(byte[] bytes, JavaType itemType) {
+        try {
+            return Json.mapper().readValue(bytes, itemType);
+        } catch (IOException e) {
+            throw failure(StreamFailedException.Reason.PROTOCOL_ERROR, "cannot decode item "
+                    + (inbound.received()) + " as " + itemType + ": " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super T> subscriber) {
+        inbound.subscribe(subscriber);
+    }
+
+    // ---------------------------------------------------------------- opening
+
+    /** The subscriber subscribed: pick the replica and send the REQUEST. */
+    @Override
+    public void open() {
+        try {
+            Timeout armed = client.deadlines().newTimeout(t -> expire(), timeoutNanos, TimeUnit.NANOSECONDS);
+            synchronized (lock) {
+                timer = armed;
+            }
+        } catch (IllegalStateException e) { // the wheel stopped: the client is closing
+            end(new NeptuneException(message.target() + ": client is closed"), false);
+            return;
+        }
+        String service = message.service();
+        OptionalInt partitions = client.yellowPage().partitions(service);
+        if (partitions.isEmpty()) {
+            end(new UnknownServiceException(service, "no node in the yellow page hosts it"), false);
+            return;
+        }
+        if (message.partition() < 0 || message.partition() >= partitions.getAsInt()) {
+            end(new UnknownPartitionException(service, message.partition(), partitions.getAsInt()), false);
+            return;
+        }
+        List<Replica> candidates = client.yellowPage().replicas(service, message.partition()).stream()
+                .filter(r -> r.role() != ReplicaRole.RECOVERING).toList();
+        if (candidates.isEmpty()) {
+            end(new NoReplicaAvailableException(service, message.partition(), "none in the yellow page serves"
+                    + " reads now", null), false);
+            return;
+        }
+        client.selector(policy).select(service, message.partition(), message.serviceClass(), candidates)
+                .whenComplete((replica, error) -> {
+                    if (error != null) {
+                        end(DefaultNeptuneClient.unwrap(error), false);
+                    } else {
+                        node = replica.node();
+                        client.pool().openStream(replica, message, this);
+                    }
+                });
+    }
+
+    /**
+     * The pool registered the stream as {@code id} on {@code channel} and is about to write the
+     * REQUEST; false if the stream ended meanwhile (then nothing is written).
+     */
+    boolean attach(Channel ch, ResponseHandler h, long id) {
+        synchronized (lock) {
+            if (ended) {
+                return false;
+            }
+            channel = ch;
+            handler = h;
+            requestId = id;
+        }
+        if (input != null) {
+            outbound = new OutboundSubscriber(ch, id, client.config().maxFrameBytes(), INPUT_BATCH, new InputEnds());
+        }
+        return true;
+    }
+
+    /** The REQUEST went out: send the credit granted so far and start sending the input. */
+    void requestSent() {
+        long credit;
+        Channel ch;
+        synchronized (lock) {
+            requestSent = true;
+            credit = pendingCredit;
+            pendingCredit = 0;
+            ch = channel;
+        }
+        if (credit > 0 && ch != null) {
+            ch.writeAndFlush(new StreamCredit(requestId, (int) credit), ch.voidPromise());
+        }
+        OutboundSubscriber out = outbound;
+        if (input != null && out != null) {
+            try {
+                input.subscribe(out);
+            } catch (RuntimeException e) {
+                ch.eventLoop().execute(() -> out.onError(e));
+            }
+        }
+    }
+
+    /** The stream could not be opened: no connection, or it closed before the REQUEST went out. */
+    void openFailed(Throwable cause) {
+        NodeId target = node;
+        end(new NoReplicaAvailableException(message.service(), message.partition(), "cannot open the stream on "
+                + target + ": " + cause.getMessage(), cause), false);
+    }
+
+    // ---------------------------------------------------------------- subscriber side
+
+    @Override
+    public void credit(int items) {
+        Channel ch;
+        long id;
+        synchronized (lock) {
+            if (ended) {
+                return;
+            }
+            if (!requestSent) {
+                pendingCredit += items;
+                return;
+            }
+            ch = channel;
+            id = requestId;
+        }
+        if (ch != null) {
+            ch.writeAndFlush(new StreamCredit(id, items), ch.voidPromise());
+        }
+    }
+
+    @Override
+    public void cancel() {
+        end(null, true);
+    }
+
+    // ---------------------------------------------------------------- frames (event loop)
+
+    void data(byte[] item) {
+        if (!inbound.offer(item)) {
+            end(failure(StreamFailedException.Reason.PROTOCOL_ERROR, "the server sent more items than its credit"),
+                    true);
+        }
+    }
+
+    void inputCredit(int items) {
+        OutboundSubscriber out = outbound;
+        if (out != null) {
+            out.credit(items);
+        }
+    }
+
+    void inputCancelled() {
+        OutboundSubscriber out = outbound;
+        if (out != null) {
+            out.cancel();
+        }
+    }
+
+    void resume() {
+        OutboundSubscriber out = outbound;
+        if (out != null) {
+            out.resume();
+        }
+    }
+
+    void response(ResponseMessage response) {
+        if (response.status() == Status.OK) {
+            NodeId served = node;
+            if (served != null) {
+                client.countResponse(served);
+            }
+            end(null, false);
+        } else {
+            end(failure(response), false);
+        }
+    }
+
+    void connectionLost(String detail) {
+        end(failure(StreamFailedException.Reason.CONNECTION_LOST, detail), false);
+    }
+
+    private void expire() {
+        end(failure(StreamFailedException.Reason.DEADLINE_EXCEEDED, "the stream's deadline of "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms passed"), true);
+    }
+
+    /**
+     * Ends the stream once: with {@code error}, or completed (null error) unless the subscriber
+     * cancelled; {@code tellServer}: send CANCEL, because the server still runs it.
+     */
+    private void end(@Nullable NeptuneException error, boolean tellServer) {
+        Channel ch;
+        ResponseHandler h;
+        long id;
+        boolean sent;
+        Timeout t;
+        synchronized (lock) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            ch = channel;
+            h = handler;
+            id = requestId;
+            sent = requestSent;
+            t = timer;
+        }
+        if (t != null) {
+            t.cancel();
+        }
+        if (h != null) {
+            h.removeStream(id);
+        }
+        if (ch != null) {
+            if (tellServer && sent) {
+                String reason = error == null ? "the subscriber cancelled" : error.getMessage();
+                ch.writeAndFlush(StreamCancel.of(id, reason), ch.voidPromise());
+            }
+            OutboundSubscriber out = outbound;
+            if (out != null) {
+                ch.eventLoop().execute(out::cancel);
+            }
+        }
+        if (error != null) {
+            inbound.fail(error);
+        } else {
+            inbound.complete();
+        }
+    }
+
+    private StreamFailedException failure(StreamFailedException.Reason reason, String detail) {
+        NodeId target = node;
+        return new StreamFailedException(message.target(), target == null ? client.node() : target, reason,
+                inbound.received(), detail);
+    }
+
+    /** The error a RESPONSE with an error status means. */
+    private NeptuneException failure(ResponseMessage response) {
+        String text = response.errorMessage();
+        NodeId target = node == null ? client.node() : node;
+        return switch (response.status()) {
+            case METHOD_FAILED -> failure(StreamFailedException.Reason.REMOTE_ERROR, text);
+            case DEADLINE_EXCEEDED -> failure(StreamFailedException.Reason.DEADLINE_EXCEEDED, text);
+            case UNAVAILABLE -> failure(StreamFailedException.Reason.CANCELLED_BY_SERVER, text);
+            case UNKNOWN_SERVICE -> new UnknownServiceException(message.service(), text);
+            case UNKNOWN_METHOD -> new UnknownMethodException(message.service(), message.method(), text);
+            case UNKNOWN_PARTITION -> new UnknownPartitionException(message.service(), message.partition(),
+                    client.yellowPage().partitions(message.service()).orElse(0));
+            case UNKNOWN_CLASS -> new UnknownServiceClassException(message.serviceClass(), target
+                    + " declares no such class: " + text);
+            case OVERLOADED -> new OverloadedException(message.target(), target, text);
+            case DROPPED -> new RequestDroppedException(message.target(), message.serviceClass(), target, text);
+            case INVALID_REQUEST, PROTOCOL_ERROR -> new InvalidRequestException(message.target() + " rejected by "
+                    + target + ": " + text);
+            default -> new NoReplicaAvailableException(message.service(), message.partition(), "the stream was"
+                    + " opened on " + target + ", which answered " + response.status() + ": " + text, null);
+        };
+    }
+
+    /** The end of the caller's input: tell the server. */
+    private final class InputEnds implements OutboundSubscriber.Ends {
+        @Override
+        public void completed(long sent) {
+            write(StreamEnd.completed(requestId));
+        }
+
+        @Override
+        public void failed(Throwable cause, long sent) {
+            write(StreamEnd.failed(requestId, cause.getClass().getName() + ": " + cause.getMessage()));
+        }
+
+        private void write(StreamEnd end) {
+            Channel ch;
+            synchronized (lock) {
+                if (ended) {
+                    return;
+                }
+                ch = channel;
+            }
+            if (ch != null) {
+                ch.writeAndFlush(end, ch.voidPromise());
+            }
+        }
+    }
+}
