@@ -179,13 +179,14 @@ final class Call<T> implements TimerTask {
             fail(exhausted());
             return;
         }
-        client.selector(policy).select(service, message.partition(), message.serviceClass(), candidates).whenComplete((replica, error) -> {
-            if (error != null) {
-                fail(DefaultNeptuneClient.unwrap(error));
-            } else {
-                send(replica, policy == BalancingPolicy.IDEAL);
-            }
-        });
+        client.selector(policy).select(service, message.partition(), message.serviceClass(), candidates)
+                .whenComplete((replica, error) -> {
+                    if (error != null) {
+                        fail(DefaultNeptuneClient.unwrap(error));
+                    } else {
+                        send(replica, policy == BalancingPolicy.IDEAL);
+                    }
+                });
     }
 
     private boolean needsPrimary() {
