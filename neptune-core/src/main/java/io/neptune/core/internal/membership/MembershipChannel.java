@@ -7,6 +7,7 @@ import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -95,7 +96,7 @@ public final class MembershipChannel implements AutoCloseable {
                     + config.stack().name().toLowerCase(java.util.Locale.ROOT) + " stack: " + e.getMessage(), e);
         }
         long period = Math.max(50, config.expiry().toMillis() / 10);
-        expiry.scheduleWithFixedDelay(this::expire, period, period, TimeUnit.MILLISECONDS);
+        expiry.scheduleWithFixedDelay(() -> expire(Duration.ofMillis(period)), period, period, TimeUnit.MILLISECONDS);
         logger.info("{}: joined cluster '{}' ({} stack, {})", self, config.cluster(), config.stack(),
                 channel == null ? "?" : channel.getAddress());
     }
@@ -175,9 +176,9 @@ public final class MembershipChannel implements AutoCloseable {
         logger.info("{}: view {} with {} members", self, view.getViewId(), view.size());
     }
 
-    private void expire() {
+    private void expire(Duration period) {
         try {
-            yellowPage.expire();
+            yellowPage.expire(period);
         } catch (RuntimeException e) {
             logger.error("{}: yellow page expiry failed", self, e);
         }

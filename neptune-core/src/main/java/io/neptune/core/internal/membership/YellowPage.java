@@ -46,6 +46,9 @@ public final class YellowPage {
 
     private record Entry(Announcement announcement, long heardNanos, int failures, boolean excluded) {}
 
+    /** When {@link #expire(Duration)} last ran; guarded by {@code lock}. */
+    private long lastCheckNanos;
+
     /**
      * Creates an empty yellow page.
      *
@@ -57,6 +60,7 @@ public final class YellowPage {
         this.self = requireNonNull(self, "self");
         this.expiryNanos = expiry.toNanos();
         this.nanoTime = requireNonNull(nanoTime, "nanoTime");
+        this.lastCheckNanos = nanoTime.getAsLong();
     }
 
     /** Records an announcement; stale ones (older incarnation or sequence) are ignored. */
@@ -112,6 +116,30 @@ public final class YellowPage {
                 rebuild();
             }
         }
+    }
+
+    /**
+     * {@link #expire()} as the periodic expiry task calls it, every {@code period}: when the previous
+     * call was far longer ago than that (more than half the expiry time, or ten periods), this process
+     * was paused (SIGSTOP, a long GC, a frozen VM) or starved, and heard nothing because it ran nothing.
+     * Its peers' silence then proves nothing: instead of expiring, every entry gets a fresh expiry from
+     * now, and those that stay silent through it go then. Expiring them at once made a secondary that
+     * woke up alone in its yellow page elect itself against a primary that had never stopped.
+     */
+    public int expire(Duration period) {
+        long now = nanoTime.getAsLong();
+        synchronized (lock) {
+            long gap = now - lastCheckNanos;
+            lastCheckNanos = now;
+            if (gap > Math.max(expiryNanos / 2, 10 * period.toNanos())) {
+                entries.replaceAll((node, entry) -> new Entry(entry.announcement(), Math.max(entry.heardNanos(), now),
+                        entry.failures(), entry.excluded()));
+                logger.warn("{}: nothing ran for {} ms (this process was paused or starved); giving every node of the"
+                        + " yellow page a fresh {} ms before it expires", self, gap / 1_000_000, expiryNanos / 1_000_000);
+                return 0;
+            }
+        }
+        return expire();
     }
 
     /** Removes every entry unheard for longer than the expiry time; returns how many. */

@@ -148,6 +148,32 @@ class YellowPageTest {
     }
 
     @Test
+    void afterThisProcessWasPausedEveryEntryGetsAFreshExpiryInsteadOfExpiring() {
+        Duration period = EXPIRY.dividedBy(10);
+        page.update(announce(A, 1, 1, 0));
+        page.update(announce(B, 1, 1, 0));
+        for (int i = 0; i < 5; i++) { // the expiry task runs on schedule
+            advance(period);
+            assertThat(page.expire(period)).isZero();
+        }
+        // SIGSTOP (or a GC pause) longer than the expiry: nobody could be heard meanwhile, this process
+        // least of all; expiring everyone now made a woken secondary elect itself against a live primary
+        advance(EXPIRY.plusSeconds(3));
+        assertThat(page.expire(period)).as("the first check after the pause").isZero();
+        assertThat(nodesOf(0)).containsExactlyInAnyOrder(A, B);
+
+        page.update(announce(B, 1, 2, 0)); // B speaks again; A really died during the pause
+        for (long waited = 0; waited < EXPIRY.toNanos(); waited += period.toNanos()) {
+            advance(period);
+            page.update(announce(B, 1, 3 + waited / period.toNanos(), 0));
+            page.expire(period);
+        }
+        advance(period);
+        assertThat(page.expire(period)).as("a fresh expiry later, the silent one goes").isEqualTo(1);
+        assertThat(nodesOf(0)).containsExactly(B);
+    }
+
+    @Test
     void announcementsKeepAnEntryAlive() {
         page.update(announce(A, 1, 1, 0));
         for (int i = 2; i < 10; i++) {
