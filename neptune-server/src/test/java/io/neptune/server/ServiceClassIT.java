@@ -99,10 +99,12 @@ class ServiceClassIT {
                     }
                 }
             }, 0, 10, TimeUnit.MILLISECONDS);
-            Thread.sleep(3_000); // let the estimates and queues settle
+            // a warm-up window, not a synchronisation: the shares are time-decayed use (beta 0.95 per second),
+            // so the scheduler's estimate needs seconds of load to settle before the measurement starts
+            Thread.sleep(3_000);
             long gold0 = service.busy("gold");
             long bronze0 = service.busy("bronze");
-            Thread.sleep(6_000);
+            Thread.sleep(6_000); // the measurement window: a share of time needs a span of time
             long gold = service.busy("gold") - gold0;
             long bronze = service.busy("bronze") - bronze0;
             load.shutdownNow();

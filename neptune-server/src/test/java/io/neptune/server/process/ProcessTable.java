@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Finds the processes a test started, by a token in their environment (every descendant inherits
@@ -72,19 +74,13 @@ public final class ProcessTable {
         return false;
     }
 
-    /** Polls {@code condition} every 20 ms until it holds, failing with {@code what} after {@code timeout}. */
+    /** Waits (Awaitility, polling every 20 ms) until {@code condition} holds, failing with {@code what} after {@code timeout}. */
     public static void await(BooleanSupplier condition, Duration timeout, String what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
+        try {
+            Awaitility.await(what).atMost(timeout).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20)).until(condition::getAsBoolean);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("timed out after " + timeout + " waiting for " + what, e);
         }
     }
 
