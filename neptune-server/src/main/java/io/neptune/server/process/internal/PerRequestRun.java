@@ -65,7 +65,7 @@ final class PerRequestRun {
     ProcessResponse run() {
         Process process;
         try {
-            process = ProcessTree.start(argv, runner.directory(partition), runner.environment(partition));
+            process = ProcessTree.start(runner.program(partition), argv, runner.directory(partition), runner.environment(partition));
         } catch (IOException e) {
             throw runner.failure(target, Reason.START_FAILED, -1, "", "could not start: " + e.getMessage());
         }

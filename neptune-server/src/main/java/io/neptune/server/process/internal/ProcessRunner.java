@@ -148,6 +148,11 @@ public final class ProcessRunner implements ServiceLifecycle, Abortable {
         return argv;
     }
 
+    /** The program {@code partition}'s processes run: the command's first element, placeholders substituted. */
+    String program(int partition) {
+        return CommandTemplate.substitute(config.command().get(0), values(partition));
+    }
+
     /** The working directory of {@code partition}'s processes, or null for the node's. */
     @Nullable Path directory(int partition) {
         String dir = CommandTemplate.substitute(config.workingDirectory(), values(partition));

@@ -45,9 +45,13 @@ public final class ProcessTree {
 
     private ProcessTree() {}
 
-    /** Starts {@code argv} in {@code directory} (null: the node's) with {@code environment} added, in a new process group. */
-    public static Process start(List<String> argv, @Nullable Path directory, Map<String, String> environment)
-            throws IOException {
+    /**
+     * Starts {@code argv} in {@code directory} (null: the node's) with {@code environment} added, in a
+     * new process group, once {@link #requireExecutable} found {@code program}, the command's first element.
+     */
+    public static Process start(String program, List<String> argv, @Nullable Path directory,
+            Map<String, String> environment) throws IOException {
+        requireExecutable(program, directory, environment);
         List<String> command = new ArrayList<>();
         if (SETSID != null) {
             command.add(SETSID);
@@ -59,6 +63,33 @@ public final class ProcessTree {
         }
         builder.environment().putAll(environment);
         return builder.start();
+    }
+
+    /**
+     * Checks that {@code program} can be run: a name without {@code /} must be an executable file
+     * in a directory of the {@code PATH} ({@code environment}'s, else the node's), a path must be
+     * one (relative to {@code directory}). The wrapper shell would otherwise report a missing
+     * program only as its exit code 127, like a program that failed.
+     *
+     * @throws IOException saying what is missing and where it was looked for
+     */
+    static void requireExecutable(String program, @Nullable Path directory, Map<String, String> environment)
+            throws IOException {
+        if (program.contains("/")) {
+            Path path = directory == null ? Path.of(program) : directory.resolve(program);
+            if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
+                throw new IOException("'" + program + "' is not an executable file");
+            }
+            return;
+        }
+        String searchPath = environment.getOrDefault("PATH", System.getenv().getOrDefault("PATH", ""));
+        for (String entry : searchPath.split(java.io.File.pathSeparator)) {
+            Path candidate = Path.of(entry.isEmpty() ? "." : entry).resolve(program);
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return;
+            }
+        }
+        throw new IOException("'" + program + "' is not on the PATH (" + searchPath + ")");
     }
 
     /**

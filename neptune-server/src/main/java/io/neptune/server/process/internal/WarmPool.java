@@ -88,7 +88,7 @@ final class WarmPool {
     private WarmProcess start(String target, int partition) {
         WarmProcess process;
         try {
-            Process started = ProcessTree.start(runner.argv(partition, List.of(), false), runner.directory(partition),
+            Process started = ProcessTree.start(runner.program(partition), runner.argv(partition, List.of(), false), runner.directory(partition),
                     runner.environment(partition));
             try {
                 process = new WarmProcess(runner, partition, started);

@@ -149,11 +149,25 @@ class ProcessRunnerTest {
     }
 
     @Test
-    void aMissingProgramFailsWithTheShellsWords() {
+    void aMissingProgramCannotStartAndSaysWhereItWasLookedFor() {
+        // Reason START_FAILED, as documented, not the wrapper shell's exit code 127: callers tell
+        // "not installed" from "the program failed" by the reason (the BLAST gateway answers 503).
         runner(ProcessConfig.builder("svc", List.of("neptune-no-such-program-" + token)));
         assertThatThrownBy(() -> call(0, ProcessRequest.of("")))
-                .isInstanceOfSatisfying(ProcessFailedException.class, e -> assertThat(e.exitCode()).hasValue(127))
-                .hasMessageContaining("not found");
+                .isInstanceOfSatisfying(ProcessFailedException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(Reason.START_FAILED);
+                    assertThat(e.exitCode()).isEmpty();
+                })
+                .hasMessageContaining("could not start: 'neptune-no-such-program-" + token + "' is not on the PATH (");
+    }
+
+    @Test
+    void aProgramPathThatIsNoExecutableCannotStart() {
+        runner(ProcessConfig.builder("svc", List.of("/nonexistent/neptune-" + token)));
+        assertThatThrownBy(() -> call(0, ProcessRequest.of("")))
+                .isInstanceOfSatisfying(ProcessFailedException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.START_FAILED))
+                .hasMessageContaining("could not start: '/nonexistent/neptune-" + token + "' is not an executable file");
     }
 
     @Test
