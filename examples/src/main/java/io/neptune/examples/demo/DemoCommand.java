@@ -1,8 +1,10 @@
 package io.neptune.examples.demo;
 
+import io.neptune.client.Aggregate;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneHandle;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
@@ -10,7 +12,12 @@ import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.config.ConfigNode;
+import io.neptune.core.internal.json.Json;
 import io.neptune.examples.auction.AuctionService;
+import io.neptune.examples.blast.BlastDatabase;
+import io.neptune.examples.blast.BlastHits;
+import io.neptune.examples.blast.BlastQuery;
+import io.neptune.examples.blast.SyntheticSequences;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.discussion.DiscussionService;
 import io.neptune.examples.gateway.DemoControl;
@@ -20,6 +27,9 @@ import io.neptune.examples.search.ManPages;
 import io.neptune.examples.search.SearchService;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
+import io.neptune.server.process.ProcessConfig;
+import io.neptune.server.process.ProcessRequest;
+import io.neptune.server.process.ProcessResponse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,6 +39,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -42,7 +53,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code neptune demo}: a local cluster of node processes hosting the discussion group, the
  * auction and the persistent cache (64 partitions each, replicated) and the document search
- * service (8 partitions, indexing the system's man pages in the background), a gateway node, and the
+ * service (8 partitions, indexing the system's man pages in the background), NCBI's {@code blastn}
+ * as the process-backed BLAST service when it is installed (4 partitions of a synthetic nucleotide
+ * database), a gateway node, and the
  * dissertation's mixed workload with progress lines and a RESULT line that also counts lost
  * writes. With {@code --chaos} a node is killed a third of the way through and restarted at two
  * thirds.
@@ -52,6 +65,8 @@ import picocli.CommandLine.Option;
 public final class DemoCommand implements Callable<Integer> {
     static final List<Class<?>> SERVICES = List.of(DiscussionService.class, AuctionService.class, CacheService.class,
             SearchService.class);
+    /** The sequences of the demo's BLAST database. */
+    static final SyntheticSequences BLAST_SEQUENCES = SyntheticSequences.DEMO;
 
     @Option(names = "--duration", defaultValue = "20s", paramLabel = "TIME",
             description = "How long the workload runs, e.g. 10s or 2m (default: ${DEFAULT-VALUE}); 0 runs none.")
@@ -89,11 +104,16 @@ public final class DemoCommand implements Callable<Integer> {
                     + " background (default: ${DEFAULT-VALUE}); 0 indexes none.")
     private int searchDocuments;
 
+    @Option(names = "--no-blast", description = "Do not host the BLAST service even if blastn is installed.")
+    private boolean noBlast;
+
     @Option(names = "--data", defaultValue = "neptune-data", paramLabel = "DIR",
             description = "Data directory, kept between runs unless --fresh (default: ${DEFAULT-VALUE}).")
     private Path data;
 
     private volatile @Nullable Thread indexer;
+    /** The BLAST database the nodes search, or null if they host no BLAST service; set before the nodes start. */
+    private volatile @Nullable BlastDatabase blast;
 
     @Override
     public Integer call() throws Exception {
@@ -112,6 +132,7 @@ public final class DemoCommand implements Callable<Integer> {
         deleteTree(discovery); // stale discovery files of an earlier run would only slow the start
         Files.createDirectories(discovery);
         String cluster = "demo-" + ProcessHandle.current().pid();
+        blast = noBlast ? null : prepareBlast();
         LocalCluster processes = new LocalCluster(data.resolve("config"), data.resolve("logs"));
         List<AutoCloseable> resources = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(1);
@@ -129,14 +150,21 @@ public final class DemoCommand implements Callable<Integer> {
                     .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build())
                     .client(ClientConfig.builder().policy(balancing).build()).build()).start();
             resources.add(client);
-            awaitReplicas(client);
+            awaitReplicas(client, blast);
             System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions, search with"
-                    + " %d, each partition with %d replicas%n", nodes, MixedWorkload.PARTITIONS, SearchService.PARTITIONS,
-                    replicas);
-            HttpGateway gateway = HttpGateway.builder(client).port(port)
-                    .demoControl(new ProcessControl(processes, cluster, discovery)).start();
+                    + " %d%s, each partition with %d replicas%n", nodes, MixedWorkload.PARTITIONS, SearchService.PARTITIONS,
+                    blast == null ? "" : ", blast with " + blast.partitions(), replicas);
+            HttpGateway.Builder gatewayBuilder = HttpGateway.builder(client).port(port)
+                    .demoControl(new ProcessControl(processes, cluster, discovery));
+            if (blast != null) {
+                gatewayBuilder.blastExample(BLAST_SEQUENCES.exampleQuery(0));
+            }
+            HttpGateway gateway = gatewayBuilder.start();
             resources.add(0, gateway);
             System.out.printf("Web UI and dashboard: http://127.0.0.1:%d/%n", gateway.port());
+            if (blast != null) {
+                blastExample(client, gateway.port());
+            }
             if (searchDocuments > 0) {
                 indexInBackground(client, gateway.port());
             }
@@ -158,6 +186,53 @@ public final class DemoCommand implements Callable<Integer> {
                 Runtime.getRuntime().removeShutdownHook(cleanup);
                 closeAll(resources, processes, done);
             }
+        }
+    }
+
+    /**
+     * Builds the BLAST database in the data directory (once; later runs reuse it) if NCBI BLAST+ is
+     * installed, and says what it did; null if the BLAST service is not hosted.
+     */
+    private @Nullable BlastDatabase prepareBlast() {
+        Optional<String> version = BlastDatabase.blastnVersion();
+        if (version.isEmpty()) {
+            System.out.println("BLAST: not hosted (no blastn on the PATH; on Debian: apt-get install ncbi-blast+)");
+            return null;
+        }
+        long start = System.nanoTime();
+        try {
+            BlastDatabase database = BlastDatabase.build(data.resolve("blast-db"), BLAST_SEQUENCES,
+                    BlastDatabase.DEFAULT_PARTITIONS);
+            System.out.printf(Locale.ROOT, "BLAST: blastn %s over %,d synthetic sequences (%,d bases, seed %d) in %d"
+                    + " partitions, ready in %.1f s%n", version.get(), database.sequences(), database.letters(),
+                    BLAST_SEQUENCES.seed(), database.partitions(), (System.nanoTime() - start) / 1e9);
+            return database;
+        } catch (RuntimeException e) {
+            System.out.println("BLAST: not hosted (cannot build its database: " + e.getMessage() + ")");
+            return null;
+        }
+    }
+
+    /** Runs the example query through the cluster and prints the best hit: the service works end to end. */
+    private static void blastExample(NeptuneNode client, int port) {
+        long start = System.nanoTime();
+        try {
+            BlastQuery query = new BlastQuery(BLAST_SEQUENCES.exampleQuery(0));
+            List<Integer> partitions = java.util.stream.IntStream.range(0, client.client().partitions(
+                    BlastDatabase.SERVICE)).boxed().toList();
+            Aggregate<ProcessResponse> answer = client.client().aggregateAsync(NeptuneHandle.create(),
+                    BlastDatabase.SERVICE, partitions, "run", ProcessRequest.of(query.fasta()), ProcessResponse.class,
+                    CallOptions.timeout(Duration.ofSeconds(30))).join();
+            List<BlastHits.Hit> hits = BlastHits.merge(answer.results().values().stream()
+                    .map(response -> BlastHits.parse(response.output())).toList(), 1_000);
+            System.out.printf(Locale.ROOT, "BLAST: example query (%d bases of family 0) found %d sequences in %d ms%s%s;"
+                    + " try http://127.0.0.1:%d/#blast%n", query.bases().length(), hits.size(),
+                    (System.nanoTime() - start) / 1_000_000,
+                    hits.isEmpty() ? "" : ", best " + hits.get(0).id() + " (bit score " + hits.get(0).score() + ")",
+                    answer.failures().isEmpty() ? "" : ", partitions " + answer.failures().keySet() + " failed: "
+                            + answer.failures().values().iterator().next().getMessage(), port);
+        } catch (RuntimeException e) {
+            System.out.println("BLAST: the example query failed: " + e.getMessage());
         }
     }
 
@@ -293,6 +368,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** Partition p lives on nodes p, p+1, ..., p+replicas-1 (mod nodes), with priorities replicas..1. */
     private String nodeConfig(int index, String cluster, Path discovery) {
+        BlastDatabase blast = this.blast;
         StringBuilder yaml = new StringBuilder("""
                 node: %s
                 io-threads: 2
@@ -304,28 +380,43 @@ public final class DemoCommand implements Callable<Integer> {
                 """.formatted(name(index), data.resolve(name(index)).toAbsolutePath(), cluster,
                 discovery.toAbsolutePath()));
         for (Class<?> service : SERVICES) {
-            List<String> partitions = new ArrayList<>();
-            List<String> priorities = new ArrayList<>();
-            for (int p = 0; p < ServiceDescriptor.of(service).partitions(); p++) {
-                int offset = Math.floorMod(index - p, nodes);
-                if (offset < replicas) {
-                    partitions.add(Integer.toString(p));
-                    priorities.add("\"" + p + "\": " + (replicas - offset));
-                }
-            }
-            yaml.append("  - class: ").append(service.getName()).append('\n')
-                    .append("    partitions: [").append(String.join(", ", partitions)).append("]\n")
-                    .append("    priorities: {").append(String.join(", ", priorities)).append("}\n")
-                    .append("    replicas: ").append(replicas).append('\n')
-                    .append("    workers: 4\n");
+            yaml.append("  - class: ").append(service.getName()).append('\n');
+            placement(yaml, index, ServiceDescriptor.of(service).partitions(), 4);
+        }
+        if (blast != null) {
+            ProcessConfig process = blast.processConfig();
+            yaml.append("  - process:\n")
+                    .append("      name: ").append(process.name()).append('\n')
+                    .append("      partitions: ").append(process.partitions()).append('\n')
+                    .append("      command: ").append(Json.mapper().valueToTree(process.command()).toString()).append('\n')
+                    .append("      timeout: ").append(process.timeout().toMillis()).append("ms\n")
+                    .append("      max-processes: ").append(process.maxProcesses()).append('\n');
+            placement(yaml, index, process.partitions(), process.maxProcesses());
         }
         return yaml.toString();
     }
 
-    private void awaitReplicas(NeptuneNode client) throws InterruptedException {
+    /** The hosting keys of a {@code services} entry: partition p on nodes p..p+replicas-1 (mod nodes). */
+    private void placement(StringBuilder yaml, int index, int partitionCount, int workers) {
+        List<String> partitions = new ArrayList<>();
+        List<String> priorities = new ArrayList<>();
+        for (int p = 0; p < partitionCount; p++) {
+            int offset = Math.floorMod(index - p, nodes);
+            if (offset < replicas) {
+                partitions.add(Integer.toString(p));
+                priorities.add("\"" + p + "\": " + (replicas - offset));
+            }
+        }
+        yaml.append("    partitions: [").append(String.join(", ", partitions)).append("]\n")
+                .append("    priorities: {").append(String.join(", ", priorities)).append("}\n")
+                .append("    replicas: ").append(replicas).append('\n')
+                .append("    workers: ").append(workers).append('\n');
+    }
+
+    private void awaitReplicas(NeptuneNode client, @Nullable BlastDatabase blast) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
-            if (ready(client)) {
+            if (ready(client) && (blast == null || serving(client, BlastDatabase.SERVICE, blast.partitions()))) {
                 return;
             }
             TimeUnit.MILLISECONDS.sleep(100);
@@ -343,6 +434,17 @@ public final class DemoCommand implements Callable<Integer> {
                 if (roles.size() < replicas || roles.containsValue(ReplicaRole.RECOVERING) || !roles.containsValue(ReplicaRole.PRIMARY)) {
                     return false;
                 }
+            }
+        }
+        return true;
+    }
+
+    /** Whether every partition of a service without a primary (a process-backed one) has all its replicas serving. */
+    private boolean serving(NeptuneNode client, String service, int partitions) {
+        for (int p = 0; p < partitions; p++) {
+            Map<NodeId, ReplicaRole> roles = client.replicaRoles(service, p);
+            if (roles.size() < replicas || roles.containsValue(ReplicaRole.RECOVERING)) {
+                return false;
             }
         }
         return true;

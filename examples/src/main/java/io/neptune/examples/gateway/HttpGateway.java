@@ -11,7 +11,7 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An HTTP/1.1 server that serves the discussion, auction, cache and search services as JSON, a web UI and
+ * An HTTP/1.1 server that serves the discussion, auction, cache, search and BLAST services as JSON, a web UI and
  * a cluster dashboard, calling the cluster through the client module of a {@link NeptuneNode}
  * (normally one that hosts nothing). Each browser session (cookie {@code neptune-session} or
  * header {@code X-Neptune-Session}) gets its own {@link io.neptune.client.NeptuneHandle}, so a user
@@ -99,6 +99,7 @@ public final class HttpGateway implements AutoCloseable {
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private @Nullable DemoControl demoControl;
         private RequestClassifier classifier = RequestClassifier.byHeader();
+        private @Nullable String blastExample;
 
         private Builder(NeptuneNode node) {
             this.node = requireNonNull(node, "node");
@@ -161,6 +162,15 @@ public final class HttpGateway implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Sets a nucleotide query the BLAST page offers as an example (one that finds hits in the
+         * database the {@code blast} service searches); none by default.
+         */
+        public Builder blastExample(String sequence) {
+            this.blastExample = io.neptune.examples.blast.BlastQuery.parse(sequence).bases();
+            return this;
+        }
+
         /** Enables demo mode: the dashboard can kill and restart the nodes {@code demoControl} manages. */
         public Builder demoControl(DemoControl demoControl) {
             this.demoControl = requireNonNull(demoControl, "demoControl");
@@ -174,7 +184,7 @@ public final class HttpGateway implements AutoCloseable {
          */
         public HttpGateway start() {
             return new HttpGateway(GatewayServer.start(node, new GatewaySettings(bindAddress, port, callTimeout,
-                    maxBodyBytes, maxSessions, ioThreads, idleTimeout, classifier), demoControl));
+                    maxBodyBytes, maxSessions, ioThreads, idleTimeout, classifier, blastExample), demoControl));
         }
     }
 }

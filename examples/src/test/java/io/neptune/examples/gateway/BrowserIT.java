@@ -1,7 +1,6 @@
 package io.neptune.examples.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.neptune.core.ServiceClass;
@@ -9,10 +8,7 @@ import io.neptune.core.YieldFunction;
 import io.neptune.examples.gateway.Http.Reply;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.SchedulingPolicy;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -26,13 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -44,19 +35,13 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Skipped when the browser or the driver is not installed.
  */
 class BrowserIT {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    private static final Duration WAIT = Duration.ofSeconds(60);
-
     @TempDir
     Path profile;
 
     @Test
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void postsAMessageBidsAndShowsEveryNodeOnTheDashboard() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "BrowserIT skipped: needs " + CHROMIUM + " and " + CHROMEDRIVER
-                        + " (apt-get install chromium chromium-driver; .ci/run installs them)");
+        Browser.assumeInstalled();
         RecordingDemoControl demo = new RecordingDemoControl(List.of("node-0", "node-1"));
         // the nodes schedule by class, so the dashboard shows its service-classes table (and writes are
         // admitted through the class-aware scheduler under a real browser's load)
@@ -69,12 +54,10 @@ class BrowserIT {
         try (GatewayCluster cluster = GatewayCluster.start(2, b -> b.demoControl(demo), classes)) {
             Http http = new Http(cluster.baseUrl(), Optional.of("seed-" + UUID.randomUUID()));
             String itemId = seed(http);
-            ChromeDriverService service = new ChromeDriverService.Builder()
-                    .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-            WebDriver driver = new ChromeDriver(service, options());
             ScheduledExecutorService load = Executors.newSingleThreadScheduledExecutor();
-            try {
-                WebDriverWait wait = new WebDriverWait(driver, WAIT);
+            try (Browser browser = Browser.open(profile)) {
+                WebDriver driver = browser.driver();
+                WebDriverWait wait = browser.waiting();
                 driver.get(cluster.baseUrl() + "/");
                 wait.until(d -> d.findElements(By.cssSelector("#headers li")).size() >= 4);
 
@@ -100,14 +83,14 @@ class BrowserIT {
                 assertThat(driver.findElement(By.id("item-highest-bidder")).getText()).isEqualTo("by Selenium");
                 JsonNode item = http.get("/api/auction/items/" + itemId).json();
                 assertThat(item.get("highestBid").asLong()).isEqualTo(2500);
-                save(driver, "ui.png");
+                browser.save("ui.png");
 
                 AtomicInteger tick = new AtomicInteger();
                 load.scheduleAtFixedRate(() -> background(http, itemId, tick.incrementAndGet()), 0, 20,
                         TimeUnit.MILLISECONDS);
                 driver.findElement(By.id("nav-cluster")).click();
                 // The dashboard redraws every second, so elements go stale: every check is a retried wait.
-                WebDriverWait live = new WebDriverWait(driver, WAIT);
+                WebDriverWait live = browser.waiting();
                 live.ignoring(StaleElementReferenceException.class);
                 live.until(d -> d.findElements(By.cssSelector("#partitions .cell")).size()
                         == GatewayCluster.SERVICES.size() * GatewayCluster.PARTITIONS);
@@ -131,22 +114,11 @@ class BrowserIT {
                 live.until(d -> d.findElements(By.cssSelector("#partition-detail td.digest")).size() == 2);
                 live.until(d -> Long.parseLong(d.findElement(By.cssSelector(
                         "#classes tr[data-service='auction'][data-class='gold'] td:nth-child(3)")).getText()) > 0);
-                save(driver, "dashboard.png");
+                browser.save("dashboard.png");
             } finally {
                 load.shutdownNow();
-                driver.quit();
-                service.stop();
             }
         }
-    }
-
-    private ChromeOptions options() {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1360,1000", "--lang=en-US");
-        return options;
     }
 
     /** Seeds a topic with threads and replies and three categories with items and bids; returns an item to bid on. */
@@ -199,17 +171,5 @@ class BrowserIT {
         } catch (RuntimeException e) {
             // decoration only
         }
-    }
-
-    /** Saves a screenshot to the repository's docs/images (the README shows them). */
-    private static void save(WebDriver driver, String name) throws IOException {
-        Path root = Path.of("").toAbsolutePath();
-        while (root != null && !Files.isDirectory(root.resolve("docs"))) {
-            root = root.getParent();
-        }
-        assertThat(root).as("a parent directory with docs/").isNotNull();
-        Path images = Files.createDirectories(root.resolve("docs").resolve("images"));
-        Path shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath();
-        Files.copy(shot, images.resolve(name), StandardCopyOption.REPLACE_EXISTING);
     }
 }

@@ -61,7 +61,7 @@ public final class GatewayServer implements AutoCloseable {
         NeptuneClient client = node.client();
         CallOptions options = CallOptions.timeout(settings.callTimeout());
         GatewayMetrics metrics = new GatewayMetrics(List.of(DiscussionRoutes.SERVICE, AuctionRoutes.SERVICE,
-                CacheRoutes.SERVICE, SearchRoutes.SERVICE), System::nanoTime);
+                CacheRoutes.SERVICE, SearchRoutes.SERVICE, BlastRoutes.SERVICE), System::nanoTime);
         ExecutorService killExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
                 "neptune-gateway-demo-kill", true));
         ExecutorService startExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
@@ -73,6 +73,7 @@ public final class GatewayServer implements AutoCloseable {
         new AuctionRoutes(client, options).register(router);
         new CacheRoutes(client, options).register(router);
         new SearchRoutes(client, options).register(router);
+        new BlastRoutes(client, options, settings.blastExample()).register(router);
         new AdminRoutes(node, metrics, sessions, demo, killExecutor, startExecutor).register(router);
         new WebResources().register(router);
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.examples.gateway.RequestClassifier;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gateway's settings, validated by {@link io.neptune.examples.gateway.HttpGateway.Builder}.
@@ -16,9 +17,10 @@ import java.time.Duration;
  * @param ioThreads Netty event loop threads
  * @param idleTimeout how long a connection with nothing outstanding may stay silent before it is closed
  * @param classifier puts each request into a service class
+ * @param blastExample a query the BLAST page offers, or null
  */
 public record GatewaySettings(String bindAddress, int port, Duration callTimeout, int maxBodyBytes, int maxSessions,
-        int ioThreads, Duration idleTimeout, RequestClassifier classifier) {
+        int ioThreads, Duration idleTimeout, RequestClassifier classifier, @Nullable String blastExample) {
     /** Checks the references. */
     public GatewaySettings {
         requireNonNull(bindAddress, "bindAddress");

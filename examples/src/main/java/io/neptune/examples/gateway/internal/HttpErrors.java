@@ -41,6 +41,20 @@ public final class HttpErrors {
 
     private HttpErrors() {}
 
+    /**
+     * The failure of a scatter over {@code service}'s partitions of which none answered
+     * ({@code failures} not empty): a deadline or a bad request (such as an unknown service class)
+     * as itself, since it says more; anything else as 503 naming the first partition's failure.
+     */
+    public static NeptuneException noPartitionAnswered(String service, java.util.Map<Integer, NeptuneException> failures) {
+        NeptuneException first = failures.values().iterator().next();
+        int status = response(first).status();
+        if (status == 504 || status == 400 && !(first instanceof UnknownPartitionException)) {
+            return first;
+        }
+        return new HttpStatusException(503, "no partition of " + service + " answered: " + first.getMessage());
+    }
+
     /** The response for {@code failure}, unwrapping {@link CompletionException} and {@link ExecutionException}. */
     public static GatewayResponse response(Throwable failure) {
         Throwable e = failure;

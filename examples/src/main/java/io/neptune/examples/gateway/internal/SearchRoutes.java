@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.neptune.client.Aggregate;
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneClient;
-import io.neptune.core.NeptuneException;
-import io.neptune.core.UnknownPartitionException;
 import io.neptune.core.internal.json.Json;
 import io.neptune.examples.search.SearchService;
 import io.neptune.examples.search.SearchService.Hit;
@@ -73,12 +71,7 @@ public final class SearchRoutes {
 
     private static GatewayResponse json(Aggregate<Hits> aggregate, int k) {
         if (aggregate.results().isEmpty() && !aggregate.failures().isEmpty()) {
-            NeptuneException first = aggregate.failures().values().iterator().next();
-            int status = HttpErrors.response(first).status();
-            if (status == 504 || status == 400 && !(first instanceof UnknownPartitionException)) {
-                throw first; // a deadline, or a bad request such as an unknown service class, says more than 503
-            }
-            throw new HttpStatusException(503, "no partition of " + SERVICE + " answered: " + first.getMessage());
+            throw HttpErrors.noPartitionAnswered(SERVICE, aggregate.failures());
         }
         ObjectNode json = Json.mapper().createObjectNode();
         ArrayNode hits = json.putArray("hits");

@@ -51,10 +51,12 @@ const when = (millis) => new Date(millis).toLocaleString();
 // ---- views --------------------------------------------------------------------------------------
 
 function showView() {
-  const view = location.hash === '#cluster' ? 'cluster' : location.hash === '#search' ? 'search' : 'apps';
+  const views = { '#cluster': 'cluster', '#search': 'search', '#blast': 'blast' };
+  const view = views[location.hash] || 'apps';
   for (const section of document.querySelectorAll('section.view')) section.hidden = section.dataset.view !== view;
   for (const link of document.querySelectorAll('nav a')) link.classList.toggle('active', link.dataset.view === view);
   if (view === 'cluster') refreshCluster();
+  if (view === 'blast') loadBlastInfo();
 }
 
 // ---- discussion ---------------------------------------------------------------------------------
@@ -396,6 +398,49 @@ async function nodeAction(button, node, action) {
   refreshCluster();
 }
 
+// ---- BLAST --------------------------------------------------------------------------------------
+
+async function loadBlastInfo() {
+  try {
+    const info = await api('GET', '/api/blast');
+    $('blast-example').hidden = !info.example;
+    $('blast-example').onclick = () => { $('blast-sequence').value = info.example; };
+    if (!info.available) {
+      $('blast-meta').textContent = 'No node hosts the blast service: install NCBI BLAST+ (Debian: ncbi-blast+) and restart the demo.';
+    } else if ($('blast-meta').textContent.startsWith('No node')) {
+      $('blast-meta').textContent = '';
+    }
+  } catch (e) {
+    $('blast-meta').textContent = 'Cannot reach the gateway: ' + e.message;
+  }
+}
+
+async function blast(event) {
+  if (event) event.preventDefault();
+  const sequence = $('blast-sequence').value;
+  if (!sequence.trim()) return;
+  $('blast-meta').textContent = 'Running blastn on every partition\u2026';
+  try {
+    const started = performance.now();
+    const data = await api('POST', '/api/blast', { sequence });
+    const body = $('blast-results').querySelector('tbody');
+    body.replaceChildren();
+    data.hits.forEach((hit, i) => body.append(el('tr', { 'data-id': hit.id },
+      el('td', { class: 'num' }, i + 1), el('td', {}, hit.id), el('td', { class: 'num' }, hit.score.toFixed(1)),
+      el('td', { class: 'num' }, hit.evalue.toExponential(2)))));
+    $('blast-results').hidden = data.hits.length === 0;
+    $('blast-meta').textContent = data.hits.length + ' hits from ' + (data.partitions - data.failedPartitions.length)
+      + ' of ' + data.partitions + ' partitions in ' + Math.round(performance.now() - started) + ' ms';
+    $('blast-failed').hidden = data.failedPartitions.length === 0;
+    $('blast-failed').textContent = 'Partial results: partitions ' + data.failedPartitions.join(', ')
+      + ' did not answer.';
+  } catch (e) {
+    $('blast-results').hidden = true;
+    $('blast-failed').hidden = true;
+    $('blast-meta').textContent = 'BLAST failed: ' + e.message;
+  }
+}
+
 // ---- wiring -------------------------------------------------------------------------------------
 
 function init() {
@@ -407,6 +452,7 @@ function init() {
   $('bid-form').addEventListener('submit', placeBid);
   $('item-form').addEventListener('submit', offerItem);
   $('search-form').addEventListener('submit', search);
+  $('blast-form').addEventListener('submit', blast);
   window.addEventListener('hashchange', showView);
   setInterval(refreshCluster, 1000);
   showView();
