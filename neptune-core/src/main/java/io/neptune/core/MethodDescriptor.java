@@ -51,6 +51,15 @@ public record MethodDescriptor(String name, AccessMode mode, Class<?> requestTyp
         return inputItemType != null;
     }
 
+    /**
+     * Whether the method's output stream may be continued on another replica ({@link Read#resumable()}):
+     * the same request yields the same items in the same order on every replica.
+     */
+    public boolean resumable() {
+        Read read = javaMethod.getAnnotation(Read.class);
+        return read != null && read.resumable() && streamsOut() && !streamsIn();
+    }
+
     /** The type of the items the method streams out, if it is a stream method. */
     public Optional<Type> outputItem() {
         return Optional.ofNullable(outputItemType);

@@ -18,4 +18,15 @@ import java.lang.annotation.Target;
 public @interface Read {
     /** The method name clients use; defaults to the Java method name. */
     String name() default "";
+
+    /**
+     * For a method that returns a stream ({@code Flow.Publisher}) of a request object: whether the
+     * stream may be continued on another replica when the one serving it fails. The method must
+     * then publish the same items in the same order for the same request on every replica of the
+     * partition (e.g. a scan in key order of data that the stream does not see change, or a
+     * deterministic computation): the client opens it again elsewhere and that replica's node skips
+     * the items the client already has. Not allowed on a method that takes the client's stream,
+     * whose input cannot be sent twice, nor on a method that does not stream.
+     */
+    boolean resumable() default false;
 }

@@ -197,7 +197,14 @@ public final class ServiceDescriptor {
             throw new ServiceDefinitionException(serviceClass, where + " has parameters "
                     + Arrays.toString(parameters) + " (expected: (RequestContext, <request type>))");
         }
-        if (method.getReturnType() == Flow.Publisher.class || parameters[1] == Flow.Publisher.class) {
+        boolean stream = method.getReturnType() == Flow.Publisher.class || parameters[1] == Flow.Publisher.class;
+        if (read != null && read.resumable() && (!stream || parameters[1] == Flow.Publisher.class)) {
+            throw new ServiceDefinitionException(serviceClass, where + " is @Read(resumable = true) but "
+                    + (stream ? "takes the client's stream, which cannot be sent to another replica again"
+                    : "does not stream") + " (expected: resumable only on a method returning Flow.Publisher of a"
+                    + " request object)");
+        }
+        if (stream) {
             return describeStream(serviceClass, method, read != null ? read.name() : write.name(), write != null);
         }
         if (parameters[1].isPrimitive()) {

@@ -31,6 +31,27 @@ class StreamMethodDescriptorTest {
         public Hit one(RequestContext context, Query query) {
             return new Hit("1");
         }
+
+        @Read(resumable = true)
+        public Flow.Publisher<Hit> scan(RequestContext context, Query query) {
+            return new SubmissionPublisher<>();
+        }
+    }
+
+    @NeptuneService(name = "bad", partitions = 1)
+    public static final class ResumableInput {
+        @Read(resumable = true)
+        public Flow.Publisher<Hit> chat(RequestContext context, Flow.Publisher<Query> input) {
+            return new SubmissionPublisher<>();
+        }
+    }
+
+    @NeptuneService(name = "bad", partitions = 1)
+    public static final class ResumableCall {
+        @Read(resumable = true)
+        public Hit one(RequestContext context, Query query) {
+            return new Hit("1");
+        }
     }
 
     @NeptuneService(name = "bad", partitions = 1)
@@ -88,6 +109,20 @@ class StreamMethodDescriptorTest {
         assertThat(one.streamsOut()).isFalse();
         assertThat(one.streamsIn()).isFalse();
         assertThat(one.outputItem()).isEmpty();
+    }
+
+    @Test
+    void onlyAnOutputStreamOfARequestMayBeResumable() {
+        ServiceDescriptor descriptor = ServiceDescriptor.of(Streams.class);
+        assertThat(descriptor.method("scan").orElseThrow().resumable()).isTrue();
+        assertThat(descriptor.method("search").orElseThrow().resumable()).isFalse();
+        assertThatThrownBy(() -> ServiceDescriptor.of(ResumableInput.class))
+                .isInstanceOf(ServiceDefinitionException.class)
+                .hasMessageContaining("method chat() is @Read(resumable = true) but takes the client's stream, which"
+                        + " cannot be sent to another replica again");
+        assertThatThrownBy(() -> ServiceDescriptor.of(ResumableCall.class))
+                .isInstanceOf(ServiceDefinitionException.class)
+                .hasMessageContaining("method one() is @Read(resumable = true) but does not stream");
     }
 
     @Test

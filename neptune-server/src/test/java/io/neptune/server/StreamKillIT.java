@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A node process serving a stream is killed with SIGKILL in the middle of it: the client's stream
  * ends with a {@link StreamFailedException} (connection lost) naming the node and the items it
- * delivered, well before the stream's deadline.
+ * delivered, well before the stream's deadline; a {@code @Read(resumable = true)} stream instead
+ * continues on another node's replica and delivers every item once.
  */
 class StreamKillIT {
     @TempDir
@@ -55,6 +56,37 @@ class StreamKillIT {
             assertThat(failed.node()).isEqualTo(NodeId.of("node-s"));
             assertThat(failed.itemsReceived()).isEqualTo(subscriber.count()).isGreaterThanOrEqualTo(20);
             assertThat(subscriber.items().get(subscriber.count() - 1).n()).isEqualTo(subscriber.count() - 1);
+        }
+    }
+
+    @Test
+    void aResumableStreamFromANodeKilledMidStreamContinuesOnAnotherNode() throws Exception {
+        int count = 4_000;
+        try (ReplicatedProcesses cluster = new ReplicatedProcesses(work)) {
+            cluster.jvmOptions("-Xmx256m", "-XX:+UseSerialGC");
+            cluster.define("node-a", StreamTestService.class, 0, 2);
+            cluster.define("node-b", StreamTestService.class, 0, 2);
+            cluster.start("node-a");
+            NeptuneNode observer = cluster.observer();
+            ReplicatedProcesses.await(() -> observer.client().partitions("streams") == 2, Duration.ofSeconds(60),
+                    "the observer to see the stream service");
+
+            // node-a is the only host when the stream opens, so it serves it
+            RecordingSubscriber<Item> subscriber = RecordingSubscriber.all();
+            observer.client().openStream(NeptuneHandle.create(), "streams", 0, "produceResumable",
+                    new Range(count, 8, 5, -1, -1), Item.class, CallOptions.timeout(Duration.ofMinutes(5)))
+                    .subscribe(subscriber);
+            ReplicatedProcesses.await(() -> subscriber.count() >= 20, Duration.ofSeconds(60), "20 items");
+            cluster.start("node-b");
+            ReplicatedProcesses.await(() -> observer.replicaRoles("streams", 0).size() == 2, Duration.ofSeconds(60),
+                    "the observer to see node-b host partition 0");
+            assertThat(subscriber.count()).as("node-a is still streaming").isLessThan(count);
+
+            cluster.kill("node-a");
+
+            subscriber.done().get(120, TimeUnit.SECONDS);
+            assertThat(subscriber.items()).extracting(Item::n)
+                    .containsExactlyElementsOf(java.util.stream.IntStream.range(0, count).boxed().toList());
         }
     }
 }

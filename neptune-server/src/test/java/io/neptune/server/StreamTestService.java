@@ -57,6 +57,15 @@ public final class StreamTestService {
         };
     }
 
+    /**
+     * {@link #produce} declared resumable: the same range gives the same items on every node, so a
+     * stream broken off by a failed node continues on another.
+     */
+    @Read(resumable = true)
+    public Flow.Publisher<Item> produceResumable(RequestContext context, Range range) {
+        return produce(context, range);
+    }
+
     private void run(SubmissionPublisher<Item> publisher, Range range) {
         try {
             for (int i = 0; i < range.count(); i++) {

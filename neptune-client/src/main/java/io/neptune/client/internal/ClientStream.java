@@ -34,6 +34,8 @@ import java.util.OptionalInt;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client side of one stream ({@code docs/protocols/wire.md}, "Streams"): a cold publisher for
@@ -41,7 +43,14 @@ import org.jspecify.annotations.Nullable;
  * the pool (also to this node: streams always go over TCP); the subscriber's demand becomes CREDIT
  * frames ({@link InboundPublisher}); a bidirectional stream's input is sent within the server's
  * credit ({@link OutboundSubscriber}). The RESPONSE ends it; a broken connection, the deadline or a
- * protocol error fail it with {@link StreamFailedException}. No fail-over to another replica.
+ * protocol error fail it with {@link StreamFailedException}.
+ *
+ * <p>Fail-over: when the connection to the serving node is lost or the node shuts down, an output
+ * stream is opened again on another replica (at most {@code retries} times, within the deadline) if
+ * nothing was received yet (a read may run again), or if its DATA frames said the method is
+ * resumable: then the REQUEST asks the new replica to skip the items already received, and the
+ * credit not yet used moves with it. The subscriber sees one stream. A bidirectional stream never
+ * moves: its input cannot be sent twice.
  *
  * <p>Thread-safety: thread-safe. The frame callbacks run on the connection's event loop, demand and
  * cancel on the subscriber's threads; the attachment to a connection is guarded by {@code lock}.
@@ -51,6 +60,8 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
     static final int WINDOW = 256;
     /** Most input items requested from the caller's publisher and not yet sent. */
     static final int INPUT_BATCH = 32;
+
+    private static final Logger logger = LoggerFactory.getLogger(ClientStream.class);
 
     private final DefaultNeptuneClient client;
     private final RequestMessage message;
@@ -69,6 +80,13 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
     private @Nullable Timeout timer;
     private volatile @Nullable NodeId node;
     private volatile @Nullable OutboundSubscriber outbound;
+    /** Whether a DATA frame said the method is resumable. Set and read on the serving connection's event loop. */
+    private volatile boolean resumable;
+    // @GuardedBy("lock")
+    private long granted;
+    private int reopened;
+    private long deadlineNanos;
+    private final java.util.Set<NodeId> failedNodes = new java.util.HashSet<>();
 
     ClientStream(DefaultNeptuneClient client, RequestMessage message, Flow.@Nullable Publisher<?> input,
             JavaType itemType, BalancingPolicy policy, long timeoutNanos) {
@@ -104,37 +122,61 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
             Timeout armed = client.deadlines().newTimeout(t -> expire(), timeoutNanos, TimeUnit.NANOSECONDS);
             synchronized (lock) {
                 timer = armed;
+                deadlineNanos = System.nanoTime() + timeoutNanos;
             }
         } catch (IllegalStateException e) { // the wheel stopped: the client is closing
             end(new NeptuneException(message.target() + ": client is closed"), false);
             return;
         }
+        connect(message);
+    }
+
+    /** Picks a replica not known to have failed this stream and sends {@code request} to it. */
+    private void connect(RequestMessage request) {
         String service = message.service();
         OptionalInt partitions = client.yellowPage().partitions(service);
         if (partitions.isEmpty()) {
-            end(new UnknownServiceException(service, "no node in the yellow page hosts it"), false);
+            failOpen(new UnknownServiceException(service, "no node in the yellow page hosts it"));
             return;
         }
         if (message.partition() < 0 || message.partition() >= partitions.getAsInt()) {
-            end(new UnknownPartitionException(service, message.partition(), partitions.getAsInt()), false);
+            failOpen(new UnknownPartitionException(service, message.partition(), partitions.getAsInt()));
             return;
         }
+        java.util.Set<NodeId> failed;
+        synchronized (lock) {
+            failed = java.util.Set.copyOf(failedNodes);
+        }
         List<Replica> candidates = client.yellowPage().replicas(service, message.partition()).stream()
-                .filter(r -> r.role() != ReplicaRole.RECOVERING).toList();
+                .filter(r -> r.role() != ReplicaRole.RECOVERING && !failed.contains(r.node())).toList();
         if (candidates.isEmpty()) {
-            end(new NoReplicaAvailableException(service, message.partition(), "none in the yellow page serves"
-                    + " reads now", null), false);
+            failOpen(new NoReplicaAvailableException(service, message.partition(), "none in the yellow page serves"
+                    + " reads now" + (failed.isEmpty() ? "" : " but " + failed + ", which failed this stream"), null));
             return;
         }
         client.selector(policy).select(service, message.partition(), message.serviceClass(), candidates)
                 .whenComplete((replica, error) -> {
                     if (error != null) {
-                        end(DefaultNeptuneClient.unwrap(error), false);
+                        failOpen(DefaultNeptuneClient.unwrap(error));
                     } else {
                         node = replica.node();
-                        client.pool().openStream(replica, message, this);
+                        client.pool().openStream(replica, request, this);
                     }
                 });
+    }
+
+    /**
+     * Ends the stream because it could not be opened: with {@code cause} itself on the first try, as
+     * a {@link StreamFailedException} (connection lost, naming the cause) once it had moved, since
+     * the subscriber may have received items and the node that served them failed.
+     */
+    private void failOpen(NeptuneException cause) {
+        boolean moved;
+        synchronized (lock) {
+            moved = reopened > 0;
+        }
+        end(moved ? failure(StreamFailedException.Reason.CONNECTION_LOST, "its node failed and it could not move"
+                + " to another replica: " + cause.getMessage()) : cause, false);
     }
 
     /**
@@ -182,8 +224,11 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
     /** The stream could not be opened: no connection, or it closed before the REQUEST went out. */
     void openFailed(Throwable cause) {
         NodeId target = node;
-        end(new NoReplicaAvailableException(message.service(), message.partition(), "cannot open the stream on "
-                + target + ": " + cause.getMessage(), cause), false);
+        if (reopen("cannot open the stream on " + target + ": " + cause.getMessage())) {
+            return;
+        }
+        failOpen(new NoReplicaAvailableException(message.service(), message.partition(), "cannot open the stream on "
+                + target + ": " + cause.getMessage(), cause));
     }
 
     // ---------------------------------------------------------------- subscriber side
@@ -196,6 +241,7 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
             if (ended) {
                 return;
             }
+            granted += items;
             if (!requestSent) {
                 pendingCredit += items;
                 return;
@@ -215,7 +261,10 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
 
     // ---------------------------------------------------------------- frames (event loop)
 
-    void data(byte[] item) {
+    void data(byte[] item, boolean fromResumableMethod) {
+        if (fromResumableMethod) {
+            resumable = true;
+        }
         if (!inbound.offer(item)) {
             end(failure(StreamFailedException.Reason.PROTOCOL_ERROR, "the server sent more items than its credit"),
                     true);
@@ -250,13 +299,65 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
                 client.countResponse(served);
             }
             end(null, false);
-        } else {
+        } else if (response.status() != Status.UNAVAILABLE || !reopen(node + " is shutting down: "
+                + response.errorMessage())) {
             end(failure(response), false);
         }
     }
 
-    void connectionLost(String detail) {
-        end(failure(StreamFailedException.Reason.CONNECTION_LOST, detail), false);
+    /** The connection {@code lost} broke; ignored if the stream has moved on from it. */
+    void connectionLost(Channel lost, String detail) {
+        synchronized (lock) {
+            if (channel != lost && channel != null) {
+                return;
+            }
+        }
+        if (!reopen(detail)) {
+            end(failure(StreamFailedException.Reason.CONNECTION_LOST, detail), false);
+        }
+    }
+
+    /**
+     * Moves the stream to another replica after its node failed ({@code why}), if it may move: an
+     * output stream, nothing received yet or a resumable method, a move left, time left. The new
+     * REQUEST skips the items received and carries the credit granted but not used.
+     *
+     * @return false if the stream cannot move (the caller ends it)
+     */
+    private boolean reopen(String why) {
+        long received = inbound.received();
+        if (input != null || received > 0 && !resumable || inbound.isDone()) {
+            return false;
+        }
+        NodeId failed = node;
+        ResponseHandler oldHandler;
+        long oldId;
+        long left;
+        synchronized (lock) {
+            left = deadlineNanos - System.nanoTime();
+            if (ended || reopened >= client.config().retries() || left < TimeUnit.MILLISECONDS.toNanos(1)) {
+                return false;
+            }
+            reopened++;
+            oldHandler = handler;
+            oldId = requestId;
+            channel = null;
+            handler = null;
+            requestSent = false;
+            pendingCredit = granted - received; // credit the old node had not used; grants in flight add to it
+            if (failed != null) {
+                failedNodes.add(failed);
+            }
+        }
+        if (oldHandler != null) {
+            oldHandler.removeStream(oldId);
+        }
+        logger.debug("{}: stream {} moves off {} after {} items ({})", client.node(), message.target(), failed,
+                received, why);
+        RequestMessage again = message.withRequestId(message.requestId(),
+                (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        connect(received > 0 ? again.resumingFrom(received) : again);
+        return true;
     }
 
     private void expire() {

@@ -122,7 +122,7 @@ final class ConnectionPool implements AutoCloseable {
             }
             channel.writeAndFlush(request.withRequestId(id, request.timeoutMillis())).addListener(f -> {
                 if (!f.isSuccess()) {
-                    stream.connectionLost("cannot send to " + replica + ": " + f.cause().getMessage());
+                    stream.connectionLost(channel, "cannot send to " + replica + ": " + f.cause().getMessage());
                 }
             });
             stream.requestSent();

@@ -6,6 +6,7 @@ import io.neptune.core.internal.wire.Status;
 import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
 import io.neptune.core.internal.wire.StreamData;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.util.Map;
@@ -83,7 +84,7 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
             return;
         }
         if (!(msg instanceof ResponseMessage response)) {
-            failAll(new CallFailure(peer + " sent a " + msg.getClass().getSimpleName() + " frame on a client"
+            failAll(ctx.channel(), new CallFailure(peer + " sent a " + msg.getClass().getSimpleName() + " frame on a client"
                     + " connection", true));
             ctx.close();
             return;
@@ -94,7 +95,7 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
             return;
         }
         if (response.requestId() == 0 && response.status() == Status.PROTOCOL_ERROR) {
-            failAll(new CallFailure(peer + " closed the connection: " + response.errorMessage(), true));
+            failAll(ctx.channel(), new CallFailure(peer + " closed the connection: " + response.errorMessage(), true));
             ctx.close();
             return;
         }
@@ -111,7 +112,7 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
             return;
         }
         if (msg instanceof StreamData data) {
-            stream.data(data.payload());
+            stream.data(data.payload(), data.resumable());
         } else if (msg instanceof StreamCredit credit) {
             stream.inputCredit(credit.items());
         } else {
@@ -129,23 +130,23 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        failAll(new CallFailure("connection to " + peer + " closed", true));
+        failAll(ctx.channel(), new CallFailure("connection to " + peer + " closed", true));
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         logger.warn("connection to {} failed: {}", peer, cause.toString());
-        failAll(new CallFailure("connection to " + peer + " failed: " + cause.getMessage(), true, cause));
+        failAll(ctx.channel(), new CallFailure("connection to " + peer + " failed: " + cause.getMessage(), true, cause));
         ctx.close();
     }
 
-    private void failAll(CallFailure failure) {
+    private void failAll(Channel channel, CallFailure failure) {
         closed = true;
         for (Long id : streams.keySet()) {
             ClientStream<?> stream = streams.remove(id);
             if (stream != null) {
-                stream.connectionLost(failure.getMessage());
+                stream.connectionLost(channel, failure.getMessage());
             }
         }
         for (Long id : inflight.keySet()) {

@@ -37,6 +37,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -187,10 +188,17 @@ public final class RequestServer implements AutoCloseable {
                         + " is already open (expected: a request id not in use on the connection)");
                 return;
             }
-            Type inputType = router.method(request.service(), request.method()).flatMap(MethodDescriptor::inputItem)
-                    .orElse(null);
-            ServerStream stream = new ServerStream(node, ctx.channel(), request, inputType, deliveries, maxFrameBytes,
-                    streams);
+            Optional<MethodDescriptor> method = router.method(request.service(), request.method());
+            boolean resumable = method.map(MethodDescriptor::resumable).orElse(false);
+            if (request.resumeFrom() > 0 && method.isPresent() && !resumable) {
+                ctx.writeAndFlush(ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, request.target()
+                        + " is not resumable (expected: a resumed stream only of a @Read(resumable = true) method)"),
+                        ctx.voidPromise());
+                return;
+            }
+            Type inputType = method.flatMap(MethodDescriptor::inputItem).orElse(null);
+            ServerStream stream = new ServerStream(node, ctx.channel(), request, inputType, resumable, deliveries,
+                    maxFrameBytes, streams);
             router.route(request, stream::finish, stream);
         }
 

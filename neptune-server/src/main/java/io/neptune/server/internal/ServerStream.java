@@ -53,6 +53,7 @@ final class ServerStream implements StreamSink {
     private final RequestMessage request;
     private final Map<Long, ServerStream> registry;
     private final int maxFrameBytes;
+    private final boolean resumable;
     private final @Nullable InboundPublisher<Object> input;
     private final ScheduledFuture<?> deadline;
     private @Nullable OutboundSubscriber output;
@@ -63,10 +64,13 @@ final class ServerStream implements StreamSink {
      * Opens the stream of {@code request} on the event loop of {@code channel} and registers it.
      *
      * @param inputItemType the item type of the client's input, for a bidirectional stream method; else null
+     * @param resumable whether the method is resumable: its DATA frames say so, and a resumed request's
+     *     first {@link RequestMessage#resumeFrom()} items are dropped
      * @param deliveries runs the deliveries of the client's input to the service
      */
-    ServerStream(NodeId node, Channel channel, RequestMessage request, @Nullable Type inputItemType,
+    ServerStream(NodeId node, Channel channel, RequestMessage request, @Nullable Type inputItemType, boolean resumable,
             Executor deliveries, int maxFrameBytes, Map<Long, ServerStream> registry) {
+        this.resumable = resumable;
         this.node = requireNonNull(node, "node");
         this.channel = requireNonNull(channel, "channel");
         this.loop = channel.eventLoop();
@@ -115,7 +119,7 @@ final class ServerStream implements StreamSink {
                         finishNow(ResponseMessage.error(request.requestId(), Status.METHOD_FAILED,
                                 cause.getClass().getName() + ": " + cause.getMessage()));
                     }
-                });
+                }, request.resumeFrom(), resumable);
         loop.execute(() -> {
             if (done) {
                 out.cancel();

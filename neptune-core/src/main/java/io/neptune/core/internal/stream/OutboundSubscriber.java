@@ -36,8 +36,11 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
     private final int maxFrameBytes;
     private final int batch;
     private final Ends ends;
+    private final boolean resumable;
 
     private Flow.@Nullable Subscription subscription;
+    /** Items still to drop before sending: a resumed stream's items the peer already has. */
+    private long skip;
     private long credit;
     private long requested;
     private long sent;
@@ -49,6 +52,23 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
      * @param batch most items requested from the publisher and not yet sent
      */
     public OutboundSubscriber(Channel channel, long requestId, int maxFrameBytes, int batch, Ends ends) {
+        this(channel, requestId, maxFrameBytes, batch, ends, 0, false);
+    }
+
+    /**
+     * Creates the subscriber of one output stream that drops the publisher's first {@code skip} items
+     * (a stream resumed on this replica: the peer has them) and marks its DATA frames
+     * {@code resumable} when its method is.
+     *
+     * @param batch most items requested from the publisher and not yet sent or dropped
+     */
+    public OutboundSubscriber(Channel channel, long requestId, int maxFrameBytes, int batch, Ends ends, long skip,
+            boolean resumable) {
+        if (skip < 0) {
+            throw new IllegalArgumentException("skip: " + skip + " (expected: >= 0)");
+        }
+        this.skip = skip;
+        this.resumable = resumable;
         this.channel = requireNonNull(channel, "channel");
         this.loop = channel.eventLoop();
         this.requestId = requestId;
@@ -108,11 +128,17 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
         if (done) {
             return;
         }
-        if (requested == 0 || credit == 0) {
+        if (requested == 0 || credit == 0 && skip == 0) {
             fail(new IllegalStateException("the publisher sent an item it was not asked for (Reactive Streams 1.1)"));
             return;
         }
-        StreamData data = new StreamData(requestId, bytes);
+        if (skip > 0) {
+            skip--;
+            requested--;
+            pump();
+            return;
+        }
+        StreamData data = new StreamData(requestId, bytes, resumable);
         long length = MessageEncoder.frameLength(data);
         if (length > maxFrameBytes) {
             fail(new IllegalArgumentException("stream item " + (sent + 1) + " is " + length
@@ -170,7 +196,7 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
         if (done || s == null || !channel.isWritable()) {
             return;
         }
-        long want = Math.min(credit, batch) - requested;
+        long want = Math.min(credit + skip < 0 ? Long.MAX_VALUE : credit + skip, batch) - requested;
         if (want > 0) {
             requested += want;
             try {

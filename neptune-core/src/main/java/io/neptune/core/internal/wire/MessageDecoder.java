@@ -38,8 +38,12 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         byte type = frame.readByte();
         long requestId = frame.readLong();
         int flags = frame.readUnsignedByte();
-        int known = type == WireFormat.TYPE_REQUEST
-                ? WireFormat.FLAG_SERVICE_CLASS | WireFormat.FLAG_STREAM | WireFormat.FLAG_STREAM_INPUT : 0;
+        int known = switch (type) {
+            case WireFormat.TYPE_REQUEST -> WireFormat.FLAG_SERVICE_CLASS | WireFormat.FLAG_STREAM
+                    | WireFormat.FLAG_STREAM_INPUT | WireFormat.FLAG_RESUME;
+            case WireFormat.TYPE_STREAM_DATA -> WireFormat.FLAG_RESUMABLE;
+            default -> 0;
+        };
         if ((flags & ~known) != 0) {
             throw new CorruptedFrameException("flags: 0x" + Integer.toHexString(flags) + " (expected: "
                     + (known == 0 ? "none" : "only 0x" + Integer.toHexString(known)) + " for message type " + type + ")");
@@ -47,7 +51,8 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         Message message = switch (type) {
             case WireFormat.TYPE_REQUEST -> decodeRequest(frame, requestId, flags);
             case WireFormat.TYPE_RESPONSE -> decodeResponse(frame, requestId);
-            case WireFormat.TYPE_STREAM_DATA -> new StreamData(requestId, WireFormat.readBytes(frame, "item"));
+            case WireFormat.TYPE_STREAM_DATA -> new StreamData(requestId, WireFormat.readBytes(frame, "item"),
+                    (flags & WireFormat.FLAG_RESUMABLE) != 0);
             case WireFormat.TYPE_STREAM_CREDIT -> decodeCredit(frame, requestId);
             case WireFormat.TYPE_STREAM_END -> decodeEnd(frame, requestId);
             case WireFormat.TYPE_STREAM_CANCEL -> new StreamCancel(requestId, WireFormat.readName(frame, "reason"));
@@ -77,9 +82,20 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         RequestId id = new RequestId(in.readLong(), in.readLong());
         String serviceClass = (flags & WireFormat.FLAG_SERVICE_CLASS) != 0 ? WireFormat.readName(in, "service class")
                 : ServiceClass.DEFAULT_NAME;
+        long resumeFrom = 0;
+        if ((flags & WireFormat.FLAG_RESUME) != 0) {
+            if ((flags & (WireFormat.FLAG_STREAM | WireFormat.FLAG_STREAM_INPUT)) != WireFormat.FLAG_STREAM) {
+                throw new CorruptedFrameException("flags: 0x" + Integer.toHexString(flags)
+                        + " (expected: 0x08, resume, only with 0x02, stream, and without 0x04, stream input)");
+            }
+            resumeFrom = WireFormat.readableCheck(in, 8, "resume from").readLong();
+            if (resumeFrom < 1) {
+                throw new CorruptedFrameException("resume from: " + resumeFrom + " (expected: >= 1 with flag 0x08)");
+            }
+        }
         byte[] payload = WireFormat.readBytes(in, "payload");
         return new RequestMessage(requestId, service, partition, method, MODES[mode], timeoutMillis, minVersion, id,
-                payload, serviceClass, streaming(flags, payload));
+                payload, serviceClass, streaming(flags, payload), resumeFrom);
     }
 
     private static RequestMessage.Streaming streaming(int flags, byte[] payload) {

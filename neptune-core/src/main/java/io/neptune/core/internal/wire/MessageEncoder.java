@@ -29,7 +29,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         if (msg instanceof RequestMessage request) {
             return header + 2 + WireFormat.nameBytes(request.service()) + 4 + 2 + WireFormat.nameBytes(request.method())
                     + 1 + 4 + 8 + 16 + (request.hasServiceClass() ? 2 + WireFormat.nameBytes(request.serviceClass()) : 0)
-                    + 4 + request.payload().length;
+                    + (request.resumeFrom() > 0 ? 8 : 0) + 4 + request.payload().length;
         }
         if (msg instanceof StreamData data) {
             return header + 4 + data.payload().length;
@@ -48,7 +48,8 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
     }
 
     private static int flags(RequestMessage request) {
-        int flags = request.hasServiceClass() ? WireFormat.FLAG_SERVICE_CLASS : 0;
+        int flags = (request.hasServiceClass() ? WireFormat.FLAG_SERVICE_CLASS : 0)
+                | (request.resumeFrom() > 0 ? WireFormat.FLAG_RESUME : 0);
         return switch (request.streaming()) {
             case NONE -> flags;
             case OUTPUT -> flags | WireFormat.FLAG_STREAM;
@@ -77,6 +78,9 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             if (request.hasServiceClass()) {
                 WireFormat.writeName(out, request.serviceClass());
             }
+            if (request.resumeFrom() > 0) {
+                out.writeLong(request.resumeFrom());
+            }
             out.writeInt(request.payload().length);
             out.writeBytes(request.payload());
         } else if (msg instanceof ResponseMessage response) {
@@ -88,7 +92,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             out.writeInt(response.payload().length);
             out.writeBytes(response.payload());
         } else if (msg instanceof StreamData data) {
-            header(out, WireFormat.TYPE_STREAM_DATA, data.requestId());
+            header(out, WireFormat.TYPE_STREAM_DATA, data.requestId(), data.resumable() ? WireFormat.FLAG_RESUMABLE : 0);
             out.writeInt(data.payload().length);
             out.writeBytes(data.payload());
         } else if (msg instanceof StreamCredit credit) {
@@ -107,8 +111,12 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
     }
 
     private static void header(ByteBuf out, byte type, long requestId) {
+        header(out, type, requestId, 0);
+    }
+
+    private static void header(ByteBuf out, byte type, long requestId, int flags) {
         out.writeByte(type);
         out.writeLong(requestId);
-        out.writeByte(0);
+        out.writeByte(flags);
     }
 }

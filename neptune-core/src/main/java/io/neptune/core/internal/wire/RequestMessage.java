@@ -20,6 +20,8 @@ import io.neptune.core.ServiceClass;
  * @param serviceClass the {@link io.neptune.core.ServiceClass} the request belongs to;
  *     {@value io.neptune.core.ServiceClass#DEFAULT_NAME} when the caller named none
  * @param streaming whether the request opens a stream, and of which kind
+ * @param resumeFrom for a stream resumed on another replica, the items the client already has: the
+ *     server skips that many of the method's output (wire flag {@code 0x08}); 0 otherwise
  */
 public record RequestMessage(
         long requestId,
@@ -32,7 +34,8 @@ public record RequestMessage(
         RequestId id,
         byte[] payload,
         String serviceClass,
-        Streaming streaming)
+        Streaming streaming,
+        long resumeFrom)
         implements Message {
     /** Whether a request opens a stream (wire flags {@code 0x02} and {@code 0x04}). */
     public enum Streaming {
@@ -60,6 +63,18 @@ public record RequestMessage(
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis: " + timeoutMillis + " (expected: >= 1)");
         }
+        if (resumeFrom < 0 || resumeFrom > 0 && streaming != Streaming.OUTPUT) {
+            throw new IllegalArgumentException("resumeFrom: " + resumeFrom + " (expected: >= 0, and 0 unless the"
+                    + " request opens an output stream)");
+        }
+    }
+
+    /** A request that resumes no stream. */
+    public RequestMessage(long requestId, String service, int partition, String method, AccessMode mode,
+            int timeoutMillis, long minVersion, RequestId id, byte[] payload, String serviceClass,
+            Streaming streaming) {
+        this(requestId, service, partition, method, mode, timeoutMillis, minVersion, id, payload, serviceClass,
+                streaming, 0);
     }
 
     /** An ordinary (not streaming) request. */
@@ -79,13 +94,19 @@ public record RequestMessage(
     /** Returns a copy with another correlation id and time left, for a retry or a forward. */
     public RequestMessage withRequestId(long newRequestId, int newTimeoutMillis) {
         return new RequestMessage(newRequestId, service, partition, method, mode, newTimeoutMillis, minVersion, id,
-                payload, serviceClass, streaming);
+                payload, serviceClass, streaming, resumeFrom);
     }
 
     /** Returns a copy that opens a stream of kind {@code newStreaming}. */
     public RequestMessage withStreaming(Streaming newStreaming) {
         return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
-                payload, serviceClass, newStreaming);
+                payload, serviceClass, newStreaming, resumeFrom);
+    }
+
+    /** Returns a copy that resumes its output stream after the {@code items} the client already has. */
+    public RequestMessage resumingFrom(long items) {
+        return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
+                payload, serviceClass, streaming, items);
     }
 
     /** Whether the request opens a stream. */
@@ -96,7 +117,7 @@ public record RequestMessage(
     /** Returns a copy in another service class. */
     public RequestMessage withServiceClass(String newServiceClass) {
         return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
-                payload, newServiceClass, streaming);
+                payload, newServiceClass, streaming, resumeFrom);
     }
 
     /** Whether the request names a class other than the default (the wire then carries its name). */
@@ -111,6 +132,6 @@ public record RequestMessage(
 
     @Override
     public String toString() {
-        return "Request[" + requestId + " " + mode + " " + target() + (isStream() ? " " + streaming : "") + ", " + payload.length + " bytes]";
+        return "Request[" + requestId + " " + mode + " " + target() + (isStream() ? " " + streaming : "") + (resumeFrom > 0 ? " from " + resumeFrom : "") + ", " + payload.length + " bytes]";
     }
 }

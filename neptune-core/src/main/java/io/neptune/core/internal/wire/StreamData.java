@@ -8,11 +8,18 @@ import static java.util.Objects.requireNonNull;
  *
  * @param requestId the id of the REQUEST that opened the stream
  * @param payload the Jackson-encoded item
+ * @param resumable whether the stream's method is resumable (wire flag {@code 0x01}): the same
+ *     request yields the same items in the same order on every replica
  */
-public record StreamData(long requestId, byte[] payload) implements Message {
+public record StreamData(long requestId, byte[] payload, boolean resumable) implements Message {
     /** Validates the fields. */
     public StreamData {
         requireNonNull(payload, "payload");
+    }
+
+    /** An item of a stream that is not resumable. */
+    public StreamData(long requestId, byte[] payload) {
+        this(requestId, payload, false);
     }
 
     @Override

@@ -44,6 +44,14 @@ public final class WireFormat {
      * bidirectional stream); the request's payload is then empty.
      */
     public static final int FLAG_STREAM_INPUT = 0x04;
+    /**
+     * Request flag, only with {@link #FLAG_STREAM} and without {@link #FLAG_STREAM_INPUT}: the
+     * request resumes a stream another replica broke off; an 8-byte count follows the service class
+     * (or the request id): the items the client already has, which the server skips.
+     */
+    public static final int FLAG_RESUME = 0x08;
+    /** DATA flag: the stream's method is resumable, so the client may continue it on another replica. */
+    public static final int FLAG_RESUMABLE = 0x01;
     /** Datagram type of a load poll. */
     public static final byte TYPE_POLL = 10;
     /** Datagram type of a load poll reply. */

@@ -89,8 +89,8 @@ class MessageCodecTest {
     @Test
     void unknownFlagsAreRejected() {
         ByteBuf request = encode(sampleRequest());
-        request.setByte(TYPE_OFFSET + 1 + 8, 0x08);
-        assertRejected(request, "flags: 0x8 (expected: only 0x7 for message type 1)");
+        request.setByte(TYPE_OFFSET + 1 + 8, 0x10);
+        assertRejected(request, "flags: 0x10 (expected: only 0xf for message type 1)");
 
         ByteBuf response = encode(sampleResponse());
         response.setByte(TYPE_OFFSET + 1 + 8, WireFormat.FLAG_SERVICE_CLASS);

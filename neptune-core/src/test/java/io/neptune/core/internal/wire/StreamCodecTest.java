@@ -70,6 +70,40 @@ class StreamCodecTest {
     }
 
     @Test
+    void aResumingRequestCarriesTheItemsToSkipAndDataSaysResumable() {
+        RequestMessage resumed = request(RequestMessage.Streaming.OUTPUT, "{}").withServiceClass("gold")
+                .resumingFrom(1L << 40);
+        assertThat(flagsOf(resumed)).isEqualTo(WireFormat.FLAG_STREAM | WireFormat.FLAG_SERVICE_CLASS
+                | WireFormat.FLAG_RESUME);
+        assertThat(roundTrip(resumed)).usingRecursiveComparison().isEqualTo(resumed);
+        assertThat(MessageEncoder.frameLength(resumed)).isEqualTo(encodedLength(resumed));
+        StreamData resumable = new StreamData(7, new byte[] {'1'}, true);
+        assertThat(flagsOf(resumable)).isEqualTo(WireFormat.FLAG_RESUMABLE);
+        assertThat(roundTrip(resumable)).usingRecursiveComparison().isEqualTo(resumable);
+        assertThat(flagsOf(new StreamData(7, new byte[] {'1'}))).isZero();
+    }
+
+    @Test
+    void resumeIsRejectedOutsideAnOutputStreamOrWithoutItemsToSkip() {
+        assertThatThrownBy(() -> request(RequestMessage.Streaming.NONE, "{}").resumingFrom(3))
+                .hasMessageContaining("resumeFrom: 3 (expected: >= 0, and 0 unless the request opens an output stream)");
+        assertThatThrownBy(() -> request(RequestMessage.Streaming.OUTPUT, "{}").resumingFrom(-1))
+                .hasMessageContaining("resumeFrom: -1");
+        ByteBuf plain = encode(request(RequestMessage.Streaming.NONE, "{}").withServiceClass("gold"));
+        plain.setByte(FLAGS_OFFSET, WireFormat.FLAG_SERVICE_CLASS | WireFormat.FLAG_RESUME);
+        assertRejected(plain, "flags: 0x9 (expected: 0x08, resume, only with 0x02, stream, and without 0x04");
+        ByteBuf bidirectional = encode(request(RequestMessage.Streaming.BIDIRECTIONAL, ""));
+        bidirectional.setByte(FLAGS_OFFSET, WireFormat.FLAG_STREAM | WireFormat.FLAG_STREAM_INPUT | WireFormat.FLAG_RESUME);
+        assertRejected(bidirectional, "flags: 0xe (expected: 0x08, resume, only with 0x02, stream");
+        RequestMessage resumed = request(RequestMessage.Streaming.OUTPUT, "{}").resumingFrom(5);
+        ByteBuf zero = encode(resumed);
+        zero.setLong(zero.writerIndex() - 4 - 2 - 8, 0); // the count sits before the payload's length and bytes
+        assertRejected(zero, "resume from: 0 (expected: >= 1 with flag 0x08)");
+        ByteBuf truncated = cut(resumed, (int) MessageEncoder.frameLength(resumed) + 4 - 6 - 8 + 3);
+        assertRejected(truncated, "resume from");
+    }
+
+    @Test
     void anEmptyItemRoundTrips() {
         StreamData empty = new StreamData(1, new byte[0]);
         assertThat(roundTrip(empty)).usingRecursiveComparison().isEqualTo(empty);
@@ -95,7 +129,9 @@ class StreamCodecTest {
                 new StreamCancel(1, "x"))) {
             ByteBuf frame = encode(message);
             frame.setByte(FLAGS_OFFSET, WireFormat.FLAG_STREAM);
-            assertRejected(frame, "flags: 0x2 (expected: none for message type " + frame.getByte(TYPE_OFFSET) + ")");
+            String allowed = message instanceof StreamData ? "only 0x1" : "none";
+            assertRejected(frame, "flags: 0x2 (expected: " + allowed + " for message type " + frame.getByte(TYPE_OFFSET)
+                    + ")");
         }
     }
 
