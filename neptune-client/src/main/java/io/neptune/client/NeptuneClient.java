@@ -108,7 +108,10 @@ public interface NeptuneClient extends AutoCloseable {
      *
      * <p>Each interface method carries {@link io.neptune.core.Read} or {@link io.neptune.core.Write}
      * and takes two arguments: one annotated {@link io.neptune.core.PartitionKey} and the request.
-     * It returns the response type, or {@code CompletableFuture} of it for an asynchronous call.
+     * It returns the response type, or {@code CompletableFuture} of it for an asynchronous call. A
+     * {@code @Read} method returning {@code Flow.Publisher<T>} opens a stream, as
+     * {@link #openStream(NeptuneHandle, String, int, String, Object, Class, CallOptions)} does; with a
+     * {@code Flow.Publisher<In>} as its request, a bidirectional one.
      * Calls made through the proxy share one {@link NeptuneHandle}.
      *
      * @throws IllegalArgumentException naming the method if the interface does not follow these rules

@@ -7,8 +7,11 @@ import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
+import io.neptune.core.PartitionKey;
+import io.neptune.core.Read;
 import io.neptune.core.StreamFailedException;
 import io.neptune.core.UnknownMethodException;
+import io.neptune.core.Write;
 import io.neptune.server.StreamTestService.Item;
 import io.neptune.server.StreamTestService.Line;
 import io.neptune.server.StreamTestService.Range;
@@ -230,6 +233,43 @@ class StreamIT {
             assertThat(subscriber.items()).extracting(Item::n).containsExactlyElementsOf(expected);
             assertThat(subscriber.overlapped()).isFalse();
         }
+    }
+
+    /** The stream methods as a typed proxy sees them. */
+    interface Streams {
+        @Read
+        Flow.Publisher<Item> produce(@PartitionKey String key, Range range);
+
+        @Read(name = "chat")
+        Flow.Publisher<Line> talk(@PartitionKey String key, Flow.Publisher<Line> input);
+    }
+
+    interface WriteStream {
+        @Write
+        Flow.Publisher<Item> produce(@PartitionKey String key, Range range);
+    }
+
+    @Test
+    void aTypedProxyOpensOutputAndBidirectionalStreams() throws Exception {
+        Streams streams = client.proxy(Streams.class, "streams", OPTIONS);
+        RecordingSubscriber<Item> items = RecordingSubscriber.all();
+        streams.produce("some-key", Range.of(100)).subscribe(items);
+        items.done().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(items.items()).extracting(Item::n).containsExactlyElementsOf(IntStream.range(0, 100).boxed().toList());
+
+        SubmissionPublisher<Line> input = new SubmissionPublisher<>();
+        RecordingSubscriber<Line> answers = RecordingSubscriber.all();
+        streams.talk("some-key", input).subscribe(answers);
+        ReplicatedProcesses.await(() -> input.getNumberOfSubscribers() == 1, WAIT, "the stream to take the input");
+        input.submit(new Line(0, 41));
+        input.close();
+        answers.done().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(answers.items()).containsExactly(new Line(0, 42));
+
+        assertThatThrownBy(() -> client.proxy(WriteStream.class, "streams"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("WriteStream.produce(): @Write returning Flow.Publisher (expected: @Read; streams"
+                        + " are read-only)");
     }
 
     @Test

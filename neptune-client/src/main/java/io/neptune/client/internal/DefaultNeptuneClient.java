@@ -187,8 +187,13 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         return stream(handle, service, partition, method, null, input, itemType, options);
     }
 
-    private <T> Flow.Publisher<T> stream(NeptuneHandle handle, String service, int partition, String method,
-            @Nullable Object request, Flow.@Nullable Publisher<?> input, Class<T> itemType, CallOptions options) {
+    /**
+     * Opens a stream of {@code method}: of {@code request}'s answer, or bidirectional on {@code input}
+     * (exactly one of the two is null); items decoded as {@code itemType}, which may be generic.
+     */
+    <T> Flow.Publisher<T> stream(NeptuneHandle handle, String service, int partition, String method,
+            @Nullable Object request, Flow.@Nullable Publisher<?> input, java.lang.reflect.Type itemType,
+            CallOptions options) {
         requireNonNull(handle, "handle");
         requireNonNull(service, "service");
         requireNonNull(method, "method");
@@ -219,7 +224,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     }
 
     /** A publisher that fails its subscriber at once with {@code error}. */
-    private static <T> Flow.Publisher<T> failed(NeptuneException error) {
+    static <T> Flow.Publisher<T> failed(NeptuneException error) {
         return subscriber -> {
             subscriber.onSubscribe(new Flow.Subscription() {
                 @Override

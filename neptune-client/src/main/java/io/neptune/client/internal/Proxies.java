@@ -16,13 +16,27 @@ import java.lang.reflect.Type;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
-/** Builds typed proxies whose methods are remote calls; validation errors name the method. */
+/**
+ * Builds typed proxies whose methods are remote calls; validation errors name the method. A method
+ * returning {@code Flow.Publisher<T>} opens a stream ({@code @Read} only): of its request's answer,
+ * or bidirectional when its request parameter is a {@code Flow.Publisher} itself.
+ */
 final class Proxies {
     private Proxies() {}
 
-    private record Target(String method, AccessMode mode, int keyIndex, int requestIndex, Type responseType,
-            boolean async) {}
+    private enum Kind { CALL, ASYNC_CALL, STREAM, BIDIRECTIONAL_STREAM }
+
+    private record Target(String method, AccessMode mode, int keyIndex, int requestIndex, Type responseType, Kind kind) {
+        boolean async() {
+            return kind == Kind.ASYNC_CALL;
+        }
+
+        boolean stream() {
+            return kind == Kind.STREAM || kind == Kind.BIDIRECTIONAL_STREAM;
+        }
+    }
 
     static <I> I create(DefaultNeptuneClient client, Class<I> type, String service, CallOptions options) {
         if (!type.isInterface()) {
@@ -49,11 +63,20 @@ final class Proxies {
                 if (target.async()) {
                     return CompletableFuture.failedFuture(error);
                 }
+                if (target.stream()) {
+                    return DefaultNeptuneClient.failed(error);
+                }
                 throw error;
             }
             int partition = Partitions.of(args[target.keyIndex()], partitions);
+            Object request = args[target.requestIndex()];
+            if (target.stream()) {
+                boolean bidirectional = target.kind() == Kind.BIDIRECTIONAL_STREAM;
+                return client.stream(handle, service, partition, target.method(), bidirectional ? null : request,
+                        bidirectional ? (Flow.Publisher<?>) request : null, target.responseType(), options);
+            }
             CompletableFuture<Object> future = client.invoke(handle, service, partition, target.method(), target.mode(),
-                    args[target.requestIndex()], target.responseType(), options);
+                    request, target.responseType(), options);
             return target.async() ? future : client.await(future);
         });
         return type.cast(proxy);
@@ -85,6 +108,20 @@ final class Proxies {
         String explicit = read != null ? read.name() : write.name();
         String name = explicit.isEmpty() ? method.getName() : explicit;
         Type response = method.getGenericReturnType();
+        int requestIndex = 1 - keyIndex;
+        if (method.getReturnType() == Flow.Publisher.class) {
+            if (write != null) {
+                throw new IllegalArgumentException(where + ": @Write returning Flow.Publisher (expected: @Read; streams"
+                        + " are read-only)");
+            }
+            boolean bidirectional = method.getParameterTypes()[requestIndex] == Flow.Publisher.class;
+            return new Target(name, AccessMode.READ, keyIndex, requestIndex, itemType(where, response),
+                    bidirectional ? Kind.BIDIRECTIONAL_STREAM : Kind.STREAM);
+        }
+        if (method.getParameterTypes()[requestIndex] == Flow.Publisher.class) {
+            throw new IllegalArgumentException(where + ": takes a Flow.Publisher but returns "
+                    + method.getReturnType().getSimpleName() + " (expected: Flow.Publisher<T>)");
+        }
         boolean async = method.getReturnType() == CompletableFuture.class;
         if (async) {
             if (!(response instanceof ParameterizedType parameterized)) {
@@ -95,7 +132,20 @@ final class Proxies {
         if (response == void.class) {
             throw new IllegalArgumentException(where + ": returns void (expected: a response type)");
         }
-        return new Target(name, read != null ? AccessMode.READ : AccessMode.WRITE, keyIndex, 1 - keyIndex, response,
-                async);
+        return new Target(name, read != null ? AccessMode.READ : AccessMode.WRITE, keyIndex, requestIndex, response,
+                async ? Kind.ASYNC_CALL : Kind.CALL);
+    }
+
+    /** The {@code T} of a {@code Flow.Publisher<T>} return type: a type Jackson can decode items as. */
+    private static Type itemType(String where, Type publisher) {
+        if (!(publisher instanceof ParameterizedType parameterized)) {
+            throw new IllegalArgumentException(where + ": raw Flow.Publisher (expected: Flow.Publisher<T>)");
+        }
+        Type item = parameterized.getActualTypeArguments()[0];
+        if (!(item instanceof Class<?> || item instanceof ParameterizedType)) {
+            throw new IllegalArgumentException(where + ": Flow.Publisher<" + item.getTypeName()
+                    + "> (expected: a concrete item type)");
+        }
+        return item;
     }
 }
