@@ -29,7 +29,15 @@ public enum BalancingPolicy {
      * servers are dedicated to one class; fractions share the remaining servers. A call is sent, by
      * random polling, to a server allocated to its class. A baseline for class-aware scheduling.
      */
-    SERVER_PARTITIONING;
+    SERVER_PARTITIONING,
+    /**
+     * Random polling that polls only when what it knows is stale: every response carries the
+     * serving node's load, the client adds its own calls in flight, and a sampled candidate is
+     * polled only if its last report is older than a bound that adapts to the service's response
+     * time and to how well past reports predicted the next. For fine-grained services, where a poll
+     * per call costs as much as the call.
+     */
+    LOAD_AWARE;
 
     /** The name used in config files: lower case with dashes, e.g. {@code random-polling}. */
     public String configName() {

@@ -263,6 +263,13 @@ final class Call<T> implements TimerTask {
         if (counted) {
             response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
         }
+        if (policy == BalancingPolicy.LOAD_AWARE) {
+            LoadAware loads = client.loadAware();
+            long sentAt = System.nanoTime();
+            loads.sent(replica.node(), message.service(), message.serviceClass());
+            response.whenComplete((r, e) -> loads.ended(replica.node(), message.service(), message.serviceClass(),
+                    System.nanoTime() - sentAt, r == null ? -1 : r.load()));
+        }
         response.whenComplete((r, e) -> onResponse(replica, r, e));
     }
 

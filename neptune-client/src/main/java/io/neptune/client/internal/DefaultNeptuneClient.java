@@ -76,6 +76,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     /** Delivers stream items to subscribers: a slow subscriber must not block an I/O thread. */
     private final ExecutorService streamDeliveries;
     private final Map<BalancingPolicy, ReplicaSelector> selectors = new EnumMap<>(BalancingPolicy.class);
+    private final LoadAware loadAware;
     private final @Nullable LocalEndpoint local;
     private final List<AutoCloseable> owned;
     private volatile boolean closed;
@@ -107,11 +108,13 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         selectors.put(BalancingPolicy.ROUND_ROBIN, Selectors.roundRobin());
         selectors.put(BalancingPolicy.BROADCAST, Selectors.broadcast());
         selectors.put(BalancingPolicy.IDEAL, Selectors.ideal(tracker));
-        selectors.put(BalancingPolicy.RANDOM_POLLING, Selectors.randomPolling(
-                (replica, service, partition, serviceClass) -> poller.poll(replica.pollAddress(), service, partition,
-                        serviceClass),
-                poller.eventLoop(), config.pollSize(), config.pollDeadline(), config.discardSlowPolls(),
+        Selectors.Poller polls = (replica, service, partition, serviceClass) -> poller.poll(replica.pollAddress(),
+                service, partition, serviceClass);
+        selectors.put(BalancingPolicy.RANDOM_POLLING, Selectors.randomPolling(polls, poller.eventLoop(), config.pollSize(), config.pollDeadline(), config.discardSlowPolls(),
                 config.timeout().dividedBy(4))); // a lost poll must leave the call time to run elsewhere
+        this.loadAware = new LoadAware(polls, poller.eventLoop(), config.pollSize(), config.pollDeadline(),
+                System::nanoTime);
+        selectors.put(BalancingPolicy.LOAD_AWARE, loadAware);
         selectors.put(BalancingPolicy.SERVER_PARTITIONING, new ServerPartitioning(yellowPage,
                 selectors.get(BalancingPolicy.RANDOM_POLLING), System::nanoTime, config.partitioningInterval()));
     }
@@ -359,6 +362,11 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         return yellowPage.partitions(service).orElse(0);
     }
 
+    /** How many load polls this client sent (random polling and load-aware); a metric, and for tests. */
+    public long pollsSent() {
+        return poller.sent();
+    }
+
     @Override
     public Map<NodeId, Long> responsesByNode() {
         Map<NodeId, Long> counts = new java.util.TreeMap<>(java.util.Comparator.comparing(NodeId::value));
@@ -389,6 +397,10 @@ public final class DefaultNeptuneClient implements NeptuneClient {
 
     LoadTracker tracker() {
         return tracker;
+    }
+
+    LoadAware loadAware() {
+        return loadAware;
     }
 
     ReplicaSelector selector(BalancingPolicy policy) {

@@ -67,6 +67,11 @@ final class LoadPoller implements AutoCloseable {
         return pending.size();
     }
 
+    /** How many polls this poller sent. */
+    public long sent() {
+        return pollIds.get();
+    }
+
     @Override
     public void close() {
         channel.close().syncUninterruptibly();

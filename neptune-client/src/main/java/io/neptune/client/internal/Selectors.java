@@ -7,6 +7,7 @@ import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -100,27 +101,38 @@ public final class Selectors {
                 if (candidates.size() == 1) {
                     return CompletableFuture.completedFuture(candidates.get(0));
                 }
-                List<Replica> sample = sample(candidates, pollSize);
-                PollRound round = new PollRound(sample, candidates);
-                ScheduledFuture<?> timeout = timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
-                round.result.whenComplete((r, e) -> timeout.cancel(false));
-                for (int i = 0; i < sample.size(); i++) {
-                    int index = i;
-                    CompletableFuture<Poll.Reply> poll;
-                    try {
-                        poll = poller.poll(sample.get(i), service, partition, serviceClass);
-                    } catch (RuntimeException e) {
-                        poll = CompletableFuture.failedFuture(e); // a poll that cannot be sent counts as unanswered
-                    }
-                    round.add(poll);
-                    poll.whenComplete((reply, error) -> round.answer(index, reply));
-                }
-                return round.result;
+                return poll(poller, timer, sample(candidates, pollSize), service, partition, serviceClass, waitNanos)
+                        .thenApply(loads -> loads.isEmpty() ? randomOf(candidates)
+                                : leastLoaded(List.copyOf(loads.keySet()), loads::get));
             }
         };
     }
 
-    private static List<Replica> sample(List<Replica> candidates, int size) {
+    /**
+     * Polls every replica of {@code sample} for its load of {@code service#partition} (of
+     * {@code serviceClass}, if named), waits at most {@code waitNanos} on {@code timer}, and completes
+     * with the loads of those that answered in time; slow polls are cancelled, not awaited.
+     */
+    static CompletableFuture<Map<Replica, Integer>> poll(Poller poller, EventLoopGroup timer, List<Replica> sample,
+            String service, int partition, String serviceClass, long waitNanos) {
+        PollRound round = new PollRound(sample);
+        ScheduledFuture<?> timeout = timer.schedule(round::finish, waitNanos, TimeUnit.NANOSECONDS);
+        round.result.whenComplete((r, e) -> timeout.cancel(false));
+        for (int i = 0; i < sample.size(); i++) {
+            int index = i;
+            CompletableFuture<Poll.Reply> poll;
+            try {
+                poll = poller.poll(sample.get(i), service, partition, serviceClass);
+            } catch (RuntimeException e) {
+                poll = CompletableFuture.failedFuture(e); // a poll that cannot be sent counts as unanswered
+            }
+            round.add(poll);
+            poll.whenComplete((reply, error) -> round.answer(index, reply));
+        }
+        return round.result;
+    }
+
+    static List<Replica> sample(List<Replica> candidates, int size) {
         if (size >= candidates.size()) {
             return candidates;
         }
@@ -132,19 +144,17 @@ public final class Selectors {
         return copy.subList(0, size);
     }
 
-    /** One poll round: completes with the least loaded answer when all answered or the deadline passed. */
+    /** One poll round: completes with the loads that answered when all answered or the deadline passed. */
     private static final class PollRound {
-        final CompletableFuture<Replica> result = new CompletableFuture<>();
+        final CompletableFuture<Map<Replica, Integer>> result = new CompletableFuture<>();
         final List<Replica> sample;
-        final List<Replica> candidates;
         final Poll.@Nullable Reply[] replies;
         final AtomicInteger remaining;
         final java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
         final List<CompletableFuture<Poll.Reply>> polls = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-        PollRound(List<Replica> sample, List<Replica> candidates) {
+        PollRound(List<Replica> sample) {
             this.sample = sample;
-            this.candidates = candidates;
             this.replies = new Poll.Reply[sample.size()];
             this.remaining = new AtomicInteger(sample.size());
         }
@@ -170,22 +180,17 @@ public final class Selectors {
             if (!finished.compareAndSet(false, true)) {
                 return;
             }
-            List<Replica> answered = new ArrayList<>(replies.length);
-            List<Integer> loads = new ArrayList<>(replies.length);
+            Map<Replica, Integer> loads = new java.util.LinkedHashMap<>();
             synchronized (this) {
                 for (int i = 0; i < replies.length; i++) {
                     Poll.Reply reply = replies[i];
                     if (reply != null && reply.load() >= 0) {
-                        answered.add(sample.get(i));
-                        loads.add(reply.classLoad()); // the whole load, unless the call named a class
+                        loads.put(sample.get(i), reply.classLoad()); // the whole load, unless the call named a class
                     }
                 }
             }
-            Replica choice = answered.isEmpty()
-                    ? randomOf(candidates)
-                    : leastLoaded(answered, r -> loads.get(answered.indexOf(r)));
             polls.forEach(poll -> poll.cancel(false)); // slow polls are discarded, not awaited
-            result.complete(choice);
+            result.complete(loads);
         }
     }
 }

@@ -193,7 +193,7 @@ public final class NodeRuntime implements AutoCloseable {
         @Override
         public CompletableFuture<ResponseMessage> invoke(RequestMessage request) {
             CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
-            router.route(request, response::complete);
+            router.route(request, answer -> response.complete(answer.withLoad(router.load(request))));
             return response;
         }
     }

@@ -176,7 +176,8 @@ public final class RequestServer implements AutoCloseable {
             }
             router.route(request, response -> {
                 if (channel.isActive()) {
-                    channel.writeAndFlush(fitting(request, response), channel.voidPromise());
+                    channel.writeAndFlush(fitting(request, response).withLoad(router.load(request)),
+                            channel.voidPromise());
                 }
             });
         }

@@ -156,6 +156,18 @@ public final class Router {
         return null;
     }
 
+    /**
+     * The load a response to {@code request} carries: this node's load of its service, or of its
+     * service class if it names one, as a load poll would answer now; -1 if the service is not hosted.
+     */
+    public int load(RequestMessage request) {
+        ServiceRuntime runtime = services.get(request.service());
+        if (runtime == null) {
+            return -1;
+        }
+        return request.hasServiceClass() ? runtime.load(request.serviceClass()) : runtime.load();
+    }
+
     /** The method {@code methodName} of a hosted {@code service}, if there is one. */
     public Optional<MethodDescriptor> method(String service, String methodName) {
         ServiceRuntime runtime = services.get(service);

@@ -41,6 +41,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         int known = switch (type) {
             case WireFormat.TYPE_REQUEST -> WireFormat.FLAG_SERVICE_CLASS | WireFormat.FLAG_STREAM
                     | WireFormat.FLAG_STREAM_INPUT | WireFormat.FLAG_RESUME;
+            case WireFormat.TYPE_RESPONSE -> WireFormat.FLAG_LOAD;
             case WireFormat.TYPE_STREAM_DATA -> WireFormat.FLAG_RESUMABLE;
             default -> 0;
         };
@@ -50,7 +51,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
         Message message = switch (type) {
             case WireFormat.TYPE_REQUEST -> decodeRequest(frame, requestId, flags);
-            case WireFormat.TYPE_RESPONSE -> decodeResponse(frame, requestId);
+            case WireFormat.TYPE_RESPONSE -> decodeResponse(frame, requestId, flags);
             case WireFormat.TYPE_STREAM_DATA -> new StreamData(requestId, WireFormat.readBytes(frame, "item"),
                     (flags & WireFormat.FLAG_RESUMABLE) != 0);
             case WireFormat.TYPE_STREAM_CREDIT -> decodeCredit(frame, requestId);
@@ -130,14 +131,21 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         return new StreamEnd(requestId, status, WireFormat.readBytes(in, "message"));
     }
 
-    private static ResponseMessage decodeResponse(ByteBuf in, long requestId) {
+    private static ResponseMessage decodeResponse(ByteBuf in, long requestId, int flags) {
         int code = WireFormat.readableCheck(in, 1, "status").readUnsignedByte();
         Status status = Status.of(code);
         if (status == null) {
             throw new CorruptedFrameException("status: " + code + " (expected: a known status code)");
         }
         long version = WireFormat.readableCheck(in, 8, "version").readLong();
+        int load = -1;
+        if ((flags & WireFormat.FLAG_LOAD) != 0) {
+            load = WireFormat.readableCheck(in, 4, "load").readInt();
+            if (load < 0) {
+                throw new CorruptedFrameException("load: " + load + " (expected: >= 0 with flag 0x01)");
+            }
+        }
         byte[] payload = WireFormat.readBytes(in, "payload");
-        return new ResponseMessage(requestId, status, version, payload);
+        return new ResponseMessage(requestId, status, version, payload, load);
     }
 }

@@ -44,7 +44,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             return header + 2 + WireFormat.nameBytes(cancel.reason());
         }
         ResponseMessage response = (ResponseMessage) msg;
-        return header + 1 + 8 + 4 + response.payload().length;
+        return header + 1 + 8 + (response.load() >= 0 ? 4 : 0) + 4 + response.payload().length;
     }
 
     private static int flags(RequestMessage request) {
@@ -86,9 +86,12 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         } else if (msg instanceof ResponseMessage response) {
             out.writeByte(WireFormat.TYPE_RESPONSE);
             out.writeLong(response.requestId());
-            out.writeByte(0);
+            out.writeByte(response.load() >= 0 ? WireFormat.FLAG_LOAD : 0);
             out.writeByte(response.status().code());
             out.writeLong(response.version());
+            if (response.load() >= 0) {
+                out.writeInt(response.load());
+            }
             out.writeInt(response.payload().length);
             out.writeBytes(response.payload());
         } else if (msg instanceof StreamData data) {

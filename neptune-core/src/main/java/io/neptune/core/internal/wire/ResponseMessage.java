@@ -19,12 +19,29 @@ import org.jspecify.annotations.Nullable;
  * @param payload the Jackson-encoded response object when {@link Status#OK}; for
  *     {@link Status#NOT_PRIMARY} a JSON object {@code {"message": ..., "primary": ...}}; else a UTF-8
  *     error message
+ * @param load the serving node's load of the request's service (of its service class, if the
+ *     request named one) when it answered, as a load poll reports it (wire flag {@code 0x01}); -1 if
+ *     the response carries none
  */
-public record ResponseMessage(long requestId, Status status, long version, byte[] payload) implements Message {
+public record ResponseMessage(long requestId, Status status, long version, byte[] payload, int load)
+        implements Message {
     /** Validates the fields. */
     public ResponseMessage {
         requireNonNull(status, "status");
         requireNonNull(payload, "payload");
+        if (load < -1) {
+            throw new IllegalArgumentException("load: " + load + " (expected: >= 0, or -1 for none)");
+        }
+    }
+
+    /** A response that carries no load. */
+    public ResponseMessage(long requestId, Status status, long version, byte[] payload) {
+        this(requestId, status, version, payload, -1);
+    }
+
+    /** Returns a copy carrying {@code newLoad} (-1: none). */
+    public ResponseMessage withLoad(int newLoad) {
+        return new ResponseMessage(requestId, status, version, payload, newLoad);
     }
 
     /** Returns a successful response. */

@@ -50,6 +50,8 @@ public final class WireFormat {
      * (or the request id): the items the client already has, which the server skips.
      */
     public static final int FLAG_RESUME = 0x08;
+    /** RESPONSE flag: the serving node's load ({@code load:int32}) follows the version. */
+    public static final int FLAG_LOAD = 0x01;
     /** DATA flag: the stream's method is resumable, so the client may continue it on another replica. */
     public static final int FLAG_RESUMABLE = 0x01;
     /** Datagram type of a load poll. */

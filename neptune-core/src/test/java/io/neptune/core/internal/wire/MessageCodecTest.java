@@ -93,8 +93,25 @@ class MessageCodecTest {
         assertRejected(request, "flags: 0x10 (expected: only 0xf for message type 1)");
 
         ByteBuf response = encode(sampleResponse());
-        response.setByte(TYPE_OFFSET + 1 + 8, WireFormat.FLAG_SERVICE_CLASS);
-        assertRejected(response, "flags: 0x1 (expected: none for message type 2)");
+        response.setByte(TYPE_OFFSET + 1 + 8, 0x02);
+        assertRejected(response, "flags: 0x2 (expected: only 0x1 for message type 2)");
+    }
+
+    @Test
+    void aResponseCarriesTheServingNodesLoadOnlyWhenItHasOne() {
+        ResponseMessage plain = sampleResponse();
+        ResponseMessage loaded = plain.withLoad(17);
+        assertThat(encode(plain).getByte(TYPE_OFFSET + 1 + 8)).isZero();
+        assertThat(encode(loaded).getByte(TYPE_OFFSET + 1 + 8)).isEqualTo((byte) WireFormat.FLAG_LOAD);
+        assertThat(encode(loaded).readableBytes()).isEqualTo(encode(plain).readableBytes() + 4);
+        assertThat(MessageEncoder.frameLength(loaded) + 4).isEqualTo(encode(loaded).readableBytes());
+        Message decoded = MessageDecoder.decode(encode(loaded).skipBytes(4));
+        assertThat(decoded).usingRecursiveComparison().isEqualTo(loaded);
+        assertThat(((ResponseMessage) MessageDecoder.decode(encode(plain).skipBytes(4))).load()).isEqualTo(-1);
+        ByteBuf negative = encode(loaded);
+        negative.setInt(TYPE_OFFSET + 1 + 8 + 1 + 1 + 8, -5); // flags, status, version, then the load
+        assertRejected(negative, "load: -5 (expected: >= 0 with flag 0x01)");
+        assertThatThrownBy(() -> plain.withLoad(-2)).hasMessageContaining("load: -2");
     }
 
     @Test

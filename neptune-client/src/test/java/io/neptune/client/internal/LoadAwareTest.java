@@ -1,0 +1,145 @@
+package io.neptune.client.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.ServiceClass;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.wire.Poll;
+import io.netty.channel.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The load-aware selector against hand-made replicas, a fake poller and a virtual clock. */
+class LoadAwareTest {
+    private static final String SERVICE = "echo";
+    private static final String CLASS = ServiceClass.DEFAULT_NAME;
+    private static final long MICROS = 1_000;
+
+    private static EventLoopGroup timer;
+
+    private final Replica a = replica("a");
+    private final Replica b = replica("b");
+    private final Replica c = replica("c");
+    private final List<Replica> all = List.of(a, b, c);
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final Map<NodeId, Integer> pollAnswers = new ConcurrentHashMap<>();
+    private final List<NodeId> polled = new ArrayList<>();
+    private final LoadAware selector = new LoadAware(this::poll, timer, 3, Duration.ofMillis(200), clock::get);
+
+    @BeforeAll
+    static void startTimer() {
+        timer = EventLoops.create("load-aware-test", 1);
+    }
+
+    @AfterAll
+    static void stopTimer() {
+        timer.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static Replica replica(String node) {
+        int port = 21_000 + Math.floorMod(node.hashCode(), 1000) * 2;
+        return new Replica(NodeId.of(node), new InetSocketAddress("127.0.0.1", port),
+                new InetSocketAddress("127.0.0.1", port + 1), 0, ReplicaRole.SECONDARY, 0, 0);
+    }
+
+    private synchronized CompletableFuture<Poll.Reply> poll(Replica replica, String service, int partition,
+            String serviceClass) {
+        polled.add(replica.node());
+        Integer load = pollAnswers.get(replica.node());
+        return load == null ? new CompletableFuture<>() : CompletableFuture.completedFuture(new Poll.Reply(1, load, 0));
+    }
+
+    private synchronized List<NodeId> polled() {
+        List<NodeId> copy = List.copyOf(polled);
+        polled.clear();
+        return copy;
+    }
+
+    private Replica pick() throws Exception {
+        return selector.select(SERVICE, 0, CLASS, all).get(5, TimeUnit.SECONDS);
+    }
+
+    /** A call to {@code replica} that took {@code micros} and came back carrying {@code load}. */
+    private void answered(Replica replica, long micros, int load) {
+        selector.sent(replica.node(), SERVICE, CLASS);
+        clock.addAndGet(micros * MICROS);
+        selector.ended(replica.node(), SERVICE, CLASS, micros * MICROS, load);
+    }
+
+    @Test
+    void withFreshReportsItPicksTheLeastLoadedWithoutPolling() throws Exception {
+        answered(a, 100, 5);
+        answered(b, 100, 1);
+        answered(c, 100, 3);
+        assertThat(pick()).isEqualTo(b);
+        assertThat(polled()).isEmpty();
+    }
+
+    @Test
+    void itPollsOnlyTheReplicasWhoseReportIsStale() throws Exception {
+        answered(a, 100, 2);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5)); // every report is now stale
+        answered(b, 100, 4); // b fresh again
+        pollAnswers.put(a.node(), 0);
+        pollAnswers.put(c.node(), 7);
+        assertThat(pick()).isEqualTo(a);
+        assertThat(polled()).containsExactlyInAnyOrder(a.node(), c.node());
+        assertThat(pick()).as("the poll replies are reports too").isEqualTo(a);
+        assertThat(polled()).isEmpty();
+    }
+
+    @Test
+    void itCountsItsOwnCallsInFlightOnTopOfTheReport() throws Exception {
+        answered(a, 100, 0);
+        answered(b, 100, 0);
+        answered(c, 100, 2);
+        for (int i = 0; i < 3; i++) {
+            selector.sent(a.node(), SERVICE, CLASS); // three calls to a, no answer yet
+        }
+        selector.sent(b.node(), SERVICE, CLASS);
+        assertThat(pick()).isEqualTo(b); // a: 0 + 3, b: 0 + 1, c: 2
+        selector.sent(b.node(), SERVICE, CLASS);
+        selector.sent(b.node(), SERVICE, CLASS);
+        assertThat(pick()).isEqualTo(c); // a: 3, b: 3, c: 2
+    }
+
+    @Test
+    void unansweredPollsFallBackToWhatIsKnownOrARandomCandidate() throws Exception {
+        answered(b, 100, 9);
+        Replica chosen = pick(); // a and c never answer a poll: only b is known
+        assertThat(chosen).isEqualTo(b);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        assertThat(all).contains(pick()); // nothing answers and nothing is fresh: a random one, within the deadline
+    }
+
+    @Test
+    void theBoundGrowsWhileReportsPredictTheNextAndShrinksWhenTheyDoNot() {
+        answered(a, 100, 3); // response time 100 µs: bound = 4 x 100 µs
+        long initial = selector.boundNanos(SERVICE);
+        assertThat(initial).isEqualTo(400 * MICROS);
+        for (int i = 0; i < 20; i++) {
+            answered(a, 100, 3); // each report matches the estimate
+        }
+        long grown = selector.boundNanos(SERVICE);
+        assertThat(grown).isGreaterThan(50 * initial);
+        answered(a, 100, 30);
+        answered(a, 100, 3);
+        assertThat(selector.boundNanos(SERVICE)).isLessThanOrEqualTo(grown / 4);
+        for (int i = 0; i < 200; i++) {
+            answered(a, 100, 3);
+        }
+        assertThat(selector.boundNanos(SERVICE)).isEqualTo(TimeUnit.MILLISECONDS.toNanos(LoadAware.MAX_BOUND_MILLIS));
+    }
+}
