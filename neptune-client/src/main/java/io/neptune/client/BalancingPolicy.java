@@ -37,7 +37,13 @@ public enum BalancingPolicy {
      * time and to how well past reports predicted the next. For fine-grained services, where a poll
      * per call costs as much as the call.
      */
-    LOAD_AWARE;
+    LOAD_AWARE,
+    /**
+     * Power of two choices over this client's own calls in flight, the passive least-loaded policy
+     * of Finagle and Envoy: two random candidates, the one this client has fewer unanswered calls
+     * to. No polls, no server information; a baseline for {@link #LOAD_AWARE}.
+     */
+    P2C;
 
     /** The name used in config files: lower case with dashes, e.g. {@code random-polling}. */
     public String configName() {

@@ -22,7 +22,7 @@ class BalancingPolicyTest {
         assertThatThrownBy(() -> BalancingPolicy.fromConfigName("RANDOM_POLLING"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("policy: 'RANDOM_POLLING' (expected: one of random, round-robin, random-polling, "
-                        + "broadcast, ideal, server-partitioning, load-aware)");
+                        + "broadcast, ideal, server-partitioning, load-aware, p2c)");
         assertThatThrownBy(() -> BalancingPolicy.fromConfigName(""))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("policy: '' (expected: one of ");

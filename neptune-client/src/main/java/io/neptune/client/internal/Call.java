@@ -263,7 +263,7 @@ final class Call<T> implements TimerTask {
         if (counted) {
             response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
         }
-        if (policy == BalancingPolicy.LOAD_AWARE) {
+        if (policy == BalancingPolicy.LOAD_AWARE || policy == BalancingPolicy.P2C) { // both count calls in flight
             LoadAware loads = client.loadAware();
             long sentAt = System.nanoTime();
             loads.sent(replica.node(), message.service(), message.serviceClass());

@@ -115,6 +115,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.loadAware = new LoadAware(polls, poller.eventLoop(), config.pollSize(), config.pollDeadline(),
                 System::nanoTime);
         selectors.put(BalancingPolicy.LOAD_AWARE, loadAware);
+        selectors.put(BalancingPolicy.P2C, loadAware.powerOfTwoChoices());
         selectors.put(BalancingPolicy.SERVER_PARTITIONING, new ServerPartitioning(yellowPage,
                 selectors.get(BalancingPolicy.RANDOM_POLLING), System::nanoTime, config.partitioningInterval()));
     }

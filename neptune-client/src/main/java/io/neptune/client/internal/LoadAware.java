@@ -147,6 +147,27 @@ final class LoadAware implements ReplicaSelector {
         });
     }
 
+    /**
+     * The {@code p2c} policy on the same in-flight counts: of two random candidates, the one with
+     * fewer of this client's calls unanswered (ties at random).
+     */
+    ReplicaSelector powerOfTwoChoices() {
+        return new ReplicaSelector() {
+            @Override
+            public CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates) {
+                return select(service, partition, io.neptune.core.ServiceClass.DEFAULT_NAME, candidates);
+            }
+
+            @Override
+            public CompletableFuture<Replica> select(String service, int partition, String serviceClass,
+                    List<Replica> candidates) {
+                List<Replica> two = Selectors.sample(candidates, 2);
+                return CompletableFuture.completedFuture(Selectors.leastLoaded(two,
+                        r -> estimate(r.node(), service, serviceClass).inflight.get()));
+            }
+        };
+    }
+
     /** A call of {@code service} in {@code serviceClass} was sent to {@code node}. */
     void sent(NodeId node, String service, String serviceClass) {
         estimate(node, service, serviceClass).inflight.incrementAndGet();

@@ -125,6 +125,25 @@ class LoadAwareTest {
     }
 
     @Test
+    void powerOfTwoChoicesPicksTheCandidateWithFewerOwnCallsInFlight() throws Exception {
+        ReplicaSelector p2c = selector.powerOfTwoChoices();
+        for (int i = 0; i < 4; i++) {
+            selector.sent(a.node(), SERVICE, CLASS);
+        }
+        selector.sent(b.node(), SERVICE, CLASS);
+        for (int i = 0; i < 200; i++) {
+            List<Replica> two = List.of(a, b);
+            assertThat(p2c.select(SERVICE, 0, CLASS, two).get(5, TimeUnit.SECONDS)).isEqualTo(b);
+        }
+        java.util.Set<Replica> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            seen.add(p2c.select(SERVICE, 0, CLASS, all).get(5, TimeUnit.SECONDS));
+        }
+        assertThat(seen).as("a is never the less loaded of a pair").containsExactlyInAnyOrder(b, c);
+        assertThat(polled()).isEmpty();
+    }
+
+    @Test
     void theBoundGrowsWhileReportsPredictTheNextAndShrinksWhenTheyDoNot() {
         answered(a, 100, 3); // response time 100 µs: bound = 4 x 100 µs
         long initial = selector.boundNanos(SERVICE);
