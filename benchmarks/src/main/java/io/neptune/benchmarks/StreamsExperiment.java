@@ -54,8 +54,8 @@ public final class StreamsExperiment {
      * @param largeItems messages per round of the 16 KB payload
      */
     record Plan(boolean quick, int warmUpRounds, int rounds, int smallItems, int largeItems) {
-        static final Plan QUICK = new Plan(true, 1, 4, 80_000, 8_000);
-        static final Plan FULL = new Plan(false, 2, 10, 200_000, 20_000);
+        static final Plan QUICK = new Plan(true, 1, 5, 120_000, 12_000);
+        static final Plan FULL = new Plan(false, 2, 10, 300_000, 30_000);
 
         /** The plan {@code args} ask for: {@code --quick} or nothing. */
         static Plan parse(String... args) {
