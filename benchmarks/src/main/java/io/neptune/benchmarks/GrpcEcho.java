@@ -20,12 +20,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class GrpcEcho implements AutoCloseable {
     private static final String SERVICE = "bench.Echo";
-    private static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Echo"))
-            .setRequestMarshaller(GrpcLoopback.bytes())
-            .setResponseMarshaller(GrpcLoopback.bytes())
-            .build();
+    private static final MethodDescriptor<byte[], byte[]> ECHO = GrpcLoopback.method(SERVICE, "Echo",
+            MethodDescriptor.MethodType.UNARY);
 
     private final byte[] payload;
     private final GrpcLoopback grpc;

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * callbacks run on the event loops (gRPC's documented fast path for handlers that never block).
  *
  * <p>No protoc code generation: methods are described by a {@link MethodDescriptor} whose
- * marshaller ({@link #bytes()}) passes {@code byte[]} through unchanged, so messages on the wire are
+ * marshaller ({@link #method}) passes {@code byte[]} through unchanged, so messages on the wire are
  * the application's bytes plus gRPC's HTTP/2 framing, headers and trailers.
  *
  * <p>Thread-safety: thread-safe; the channel carries any number of concurrent calls.
@@ -57,9 +57,14 @@ final class GrpcLoopback implements AutoCloseable {
         this.channel = channelBuilder.build();
     }
 
-    /** A marshaller that passes a message's bytes through unchanged. */
-    static MethodDescriptor.Marshaller<byte[]> bytes() {
-        return BYTES;
+    /** The method {@code service/method} of {@code type} whose messages are {@code byte[]} passed through unchanged. */
+    static MethodDescriptor<byte[], byte[]> method(String service, String method, MethodDescriptor.MethodType type) {
+        return MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(type)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(service, method))
+                .setRequestMarshaller(BYTES)
+                .setResponseMarshaller(BYTES)
+                .build();
     }
 
     /** The channel to the server. */

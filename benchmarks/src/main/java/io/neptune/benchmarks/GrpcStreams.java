@@ -18,12 +18,8 @@ import io.grpc.stub.StreamObserver;
  */
 final class GrpcStreams implements AutoCloseable {
     private static final String SERVICE = "bench.Streams";
-    private static final MethodDescriptor<byte[], byte[]> STREAM = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Stream"))
-            .setRequestMarshaller(GrpcLoopback.bytes())
-            .setResponseMarshaller(GrpcLoopback.bytes())
-            .build();
+    private static final MethodDescriptor<byte[], byte[]> STREAM = GrpcLoopback.method(SERVICE, "Stream",
+            MethodDescriptor.MethodType.SERVER_STREAMING);
 
     private final GrpcLoopback grpc;
 

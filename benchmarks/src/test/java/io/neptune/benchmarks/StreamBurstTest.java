@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Flow;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** The streams bench's request and the publisher its Neptune method returns, without a node. */
@@ -27,64 +28,57 @@ class StreamBurstTest {
 
     @Test
     void theRepeatingPublisherEmitsOnlyWhatWasRequestedAlsoFromWithinOnNext() {
-        List<String> signals = new ArrayList<>();
-        new RepeatingPublisher<>("x", 5).subscribe(new Flow.Subscriber<String>() {
-            private Flow.Subscription subscription;
-
-            @Override
-            public void onSubscribe(Flow.Subscription s) {
-                subscription = s;
-                s.request(2);
-            }
-
-            @Override
-            public void onNext(String item) {
-                signals.add(item);
-                if (signals.size() == 2) {
-                    subscription.request(1); // re-entrant: must not recurse into a second emitting loop
-                    signals.add("requested");
-                }
-            }
-
-            @Override
-            public void onError(Throwable cause) {
-                signals.add("error " + cause.getMessage());
-            }
-
-            @Override
-            public void onComplete() {
-                signals.add("complete");
+        Recording subscriber = new Recording(2, s -> {
+            if (s.signals.size() == 2) {
+                s.subscription.request(1); // re-entrant: must not start a second emitting loop
+                s.signals.add("requested");
             }
         });
+        new RepeatingPublisher<>("x", 5).subscribe(subscriber);
 
-        assertThat(signals).containsExactly("x", "x", "requested", "x");
+        assertThat(subscriber.signals).containsExactly("x", "x", "requested", "x");
     }
 
     @Test
     void theRepeatingPublisherCompletesAfterItsCount() {
-        List<String> signals = new ArrayList<>();
-        new RepeatingPublisher<>("x", 3).subscribe(new Flow.Subscriber<String>() {
-            @Override
-            public void onSubscribe(Flow.Subscription s) {
-                s.request(Long.MAX_VALUE);
-            }
+        Recording subscriber = new Recording(Long.MAX_VALUE, s -> {});
+        new RepeatingPublisher<>("x", 3).subscribe(subscriber);
 
-            @Override
-            public void onNext(String item) {
-                signals.add(item);
-            }
+        assertThat(subscriber.signals).containsExactly("x", "x", "x", "complete");
+    }
 
-            @Override
-            public void onError(Throwable cause) {
-                signals.add("error");
-            }
+    /** Records the signals it gets; requests {@code initial} items, then lets {@code afterItem} act. */
+    private static final class Recording implements Flow.Subscriber<String> {
+        final List<String> signals = new ArrayList<>();
+        private final long initial;
+        private final Consumer<Recording> afterItem;
+        Flow.Subscription subscription;
 
-            @Override
-            public void onComplete() {
-                signals.add("complete");
-            }
-        });
+        Recording(long initial, Consumer<Recording> afterItem) {
+            this.initial = initial;
+            this.afterItem = afterItem;
+        }
 
-        assertThat(signals).containsExactly("x", "x", "x", "complete");
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            s.request(initial);
+        }
+
+        @Override
+        public void onNext(String item) {
+            signals.add(item);
+            afterItem.accept(this);
+        }
+
+        @Override
+        public void onError(Throwable cause) {
+            signals.add("error " + cause.getMessage());
+        }
+
+        @Override
+        public void onComplete() {
+            signals.add("complete");
+        }
     }
 }
