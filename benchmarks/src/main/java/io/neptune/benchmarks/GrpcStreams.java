@@ -32,7 +32,8 @@ final class GrpcStreams implements AutoCloseable {
 
     /** Opens a stream of {@code burst}; {@code tally} receives its items. */
     void open(StreamBurst burst, StreamTally tally) {
-        ClientCalls.asyncServerStreamingCall(grpc.channel().newCall(STREAM, CallOptions.DEFAULT), burst.encode(), tally);
+        ClientCalls.asyncServerStreamingCall(grpc.channel().newCall(STREAM, CallOptions.DEFAULT), burst.encode(),
+                tally);
     }
 
     private static void stream(byte[] request, StreamObserver<byte[]> response) {

@@ -51,7 +51,8 @@ final class StreamsReport {
             long opened = streams.stream().mapToLong(StreamTally.Result::openedNanos).min().orElseThrow();
             long ended = streams.stream().mapToLong(StreamTally.Result::endedNanos).max().orElseThrow();
             long items = streams.stream().mapToLong(StreamTally.Result::items).sum();
-            double firstItem = streams.stream().mapToDouble(StreamTally.Result::firstItemMillis).average().orElseThrow();
+            double firstItem = streams.stream().mapToDouble(StreamTally.Result::firstItemMillis).average()
+                    .orElseThrow();
             return new Round(items, (ended - opened) / 1e9, firstItem);
         }
 
