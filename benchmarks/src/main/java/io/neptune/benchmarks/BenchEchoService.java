@@ -3,14 +3,16 @@ package io.neptune.benchmarks;
 import io.neptune.core.NeptuneService;
 import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The service the echo benchmarks call: {@link #echo} answers at once, {@link #hold} keeps a
- * worker busy until {@link #release()} so a replica's load index can be raised on purpose (the
- * setup uses it to check that random polling really polls).
+ * The service the echo and stream benchmarks call: {@link #echo} answers at once, {@link #hold}
+ * keeps a worker busy until {@link #release()} so a replica's load index can be raised on purpose
+ * (the setup uses it to check that random polling really polls), and {@link #stream} streams
+ * identical byte arrays as fast as the client takes them.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -60,6 +62,16 @@ public final class BenchEchoService {
         } finally {
             holding.decrementAndGet();
         }
+    }
+
+    /**
+     * Streams {@code burst.items()} copies of {@link StreamBurst#payload()}, produced on the thread
+     * that asks for them ({@link RepeatingPublisher}); each goes on the wire as a JSON string
+     * (base64, as Jackson writes a {@code byte[]}).
+     */
+    @Read
+    public Flow.Publisher<byte[]> stream(RequestContext context, StreamBurst burst) {
+        return new RepeatingPublisher<>(burst.payload(), burst.items());
     }
 
     /** Calls of {@link #hold} currently blocking a worker of this instance. */

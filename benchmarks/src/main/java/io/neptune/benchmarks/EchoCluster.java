@@ -23,6 +23,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -122,6 +123,15 @@ final class EchoCluster implements AutoCloseable {
     /** Sends {@link #PING} from {@code node-a} to {@code partition}'s {@code echo} method. */
     CompletableFuture<Pong> echo(int partition, CallOptions options) {
         return client().callAsync(handle, BenchEchoService.NAME, partition, "echo", AccessMode.READ, PING, Pong.class,
+                options);
+    }
+
+    /**
+     * Opens a stream of {@code burst} from {@code node-a} to {@link #FIXED_PARTITION}'s
+     * {@code stream} method (on {@code node-b}); it starts when subscribed.
+     */
+    Flow.Publisher<byte[]> stream(StreamBurst burst, CallOptions options) {
+        return client().openStream(handle, BenchEchoService.NAME, FIXED_PARTITION, "stream", burst, byte[].class,
                 options);
     }
 
