@@ -23,6 +23,8 @@ import java.util.function.Supplier;
  *   <li>raw Netty TCP ping-pong ({@link NettyTcpEcho}), the floor;
  *   <li>Neptune to a partition with a single replica, so no policy polls ({@link EchoCluster#FIXED_PARTITION});
  *   <li>Neptune with random polling over two replicas ({@link EchoCluster#SHARED_PARTITION});
+ *   <li>the same two replicas with the {@code load-aware} policy (polls only stale load reports) and
+ *       with {@code p2c} (power of two choices over the caller's own calls in flight, no polls);
  *   <li>gRPC-java unary echo with its defaults ({@link GrpcEcho}), the alternative most users would pick;
  *   <li>the same with {@code directExecutor()} at both ends, gRPC's fast path without a thread hop.
  * </ul>
@@ -41,6 +43,8 @@ public final class InvocationOverheadExperiment {
     // Labels are CSV cells: no commas.
     static final String FIXED = "Neptune fixed node";
     static final String POLLING = "Neptune random polling";
+    static final String LOAD_AWARE = "Neptune load-aware";
+    static final String P2C = "Neptune P2C";
     static final String GRPC = "gRPC-java";
     static final String GRPC_DIRECT = "gRPC-java direct executor";
 
@@ -97,6 +101,8 @@ public final class InvocationOverheadExperiment {
         byte[] payload = Json.mapper().writeValueAsBytes(EchoCluster.PING);
         CallOptions random = CallOptions.builder().policy(BalancingPolicy.RANDOM).build();
         CallOptions polling = CallOptions.builder().policy(BalancingPolicy.RANDOM_POLLING).build();
+        CallOptions loadAware = CallOptions.builder().policy(BalancingPolicy.LOAD_AWARE).build();
+        CallOptions p2c = CallOptions.builder().policy(BalancingPolicy.P2C).build();
         List<Measurement> measurements = new ArrayList<>();
         try (NettyTcpEcho raw = new NettyTcpEcho(payload);
                 GrpcEcho grpc = new GrpcEcho(payload, false);
@@ -107,6 +113,8 @@ public final class InvocationOverheadExperiment {
             systems.put(RAW, raw::roundTripAsync);
             systems.put(FIXED, () -> neptune.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(POLLING, () -> neptune.echo(EchoCluster.SHARED_PARTITION, polling));
+            systems.put(LOAD_AWARE, () -> neptune.echo(EchoCluster.SHARED_PARTITION, loadAware));
+            systems.put(P2C, () -> neptune.echo(EchoCluster.SHARED_PARTITION, p2c));
             systems.put(GRPC, grpc::echoAsync);
             systems.put(GRPC_DIRECT, grpcDirect::echoAsync);
             for (Map.Entry<String, Supplier<CompletableFuture<?>>> system : systems.entrySet()) {
@@ -159,7 +167,7 @@ public final class InvocationOverheadExperiment {
         ClosedLoop.Result floor = find(measurements, RAW, 1);
         StringBuilder md = new StringBuilder("Overhead over raw Netty TCP at 1 caller (the dissertation: 97 µs):\n\n");
         md.append("| system | p50 − raw p50 (µs) | mean − raw mean (µs) |\n| --- | --- | --- |\n");
-        for (String system : List.of(FIXED, POLLING, GRPC, GRPC_DIRECT)) {
+        for (String system : List.of(FIXED, POLLING, LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {
             ClosedLoop.Result r = find(measurements, system, 1);
             md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f |%n", system, r.p50() - floor.p50(),
                     r.mean() - floor.mean()));

@@ -39,7 +39,8 @@ public final class LoadBalancingExperiment {
     private static final List<List<PolicySetup>> POLICY_GROUPS = List.of(
             List.of(PolicySetup.polling(3, true), KEEP_SLOW_POLLS, PolicySetup.RANDOM),
             List.of(PolicySetup.polling(2, true), PolicySetup.polling(4, true)),
-            List.of(PolicySetup.polling(8, true)));
+            List.of(PolicySetup.polling(8, true)),
+            List.of(PolicySetup.LOAD_AWARE, PolicySetup.P2C));
     /**
      * Calls plus load polls per second one round may offer. Every node shares the host's 2 cores,
      * so a round that polls 16 servers 8 times per call would measure CPU contention instead of the

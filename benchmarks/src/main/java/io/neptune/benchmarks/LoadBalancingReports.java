@@ -2,6 +2,7 @@ package io.neptune.benchmarks;
 
 import io.neptune.benchmarks.LoadBalancingExperiment.Plan;
 import io.neptune.benchmarks.LoadBalancingExperiment.Point;
+import io.neptune.client.BalancingPolicy;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -79,13 +80,20 @@ final class LoadBalancingReports {
             report.row(p.workload().label(), pct(p.load()), p.setup().label(), r.requests(), r.failures(), r.mean(),
                     p.normalized(), p.modelWindow(), p.modelSteady(), p.ideal(), r.p50(), r.p99(), r.held(),
                     r.meanLag(), p.cores());
-            if (p.setup().discardSlowPolls()) {
+            boolean pollSizeLine = p.setup().policy() == BalancingPolicy.RANDOM_POLLING
+                    || p.setup().policy() == BalancingPolicy.RANDOM || p.setup().policy() == BalancingPolicy.IDEAL;
+            if (p.setup().discardSlowPolls() && pollSizeLine) {
                 lines.computeIfAbsent(p.workload().label() + " " + pct(p.load()) + "%", k -> new TreeMap<>())
                         .putIfAbsent(pollSize(p), p.normalized()); // ideal: 1 in every round
             }
         }
         lines.forEach((line, points) -> points.forEach((x, y) -> report.point(line, x, y)));
         report.note(emulation());
+        report.note("load-aware: random polling of 3 that polls only candidates whose last load report (carried by "
+                + "every response, or a poll reply) is stale, adding the client's own calls in flight; p2c: two random "
+                + "candidates, the one with fewer of this client's calls in flight, no polls (Finagle/Envoy). The "
+                + "model treats them as poll-3 and poll-2 with exact information (the best they could do). Neither "
+                + "is in the plot, whose x axis is the poll size.");
         report.note("Random polling discards polls slower than 10 ms (Neptune's default) in every poll-k row; "
                 + "poll-3-keep-slow waits for all three polls, up to 1 s (the dissertation's Figure 3.5 setting). "
                 + "held_ms is the mean time a worker was really held (the sleep is shortened by each worker's recent "

@@ -29,6 +29,8 @@ record PolicySetup(String label, BalancingPolicy policy, int pollSize, boolean d
     static final PolicySetup RANDOM = of("random", BalancingPolicy.RANDOM);
     static final PolicySetup IDEAL = of("ideal", BalancingPolicy.IDEAL);
     static final PolicySetup BROADCAST = of("broadcast", BalancingPolicy.BROADCAST);
+    static final PolicySetup LOAD_AWARE = of("load-aware", BalancingPolicy.LOAD_AWARE);
+    static final PolicySetup P2C = of("p2c", BalancingPolicy.P2C);
 
     /** Random polling of {@code size} candidates. */
     static PolicySetup polling(int size, boolean discardSlowPolls) {

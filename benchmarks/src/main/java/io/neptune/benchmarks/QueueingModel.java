@@ -84,8 +84,11 @@ final class QueueingModel {
                     + " (expected: not modelled)");
             case IDEAL -> leastOf(servers, i -> i, s -> queueLength(inSystem.get(s), now), random);
             case BROADCAST -> leastOf(servers, i -> i, s -> announced[s], random);
-            case RANDOM_POLLING -> {
-                int[] sample = sample(Math.min(setup.pollSize(), servers), random);
+            // Exact, free information: load-aware is at best random polling of its sample; p2c's own
+            // calls in flight are the queue lengths when one dispatcher sends every call.
+            case RANDOM_POLLING, LOAD_AWARE, P2C -> {
+                int size = setup.policy() == BalancingPolicy.P2C ? 2 : setup.pollSize();
+                int[] sample = sample(Math.min(size, servers), random);
                 yield leastOf(sample.length, i -> sample[i], s -> queueLength(inSystem.get(s), now), random);
             }
         };
