@@ -62,9 +62,17 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(WriteAnywhereReplica.class);
     private static final long PULL_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int MAX_PULL = 2_000;
+    /**
+     * How long a replica of a partition configured with peers waits to hear of one before it serves
+     * alone: as long as a yellow-page entry lives unheard. A restarted node's yellow page starts
+     * empty and fills within an announcement interval; serving at once would take it for a lone
+     * replica before it could fetch its own writes a crash took from its log.
+     */
+    private static final long ALONE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final ReplicaCore core;
     private final int priority;
+    private final int configuredReplicas;
     /** Per origin, the highest sequence durably logged here: a pull asks for the writes after it. */
     private final Map<String, Long> seen = new HashMap<>();
     /**
@@ -80,15 +88,18 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private @Nullable String outOfService;
     private long lastPullNanos;
     private int pullsInFlight;
+    private long startedNanos;
 
-    WriteAnywhereReplica(ReplicaCore core, int priority) {
+    WriteAnywhereReplica(ReplicaCore core, int priority, int configuredReplicas) {
         this.core = core;
         this.priority = priority;
+        this.configuredReplicas = configuredReplicas;
     }
 
     @Override
     public void start() {
         core.exec.execute(() -> {
+            startedNanos = core.clock.getAsLong();
             core.internalSync();
             for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += 1000) {
                 for (LogRecord r : core.log.read(lsn, 1000)) {
@@ -407,7 +418,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             List<Replica> peers = new ArrayList<>(core.peers.replicas(core.service, core.partition));
             peers.removeIf(r -> r.node().equals(core.self));
             if (peers.isEmpty()) {
-                ready(true);
+                ready(configuredReplicas <= 1 || now - startedNanos >= ALONE_AFTER_NANOS);
                 return;
             }
             Pull pull = new Pull(core.service, core.partition, Map.copyOf(seen));

@@ -388,7 +388,7 @@ final class FaultInjectingCluster implements AutoCloseable {
                 return log.append(record);
             };
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
-            replica = mode == null ? new WriteAnywhereReplica(core, priority)
+            replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
                     : mode == FailoverMode.MAJORITY
                     ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1))
                     : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
