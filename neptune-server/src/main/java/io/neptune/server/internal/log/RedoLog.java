@@ -137,6 +137,14 @@ public final class RedoLog implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether writing failed: the log then refuses every change until it is opened again (an append
+     * it merely refused, see {@link #append}, leaves it usable).
+     */
+    public boolean hasFailed() {
+        return writer.failure() != null;
+    }
+
     /** The log's directory. */
     public Path directory() {
         return directory;

@@ -103,8 +103,11 @@ final class PeerMessages {
     /** Level 1: send me every write you have whose origin sequence is above what I have seen. */
     record Pull(String service, int partition, Map<String, Long> seen) {}
 
-    /** Level 1: the writes a {@link Pull} asked for. */
-    record PullReply(List<Entry> entries) {}
+    /**
+     * Level 1: the writes a {@link Pull} asked for; {@code truncated} if more were left for the next
+     * pull (one reply must fit in a frame).
+     */
+    record PullReply(List<Entry> entries, boolean truncated) {}
 
     /** Primary → secondary it stopped waiting for: you missed writes; recover and join again. */
     record Demote(String service, int partition, long epoch) {}

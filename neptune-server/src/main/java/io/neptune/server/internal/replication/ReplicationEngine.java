@@ -126,7 +126,7 @@ public final class ReplicationEngine implements AutoCloseable {
         int priority = runtime.hosting().priorityOf(partition);
         ConsistencyLevel level = runtime.descriptor().consistency();
         if (level == ConsistencyLevel.LEVEL_1) {
-            return new WriteAnywhereReplica(core, priority);
+            return new WriteAnywhereReplica(core, priority, runtime.hosting().replicas());
         }
         Duration staleness = level == ConsistencyLevel.LEVEL_3
                 ? Duration.ofMillis(runtime.descriptor().stalenessMillis()) : null;

@@ -7,6 +7,7 @@ import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.LogException;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -44,15 +46,33 @@ import org.slf4j.LoggerFactory;
  * remembers the last {@value io.neptune.server.internal.log.RedoLog#REQUEST_ID_CAPACITY} request
  * ids per partition; a retry later than that runs again.
  *
+ * <p>A replica takes client writes only while it serves (SECONDARY). It serves after a round of
+ * anti-entropy in which every peer answered in full and it logged every write of its own origin a
+ * peer holds: a restart after a machine crash can take back the tail of a log written with
+ * {@code log-sync: none}, and its own writes there, which peers may have, come back from them
+ * before it numbers a new write (a reused origin sequence would be a write the peers never take).
+ * It leaves service for good (until the node restarts, or is rebuilt) when its log failed, and when
+ * its service applied writes the log lost ({@link io.neptune.server.internal.log.RedoLog#lostTailEnd()}):
+ * level-1 LSNs are each replica's own order of arrival, so no peer's record can be shown to be the
+ * write applied at one of those LSNs, and logging any there would skip a write or run one twice.
+ *
  * <p>Thread-safety: all state is confined to the partition's serial executor.
  */
 final class WriteAnywhereReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(WriteAnywhereReplica.class);
     private static final long PULL_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int MAX_PULL = 2_000;
+    /**
+     * How long a replica of a partition configured with peers waits to hear of one before it serves
+     * alone: as long as a yellow-page entry lives unheard. A restarted node's yellow page starts
+     * empty and fills within an announcement interval; serving at once would take it for a lone
+     * replica before it could fetch its own writes a crash took from its log.
+     */
+    private static final long ALONE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final ReplicaCore core;
     private final int priority;
+    private final int configuredReplicas;
     /** Per origin, the highest sequence durably logged here: a pull asks for the writes after it. */
     private final Map<String, Long> seen = new HashMap<>();
     /**
@@ -64,17 +84,22 @@ final class WriteAnywhereReplica implements PartitionReplica {
     /** Per origin, the local LSN of each of its writes, by sequence: a pull reads only what the puller lacks. */
     private final Map<String, LsnsBySeq> byOrigin = new HashMap<>();
     private ReplicaRole role = ReplicaRole.RECOVERING;
+    /** Why this replica cannot take records until the node restarts or is rebuilt, or null. */
+    private @Nullable String outOfService;
     private long lastPullNanos;
     private int pullsInFlight;
+    private long startedNanos;
 
-    WriteAnywhereReplica(ReplicaCore core, int priority) {
+    WriteAnywhereReplica(ReplicaCore core, int priority, int configuredReplicas) {
         this.core = core;
         this.priority = priority;
+        this.configuredReplicas = configuredReplicas;
     }
 
     @Override
     public void start() {
         core.exec.execute(() -> {
+            startedNanos = core.clock.getAsLong();
             core.internalSync();
             for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += 1000) {
                 for (LogRecord r : core.log.read(lsn, 1000)) {
@@ -82,6 +107,13 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     logged.merge(r.origin(), r.originSeq(), Math::max);
                     index(r);
                 }
+            }
+            long lost = core.log.lostTailEnd();
+            if (lost > 0) {
+                leaveService("its service applied writes up to LSN " + lost + " that its REDO log lost (log end "
+                        + core.log.lastLsn() + "); level-1 LSNs are this replica's own, so no peer's record can be"
+                        + " shown to be one of those writes: rebuild this replica from its peers (docs/OPERATIONS.md,"
+                        + " 'Machine crashes')");
             }
             apply(core.log.lastLsn()); // every logged level-1 write is final where it was logged
             core.publish(role, 0);
@@ -105,16 +137,28 @@ final class WriteAnywhereReplica implements PartitionReplica {
                                 + " logged at LSN " + known.getAsLong() + " and not applied yet"));
                 return;
             }
+            if (role != ReplicaRole.SECONDARY) {
+                // Until its first full round it may lack writes of its own that a crash took from its log, whose
+                // sequence numbers the peers hold: a new write must not get one of them.
+                reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, core.name + " is "
+                        + role + (outOfService != null ? " (" + outOfService + ")" : "") + "; the write did not run"));
+                return;
+            }
             long seq = logged.getOrDefault(core.self.value(), 0L) + 1;
             LogRecord record = new LogRecord(core.log.lastLsn() + 1, 0, RecordKind.WRITE, request.id(),
                     core.self.value(), seq, request.method(), request.payload());
-            CompletableFuture<Void> appended = core.append(record);
+            CompletableFuture<Void> appended = append(record);
             boolean took = noteIfTaken(record);
             appended.whenComplete((v, e) -> core.exec.execute(() -> {
                 if (e != null) {
                     appendFailed(record, took, e);
-                    reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT,
-                            core.name + ": REDO log append failed (" + e.getMessage() + "); the record may be on disk"));
+                    reply.accept(took
+                            ? ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the REDO log"
+                                    + " took the write at LSN " + record.lsn() + " but failed writing it (" + e.getMessage()
+                                    + "); it did not run here and reached no other replica, but if its record reached"
+                                    + " the disk it runs when this node restarts: retry with the same request id")
+                            : ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, core.name + ": the REDO log"
+                                    + " refused the write (" + e.getMessage() + "); it did not run"));
                     return;
                 }
                 seen.merge(record.origin(), record.originSeq(), Math::max);
@@ -143,21 +187,38 @@ final class WriteAnywhereReplica implements PartitionReplica {
     /**
      * Appends and applies remote writes not logged yet; each origin's writes only in sequence. A
      * write counts as seen once durable; one the log refuses is neither applied nor seen, and holds
-     * back its origin's later writes, so the next pull fetches them all again.
+     * back its origin's later writes, so the next pull fetches them all again. Writes of this
+     * replica's own origin come back this way after a crash took them from its log: every write it
+     * numbered since it started is logged already, so one with the next sequence is one it lost.
+     *
+     * <p>The batch stops at the first record the log does not take at once (refused, or the log
+     * threw): the rest comes with the next pull.
+     *
+     * @return null if every entry was logged or already known, else why the batch stopped
      */
-    private void accept(List<Entry> entries) {
+    private @Nullable String accept(List<Entry> entries) {
+        if (outOfService != null) {
+            return outOfService;
+        }
         List<Entry> sorted = new ArrayList<>(entries);
         sorted.sort(Comparator.comparing(Entry::origin).thenComparingLong(Entry::originSeq));
         for (Entry entry : sorted) {
             long have = logged.getOrDefault(entry.origin(), 0L);
-            if (entry.origin().equals(core.self.value()) || entry.originSeq() != have + 1) {
+            if (entry.originSeq() != have + 1) {
                 continue; // already logged, or a gap (also after a write the log refused) the next pull fills
             }
             // A client retried this write at a second replica before the first one's gossip got there, so
             // both ran it. Each replica runs whichever copy it logged first and logs the other as a repeat.
             boolean repeat = core.log.lsnOf(new RequestId(entry.idHigh(), entry.idLow())).isPresent();
-            LogRecord record = entry.toRecord(core.log.lastLsn() + 1, repeat ? RecordKind.REPEAT : RecordKind.WRITE);
-            CompletableFuture<Void> appended = core.append(record);
+            LogRecord record;
+            try {
+                record = entry.toRecord(core.log.lastLsn() + 1, repeat ? RecordKind.REPEAT : RecordKind.WRITE);
+            } catch (IllegalArgumentException e) {
+                logger.warn("{}: write {}/{} from {} (sequence {}) is not a valid record; stopping the batch there: {}",
+                        core.name, entry.idHigh(), entry.idLow(), entry.origin(), entry.originSeq(), e.toString());
+                return "invalid record: " + e.getMessage();
+            }
+            CompletableFuture<Void> appended = append(record);
             boolean took = noteIfTaken(record);
             if (took && repeat) {
                 logger.info("{}: write {} from {} (sequence {}) already ran here; logged as a repeat", core.name,
@@ -172,6 +233,28 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 apply(record.lsn());
                 core.publish(role, 0);
             }));
+            if (appended.isCompletedExceptionally()) {
+                return "the REDO log did not take record " + record.lsn() + ": "
+                        + appended.handle((v, e) -> causeOf(e).getMessage()).join();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@link ReplicaCore#append}, with an exception the log throws (rather than reports through the
+     * future) turned into a failed append: a {@link LogException} so thrown means the log failed.
+     */
+    private CompletableFuture<Void> append(LogRecord record) {
+        try {
+            return core.append(record);
+        } catch (LogException e) {
+            leaveService("its REDO log failed on record " + record.lsn() + " (" + e.getMessage() + ") and cannot be"
+                    + " trusted with more until the node restarts");
+            return CompletableFuture.failedFuture(e);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // out of sequence, a field too large, or the log closed: not a record this log can take now
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -198,9 +281,27 @@ final class WriteAnywhereReplica implements PartitionReplica {
         if (took) {
             logged.computeIfPresent(record.origin(), (origin, seq) -> Math.min(seq, record.originSeq() - 1));
         }
+        if (took || core.log.hasFailed()) {
+            leaveService("its REDO log failed writing record " + record.lsn() + " (" + causeOf(e).getMessage()
+                    + ") and refuses every change until the node restarts");
+        }
         logger.debug("{}: REDO log append of write {} from {} (sequence {}) failed; not applied, the next pull"
                 + " fetches it again: {}", core.name, record.requestId(), record.origin(), record.originSeq(),
                 e.toString());
+    }
+
+    /** Takes this replica out of service until the node restarts (or is rebuilt), saying why once, at ERROR. */
+    private void leaveService(String reason) {
+        if (outOfService == null) {
+            outOfService = reason;
+            logger.error("{}: {} -> {}: {}", core.name, role, ReplicaRole.RECOVERING, reason);
+        }
+        role = ReplicaRole.RECOVERING;
+        core.publish(role, 0);
+    }
+
+    private static Throwable causeOf(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     @Override
@@ -217,10 +318,11 @@ final class WriteAnywhereReplica implements PartitionReplica {
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
             if (message instanceof Gossip gossip) {
-                accept(gossip.entries());
-                reply.accept(new Ack(true, core.log.lastLsn(), 0, ""));
+                String stopped = accept(gossip.entries());
+                reply.accept(stopped == null ? new Ack(true, core.log.lastLsn(), 0, "")
+                        : new Ack(false, core.durable, 0, stopped)); // the sender's next pull brings the rest
             } else if (message instanceof Pull pull) {
-                reply.accept(new PullReply(missing(pull.seen())));
+                reply.accept(missing(pull.seen()));
             } else {
                 reply.accept(new ReplicaStatus(core.self.value(), role.name(), 0, 0, core.log.lastLsn(), core.applied, priority,
                         core.app.digest().orElse("")));
@@ -233,13 +335,15 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * still in the log's queue is lost if this node crashes, and its sequence is then reused for
      * another write, which a peer that already has the lost one would never take.
      */
-    private List<Entry> missing(Map<String, Long> theirs) {
+    private PullReply missing(Map<String, Long> theirs) {
         List<Entry> out = new ArrayList<>();
         long bytes = 0;
         for (Map.Entry<String, LsnsBySeq> origin : byOrigin.entrySet()) {
             LsnsBySeq lsns = origin.getValue();
-            for (long seq = theirs.getOrDefault(origin.getKey(), 0L) + 1; seq <= lsns.size() && out.size() < MAX_PULL;
-                    seq++) {
+            for (long seq = theirs.getOrDefault(origin.getKey(), 0L) + 1; seq <= lsns.size(); seq++) {
+                if (out.size() >= MAX_PULL) {
+                    return new PullReply(out, true);
+                }
                 long lsn = lsns.lsn(seq);
                 if (lsn > core.durable) {
                     break; // an origin's writes are logged in sequence: the later ones are not durable either
@@ -250,12 +354,12 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 }
                 bytes += ReplicaCore.wireBytes(r);
                 if (bytes > core.maxBatchBytes && !out.isEmpty()) {
-                    return out; // the rest in the next pull: one reply must fit in a frame
+                    return new PullReply(out, true); // the rest in the next pull: one reply must fit in a frame
                 }
                 out.add(Entry.of(r));
             }
         }
-        return out;
+        return new PullReply(out, false);
     }
 
     private void index(LogRecord record) {
@@ -300,6 +404,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
     @Override
     public void tick() {
         core.exec.execute(() -> {
+            if (outOfService != null) {
+                return; // its log takes nothing until the node restarts: pulling would only fetch what it refuses
+            }
             if (core.storageFailedAt() != 0) {
                 apply(core.log.lastLsn()); // retry; the next anti-entropy round puts it back in service
             }
@@ -311,10 +418,11 @@ final class WriteAnywhereReplica implements PartitionReplica {
             List<Replica> peers = new ArrayList<>(core.peers.replicas(core.service, core.partition));
             peers.removeIf(r -> r.node().equals(core.self));
             if (peers.isEmpty()) {
-                ready();
+                ready(configuredReplicas <= 1 || now - startedNanos >= ALONE_AFTER_NANOS);
                 return;
             }
             Pull pull = new Pull(core.service, core.partition, Map.copyOf(seen));
+            Round round = new Round();
             List<CompletableFuture<@Nullable PullReply>> replies = new ArrayList<>();
             for (Replica peer : peers) {
                 pullsInFlight++;
@@ -322,19 +430,42 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         .orTimeout(5, TimeUnit.SECONDS).exceptionally(e -> null)
                         .whenComplete((r, e) -> core.exec.execute(() -> {
                             pullsInFlight--;
-                            if (r != null) {
-                                accept(r.entries());
+                            round.add(r, core.self.value());
+                            if (r != null && accept(r.entries()) != null) {
+                                round.complete = false;
                             }
                         })));
             }
-            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
-                    .whenComplete((v, e) -> core.exec.execute(this::ready));
+            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
+                    () -> ready(round.complete && logged.getOrDefault(core.self.value(), 0L) >= round.ownSeq)));
         });
     }
 
-    /** Recovery ends with the first anti-entropy round: from then on the replica serves. */
-    private void ready() {
-        if (role == ReplicaRole.RECOVERING && core.storageFailedAt() == 0) {
+    /** What one anti-entropy round learned: whether every peer answered in full, and its highest own-origin write. */
+    private static final class Round {
+        boolean complete = true;
+        long ownSeq;
+
+        void add(@Nullable PullReply reply, String self) {
+            if (reply == null || reply.truncated()) {
+                complete = false;
+                return;
+            }
+            for (Entry entry : reply.entries()) {
+                if (entry.origin().equals(self)) {
+                    ownSeq = Math.max(ownSeq, entry.originSeq());
+                }
+            }
+        }
+    }
+
+    /**
+     * Recovery ends with the first anti-entropy round in which every peer answered in full and this
+     * replica logged every write of its own origin they hold ({@code caughtUp}): from then on it
+     * serves, and numbers its new writes after those.
+     */
+    private void ready(boolean caughtUp) {
+        if (role == ReplicaRole.RECOVERING && caughtUp && core.storageFailedAt() == 0 && outOfService == null) {
             logger.info("{}: caught up with its peers; serving", core.name);
             role = ReplicaRole.SECONDARY;
         }

@@ -85,7 +85,16 @@ final class FaultInjectingCluster implements AutoCloseable {
 
     /** Starts (or restarts, on its old log) node {@code name} with {@code priority}. */
     Node start(String name, int priority) {
-        Node node = new Node(name, priority);
+        return start(name, priority, new RecordingService());
+    }
+
+    /**
+     * Starts (or restarts, on its old log) node {@code name} whose service is {@code app}: pass the
+     * killed node's {@link Node#app} for a service whose store survived the crash (its CHECK then
+     * still reports the writes it applied).
+     */
+    Node start(String name, int priority, RecordingService app) {
+        Node node = new Node(name, priority, app);
         nodes.put(node.id, node);
         everStarted.add(node);
         node.replica.start();
@@ -232,7 +241,8 @@ final class FaultInjectingCluster implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 break;
             }
-            await().pollDelay(Duration.ofMillis(5)).atMost(Duration.ofMillis(50)).until(() -> true);
+            // a short real pause between steps; atMost is generous because a loaded machine can be slow to poll
+            await().pollDelay(Duration.ofMillis(5)).atMost(Duration.ofSeconds(5)).until(() -> true);
         }
         if (!done.getAsBoolean()) {
             throw new AssertionError("not reached: " + what + "; " + describe());
@@ -262,6 +272,12 @@ final class FaultInjectingCluster implements AutoCloseable {
         node.replica.write(new RequestMessage(id.low(), SERVICE, 0, method, AccessMode.WRITE, 10_000, 0, id,
                 new byte[0]), answer::complete);
         return answer;
+    }
+
+    /** Advances time until every live node serves (level 1: SECONDARY). */
+    void awaitServing() {
+        runUntil(() -> nodes.values().stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY),
+                "every live node serving");
     }
 
     /** The node that is primary, if exactly one live node is. */
@@ -327,7 +343,7 @@ final class FaultInjectingCluster implements AutoCloseable {
     final class Node {
         final NodeId id;
         final int priority;
-        final RecordingService app = new RecordingService();
+        final RecordingService app;
         final Gate gate = new Gate();
         final ReplicaCore core;
         final PartitionReplica replica;
@@ -335,14 +351,35 @@ final class FaultInjectingCluster implements AutoCloseable {
         volatile Predicate<LogRecord> refuseAppend = r -> false;
         /** How many records the log refused so far. */
         final AtomicInteger refused = new AtomicInteger();
+        /**
+         * Makes the log fail as one whose disk failed: the next append is taken and its write fails,
+         * and the log refuses every later one ({@link RedoLog#append}'s contract after a write failure).
+         */
+        volatile boolean failWrites;
+        private volatile boolean writeFailed;
+        /** The records whose append throws {@code LogException} at once, as a log sync that throws would. */
+        volatile Predicate<LogRecord> throwOnAppend = r -> false;
 
-        Node(String name, int priority) {
+        Node(String name, int priority, RecordingService app) {
             this.id = NodeId.of(name);
             this.priority = priority;
+            this.app = app;
             RedoLog log = RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP);
             core = new ReplicaCore(SERVICE, 0, id, log, app, new NetworkPeers(id), new SerialExecutor(gate, name), timer);
             core.clock = clock::get;
             core.logAppend = record -> {
+                if (throwOnAppend.test(record)) {
+                    throw new LogException(log.directory(), "cannot force record " + record.lsn() + " ("
+                            + record.method() + "): injected by the test");
+                }
+                if (failWrites) {
+                    if (!writeFailed) {
+                        writeFailed = true;
+                        log.append(record); // taken, and then its write fails
+                    }
+                    return CompletableFuture.failedFuture(new LogException(log.directory(),
+                            "cannot write record " + record.lsn() + ": injected by the test"));
+                }
                 if (refuseAppend.test(record)) {
                     refused.incrementAndGet();
                     return CompletableFuture.failedFuture(new LogException(log.directory(),
@@ -351,7 +388,7 @@ final class FaultInjectingCluster implements AutoCloseable {
                 return log.append(record);
             };
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
-            replica = mode == null ? new WriteAnywhereReplica(core, priority)
+            replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
                     : mode == FailoverMode.MAJORITY
                     ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1))
                     : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);

@@ -26,6 +26,7 @@ class WriteAnywhereSplitTest {
             Node a = cluster.start("a", 1);
             Node b = cluster.start("b", 1);
             Node c = cluster.start("c", 1);
+            cluster.awaitServing();
             cluster.partition(List.of(a), List.of(b, c));
             CompletableFuture<ResponseMessage> minority = cluster.write(a, "onTheMinoritySide");
             CompletableFuture<ResponseMessage> majority = cluster.write(b, "onTheMajoritySide");
