@@ -52,6 +52,12 @@ public final class BenchEchoService {
         return new Pong(ping.text(), context.node().value());
     }
 
+    /** {@link #echo} declared non-blocking: it runs on the serving node's I/O thread, not a worker. */
+    @Read(blocking = false)
+    public Pong echoInline(RequestContext context, Ping ping) {
+        return echo(context, ping);
+    }
+
     /** Blocks the calling worker until {@link #release()} or the request's time runs out. */
     @Read
     public Pong hold(RequestContext context, Hold hold) throws InterruptedException {

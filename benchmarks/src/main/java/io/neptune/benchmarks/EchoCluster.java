@@ -122,7 +122,12 @@ final class EchoCluster implements AutoCloseable {
 
     /** Sends {@link #PING} from {@code node-a} to {@code partition}'s {@code echo} method. */
     CompletableFuture<Pong> echo(int partition, CallOptions options) {
-        return client().callAsync(handle, BenchEchoService.NAME, partition, "echo", AccessMode.READ, PING, Pong.class,
+        return echo(partition, "echo", options);
+    }
+
+    /** Sends {@link #PING} from {@code node-a} to {@code partition}'s {@code method} ({@code echo} or {@code echoInline}). */
+    CompletableFuture<Pong> echo(int partition, String method, CallOptions options) {
+        return client().callAsync(handle, BenchEchoService.NAME, partition, method, AccessMode.READ, PING, Pong.class,
                 options);
     }
 

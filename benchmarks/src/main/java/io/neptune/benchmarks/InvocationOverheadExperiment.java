@@ -22,6 +22,7 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>raw Netty TCP ping-pong ({@link NettyTcpEcho}), the floor;
  *   <li>Neptune to a partition with a single replica, so no policy polls ({@link EchoCluster#FIXED_PARTITION});
+ *   <li>the same with the method declared {@code @Read(blocking = false)}: it runs on the server's I/O thread;
  *   <li>Neptune with random polling over two replicas ({@link EchoCluster#SHARED_PARTITION});
  *   <li>the same two replicas with the {@code load-aware} policy (polls only stale load reports) and
  *       with {@code p2c} (power of two choices over the caller's own calls in flight, no polls);
@@ -42,6 +43,7 @@ public final class InvocationOverheadExperiment {
     static final String RAW = "raw Netty TCP";
     // Labels are CSV cells: no commas.
     static final String FIXED = "Neptune fixed node";
+    static final String INLINE = "Neptune fixed node non-blocking";
     static final String POLLING = "Neptune random polling";
     static final String LOAD_AWARE = "Neptune load-aware";
     static final String P2C = "Neptune P2C";
@@ -112,6 +114,7 @@ public final class InvocationOverheadExperiment {
             Map<String, Supplier<CompletableFuture<?>>> systems = new LinkedHashMap<>();
             systems.put(RAW, raw::roundTripAsync);
             systems.put(FIXED, () -> neptune.echo(EchoCluster.FIXED_PARTITION, random));
+            systems.put(INLINE, () -> neptune.echo(EchoCluster.FIXED_PARTITION, "echoInline", random));
             systems.put(POLLING, () -> neptune.echo(EchoCluster.SHARED_PARTITION, polling));
             systems.put(LOAD_AWARE, () -> neptune.echo(EchoCluster.SHARED_PARTITION, loadAware));
             systems.put(P2C, () -> neptune.echo(EchoCluster.SHARED_PARTITION, p2c));
@@ -167,7 +170,7 @@ public final class InvocationOverheadExperiment {
         ClosedLoop.Result floor = find(measurements, RAW, 1);
         StringBuilder md = new StringBuilder("Overhead over raw Netty TCP at 1 caller (the dissertation: 97 µs):\n\n");
         md.append("| system | p50 − raw p50 (µs) | mean − raw mean (µs) |\n| --- | --- | --- |\n");
-        for (String system : List.of(FIXED, POLLING, LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {
+        for (String system : List.of(FIXED, INLINE, POLLING, LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {
             ClosedLoop.Result r = find(measurements, system, 1);
             md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f |%n", system, r.p50() - floor.p50(),
                     r.mean() - floor.mean()));

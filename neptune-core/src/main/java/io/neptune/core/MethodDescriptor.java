@@ -60,6 +60,15 @@ public record MethodDescriptor(String name, AccessMode mode, Class<?> requestTyp
         return read != null && read.resumable() && streamsOut() && !streamsIn();
     }
 
+    /**
+     * Whether the method may block ({@link Read#blocking()}); writes always may. A method that may not
+     * runs on the I/O thread that read its request.
+     */
+    public boolean blocking() {
+        Read read = javaMethod.getAnnotation(Read.class);
+        return read == null || read.blocking();
+    }
+
     /** The type of the items the method streams out, if it is a stream method. */
     public Optional<Type> outputItem() {
         return Optional.ofNullable(outputItemType);

@@ -29,4 +29,14 @@ public @interface Read {
      * whose input cannot be sent twice, nor on a method that does not stream.
      */
     boolean resumable() default false;
+
+    /**
+     * Whether the method may block (wait on I/O, a lock, a sleep). {@code false} promises it never
+     * does and returns quickly: a remote call then runs it on the I/O thread that read the request
+     * and writes the answer there, without the hand-off to a service worker and back (the fastest
+     * path, for methods that compute from memory). A method that blocks anyway stalls every
+     * connection of that I/O thread, so only promise it when it is true. Not for stream methods; on
+     * a node that schedules by service class every method still goes through the class-aware queue.
+     */
+    boolean blocking() default true;
 }

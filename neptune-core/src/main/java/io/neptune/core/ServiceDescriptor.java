@@ -204,6 +204,11 @@ public final class ServiceDescriptor {
                     : "does not stream") + " (expected: resumable only on a method returning Flow.Publisher of a"
                     + " request object)");
         }
+        if (stream && read != null && !read.blocking()) {
+            throw new ServiceDefinitionException(serviceClass, where + " is @Read(blocking = false) but streams"
+                    + " (expected: blocking = false only on a method answering one response; a stream's publisher"
+                    + " produces on its own threads anyway)");
+        }
         if (stream) {
             return describeStream(serviceClass, method, read != null ? read.name() : write.name(), write != null);
         }

@@ -47,6 +47,14 @@ class StreamMethodDescriptorTest {
     }
 
     @NeptuneService(name = "bad", partitions = 1)
+    public static final class NonBlockingStream {
+        @Read(blocking = false)
+        public Flow.Publisher<Hit> scan(RequestContext context, Query query) {
+            return new SubmissionPublisher<>();
+        }
+    }
+
+    @NeptuneService(name = "bad", partitions = 1)
     public static final class ResumableCall {
         @Read(resumable = true)
         public Hit one(RequestContext context, Query query) {
@@ -123,6 +131,14 @@ class StreamMethodDescriptorTest {
         assertThatThrownBy(() -> ServiceDescriptor.of(ResumableCall.class))
                 .isInstanceOf(ServiceDefinitionException.class)
                 .hasMessageContaining("method one() is @Read(resumable = true) but does not stream");
+    }
+
+    @Test
+    void aStreamCannotBeNonBlocking() {
+        assertThatThrownBy(() -> ServiceDescriptor.of(NonBlockingStream.class))
+                .isInstanceOf(ServiceDefinitionException.class)
+                .hasMessageContaining("method scan() is @Read(blocking = false) but streams");
+        assertThat(ServiceDescriptor.of(Streams.class).method("one").orElseThrow().blocking()).isTrue();
     }
 
     @Test

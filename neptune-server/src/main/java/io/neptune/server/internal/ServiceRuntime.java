@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * (active + queued requests) that polls and announcements report.
  *
  * <p>Thread-safety: thread-safe. {@link #submit} runs on dispatcher threads (event loops or the
- * local caller); methods run on the service's own workers, never on an event loop.
+ * local caller); methods run on the service's own workers, except a {@code @Read(blocking = false)}
+ * one on a node without service classes, which runs on the dispatcher thread itself.
  */
 public final class ServiceRuntime implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(ServiceRuntime.class);
@@ -341,6 +342,10 @@ public final class ServiceRuntime implements AutoCloseable {
             return;
         }
         long arrival = System.nanoTime();
+        if (!method.blocking() && stream == null && classAware == null) {
+            answer(new Task(request, method, arrival, deadline(request, arrival), reply, null, null)); // on this thread
+            return;
+        }
         if (!scheduler.offer(new Task(request, method, arrival, deadline(request, arrival), reply, null, stream))) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
                     descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
@@ -356,18 +361,28 @@ public final class ServiceRuntime implements AutoCloseable {
                 return;
             }
             if (task != null) {
-                active.incrementAndGet();
-                try {
-                    ResponseMessage response = classAware != null ? runMeasured(task) : runAnswering(task);
-                    if (response != null) {
-                        task.reply().accept(response);
-                    }
-                } catch (RuntimeException e) {
-                    logger.error("{}: reply to {} failed", node, task.request(), e);
-                } finally {
-                    active.decrementAndGet();
-                }
+                answer(task);
             }
+        }
+    }
+
+    /**
+     * Runs {@code task} on this thread and answers it; it counts in the load index meanwhile. A
+     * worker's loop calls it, and so does {@link #submit} for a {@code @Read(blocking = false)}
+     * method: then it runs on the I/O thread of a remote call and its answer is written there, with no
+     * queue, no worker and no hop back to the event loop.
+     */
+    private void answer(Task task) {
+        active.incrementAndGet();
+        try {
+            ResponseMessage response = classAware != null ? runMeasured(task) : runAnswering(task);
+            if (response != null) {
+                task.reply().accept(response);
+            }
+        } catch (RuntimeException e) {
+            logger.error("{}: reply to {} failed", node, task.request(), e);
+        } finally {
+            active.decrementAndGet();
         }
     }
 
