@@ -1,6 +1,7 @@
 package io.neptune.core.internal.wire;
 
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.flush.FlushConsolidationHandler;
 
 /** Installs the frame and message codecs at the head of a TCP pipeline. */
 public final class Frames {
@@ -10,15 +11,23 @@ public final class Frames {
     public static final String MESSAGE_DECODER = "message-decoder";
     /** Pipeline name of the message encoder. */
     public static final String MESSAGE_ENCODER = "message-encoder";
+    /** Pipeline name of the flush consolidation handler. */
+    public static final String FLUSH_CONSOLIDATION = "flush-consolidation";
+    /** Flushes asked for during one read burst beyond which one goes out anyway. */
+    static final int FLUSHES_PER_READ = 256;
 
     private Frames() {}
 
     /**
-     * Adds the codecs; frames longer than {@code maxFrameBytes} fail at once with a
+     * Adds flush consolidation and the codecs. Flushes asked for while the channel reads (answers
+     * written inline, calls sent from completions of earlier ones) go out once, at the end of the
+     * read burst; flushes from other threads go out at once, so a lone call waits for nothing.
+     * Frames longer than {@code maxFrameBytes} fail at once with a
      * {@link io.netty.handler.codec.TooLongFrameException} instead of being buffered, and input
      * that ends inside a frame fails with a {@link io.netty.handler.codec.CorruptedFrameException}.
      */
     public static void install(ChannelPipeline pipeline, int maxFrameBytes) {
+        pipeline.addLast(FLUSH_CONSOLIDATION, new FlushConsolidationHandler(FLUSHES_PER_READ, false));
         pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameBytes));
         pipeline.addLast(MESSAGE_DECODER, MessageDecoder.INSTANCE);
         pipeline.addLast(MESSAGE_ENCODER, MessageEncoder.INSTANCE);
