@@ -49,6 +49,7 @@ public final class NeptuneNode implements AutoCloseable {
     private final Lifecycle lifecycle;
     private final Map<String, ServiceRuntime> services;
     private volatile @Nullable NodeRuntime runtime;
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
 
     private NeptuneNode(NodeConfig config, Map<String, ServiceRuntime> services) {
         this.config = config;
@@ -188,6 +189,36 @@ public final class NeptuneNode implements AutoCloseable {
         } finally {
             lifecycle.transition(Lifecycle.State.STOPPED);
             logger.info("{}: stopped", node);
+            closed.countDown();
+        }
+    }
+
+    /** Blocks until {@link #close()} has finished (called on another thread, or by {@link #runUntilStopped()}). */
+    public void awaitClose() throws InterruptedException {
+        closed.await();
+    }
+
+    /**
+     * Serves until the JVM is asked to stop (SIGTERM, Ctrl-C), then closes the node and returns: the
+     * last line of a node's {@code main}. Closing the node from another thread returns too.
+     *
+     * <pre>{@code
+     * public static void main(String[] args) throws InterruptedException {
+     *     NeptuneNode.builder(config).host(new MyService(), HostingConfig.all()).start().runUntilStopped();
+     * }
+     * }</pre>
+     */
+    public void runUntilStopped() throws InterruptedException {
+        Thread hook = new Thread(this::close, "neptune-" + node + "-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            awaitClose();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook is what closed the node
+            }
         }
     }
 

@@ -5,7 +5,6 @@ import io.neptune.server.NodeConfigFile;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -23,11 +22,6 @@ public final class NodeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         NodeConfigFile file = NodeConfigFile.load(config);
         NeptuneNode node = file.toBuilder().start();
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            node.close();
-            stopped.countDown();
-        }, "neptune-shutdown"));
         if (parentPid > 0) {
             Optional<ProcessHandle> parent = ProcessHandle.of(parentPid);
             if (parent.isEmpty()) {
@@ -39,7 +33,7 @@ public final class NodeCommand implements Callable<Integer> {
         System.out.println("READY " + node.node() + " " + node.requestAddress().getPort() + " pid="
                 + ProcessHandle.current().pid());
         System.out.flush();
-        stopped.await();
+        node.runUntilStopped();
         return 0;
     }
 }
