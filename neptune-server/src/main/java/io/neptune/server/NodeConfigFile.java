@@ -198,6 +198,12 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     + " a request of the class yields nothing, such as 2s)");
         }
         Duration deadline = n.duration("deadline", Duration.ZERO);
+        for (String hybridOnly : List.of("pre-deadline", "drop-penalty")) {
+            if (n.has(hybridOnly) && !form.equals("hybrid")) {
+                throw new ConfigException(n.path() + "." + hybridOnly, "given for yield '" + form
+                        + "' (expected: only with yield: hybrid, whose D' and C' it sets)");
+            }
+        }
         return switch (form) {
             case "throughput" -> YieldFunction.throughput(c, deadline);
             case "resptime" -> YieldFunction.resptime(c, deadline);

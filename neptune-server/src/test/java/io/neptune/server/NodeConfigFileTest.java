@@ -83,6 +83,10 @@ class NodeConfigFileTest {
                 .hasMessageStartingWith("membership.stak: unknown key").hasMessageContaining("stack");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    worker: 3\n")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("services[0].worker: unknown key");
+        // keys that are only looked for (present or not) are valid keys too, and the list says so
+        assertThatThrownBy(() -> load("services:\n  - class: a.B\n    failovr: fail-stop\n"))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("services[0].failovr: unknown key")
+                .hasMessageContaining("failover").hasMessageContaining("process");
     }
 
     @Test
@@ -166,6 +170,9 @@ class NodeConfigFileTest {
                 .hasMessage("classes[0].yield: 'linear' (expected: throughput, resptime or hybrid)");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    share: lots\n"))
                 .isInstanceOf(ConfigException.class).hasMessage("classes[0].share: 'lots' (expected: a number)");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    pre-deadline: 500ms\n"))
+                .isInstanceOf(ConfigException.class).hasMessage("classes[0].pre-deadline: given for yield 'throughput'"
+                        + " (expected: only with yield: hybrid, whose D' and C' it sets)");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    dead-line: 2s\n"))
                 .isInstanceOf(ConfigException.class).hasMessageStartingWith("classes[0].dead-line: unknown key");
         assertThatThrownBy(() -> load("scheduling:\n  policy: lottery\n")).isInstanceOf(ConfigException.class)

@@ -106,6 +106,7 @@ public final class ConfigNode {
 
     /** Whether {@code name} is present. */
     public boolean has(String name) {
+        read.add(name); // a key the parser looks for is a valid key, even where this file leaves it out
         return node.has(name) && !node.get(name).isNull();
     }
 
