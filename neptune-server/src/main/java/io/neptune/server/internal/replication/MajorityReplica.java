@@ -650,7 +650,7 @@ final class MajorityReplica implements PartitionReplica {
         if (phase != Phase.LEADER) {
             return;
         }
-        logger.warn("{}: stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
+        logger.warn("{}: [NEP-REPL-004] stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
         phase = Phase.FOLLOWER;
         QuorumLeader leader = leading;
         leading = null;

@@ -207,10 +207,10 @@ final class ReplicaCore {
                 applying = applied;
                 if (storageFailedAt != record.lsn()) {
                     storageFailedAt = record.lsn();
-                    logger.error("{}: the write at LSN {} failed in storage, not in the service's logic; this replica"
-                            + " stops serving and retries it until it applies (if the database is damaged for good,"
-                            + " docs/OPERATIONS.md says how to rebuild the replica from its peers): {}", name,
-                            record.lsn(), response.errorMessage());
+                    logger.error("{}: [NEP-STORE-001] the write at LSN {} failed in storage, not in the service's"
+                            + " logic; this replica stops serving and retries it until it applies (if the database is"
+                            + " damaged for good, docs/OPERATIONS.md says how to rebuild the replica from its peers): {}",
+                            name, record.lsn(), response.errorMessage());
                 } else {
                     logger.debug("{}: the write at LSN {} failed in storage again: {}", name, record.lsn(),
                             response.errorMessage());

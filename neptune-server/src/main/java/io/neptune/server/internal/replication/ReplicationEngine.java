@@ -99,9 +99,9 @@ public final class ReplicationEngine implements AutoCloseable {
                     continue;
                 }
                 if (runtime.descriptor().checkMethod().isEmpty()) {
-                    logger.warn("{}: service '{}' has @Write methods but no @Check: each time this node starts, every"
-                            + " logged write runs again (nothing else tells what its store kept through a crash), so"
-                            + " its writes must be idempotent; a @Check method makes recovery exact", self,
+                    logger.warn("{}: [NEP-SVC-001] service '{}' has @Write methods but no @Check: each time this node"
+                            + " starts, every logged write runs again (nothing else tells what its store kept through a"
+                            + " crash), so its writes must be idempotent; a @Check method makes recovery exact", self,
                             runtime.descriptor().name());
                 }
                 PartitionReplica[] byPartition = new PartitionReplica[runtime.descriptor().partitions()];
