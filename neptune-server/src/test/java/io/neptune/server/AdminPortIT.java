@@ -14,10 +14,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,7 +88,24 @@ class AdminPortIT {
 
             assertThat(client.admin().nodes()).filteredOn(n -> n.node().equals("node-0")).singleElement()
                     .satisfies(n -> assertThat(n.adminUrl()).isEqualTo(admin));
+            assertDashboardNamesExist(server + calls);
         }
+    }
+
+    /**
+     * Every Neptune metric the Grafana dashboard in docs/ queries is in a real scrape (the class
+     * meters only exist on a node that schedules by class, which this one does not).
+     */
+    private static void assertDashboardNamesExist(String scrape) throws IOException {
+        String dashboard = Files.readString(Path.of("..", "docs", "grafana", "neptune-dashboard.json"));
+        Set<String> names = new TreeSet<>();
+        Matcher matcher = Pattern.compile("neptune_[a-z_]+").matcher(dashboard);
+        while (matcher.find()) {
+            names.add(matcher.group());
+        }
+        assertThat(names).hasSizeGreaterThan(15);
+        names.removeIf(name -> name.startsWith("neptune_class_"));
+        assertThat(names).allSatisfy(name -> assertThat(scrape).as("the dashboard's " + name).contains(name));
     }
 
     @Test
