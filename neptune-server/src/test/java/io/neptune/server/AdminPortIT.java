@@ -1,15 +1,19 @@
 package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
+import io.neptune.core.NeptuneException;
 import io.neptune.server.EchoTestService.Echo;
 import io.neptune.server.EchoTestService.Reply;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -121,6 +125,19 @@ class AdminPortIT {
             HttpResponse<String> metrics = get(admin + "/metrics?x=1");
             assertThat(metrics.statusCode()).as("a query string does not change the path").isEqualTo(200);
             assertThat(metrics.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+        }
+    }
+
+    @Test
+    void aTakenAdminPortStopsTheStartNamingTheSetting() throws IOException {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b);
+                ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            NodeConfig config = cluster.config("clash", ClientConfig.defaults()).toBuilder()
+                    .adminPort(taken.getLocalPort()).build();
+            assertThatThrownBy(() -> NeptuneNode.builder(config).host(new EchoTestService(), HostingConfig.all()).start())
+                    .isInstanceOf(NeptuneException.class)
+                    .hasMessageContaining("cannot serve the admin port on 127.0.0.1:" + taken.getLocalPort())
+                    .hasMessageContaining("check the settings bind-address and admin-port");
         }
     }
 
