@@ -30,28 +30,29 @@ class AnnouncementTest {
                 .isEqualTo("http://[::1]:9090");
     }
 
+    /** An announcement of node a without services, with {@code more} fields appended, as JSON. */
+    private static String withFields(String more) {
+        return "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
+                + "\"sequence\":5,\"load\":6,\"services\":[]" + more + "}";
+    }
+
     @Test
     void anAnnouncementWithoutAnAdminPortHasNoAdminUrl() throws Exception {
-        String older = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
-                + "\"sequence\":5,\"load\":6,\"services\":[],\"served\":7}";
-        Announcement received = Json.mapper().readValue(older, Announcement.class);
+        Announcement received = Json.mapper().readValue(withFields(",\"served\":7"), Announcement.class);
         assertThat(received.adminPort()).isZero();
         assertThat(received.adminUrl()).isEmpty();
     }
 
     @Test
     void anAdminPortOutOfRangeIsRefused() {
-        String bad = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
-                + "\"sequence\":5,\"load\":6,\"services\":[],\"adminPort\":70000}";
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Json.mapper().readValue(bad, Announcement.class))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Json.mapper().readValue(
+                withFields(",\"adminPort\":70000"), Announcement.class))
                 .hasMessageContaining("adminPort: 70000 (expected: 1..65535)");
     }
 
     @Test
     void anAnnouncementWithoutTheServedCountReadsAsZero() throws Exception {
-        String older = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
-                + "\"sequence\":5,\"load\":6,\"services\":[]}";
-        Announcement received = Json.mapper().readValue(older, Announcement.class);
+        Announcement received = Json.mapper().readValue(withFields(""), Announcement.class);
         assertThat(received.served()).isZero();
         assertThat(received.load()).isEqualTo(6);
     }
