@@ -1,5 +1,7 @@
 package io.neptune.server;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.core.ClassStats;
 import io.neptune.core.ReplicaRole;
 import java.util.List;
@@ -29,12 +31,21 @@ public interface ClusterAdmin {
      * @param classes per hosted service that the node schedules by class, what each service class got
      *     since the node started (arrivals, drops by reason, offered and realised yield, share); from
      *     two statuses, the rates and the LossPercent of the time between them
+     * @param adminUrl the base URL of its admin port ({@code /metrics}, {@code /health/ready}), e.g.
+     *     {@code http://127.0.0.1:40123}; empty when it announces none
      */
     record NodeStatus(String node, long pid, String address, List<String> services, int load, long served,
-            long incarnation, long announcedAtNanos, Map<String, List<ClassStats>> classes) {
+            long incarnation, long announcedAtNanos, Map<String, List<ClassStats>> classes, String adminUrl) {
         /** Copies the map. */
         public NodeStatus {
             classes = Map.copyOf(classes);
+            requireNonNull(adminUrl, "adminUrl");
+        }
+
+        /** A status without an admin URL. */
+        public NodeStatus(String node, long pid, String address, List<String> services, int load, long served,
+                long incarnation, long announcedAtNanos, Map<String, List<ClassStats>> classes) {
+            this(node, pid, address, services, load, served, incarnation, announcedAtNanos, classes, "");
         }
 
         /** A status without class counters. */

@@ -20,6 +20,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -67,11 +68,12 @@ public final class NeptuneNode implements AutoCloseable {
         lifecycle.transition(Lifecycle.State.STARTING);
         logger.info("{}: starting with {}", node, config);
         try {
-            NodeRuntime started = new NodeRuntime(config, services);
+            NodeRuntime started = new NodeRuntime(config, services, this::isRunning);
             runtime = started;
             lifecycle.transition(Lifecycle.State.RUNNING);
-            logger.info("{}: running; requests on {}, polls on {}, hosting {}", node, started.requestAddress(),
-                    started.pollAddress(), services.keySet());
+            logger.info("{}: running; requests on {}, polls on {}, admin on {}, hosting {}", node,
+                    started.requestAddress(), started.pollAddress(), started.adminUrl().orElse("none"),
+                    services.keySet());
             return this;
         } catch (RuntimeException e) {
             lifecycle.transition(Lifecycle.State.FAILED);
@@ -103,6 +105,29 @@ public final class NeptuneNode implements AutoCloseable {
     /** The UDP load-index server's address. */
     public InetSocketAddress pollAddress() {
         return runtime().pollAddress();
+    }
+
+    /**
+     * The base URL of this node's admin port ({@code http://host:port}), which serves {@code /metrics}
+     * (Prometheus text) and {@code /health/live}, {@code /health/ready}; empty when the node was
+     * configured without one ({@link NodeConfig#NO_ADMIN_PORT}).
+     */
+    public Optional<String> adminUrl() {
+        return runtime().adminUrl();
+    }
+
+    /** The node's current metrics in the Prometheus text format, as its {@code /metrics} answers. */
+    public String metricsText() {
+        return runtime().scrapeMetrics();
+    }
+
+    /**
+     * Whether the node is ready: it runs and every replica it hosts serves (none is recovering),
+     * as {@code /health/ready} answers 200.
+     */
+    public boolean isReady() {
+        NodeRuntime started = runtime;
+        return started != null && started.health().isReady();
     }
 
     /** Open TCP connections from clients to this node's request server. */

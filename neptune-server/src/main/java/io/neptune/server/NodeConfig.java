@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  * @param ackTimeout how long a primary waits for a secondary's acknowledgement before it treats
  *     the secondary as failed (fail-stop)
  * @param scheduling the service classes and the policy that schedules each hosted service's queue
+ * @param adminPort the admin HTTP port ({@code /metrics}, {@code /health/live}, {@code /health/ready}) on
+ *     {@code bindAddress}; 0 picks a free port (announced in the yellow page), {@link #NO_ADMIN_PORT} serves none
  */
 public record NodeConfig(
         NodeId node,
@@ -42,7 +44,11 @@ public record NodeConfig(
         Path dataDirectory,
         LogSync logSync,
         Duration ackTimeout,
-        SchedulingConfig scheduling) {
+        SchedulingConfig scheduling,
+        int adminPort) {
+
+    /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
+    public static final int NO_ADMIN_PORT = -1;
 
     /** Default for {@link #bindAddress()}. */
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
@@ -61,6 +67,14 @@ public record NodeConfig(
         requireNonNull(logSync, "logSync");
         Checks.positive("ackTimeout", ackTimeout);
         requireNonNull(scheduling, "scheduling");
+        if (adminPort != NO_ADMIN_PORT) {
+            Checks.port("adminPort", adminPort);
+        }
+    }
+
+    /** Whether the node serves an admin port. */
+    public boolean hasAdminPort() {
+        return adminPort != NO_ADMIN_PORT;
     }
 
     /**
@@ -99,7 +113,7 @@ public record NodeConfig(
     public Builder toBuilder() {
         return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
                 .maxFrameBytes(maxFrameBytes).membership(membership).client(client).dataDirectory(dataDirectory)
-                .logSync(logSync).ackTimeout(ackTimeout).scheduling(scheduling);
+                .logSync(logSync).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -121,8 +135,15 @@ public record NodeConfig(
         private LogSync logSync = LogSync.GROUP;
         private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
         private SchedulingConfig scheduling = SchedulingConfig.defaults();
+        private int adminPort;
 
         private Builder() {}
+
+        /** Sets {@link NodeConfig#adminPort()}: 0 (the default) picks a free port, {@link #NO_ADMIN_PORT} none. */
+        public Builder adminPort(int adminPort) {
+            this.adminPort = adminPort;
+            return this;
+        }
 
         /** Sets {@link NodeConfig#scheduling()}. */
         public Builder scheduling(SchedulingConfig scheduling) {
@@ -205,7 +226,7 @@ public record NodeConfig(
         public NodeConfig build() {
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client, data,
-                    logSync, ackTimeout, scheduling);
+                    logSync, ackTimeout, scheduling, adminPort);
         }
     }
 }

@@ -97,6 +97,7 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
             return node.bindAddress(bindAddress)
                     .port(r.integer("port", 0))
                     .pollPort(r.integer("poll-port", 0))
+                    .adminPort(r.integer("admin-port", 0))
                     .ioThreads(r.integer("io-threads", Math.max(2, Runtime.getRuntime().availableProcessors())))
                     .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
                     .logSync(r.choice("log-sync", NodeConfig.LogSync.class, NodeConfig.LogSync.GROUP))

@@ -35,6 +35,16 @@ class NodeConfigFileTest {
         assertThat(file.node().membership().expiry()).isEqualTo(Duration.ofSeconds(5));
         assertThat(file.node().client().policy()).isEqualTo(BalancingPolicy.RANDOM_POLLING);
         assertThat(file.node().client().pollDeadline()).isEqualTo(Duration.ofMillis(10));
+        assertThat(file.node().adminPort()).as("an admin port on a free port").isZero();
+        assertThat(file.node().hasAdminPort()).isTrue();
+    }
+
+    @Test
+    void adminPortIsReadAndCanBeTurnedOff() throws IOException {
+        assertThat(load("admin-port: 9404\n").node().adminPort()).isEqualTo(9404);
+        assertThat(load("admin-port: -1\n").node().hasAdminPort()).isFalse();
+        assertThatThrownBy(() -> load("admin-port: 70000\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("70000 (expected: 0..65535)");
     }
 
     @Test

@@ -62,7 +62,7 @@ public final class AdminCommand implements Runnable {
                 membership = builder.build();
             }
             NeptuneNode node = NeptuneNode.builder(NodeConfig.builder().node("admin-" + ProcessHandle.current().pid())
-                    .ioThreads(1).membership(membership).build()).start();
+                    .ioThreads(1).membership(membership).adminPort(NodeConfig.NO_ADMIN_PORT).build()).start();
             long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", wait).toNanos();
             long stableSince = System.nanoTime();
             int known = -1;
@@ -90,10 +90,11 @@ public final class AdminCommand implements Runnable {
         public Integer call() throws InterruptedException {
             try (NeptuneNode node = target.join()) {
                 List<ClusterAdmin.NodeStatus> nodes = node.admin().nodes();
-                System.out.printf("%-16s %8s %-22s %5s  %s%n", "node", "pid", "address", "load", "services");
+                System.out.printf("%-16s %8s %-22s %-29s %5s  %s%n", "node", "pid", "address", "admin-url", "load",
+                        "services");
                 for (ClusterAdmin.NodeStatus n : nodes) {
-                    System.out.printf("%-16s %8d %-22s %5d  %s%n", n.node(), n.pid(), n.address(), n.load(),
-                            String.join(",", n.services()));
+                    System.out.printf("%-16s %8d %-22s %-29s %5d  %s%n", n.node(), n.pid(), n.address(),
+                            n.adminUrl().isEmpty() ? "-" : n.adminUrl(), n.load(), String.join(",", n.services()));
                 }
                 return nodes.isEmpty() ? 1 : 0;
             }

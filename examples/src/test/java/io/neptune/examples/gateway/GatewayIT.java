@@ -11,6 +11,12 @@ import io.neptune.examples.discussion.Texts;
 import io.neptune.examples.gateway.Http.Reply;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -399,6 +405,25 @@ class GatewayIT {
 
     // ---- admin ---------------------------------------------------------------------------------
 
+    /** The node's announced admin URL answers /health/ready and /metrics over loopback HTTP. */
+    private static void assertAdminUrlServes(String adminUrl, String node) {
+        assertThat(adminUrl).as(node + "'s adminUrl").startsWith("http://127.0.0.1:");
+        HttpClient client = HttpClient.newHttpClient();
+        try {
+            HttpResponse<String> ready = client.send(HttpRequest.newBuilder(URI.create(adminUrl + "/health/ready"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+            HttpResponse<String> metrics = client.send(HttpRequest.newBuilder(URI.create(adminUrl + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.body()).contains("neptune_service_load{", "node=\"" + node + "\"");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
     void adminClusterListsNodesAndEveryPartitionWithItsReplicas() {
         Reply reply = http.get("/admin/cluster");
@@ -409,8 +434,9 @@ class GatewayIT {
         Set<String> ids = new TreeSet<>();
         for (JsonNode node : json.get("nodes")) {
             assertThat(node.fieldNames()).toIterable()
-                    .containsExactly("id", "pid", "state", "address", "requestsPerSecond");
+                    .containsExactly("id", "pid", "state", "address", "requestsPerSecond", "adminUrl");
             assertThat(node.get("state").asText()).isEqualTo("RUNNING");
+            assertAdminUrlServes(node.get("adminUrl").asText(), node.get("id").asText());
             assertThat(node.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
             assertThat(node.get("address").asText()).startsWith("127.0.0.1:");
             ids.add(node.get("id").asText());

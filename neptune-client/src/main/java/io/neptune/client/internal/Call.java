@@ -97,7 +97,11 @@ final class Call<T> implements TimerTask {
             closed();
             return result;
         }
-        result.whenComplete((r, e) -> timer.cancel());
+        long started = System.nanoTime();
+        result.whenComplete((r, e) -> {
+            timer.cancel();
+            client.metrics().callEnded(message.service(), message.method(), e, System.nanoTime() - started);
+        });
         attempt();
         return result;
     }

@@ -81,6 +81,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private final List<AutoCloseable> owned;
     private volatile boolean closed;
     private final Map<NodeId, java.util.concurrent.atomic.LongAdder> responses = new ConcurrentHashMap<>();
+    private final ClientMetrics metrics;
 
     /**
      * Creates a client over an existing yellow page and event loop group (the embedding node owns both).
@@ -90,6 +91,20 @@ public final class DefaultNeptuneClient implements NeptuneClient {
      */
     public DefaultNeptuneClient(NodeId node, ClientConfig config, YellowPage yellowPage, EventLoopGroup group,
             String bindAddress, @Nullable LocalEndpoint local, LoadTracker tracker, List<AutoCloseable> owned) {
+        this(node, config, yellowPage, group, bindAddress, local, tracker, owned, ClientMetrics.none());
+    }
+
+    /**
+     * Creates a client over an existing yellow page and event loop group that records its calls and
+     * polls in {@code metrics}.
+     *
+     * @param local the embedding node's server, for in-process calls; {@code null} for none
+     * @param owned resources the client closes after its own (e.g. a standalone client's membership)
+     */
+    public DefaultNeptuneClient(NodeId node, ClientConfig config, YellowPage yellowPage, EventLoopGroup group,
+            String bindAddress, @Nullable LocalEndpoint local, LoadTracker tracker, List<AutoCloseable> owned,
+            ClientMetrics metrics) {
+        this.metrics = requireNonNull(metrics, "metrics");
         this.node = requireNonNull(node, "node");
         this.config = requireNonNull(config, "config");
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
@@ -108,8 +123,9 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         selectors.put(BalancingPolicy.ROUND_ROBIN, Selectors.roundRobin());
         selectors.put(BalancingPolicy.BROADCAST, Selectors.broadcast());
         selectors.put(BalancingPolicy.IDEAL, Selectors.ideal(tracker));
-        Selectors.Poller polls = (replica, service, partition, serviceClass) -> poller.poll(replica.pollAddress(),
-                service, partition, serviceClass);
+        metrics.bindPoller(poller);
+        Selectors.Poller polls = (replica, service, partition, serviceClass) -> metrics.timePoll(
+                poller.poll(replica.pollAddress(), service, partition, serviceClass));
         selectors.put(BalancingPolicy.RANDOM_POLLING, Selectors.randomPolling(polls, poller.eventLoop(), config.pollSize(), config.pollDeadline(), config.discardSlowPolls(),
                 config.timeout().dividedBy(4))); // a lost poll must leave the call time to run elsewhere
         this.loadAware = new LoadAware(polls, poller.eventLoop(), config.pollSize(), config.pollDeadline(),
@@ -418,6 +434,10 @@ public final class DefaultNeptuneClient implements NeptuneClient {
 
     ClientConfig config() {
         return config;
+    }
+
+    ClientMetrics metrics() {
+        return metrics;
     }
 
     @Override

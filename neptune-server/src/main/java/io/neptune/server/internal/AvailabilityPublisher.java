@@ -28,6 +28,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
     private final NodeId node;
     private final InetSocketAddress requestAddress;
     private final InetSocketAddress pollAddress;
+    private final int adminPort;
     private final Router router;
     private final ReplicationEngine replication;
     private final MembershipChannel channel;
@@ -38,14 +39,19 @@ public final class AvailabilityPublisher implements AutoCloseable {
     private final AtomicLong sequence = new AtomicLong();
     private volatile boolean closed;
 
-    /** Creates the publisher; {@link #start()} sends the first announcement. */
+    /**
+     * Creates the publisher; {@link #start()} sends the first announcement.
+     *
+     * @param adminPort the admin port to announce; 0 for none
+     */
     public AvailabilityPublisher(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress,
-            Router router, ReplicationEngine replication, MembershipChannel channel, YellowPage yellowPage,
+            int adminPort, Router router, ReplicationEngine replication, MembershipChannel channel, YellowPage yellowPage,
             Duration interval, ScheduledExecutorService scheduler) {
         this.replication = replication;
         this.node = node;
         this.requestAddress = requestAddress;
         this.pollAddress = pollAddress;
+        this.adminPort = adminPort;
         this.router = router;
         this.channel = channel;
         this.yellowPage = yellowPage;
@@ -86,7 +92,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
         }
         return new Announcement(node.value(), requestAddress.getAddress().getHostAddress(), requestAddress.getPort(),
                 pollAddress.getPort(), ProcessHandle.current().pid(), incarnation, sequence.incrementAndGet(), total,
-                services, served);
+                services, served, adminPort);
     }
 
     private void publish() {

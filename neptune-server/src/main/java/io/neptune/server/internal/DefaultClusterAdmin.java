@@ -50,7 +50,8 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
             }
             nodes.add(new NodeStatus(a.node(), a.pid(), a.host() + ":" + a.tcpPort(),
                     a.services().stream().map(Announcement.HostedService::name).sorted().toList(), a.load(),
-                    a.served(), a.incarnation(), yellowPage.heardNanos(NodeId.of(a.node())).orElse(0), classes));
+                    a.served(), a.incarnation(), yellowPage.heardNanos(NodeId.of(a.node())).orElse(0), classes,
+                    a.adminUrl()));
         }
         nodes.sort(Comparator.comparing(NodeStatus::node));
         return nodes;

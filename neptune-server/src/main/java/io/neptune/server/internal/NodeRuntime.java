@@ -25,10 +25,13 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The wiring of one started node: event loops, request and load-index servers, service runtimes,
@@ -45,12 +48,23 @@ public final class NodeRuntime implements AutoCloseable {
     private final LoadIndexServer loadIndexServer;
     private final DefaultNeptuneClient client;
     private final Map<String, ServiceRuntime> services;
+    private final NodeMetrics metrics;
+    private final ReplicationEngine replication;
+    private final @Nullable AdminServer adminServer;
+    private final BooleanSupplier running;
 
-    /** Starts the node's components; on failure releases what was started and rethrows. */
-    public NodeRuntime(NodeConfig config, Map<String, ServiceRuntime> services) {
+    /**
+     * Starts the node's components; on failure releases what was started and rethrows.
+     *
+     * @param running whether the node counts as running (its lifecycle), for {@code /health/ready}
+     */
+    public NodeRuntime(NodeConfig config, Map<String, ServiceRuntime> services, BooleanSupplier running) {
         this.node = config.node();
         this.services = Map.copyOf(services);
+        this.running = running;
         try {
+            metrics = new NodeMetrics(node);
+            resources.add(metrics);
             EventLoopGroup io = EventLoops.create(node.value(), config.ioThreads());
             resources.add(() -> io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly());
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -65,16 +79,24 @@ public final class NodeRuntime implements AutoCloseable {
             }
 
             yellowPage = new YellowPage(node, config.membership().expiry(), System::nanoTime);
-            ReplicationEngine replication = new ReplicationEngine(config, services, yellowPage);
+            metrics.bindServices(services.values());
+            metrics.bindYellowPage(yellowPage);
+            replication = new ReplicationEngine(config, services, yellowPage, metrics.registry());
             resources.add(replication);
             for (ServiceRuntime service : services.values()) {
                 String name = service.descriptor().name();
                 service.versions(partition -> replication.readVersion(name, partition));
             }
-            Router router = new Router(node, services, yellowPage, replication);
+            Router router = new Router(node, services, yellowPage, replication, metrics.serverCalls());
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     router);
             resources.add(requestServer);
+            metrics.bindRequestServer(requestServer);
+            adminServer = config.hasAdminPort() ? new AdminServer(node, io, config.bindAddress(), config.adminPort(),
+                    metrics, this::health) : null;
+            if (adminServer != null) {
+                resources.add(adminServer);
+            }
             loadIndexServer = new LoadIndexServer(node, io, config.bindAddress(), config.pollPort(), services);
             resources.add(loadIndexServer);
 
@@ -82,10 +104,11 @@ public final class NodeRuntime implements AutoCloseable {
             resources.add(membership);
             membership.start();
             client = new DefaultNeptuneClient(node, config.client(), yellowPage, io, config.bindAddress(),
-                    new Local(router), new LoadTracker(), List.of());
+                    new Local(router), new LoadTracker(), List.of(), metrics.client());
             resources.add(client);
             AvailabilityPublisher publisher = new AvailabilityPublisher(node, requestServer.address(),
-                    loadIndexServer.address(), router, replication, membership, yellowPage,
+                    loadIndexServer.address(), adminServer == null ? 0 : adminServer.address().getPort(), router,
+                    replication, membership, yellowPage,
                     config.membership().announceInterval(), scheduler);
             resources.add(publisher);
             replication.start(client, publisher::publishNow);
@@ -115,6 +138,40 @@ public final class NodeRuntime implements AutoCloseable {
     /** The load-index server's address. */
     public InetSocketAddress pollAddress() {
         return loadIndexServer.address();
+    }
+
+    /** The admin port's address ({@code /metrics}, {@code /health}), if the node serves one. */
+    public Optional<InetSocketAddress> adminAddress() {
+        return Optional.ofNullable(adminServer).map(AdminServer::address);
+    }
+
+    /** The admin port's base URL, {@code http://host:port} (an IPv6 host in brackets), if the node serves one. */
+    public Optional<String> adminUrl() {
+        return adminAddress().map(a -> "http://" + (a.getHostString().indexOf(':') >= 0 ? "[" + a.getHostString()
+                + "]" : a.getHostString()) + ":" + a.getPort());
+    }
+
+    /** The current metrics in Prometheus text, as {@code /metrics} answers. */
+    public String scrapeMetrics() {
+        return metrics.scrape();
+    }
+
+    /** Whether the node runs and which hosted replicas do not serve yet: what {@code /health/ready} answers. */
+    public Health health() {
+        List<Health.NotServing> notServing = new ArrayList<>();
+        for (ServiceRuntime service : new java.util.TreeMap<>(services).values()) {
+            String name = service.descriptor().name();
+            if (!replication.replicates(name)) {
+                continue; // nothing to recover: it serves as soon as the node runs
+            }
+            for (int p = 0; p < service.descriptor().partitions(); p++) {
+                ReplicaRole role = service.hosts(p) ? replication.role(name, p) : ReplicaRole.SECONDARY;
+                if (role == ReplicaRole.RECOVERING) {
+                    notServing.add(new Health.NotServing(name, p, role));
+                }
+            }
+        }
+        return new Health(running.getAsBoolean(), notServing);
     }
 
     /** Open client connections to the request server. */

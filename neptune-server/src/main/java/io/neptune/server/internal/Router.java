@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.client.internal.CallTimers;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MethodDescriptor;
@@ -13,6 +14,8 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.ReplicationEngine;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -29,11 +32,17 @@ public final class Router {
     private final Map<String, ServiceRuntime> services;
     private final YellowPage yellowPage;
     private final ReplicationEngine replication;
+    private final CallTimers calls;
 
-    /** Creates a router over the node's hosted services. */
+    /** The outcome tag of each status: its name in lower case. */
+    private static final String[] OUTCOMES = Arrays.stream(Status.values())
+            .map(s -> s.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
+
+    /** Creates a router over the node's hosted services, timing their calls in {@code calls}. */
     public Router(NodeId node, Map<String, ServiceRuntime> services, YellowPage yellowPage,
-            ReplicationEngine replication) {
+            ReplicationEngine replication, CallTimers calls) {
         this.node = requireNonNull(node, "node");
+        this.calls = requireNonNull(calls, "calls");
         this.replication = requireNonNull(replication, "replication");
         this.services = Map.copyOf(services);
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
@@ -78,40 +87,42 @@ public final class Router {
                     + "' has methods " + runtime.descriptor().methods().keySet()));
             return;
         }
+        // Timed from here on: the service and method are known (bounded tags); streams end on their own path.
+        Consumer<ResponseMessage> answer = request.isStream() ? reply : timed(request, reply);
         if (method.mode() != request.mode()) {
-            reply.accept(ResponseMessage.error(id, Status.UNKNOWN_METHOD, "'" + method.name() + "' is a "
+            answer.accept(ResponseMessage.error(id, Status.UNKNOWN_METHOD, "'" + method.name() + "' is a "
                     + method.mode() + " method, called as " + request.mode()));
             return;
         }
         String streamMismatch = streamMismatch(method, request, stream != null);
         if (streamMismatch != null) {
-            reply.accept(ResponseMessage.error(id, request.isStream() && stream == null ? Status.INVALID_REQUEST
+            answer.accept(ResponseMessage.error(id, request.isStream() && stream == null ? Status.INVALID_REQUEST
                     : Status.UNKNOWN_METHOD, streamMismatch));
             return;
         }
         if (!runtime.hosts(request.partition())) {
-            reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " does not host " + request.service()
+            answer.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " does not host " + request.service()
                     + "#" + request.partition()));
             return;
         }
         ResponseMessage unknownClass = runtime.unknownClass(request);
         if (unknownClass != null) {
-            reply.accept(unknownClass);
+            answer.accept(unknownClass);
             return;
         }
         if (replication.replicates(request.service())) {
             if (method.mode() == AccessMode.WRITE) {
                 if (request.id().equals(RequestId.NONE)) {
                     // The log answers a write whose id it already holds as done: ids are what make retries safe.
-                    reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "a write to replicated service '"
+                    answer.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "a write to replicated service '"
                             + request.service() + "' needs a request id other than 0, kept across its retries"));
                     return;
                 }
-                runtime.submitReplicatedWrite(request, method, reply, replication::write);
+                runtime.submitReplicatedWrite(request, method, answer, replication::write);
                 return;
             }
             if (replication.role(request.service(), request.partition()) == ReplicaRole.RECOVERING) {
-                reply.accept(ResponseMessage.error(id, Status.STALE, node + " is recovering " + request.service() + "#"
+                answer.accept(ResponseMessage.error(id, Status.STALE, node + " is recovering " + request.service() + "#"
                         + request.partition()));
                 return;
             }
@@ -120,11 +131,11 @@ public final class Router {
                     && request.minVersion() > replication.version(request.service(), request.partition())) {
                 replication.awaitVersion(request.service(), request.partition(), request.minVersion()).thenAccept(ok -> {
                     if (ok && fresh(runtime, request)) {
-                        runtime.submit(request, method, reply, stream);
+                        runtime.submit(request, method, answer, stream);
                     } else if (ok) {
-                        reply.accept(notFresh(request));
+                        answer.accept(notFresh(request));
                     } else {
-                        reply.accept(ResponseMessage.error(id, Status.STALE, node + " has not reached version "
+                        answer.accept(ResponseMessage.error(id, Status.STALE, node + " has not reached version "
                                 + request.minVersion() + " of " + request.service() + "#" + request.partition()));
                     }
                 });
@@ -132,10 +143,20 @@ public final class Router {
             }
         }
         if (!fresh(runtime, request)) {
-            reply.accept(notFresh(request));
+            answer.accept(notFresh(request));
             return;
         }
-        runtime.submit(request, method, reply, stream);
+        runtime.submit(request, method, answer, stream);
+    }
+
+    /** {@code reply}, recording the call in {@code neptune.server.calls} when it is answered. */
+    private Consumer<ResponseMessage> timed(RequestMessage request, Consumer<ResponseMessage> reply) {
+        long arrived = System.nanoTime();
+        return response -> {
+            calls.record(request.service(), request.method(), OUTCOMES[response.status().ordinal()],
+                    System.nanoTime() - arrived);
+            reply.accept(response);
+        };
     }
 
     /** Why {@code request} cannot call {@code method} as it does (stream or not, and which kind), or null. */

@@ -292,6 +292,21 @@ public final class ServiceRuntime implements AutoCloseable {
         cost.getAndUpdate(old -> old + (nanos - old) / 8);
     }
 
+    /** Requests waiting in the queue for a worker. */
+    public int queued() {
+        return scheduler.size();
+    }
+
+    /** Requests a worker is running now. */
+    public int active() {
+        return active.get();
+    }
+
+    /** Replicated writes accepted here and not answered yet. */
+    public int replicatedWritesInProgress() {
+        return replicatedWrites.get();
+    }
+
     /** Requests this service answered since start. */
     public long served() {
         return served.get();

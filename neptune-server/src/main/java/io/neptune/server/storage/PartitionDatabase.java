@@ -127,9 +127,9 @@ public final class PartitionDatabase implements AutoCloseable {
                 throw e;
             }
             Path damaged = H2ConnectionPool.moveAside(file, "damaged-" + System.currentTimeMillis());
-            logger.error("{}: the database file is corrupted ({}); moved it to {} and starting empty: the replicas of"
-                    + " its partitions execute their REDO logs again from the first write (docs/OPERATIONS.md,"
-                    + " 'Machine crashes')", file, cause.getMessage(), damaged);
+            logger.error("{}: [NEP-STORE-002] the database file is corrupted ({}); moved it to {} and starting empty:"
+                    + " the replicas of its partitions execute their REDO logs again from the first write"
+                    + " (docs/OPERATIONS.md, 'Machine crashes')", file, cause.getMessage(), damaged);
             return openFile(file);
         }
     }

@@ -69,7 +69,8 @@ public final class AdminRoutes {
         List<NodeStatus> live = node.admin().nodes();
         for (NodeView n : history.observe(live)) {
             String state = n.down() ? "DOWN" : recovering.contains(n.node()) ? "RECOVERING" : "RUNNING";
-            byId.put(n.node(), nodeJson(n.node(), n.down() ? -1 : n.pid(), state, n.address(), n.requestsPerSecond()));
+            byId.put(n.node(), nodeJson(n.node(), n.down() ? -1 : n.pid(), state, n.address(), n.requestsPerSecond(),
+                    n.adminUrl()));
         }
         DemoControl control = demo;
         if (control != null) {
@@ -77,7 +78,8 @@ public final class AdminRoutes {
                 ObjectNode known = byId.get(managed);
                 if (known == null || known.get("state").asText().equals("DOWN")) {
                     byId.put(managed, nodeJson(managed, control.pid(managed), "DOWN",
-                            known == null ? "" : known.get("address").asText(), 0));
+                            known == null ? "" : known.get("address").asText(), 0,
+                            known == null ? "" : known.get("adminUrl").asText()));
                 }
             }
         }
@@ -110,9 +112,10 @@ public final class AdminRoutes {
         return Math.round(value * 1000) / 1000.0;
     }
 
-    private static ObjectNode nodeJson(String id, long pid, String state, String address, double requestsPerSecond) {
+    private static ObjectNode nodeJson(String id, long pid, String state, String address, double requestsPerSecond,
+            String adminUrl) {
         return Json.mapper().createObjectNode().put("id", id).put("pid", pid).put("state", state).put("address", address)
-                .put("requestsPerSecond", requestsPerSecond);
+                .put("requestsPerSecond", requestsPerSecond).put("adminUrl", adminUrl);
     }
 
     private CompletableFuture<GatewayResponse> replicas(GatewayRequest request, List<String> parameters) {

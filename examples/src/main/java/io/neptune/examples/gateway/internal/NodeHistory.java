@@ -41,8 +41,11 @@ public final class NodeHistory {
      * @param address its address when last seen
      * @param down whether it has left the yellow page
      * @param requestsPerSecond requests it answered per second between its two latest announcements; 0 when down
+     * @param adminUrl the base URL of its admin port ({@code /metrics}, {@code /health/ready}) when last seen;
+     *     empty if it announced none
      */
-    public record NodeView(String node, long pid, String address, boolean down, double requestsPerSecond) {}
+    public record NodeView(String node, long pid, String address, boolean down, double requestsPerSecond,
+            String adminUrl) {}
 
     /** Creates an empty history over {@code nanoTime} ({@code System::nanoTime} outside tests). */
     public NodeHistory(LongSupplier nanoTime) {
@@ -70,7 +73,8 @@ public final class NodeHistory {
         List<NodeView> views = new ArrayList<>();
         nodes.forEach((id, seen) -> {
             boolean down = !present.contains(id);
-            views.add(new NodeView(id, seen.status().pid(), seen.status().address(), down, down ? 0 : rate(seen)));
+            views.add(new NodeView(id, seen.status().pid(), seen.status().address(), down, down ? 0 : rate(seen),
+                    seen.status().adminUrl()));
         });
         views.sort(java.util.Comparator.comparing(NodeView::node));
         return views;

@@ -316,7 +316,9 @@ function renderNodes(cluster, metrics) {
       el('td', {}, n.id + (n.id === metrics.gatewayNode ? ' (gateway)' : '')),
       el('td', {}, el('span', { class: 'state' }, n.state)),
       el('td', { class: 'num' }, n.pid > 0 ? n.pid : '\u2014'),
-      el('td', {}, n.address || '\u2014'),
+      el('td', {}, n.adminUrl && n.state !== 'DOWN'
+        ? el('a', { href: n.adminUrl + '/metrics', target: '_blank', title: 'this node\'s /metrics' }, n.address)
+        : n.address || '\u2014'),
       el('td', { class: 'num rate' }, n.state === 'DOWN' ? '\u2014' : n.requestsPerSecond),
       el('td', { class: 'num' }, load.has(n.id) ? load.get(n.id) : '\u2014'),
       el('td', { class: 'num' }, primaries.get(n.id) || 0),

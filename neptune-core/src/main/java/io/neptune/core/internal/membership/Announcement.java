@@ -27,6 +27,8 @@ import java.util.List;
  * @param served requests this incarnation has answered so far, over all hosted services (a
  *     dashboard derives requests per second from two announcements); an announcement without the
  *     field, from an older node, reads as 0
+ * @param adminPort the node's admin HTTP port ({@code /metrics}, {@code /health}) on {@code host}; 0 when
+ *     it serves none, and in an announcement from an older node, which lacks the field
  */
 @JsonIgnoreProperties(ignoreUnknown = true) // a newer node may announce more; an older one must still read it
 public record Announcement(
@@ -39,7 +41,8 @@ public record Announcement(
         long sequence,
         int load,
         List<HostedService> services,
-        @JsonSetter(nulls = Nulls.AS_EMPTY) long served) {
+        @JsonSetter(nulls = Nulls.AS_EMPTY) long served,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) int adminPort) {
 
     /** Validates the fields. */
     public Announcement {
@@ -48,6 +51,9 @@ public record Announcement(
         checkPort("tcpPort", tcpPort);
         checkPort("udpPort", udpPort);
         services = List.copyOf(services);
+        if (adminPort != 0) {
+            checkPort("adminPort", adminPort);
+        }
     }
 
     private static void checkPort(String name, int port) {
@@ -59,7 +65,24 @@ public record Announcement(
     /** An announcement that does not count the requests served. */
     public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
             int load, List<HostedService> services) {
-        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, 0);
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, 0, 0);
+    }
+
+    /** An announcement without an admin port. */
+    public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
+            int load, List<HostedService> services, long served) {
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, 0);
+    }
+
+    /**
+     * The base URL of the node's admin port, {@code http://host:port} (IPv6 hosts in brackets); empty
+     * when it announces none.
+     */
+    public String adminUrl() {
+        if (adminPort == 0) {
+            return "";
+        }
+        return "http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + adminPort;
     }
 
     /**

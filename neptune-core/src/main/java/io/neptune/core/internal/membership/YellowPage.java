@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,6 +44,10 @@ public final class YellowPage {
     private final Map<NodeId, Entry> entries = new HashMap<>();
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Entries removed because they went unheard for the expiry time; a metric. */
+    private final AtomicLong expiries = new AtomicLong();
+    /** Entries removed because the membership view dropped their node; a metric. */
+    private final AtomicLong departures = new AtomicLong();
 
     private record Entry(Announcement announcement, long heardNanos, int failures, boolean excluded) {}
 
@@ -112,6 +117,7 @@ public final class YellowPage {
     public void remove(NodeId node, String reason) {
         synchronized (lock) {
             if (entries.remove(node) != null) {
+                departures.incrementAndGet();
                 logger.info("{}: {} left the yellow page ({})", self, node, reason);
                 rebuild();
             }
@@ -154,6 +160,7 @@ public final class YellowPage {
             });
             for (NodeId node : expired) {
                 entries.remove(node);
+                expiries.incrementAndGet();
                 logger.info("{}: {} left the yellow page (unheard for {} ms)", self, node, expiryNanos / 1_000_000);
             }
             if (!expired.isEmpty()) {
@@ -224,6 +231,16 @@ public final class YellowPage {
             Entry entry = entries.get(node);
             return entry == null ? OptionalLong.empty() : OptionalLong.of(entry.heardNanos());
         }
+    }
+
+    /** How many entries left the page because they went unheard for the expiry time, since it was created. */
+    public long expiries() {
+        return expiries.get();
+    }
+
+    /** How many entries left the page because the membership view dropped their node, since it was created. */
+    public long departures() {
+        return departures.get();
     }
 
     /** Whether {@code node} is in the page and not excluded. */

@@ -19,10 +19,40 @@ class AnnouncementTest {
     }
 
     @Test
+    void roundTripsWithTheAdminPortAndNamesItsUrl() throws Exception {
+        Announcement sent = new Announcement("a", "127.0.0.1", 1, 2, 3, 4, 5, 6, List.of(), 7, 9_090);
+        String json = Json.mapper().writeValueAsString(sent);
+        assertThat(json).contains("\"adminPort\":9090").doesNotContain("adminUrl");
+        Announcement received = Json.mapper().readValue(json, Announcement.class);
+        assertThat(received).isEqualTo(sent);
+        assertThat(received.adminUrl()).isEqualTo("http://127.0.0.1:9090");
+        assertThat(new Announcement("a", "::1", 1, 2, 3, 4, 5, 6, List.of(), 7, 9_090).adminUrl())
+                .isEqualTo("http://[::1]:9090");
+    }
+
+    /** An announcement of node a without services, with {@code more} fields appended, as JSON. */
+    private static String withFields(String more) {
+        return "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
+                + "\"sequence\":5,\"load\":6,\"services\":[]" + more + "}";
+    }
+
+    @Test
+    void anAnnouncementWithoutAnAdminPortHasNoAdminUrl() throws Exception {
+        Announcement received = Json.mapper().readValue(withFields(",\"served\":7"), Announcement.class);
+        assertThat(received.adminPort()).isZero();
+        assertThat(received.adminUrl()).isEmpty();
+    }
+
+    @Test
+    void anAdminPortOutOfRangeIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Json.mapper().readValue(
+                withFields(",\"adminPort\":70000"), Announcement.class))
+                .hasMessageContaining("adminPort: 70000 (expected: 1..65535)");
+    }
+
+    @Test
     void anAnnouncementWithoutTheServedCountReadsAsZero() throws Exception {
-        String older = "{\"node\":\"a\",\"host\":\"127.0.0.1\",\"tcpPort\":1,\"udpPort\":2,\"pid\":3,\"incarnation\":4,"
-                + "\"sequence\":5,\"load\":6,\"services\":[]}";
-        Announcement received = Json.mapper().readValue(older, Announcement.class);
+        Announcement received = Json.mapper().readValue(withFields(""), Announcement.class);
         assertThat(received.served()).isZero();
         assertThat(received.load()).isEqualTo(6);
     }

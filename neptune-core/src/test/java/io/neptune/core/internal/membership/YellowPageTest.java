@@ -145,6 +145,8 @@ class YellowPageTest {
         advance(Duration.ofSeconds(2));
         assertThat(page.expire()).isEqualTo(1);
         assertThat(page.partitions("echo")).isEmpty();
+        assertThat(page.expiries()).as("the metric counts both").isEqualTo(2);
+        assertThat(page.departures()).isZero();
     }
 
     @Test
@@ -201,6 +203,7 @@ class YellowPageTest {
 
         page.remove(A, "left the view");
         page.remove(NodeId.of("unknown"), "never there");
+        assertThat(page.departures()).as("only a node that was there counts").isEqualTo(1);
 
         assertThat(nodesOf(0)).containsExactly(B);
         assertThat(page.contains(A)).isFalse();

@@ -54,15 +54,15 @@ public final class InternalSync {
         }
         long last = log.lastLsn();
         if (applied > last) {
-            logger.error("{}: the service applied writes up to LSN {} but the log ends at {}: the log lost its tail"
-                    + " (log-sync none and a machine crash); this replica takes those records only from a peer that"
-                    + " has them, and assigns none of those LSNs (docs/OPERATIONS.md, 'Machine crashes')", name,
-                    applied, last);
+            logger.error("{}: [NEP-LOG-001] the service applied writes up to LSN {} but the log ends at {}: the log"
+                    + " lost its tail (log-sync none and a machine crash); this replica takes those records only from a"
+                    + " peer that has them, and assigns none of those LSNs (docs/OPERATIONS.md, 'Machine crashes')",
+                    name, applied, last);
             log.refuseOtherWritesUpTo(applied, log.epoch());
         } else if (applied < mark) {
-            logger.warn("{}: the service applied up to LSN {} but the log's committed mark says {}: the service's"
-                    + " store lost {} writes (a machine crash); executing them again from the log", name, applied,
-                    mark, mark - applied);
+            logger.warn("{}: [NEP-LOG-003] the service applied up to LSN {} but the log's committed mark says {}: the"
+                    + " service's store lost {} writes (a machine crash); executing them again from the log", name,
+                    applied, mark, mark - applied);
         }
         log.resetCommitted(Math.min(applied, last));
         return applied;

@@ -44,6 +44,8 @@ final class LogWriter {
     private final LogMeta meta;
     private final Thread thread;
     private final AtomicLong forces = new AtomicLong();
+    /** The time spent in {@link #force()}, for the fsync latency metric. */
+    private final AtomicLong forceNanos = new AtomicLong();
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -78,6 +80,11 @@ final class LogWriter {
     /** How often the log file was forced. */
     long forces() {
         return forces.get();
+    }
+
+    /** The time spent forcing the file after appends, in nanoseconds. */
+    long forceNanos() {
+        return forceNanos.get();
     }
 
     /** The failure that stopped the writer, if any. */
@@ -301,7 +308,9 @@ final class LogWriter {
     }
 
     private void force() throws IOException {
+        long start = System.nanoTime();
         file.force();
+        forceNanos.addAndGet(System.nanoTime() - start);
         forces.incrementAndGet();
     }
 

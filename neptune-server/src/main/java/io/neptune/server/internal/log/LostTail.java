@@ -42,7 +42,7 @@ final class LostTail {
                 + " record cannot be it; this replica must fetch those records from a peer or be rebuilt";
         if (!reported) {
             reported = true;
-            logger.error("{}: {} (docs/OPERATIONS.md, 'Machine crashes')", name, message);
+            logger.error("{}: [NEP-LOG-002] {} (docs/OPERATIONS.md, 'Machine crashes')", name, message);
         } else {
             logger.debug("{}: {}", name, message);
         }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.internal.wire.RequestId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -407,9 +408,23 @@ public final class RedoLog implements AutoCloseable {
         logger.info("{}: truncated {} records after LSN {}", name, removed, lsn);
     }
 
-    /** How often the log file was forced; for tests of the group commit. */
-    long forces() {
+    /** How often the log file was forced (after appends and truncations); a metric, and for group-commit tests. */
+    public long forces() {
         return writer.forces();
+    }
+
+    /** The time forcing the log file after appends took, in nanoseconds, since it was opened; a metric. */
+    public long forceNanos() {
+        return writer.forceNanos();
+    }
+
+    /** The log file's size in bytes; 0 if it cannot be read (a metric must not fail). */
+    public long sizeBytes() {
+        try {
+            return Files.size(file.path());
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     /**

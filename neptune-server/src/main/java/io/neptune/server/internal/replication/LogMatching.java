@@ -70,13 +70,13 @@ final class LogMatching {
                 }
                 if (entry.lsn() <= core.applied) {
                     LogRecord mine = core.log.record(entry.lsn()).orElseThrow();
-                    logger.error("{}: applied record {} (epoch {} by {}) differs from the primary's (epoch {} by {});"
-                            + " this replica diverged and needs to be rebuilt", core.name, entry.lsn(), mine.epoch(),
-                            mine.origin(), entry.epoch(), entry.origin());
+                    logger.error("{}: [NEP-REPL-003] applied record {} (epoch {} by {}) differs from the primary's"
+                            + " (epoch {} by {}); this replica diverged and needs to be rebuilt", core.name,
+                            entry.lsn(), mine.epoch(), mine.origin(), entry.epoch(), entry.origin());
                     return new Result(Outcome.DIVERGED, entry.lsn() - 1, appends);
                 }
-                logger.info("{}: dropping records {}..{}: record {} differs from the primary's (epoch {})", core.name,
-                        entry.lsn(), core.log.lastLsn(), entry.lsn(), entry.epoch());
+                logger.info("{}: [NEP-REPL-005] dropping records {}..{}: record {} differs from the primary's"
+                        + " (epoch {})", core.name, entry.lsn(), core.log.lastLsn(), entry.lsn(), entry.epoch());
                 core.truncateAfter(entry.lsn() - 1);
             }
             appends.add(core.append(entry.toRecord(entry.lsn())));

@@ -85,6 +85,8 @@ final class MajorityReplica implements PartitionReplica {
     /** The primary of the current epoch, once heard from. */
     private @Nullable NodeId primary;
     private long lastContactNanos;
+    /** When this replica last heard from another replica as its primary; {@link Long#MIN_VALUE} if never. */
+    private long lastPrimaryNanos = Long.MIN_VALUE;
     private long electionDeadlineNanos;
     /** Bumped by every election round: answers of an older round are ignored. */
     private long round;
@@ -418,6 +420,9 @@ final class MajorityReplica implements PartitionReplica {
             primary = from;
         }
         lastContactNanos = core.clock.getAsLong();
+        if (from != null && !from.equals(core.self)) {
+            lastPrimaryNanos = lastContactNanos;
+        }
         restartElectionTimer();
     }
 
@@ -561,6 +566,9 @@ final class MajorityReplica implements PartitionReplica {
         });
         logger.info("{}: became primary at epoch {} with votes of {}; log end {}, applied {}", name, epoch, voters,
                 core.log.lastLsn(), core.applied);
+        if (lastPrimaryNanos != Long.MIN_VALUE) { // it followed a primary: a fail-over (or handover) as seen here
+            core.tookOver.accept(core.clock.getAsLong() - lastPrimaryNanos);
+        }
         leader.start(members);
         publish();
         answerPromote(true, "");
@@ -642,7 +650,7 @@ final class MajorityReplica implements PartitionReplica {
         if (phase != Phase.LEADER) {
             return;
         }
-        logger.warn("{}: stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
+        logger.warn("{}: [NEP-REPL-004] stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
         phase = Phase.FOLLOWER;
         QuorumLeader leader = leading;
         leading = null;

@@ -393,8 +393,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
                         || live.priority() == priority && live.node().value().compareTo(core.self.value()) < 0)) {
                     // Two primaries of one epoch: a race the election guards against went wrong. Their logs differ,
                     // so one must go, and the writes only it acknowledged are lost; both agree which by rank.
-                    logger.error("{}: {} is also primary at epoch {}; stepping down for it (higher priority or node id)",
-                            name, live.node(), live.epoch());
+                    logger.error("{}: [NEP-REPL-002] {} is also primary at epoch {}; stepping down for it (higher"
+                            + " priority or node id)", name, live.node(), live.epoch());
                     stepDown(ReplicaRole.RECOVERING, "a second primary at epoch " + live.epoch());
                     return;
                 }
@@ -605,9 +605,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
             long runStart = epochStarts.getOrDefault(mine.epoch(), reply.keepUpTo());
             joining = false;
             if (runStart - 1 < core.applied) {
-                logger.error("{}: applied writes up to {}, but from LSN {} on this log differs from {}'s (epoch {} by"
-                        + " {} here, epoch {} by {} there); this replica diverged and needs to be rebuilt", name,
-                        core.applied, runStart, target, mine.epoch(), mine.origin(), reply.keepEpoch(),
+                logger.error("{}: [NEP-REPL-001] applied writes up to {}, but from LSN {} on this log differs from {}'s"
+                        + " (epoch {} by {} here, epoch {} by {} there); this replica diverged and needs to be rebuilt",
+                        name, core.applied, runStart, target, mine.epoch(), mine.origin(), reply.keepEpoch(),
                         reply.keepOrigin());
                 return;
             }
@@ -620,8 +620,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
         if (reply.keepUpTo() < core.log.lastLsn()) {
             if (reply.keepUpTo() < core.applied) {
-                logger.error("{}: applied writes up to {} that the primary's log does not have past {}; this replica"
-                        + " diverged and needs to be rebuilt", name, core.applied, reply.keepUpTo());
+                logger.error("{}: [NEP-REPL-001] applied writes up to {} that the primary's log does not have past {};"
+                        + " this replica diverged and needs to be rebuilt", name, core.applied, reply.keepUpTo());
                 joining = false;
                 return;
             }

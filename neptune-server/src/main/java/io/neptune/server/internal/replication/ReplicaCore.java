@@ -18,7 +18,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -68,6 +70,13 @@ final class ReplicaCore {
     private volatile long applying;
     /** The replica's clock ({@link System#nanoTime()}; tests may drive it by hand). */
     LongSupplier clock = System::nanoTime;
+    /** Told of every role change, from and to; the node's metrics count them. */
+    BiConsumer<ReplicaRole, ReplicaRole> roleChanged = (from, to) -> { };
+    /**
+     * Told, when this replica takes the primary role over from another, how long ago it last heard
+     * from that primary, in nanoseconds: the fail-over as this replica saw it (a metric).
+     */
+    LongConsumer tookOver = nanos -> { };
     /** Runs on the executor whenever {@link #durable} advanced. */
     Runnable afterDurable = () -> { };
     /**
@@ -198,10 +207,10 @@ final class ReplicaCore {
                 applying = applied;
                 if (storageFailedAt != record.lsn()) {
                     storageFailedAt = record.lsn();
-                    logger.error("{}: the write at LSN {} failed in storage, not in the service's logic; this replica"
-                            + " stops serving and retries it until it applies (if the database is damaged for good,"
-                            + " docs/OPERATIONS.md says how to rebuild the replica from its peers): {}", name,
-                            record.lsn(), response.errorMessage());
+                    logger.error("{}: [NEP-STORE-001] the write at LSN {} failed in storage, not in the service's"
+                            + " logic; this replica stops serving and retries it until it applies (if the database is"
+                            + " damaged for good, docs/OPERATIONS.md says how to rebuild the replica from its peers): {}",
+                            name, record.lsn(), response.errorMessage());
                 } else {
                     logger.debug("{}: the write at LSN {} failed in storage again: {}", name, record.lsn(),
                             response.errorMessage());
@@ -282,6 +291,7 @@ final class ReplicaCore {
         if (previous.role() != role) {
             logger.info("{}: {} -> {} (epoch {}, log end {}, applied {})", name, previous.role(), role, log.epoch(),
                     log.lastLsn(), applied);
+            roleChanged.accept(previous.role(), role);
             peers.announce();
         }
     }

@@ -2,6 +2,7 @@ package io.neptune.server.internal.replication;
 
 import static java.util.Objects.requireNonNull;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
@@ -67,10 +68,16 @@ public final class ReplicationEngine implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private volatile @Nullable DefaultNeptuneClient client;
     private volatile Runnable announce = () -> { };
+    private final MeterRegistry registry;
 
-    /** Opens the REDO logs of every replicated hosted partition; {@link #start()} begins recovery. */
-    public ReplicationEngine(NodeConfig config, Map<String, ServiceRuntime> services, YellowPage yellowPage) {
+    /**
+     * Opens the REDO logs of every replicated hosted partition and registers their meters in
+     * {@code registry}; {@link #start()} begins recovery.
+     */
+    public ReplicationEngine(NodeConfig config, Map<String, ServiceRuntime> services, YellowPage yellowPage,
+            MeterRegistry registry) {
         this.config = requireNonNull(config, "config");
+        this.registry = requireNonNull(registry, "registry");
         this.self = config.node();
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
         this.services = Map.copyOf(services);
@@ -92,9 +99,9 @@ public final class ReplicationEngine implements AutoCloseable {
                     continue;
                 }
                 if (runtime.descriptor().checkMethod().isEmpty()) {
-                    logger.warn("{}: service '{}' has @Write methods but no @Check: each time this node starts, every"
-                            + " logged write runs again (nothing else tells what its store kept through a crash), so"
-                            + " its writes must be idempotent; a @Check method makes recovery exact", self,
+                    logger.warn("{}: [NEP-SVC-001] service '{}' has @Write methods but no @Check: each time this node"
+                            + " starts, every logged write runs again (nothing else tells what its store kept through a"
+                            + " crash), so its writes must be idempotent; a @Check method makes recovery exact", self,
                             runtime.descriptor().name());
                 }
                 PartitionReplica[] byPartition = new PartitionReplica[runtime.descriptor().partitions()];
@@ -123,7 +130,15 @@ public final class ReplicationEngine implements AutoCloseable {
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
         core.maxBatchBytes = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
-        int priority = runtime.hosting().priorityOf(partition);
+        ConsistencyLevel level = runtime.descriptor().consistency();
+        PartitionReplica replica = stateMachine(runtime, core);
+        ReplicationMeters.bind(registry, core, replica, level, yellowPage);
+        return replica;
+    }
+
+    /** The state machine of {@code core}'s partition for the service's level and fail-over mode. */
+    private PartitionReplica stateMachine(ServiceRuntime runtime, ReplicaCore core) {
+        int priority = runtime.hosting().priorityOf(core.partition);
         ConsistencyLevel level = runtime.descriptor().consistency();
         if (level == ConsistencyLevel.LEVEL_1) {
             return new WriteAnywhereReplica(core, priority, runtime.hosting().replicas());

@@ -110,10 +110,10 @@ final class WriteAnywhereReplica implements PartitionReplica {
             }
             long lost = core.log.lostTailEnd();
             if (lost > 0) {
-                leaveService("its service applied writes up to LSN " + lost + " that its REDO log lost (log end "
-                        + core.log.lastLsn() + "); level-1 LSNs are this replica's own, so no peer's record can be"
-                        + " shown to be one of those writes: rebuild this replica from its peers (docs/OPERATIONS.md,"
-                        + " 'Machine crashes')");
+                leaveService("NEP-L1-001", "its service applied writes up to LSN " + lost + " that its REDO log lost"
+                        + " (log end " + core.log.lastLsn() + "); level-1 LSNs are this replica's own, so no peer's"
+                        + " record can be shown to be one of those writes: rebuild this replica from its peers"
+                        + " (docs/OPERATIONS.md, 'Machine crashes')");
             }
             apply(core.log.lastLsn()); // every logged level-1 write is final where it was logged
             core.publish(role, 0);
@@ -249,8 +249,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
         try {
             return core.append(record);
         } catch (LogException e) {
-            leaveService("its REDO log failed on record " + record.lsn() + " (" + e.getMessage() + ") and cannot be"
-                    + " trusted with more until the node restarts");
+            leaveService("NEP-L1-002", "its REDO log failed on record " + record.lsn() + " (" + e.getMessage()
+                    + ") and cannot be trusted with more until the node restarts");
             return CompletableFuture.failedFuture(e);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // out of sequence, a field too large, or the log closed: not a record this log can take now
@@ -282,8 +282,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
             logged.computeIfPresent(record.origin(), (origin, seq) -> Math.min(seq, record.originSeq() - 1));
         }
         if (took || core.log.hasFailed()) {
-            leaveService("its REDO log failed writing record " + record.lsn() + " (" + causeOf(e).getMessage()
-                    + ") and refuses every change until the node restarts");
+            leaveService("NEP-L1-002", "its REDO log failed writing record " + record.lsn() + " ("
+                    + causeOf(e).getMessage() + ") and refuses every change until the node restarts");
         }
         logger.debug("{}: REDO log append of write {} from {} (sequence {}) failed; not applied, the next pull"
                 + " fetches it again: {}", core.name, record.requestId(), record.origin(), record.originSeq(),
@@ -291,10 +291,10 @@ final class WriteAnywhereReplica implements PartitionReplica {
     }
 
     /** Takes this replica out of service until the node restarts (or is rebuilt), saying why once, at ERROR. */
-    private void leaveService(String reason) {
+    private void leaveService(String code, String reason) {
         if (outOfService == null) {
             outOfService = reason;
-            logger.error("{}: {} -> {}: {}", core.name, role, ReplicaRole.RECOVERING, reason);
+            logger.error("{}: [{}] {} -> {}: {}", core.name, code, role, ReplicaRole.RECOVERING, reason);
         }
         role = ReplicaRole.RECOVERING;
         core.publish(role, 0);

@@ -1,0 +1,106 @@
+package io.neptune.client.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.internal.wire.Poll;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the client module measures (docs/OPERATIONS.md, Metrics): every call's latency by service,
+ * method and outcome ({@code neptune.client.calls}), the round trip of answered load polls
+ * ({@code neptune.client.poll.round.trip}), the load they reported ({@code neptune.client.poll.load}),
+ * and the polls sent ({@code neptune.client.polls.sent}, read from the poller's own counter).
+ *
+ * <p>Thread-safety: thread-safe; recording takes no lock.
+ */
+public final class ClientMetrics {
+    /** The outcome tag of a call that succeeded. */
+    public static final String OK = "ok";
+
+    /** An outcome tag per exception class: {@code OverloadedException} is {@code overloaded}. */
+    private static final ClassValue<String> OUTCOMES = new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+            if (!NeptuneException.class.isAssignableFrom(type) || type == NeptuneException.class) {
+                return "error";
+            }
+            String name = type.getSimpleName().replaceFirst("Exception$", "");
+            return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
+        }
+    };
+
+    private final MeterRegistry registry;
+    private final CallTimers calls;
+    private final Timer pollRoundTrip;
+    private final DistributionSummary pollLoad;
+
+    private ClientMetrics(MeterRegistry registry) {
+        this.registry = requireNonNull(registry, "registry");
+        this.calls = new CallTimers(registry, "neptune.client.calls",
+                "Calls this node's client made, from start to result (retries included), by outcome");
+        this.pollRoundTrip = Timer.builder("neptune.client.poll.round.trip")
+                .description("Round trip of load polls that were answered").serviceLevelObjectives(
+                        Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1).dividedBy(2), Duration.ofMillis(1),
+                        Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+                        Duration.ofMillis(100))
+                .register(registry);
+        this.pollLoad = DistributionSummary.builder("neptune.client.poll.load")
+                .description("The load (requests running or queued) each answered poll reported").register(registry);
+    }
+
+    /** Metrics recorded in {@code registry}. */
+    public static ClientMetrics of(MeterRegistry registry) {
+        return new ClientMetrics(registry);
+    }
+
+    /** Metrics recorded nowhere (a registry with no members makes no-op meters). */
+    public static ClientMetrics none() {
+        return new ClientMetrics(new CompositeMeterRegistry());
+    }
+
+    /** The outcome tag of a call that ended with {@code failure}, or {@link #OK} for null. */
+    public static String outcome(@Nullable Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause == null ? OK : OUTCOMES.get(cause.getClass());
+    }
+
+    /** Records a call of {@code service.method} that ended after {@code nanos}. */
+    void callEnded(String service, String method, @Nullable Throwable failure, long nanos) {
+        calls.record(service, method, outcome(failure), nanos);
+    }
+
+    /**
+     * Times {@code poll} from now until its reply, if one comes; returns {@code poll} itself, since
+     * the selectors cancel a slow poll, and the poller forgets it only when that poll completes.
+     */
+    CompletableFuture<Poll.Reply> timePoll(CompletableFuture<Poll.Reply> poll) {
+        long sent = System.nanoTime();
+        poll.whenComplete((reply, e) -> {
+            if (reply != null) {
+                pollRoundTrip.record(System.nanoTime() - sent, TimeUnit.NANOSECONDS);
+                pollLoad.record(reply.load());
+            }
+        });
+        return poll;
+    }
+
+    /** Exposes {@code poller}'s count of polls sent. */
+    void bindPoller(LoadPoller poller) {
+        FunctionCounter.builder("neptune.client.polls.sent", poller, LoadPoller::sent)
+                .description("Load polls this node's client sent").register(registry);
+    }
+}

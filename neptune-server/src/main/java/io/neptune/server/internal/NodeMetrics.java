@@ -1,0 +1,153 @@
+package io.neptune.server.internal;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.neptune.client.internal.CallTimers;
+import io.neptune.client.internal.ClientMetrics;
+import io.neptune.core.ClassStats;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.YellowPage;
+import java.util.Collection;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * A node's meter registry, rendered as Prometheus text on its admin port's {@code /metrics}: the
+ * JVM's basics, the services' queues and class counters, the yellow page, and the registry the
+ * client ({@link ClientMetrics}), the router ({@link CallTimers}) and the replication engine
+ * record into. Every meter carries the tag {@code node}. The list is in docs/OPERATIONS.md.
+ *
+ * <p>Gauges and function counters read counters the node keeps anyway, at scrape time; only the
+ * call timers record on the request path.
+ *
+ * <p>Thread-safety: thread-safe (Micrometer's registry is).
+ */
+public final class NodeMetrics implements AutoCloseable {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+
+    /** Creates the registry of {@code node} with the JVM's meters bound. */
+    public NodeMetrics(NodeId node) {
+        registry.config().commonTags("node", node.value());
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+    }
+
+    /** The registry to record into. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The server side's call timers, {@code neptune.server.calls}. */
+    public CallTimers serverCalls() {
+        return new CallTimers(registry, "neptune.server.calls",
+                "Calls this node served, from arrival to answer (replicated writes until they commit), by outcome");
+    }
+
+    /** The client side's meters. */
+    public ClientMetrics client() {
+        return ClientMetrics.of(registry);
+    }
+
+    /** The current metrics as Prometheus text (format 0.0.4). */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    /** Registers the queue, load and class meters of every hosted service. */
+    public void bindServices(Collection<ServiceRuntime> services) {
+        for (ServiceRuntime service : services) {
+            Tags tags = Tags.of("service", service.descriptor().name());
+            Gauge.builder("neptune.service.queue.depth", service, ServiceRuntime::queued).tags(tags)
+                    .description("Requests waiting for a worker").register(registry);
+            Gauge.builder("neptune.service.active", service, ServiceRuntime::active).tags(tags)
+                    .description("Requests a worker runs now").register(registry);
+            Gauge.builder("neptune.service.replicated.writes", service, ServiceRuntime::replicatedWritesInProgress)
+                    .tags(tags).description("Replicated writes accepted and not yet answered").register(registry);
+            Gauge.builder("neptune.service.load", service, ServiceRuntime::load).tags(tags)
+                    .description("The load index polls and announcements report").register(registry);
+            Gauge.builder("neptune.service.workers", service, s -> s.hosting().workers()).tags(tags)
+                    .description("Worker threads of the service").register(registry);
+            FunctionCounter.builder("neptune.service.served", service, ServiceRuntime::served).tags(tags)
+                    .description("Requests answered (reads, writes run as primary and applied as secondary)")
+                    .register(registry);
+            for (ClassStats stats : service.classStats()) {
+                bindClass(service, stats.serviceClass());
+            }
+        }
+    }
+
+    /** The meters of one service class of a class-aware service, read from its scheduler's counters. */
+    private void bindClass(ServiceRuntime service, String serviceClass) {
+        Tags tags = Tags.of("service", service.descriptor().name(), "class", serviceClass);
+        classCounter(service, serviceClass, "neptune.class.arrivals", tags, ClassStats::arrivals,
+                "Requests of the class that reached the queue (refused ones included)");
+        classCounter(service, serviceClass, "neptune.class.completed", tags, ClassStats::completed,
+                "Requests of the class that ran to an answer");
+        classCounter(service, serviceClass, "neptune.class.dropped", tags.and("reason", "low_yield"),
+                ClassStats::droppedLowYield, "Requests of the class not served, by reason");
+        classCounter(service, serviceClass, "neptune.class.dropped", tags.and("reason", "queue_full"),
+                ClassStats::droppedQueueFull, "Requests of the class not served, by reason");
+        classCounter(service, serviceClass, "neptune.class.dropped", tags.and("reason", "deadline"),
+                ClassStats::droppedDeadline, "Requests of the class not served, by reason");
+        classCounter(service, serviceClass, "neptune.class.yield.offered", tags, ClassStats::offeredYield,
+                "The full yield of every arrival");
+        classCounter(service, serviceClass, "neptune.class.yield.realized", tags, ClassStats::realizedYield,
+                "The yield of completed requests at their response times");
+        Gauge.builder("neptune.class.queue.depth", service, classStat(serviceClass, ClassStats::queued)).tags(tags)
+                .description("Requests of the class waiting").register(registry);
+        Gauge.builder("neptune.class.share", service, classStat(serviceClass, ClassStats::share)).tags(tags)
+                .description("The class's recent share of the workers' time (0..1)").register(registry);
+        Gauge.builder("neptune.class.share.guaranteed", service, classStat(serviceClass, ClassStats::guaranteedShare))
+                .tags(tags).description("The class's guaranteed share of the workers' time").register(registry);
+    }
+
+    private void classCounter(ServiceRuntime service, String serviceClass, String name, Tags tags,
+            ToDoubleFunction<ClassStats> value, String description) {
+        FunctionCounter.builder(name, service, classStat(serviceClass, value)).tags(tags).description(description)
+                .register(registry);
+    }
+
+    private static ToDoubleFunction<ServiceRuntime> classStat(String serviceClass, ToDoubleFunction<ClassStats> value) {
+        return service -> service.classStats().stream().filter(s -> s.serviceClass().equals(serviceClass))
+                .mapToDouble(value).findFirst().orElse(Double.NaN);
+    }
+
+    /** Registers the request server's open connections and streams. */
+    public void bindRequestServer(RequestServer server) {
+        Gauge.builder("neptune.server.connections", server, RequestServer::connections)
+                .description("Open client connections to the request server").register(registry);
+        Gauge.builder("neptune.server.streams", server, RequestServer::streams)
+                .description("Streams open on the request server").register(registry);
+    }
+
+    /** Registers the yellow page's size and its removals. */
+    public void bindYellowPage(YellowPage yellowPage) {
+        Gauge.builder("neptune.yellow.page.nodes", yellowPage, p -> p.announcements().size())
+                .description("Nodes in this node's yellow page").register(registry);
+        FunctionCounter.builder("neptune.yellow.page.expiries", yellowPage, YellowPage::expiries)
+                .description("Entries that left the yellow page unheard for the expiry time").register(registry);
+        FunctionCounter.builder("neptune.yellow.page.departures", yellowPage, YellowPage::departures)
+                .description("Entries that left the yellow page when the membership view dropped them")
+                .register(registry);
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}
