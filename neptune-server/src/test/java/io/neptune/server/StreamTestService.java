@@ -66,6 +66,23 @@ public final class StreamTestService {
         return produce(context, range);
     }
 
+    /** {@code range.count()} byte arrays, item i holding the bytes of "item-i" (they travel raw, not as base64). */
+    @Read
+    public Flow.Publisher<byte[]> bytes(RequestContext context, Range range) {
+        return subscriber -> {
+            SubmissionPublisher<byte[]> publisher = new SubmissionPublisher<>(Runnable::run, range.buffer());
+            publisher.subscribe(subscriber);
+            Thread producer = new Thread(() -> {
+                for (int i = 0; i < range.count(); i++) {
+                    publisher.submit(("item-" + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                }
+                publisher.close();
+            }, "stream-test-bytes");
+            producer.setDaemon(true);
+            producer.start();
+        };
+    }
+
     private void run(SubmissionPublisher<Item> publisher, Range range) {
         try {
             for (int i = 0; i < range.count(); i++) {

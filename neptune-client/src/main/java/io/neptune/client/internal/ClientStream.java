@@ -16,15 +16,16 @@ import io.neptune.core.UnknownMethodException;
 import io.neptune.core.UnknownPartitionException;
 import io.neptune.core.UnknownServiceClassException;
 import io.neptune.core.UnknownServiceException;
-import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.stream.InboundPublisher;
 import io.neptune.core.internal.stream.OutboundSubscriber;
+import io.neptune.core.internal.stream.StreamItems;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
+import io.neptune.core.internal.wire.StreamData;
 import io.neptune.core.internal.wire.StreamEnd;
 import io.netty.channel.Channel;
 import io.netty.util.Timeout;
@@ -95,13 +96,13 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         this.input = input;
         this.policy = requireNonNull(policy, "policy");
         this.timeoutNanos = timeoutNanos;
-        this.inbound = new InboundPublisher<>(client.streamDeliveries(), bytes -> decode(bytes, itemType), WINDOW,
+        this.inbound = new InboundPublisher<>(client.streamDeliveries(), item -> decode(item, itemType), WINDOW,
                 this);
     }
 
-    private T decode(byte[] bytes, JavaType itemType) {
+    private T decode(StreamData item, JavaType itemType) {
         try {
-            return Json.mapper().readValue(bytes, itemType);
+            return StreamItems.decode(item, itemType);
         } catch (IOException e) {
             throw failure(StreamFailedException.Reason.PROTOCOL_ERROR, "cannot decode item "
                     + (inbound.received()) + " as " + itemType + ": " + e.getMessage());
@@ -261,8 +262,8 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
 
     // ---------------------------------------------------------------- frames (event loop)
 
-    void data(byte[] item, boolean fromResumableMethod) {
-        if (fromResumableMethod) {
+    void data(StreamData item) {
+        if (item.resumable()) {
             resumable = true;
         }
         if (!inbound.offer(item)) {

@@ -112,7 +112,7 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
             return;
         }
         if (msg instanceof StreamData data) {
-            stream.data(data.payload(), data.resumable());
+            stream.data(data);
         } else if (msg instanceof StreamCredit credit) {
             stream.inputCredit(credit.items());
         } else {

@@ -217,7 +217,7 @@ public final class RequestServer implements AutoCloseable {
             } else if (msg instanceof StreamCancel cancel) {
                 stream.cancelledByClient(cancel.reason());
             } else if (msg instanceof StreamData data) {
-                if (!stream.data(data.payload())) {
+                if (!stream.data(data)) {
                     reject(ctx, msg.requestId(), "stream " + msg.requestId() + ": DATA beyond the credit granted, or"
                             + " for a stream that takes no input (expected: at most the credit of a bidirectional"
                             + " stream)");

@@ -8,11 +8,13 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.stream.InboundPublisher;
 import io.neptune.core.internal.stream.OutboundSubscriber;
+import io.neptune.core.internal.stream.StreamItems;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
+import io.neptune.core.internal.wire.StreamData;
 import io.neptune.core.internal.wire.StreamEnd;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -80,7 +82,7 @@ final class ServerStream implements StreamSink {
         this.maxFrameBytes = maxFrameBytes;
         if (inputItemType != null && request.streaming() == RequestMessage.Streaming.BIDIRECTIONAL) {
             JavaType type = Json.mapper().constructType(inputItemType);
-            input = new InboundPublisher<>(deliveries, bytes -> decode(bytes, type), INPUT_WINDOW, new Input());
+            input = new InboundPublisher<>(deliveries, item -> decode(item, type), INPUT_WINDOW, new Input());
         } else {
             input = null;
         }
@@ -88,9 +90,9 @@ final class ServerStream implements StreamSink {
         deadline = loop.schedule(this::expire, request.timeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private static Object decode(byte[] bytes, JavaType type) {
+    private static Object decode(StreamData item, JavaType type) {
         try {
-            return Json.mapper().readValue(bytes, type);
+            return StreamItems.decode(item, type);
         } catch (IOException e) {
             throw new NeptuneException("cannot decode an input item as " + type + ": " + e.getMessage(), e);
         }
@@ -149,7 +151,7 @@ final class ServerStream implements StreamSink {
     }
 
     /** One item of the client's input; false if the stream takes no input or the client had no credit for it. */
-    boolean data(byte[] item) {
+    boolean data(StreamData item) {
         assert loop.inEventLoop();
         return input != null && input.offer(item);
     }

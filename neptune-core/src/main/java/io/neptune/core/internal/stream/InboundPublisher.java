@@ -2,6 +2,7 @@ package io.neptune.core.internal.stream;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.internal.wire.StreamData;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
@@ -42,7 +43,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
     private static final Object COMPLETE = new Object();
 
     private final Executor executor;
-    private final Function<byte[], T> decoder;
+    private final Function<StreamData, T> decoder;
     private final int window;
     private final Upstream upstream;
     private final Object lock = new Object();
@@ -53,7 +54,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
     private boolean subscribePending;
     private long demand;
     private int outstanding;
-    private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+    private final ArrayDeque<StreamData> queue = new ArrayDeque<>();
     private @Nullable Object terminal;
     private boolean terminated;
     private boolean cancelled;
@@ -65,7 +66,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
      *
      * @param window most items granted and not yet delivered (the queue bound)
      */
-    public InboundPublisher(Executor executor, Function<byte[], T> decoder, int window, Upstream upstream) {
+    public InboundPublisher(Executor executor, Function<StreamData, T> decoder, int window, Upstream upstream) {
         this.executor = requireNonNull(executor, "executor");
         this.decoder = requireNonNull(decoder, "decoder");
         if (window < 1) {
@@ -103,7 +104,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
      * Queues one received item; false if the sender had no credit for it (a protocol error: the
      * caller ends the stream). Items after a cancel or the end are dropped.
      */
-    public boolean offer(byte[] item) {
+    public boolean offer(StreamData item) {
         synchronized (lock) {
             if (cancelled || terminal != null) {
                 return true;
@@ -239,7 +240,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
         }
         while (true) {
             while (true) {
-                byte[] next = null;
+                StreamData next = null;
                 Object end = null;
                 synchronized (lock) {
                     if (cancelled) {
@@ -290,7 +291,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
     }
 
     /** Decodes and delivers one item; false if the stream ended because of it. */
-    private boolean deliver(Flow.Subscriber<? super T> s, byte[] bytes) {
+    private boolean deliver(Flow.Subscriber<? super T> s, StreamData bytes) {
         T item;
         try {
             item = decoder.apply(bytes);

@@ -92,15 +92,15 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
 
     @Override
     public void onNext(Object item) {
-        byte[] bytes;
+        StreamItems.Encoded encoded;
         try {
-            bytes = Json.mapper().writeValueAsBytes(item);
+            encoded = StreamItems.encode(item);
         } catch (Exception e) {
             loop.execute(() -> fail(new IllegalArgumentException("cannot encode stream item "
                     + item.getClass().getName() + " as JSON: " + e.getMessage(), e)));
             return;
         }
-        loop.execute(() -> send(bytes));
+        loop.execute(() -> send(encoded));
     }
 
     @Override
@@ -123,7 +123,7 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
         });
     }
 
-    private void send(byte[] bytes) {
+    private void send(StreamItems.Encoded item) {
         assert loop.inEventLoop();
         if (done) {
             return;
@@ -138,7 +138,7 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
             pump();
             return;
         }
-        StreamData data = new StreamData(requestId, bytes, resumable);
+        StreamData data = new StreamData(requestId, item.bytes(), resumable, item.raw());
         long length = MessageEncoder.frameLength(data);
         if (length > maxFrameBytes) {
             fail(new IllegalArgumentException("stream item " + (sent + 1) + " is " + length

@@ -42,7 +42,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             case WireFormat.TYPE_REQUEST -> WireFormat.FLAG_SERVICE_CLASS | WireFormat.FLAG_STREAM
                     | WireFormat.FLAG_STREAM_INPUT | WireFormat.FLAG_RESUME;
             case WireFormat.TYPE_RESPONSE -> WireFormat.FLAG_LOAD;
-            case WireFormat.TYPE_STREAM_DATA -> WireFormat.FLAG_RESUMABLE;
+            case WireFormat.TYPE_STREAM_DATA -> WireFormat.FLAG_RESUMABLE | WireFormat.FLAG_RAW;
             default -> 0;
         };
         if ((flags & ~known) != 0) {
@@ -53,7 +53,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             case WireFormat.TYPE_REQUEST -> decodeRequest(frame, requestId, flags);
             case WireFormat.TYPE_RESPONSE -> decodeResponse(frame, requestId, flags);
             case WireFormat.TYPE_STREAM_DATA -> new StreamData(requestId, WireFormat.readBytes(frame, "item"),
-                    (flags & WireFormat.FLAG_RESUMABLE) != 0);
+                    (flags & WireFormat.FLAG_RESUMABLE) != 0, (flags & WireFormat.FLAG_RAW) != 0);
             case WireFormat.TYPE_STREAM_CREDIT -> decodeCredit(frame, requestId);
             case WireFormat.TYPE_STREAM_END -> decodeEnd(frame, requestId);
             case WireFormat.TYPE_STREAM_CANCEL -> new StreamCancel(requestId, WireFormat.readName(frame, "reason"));

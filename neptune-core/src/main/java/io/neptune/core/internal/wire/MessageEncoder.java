@@ -95,7 +95,8 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             out.writeInt(response.payload().length);
             out.writeBytes(response.payload());
         } else if (msg instanceof StreamData data) {
-            header(out, WireFormat.TYPE_STREAM_DATA, data.requestId(), data.resumable() ? WireFormat.FLAG_RESUMABLE : 0);
+            header(out, WireFormat.TYPE_STREAM_DATA, data.requestId(),
+                    (data.resumable() ? WireFormat.FLAG_RESUMABLE : 0) | (data.raw() ? WireFormat.FLAG_RAW : 0));
             out.writeInt(data.payload().length);
             out.writeBytes(data.payload());
         } else if (msg instanceof StreamCredit credit) {

@@ -10,16 +10,23 @@ import static java.util.Objects.requireNonNull;
  * @param payload the Jackson-encoded item
  * @param resumable whether the stream's method is resumable (wire flag {@code 0x01}): the same
  *     request yields the same items in the same order on every replica
+ * @param raw whether {@code payload} is a {@code byte[]} item's own bytes (wire flag {@code 0x02})
+ *     rather than the item's JSON
  */
-public record StreamData(long requestId, byte[] payload, boolean resumable) implements Message {
+public record StreamData(long requestId, byte[] payload, boolean resumable, boolean raw) implements Message {
     /** Validates the fields. */
     public StreamData {
         requireNonNull(payload, "payload");
     }
 
-    /** An item of a stream that is not resumable. */
+    /** A JSON item of a stream that is not resumable. */
     public StreamData(long requestId, byte[] payload) {
-        this(requestId, payload, false);
+        this(requestId, payload, false, false);
+    }
+
+    /** A JSON item. */
+    public StreamData(long requestId, byte[] payload, boolean resumable) {
+        this(requestId, payload, resumable, false);
     }
 
     @Override

@@ -52,6 +52,11 @@ public final class WireFormat {
     public static final int FLAG_RESUME = 0x08;
     /** RESPONSE flag: the serving node's load ({@code load:int32}) follows the version. */
     public static final int FLAG_LOAD = 0x01;
+    /**
+     * DATA flag: the item is a {@code byte[]} sent as its bytes, not as JSON (which would be base64);
+     * only a receiver whose items are {@code byte[]} accepts it.
+     */
+    public static final int FLAG_RAW = 0x02;
     /** DATA flag: the stream's method is resumable, so the client may continue it on another replica. */
     public static final int FLAG_RESUMABLE = 0x01;
     /** Datagram type of a load poll. */

@@ -84,6 +84,30 @@ class StreamCodecTest {
     }
 
     @Test
+    void aRawItemSaysSoAndRoundTrips() throws Exception {
+        StreamData raw = new StreamData(8, new byte[] {0, (byte) 0xff, 7}, true, true);
+        assertThat(flagsOf(raw)).isEqualTo(WireFormat.FLAG_RESUMABLE | WireFormat.FLAG_RAW);
+        assertThat(roundTrip(raw)).usingRecursiveComparison().isEqualTo(raw);
+        com.fasterxml.jackson.databind.JavaType bytes = io.neptune.core.internal.json.Json.mapper()
+                .constructType(byte[].class);
+        com.fasterxml.jackson.databind.JavaType text = io.neptune.core.internal.json.Json.mapper()
+                .constructType(String.class);
+        assertThat(io.neptune.core.internal.stream.StreamItems.<byte[]>decode(raw, bytes))
+                .containsExactly(0, (byte) 0xff, 7);
+        assertThatThrownBy(() -> io.neptune.core.internal.stream.StreamItems.decode(raw, text))
+                .hasMessageContaining("the item is raw bytes (flag 0x02), but the stream's items are");
+        io.neptune.core.internal.stream.StreamItems.Encoded encoded =
+                io.neptune.core.internal.stream.StreamItems.encode(new byte[] {1, 2});
+        assertThat(encoded.raw()).isTrue();
+        assertThat(encoded.bytes()).containsExactly(1, 2);
+        assertThat(io.neptune.core.internal.stream.StreamItems.encode("x").raw()).isFalse();
+        // a byte[] item that came as JSON (base64) still decodes
+        StreamData json = new StreamData(8, "\"AP8H\"".getBytes(StandardCharsets.UTF_8));
+        assertThat(io.neptune.core.internal.stream.StreamItems.<byte[]>decode(json, bytes))
+                .containsExactly(0, (byte) 0xff, 7);
+    }
+
+    @Test
     void resumeIsRejectedOutsideAnOutputStreamOrWithoutItemsToSkip() {
         assertThatThrownBy(() -> request(RequestMessage.Streaming.NONE, "{}").resumingFrom(3))
                 .hasMessageContaining("resumeFrom: 3 (expected: >= 0, and 0 unless the request opens an output stream)");
@@ -128,9 +152,9 @@ class StreamCodecTest {
         for (Message message : List.of(new StreamData(1, new byte[1]), new StreamCredit(1, 1), StreamEnd.completed(1),
                 new StreamCancel(1, "x"))) {
             ByteBuf frame = encode(message);
-            frame.setByte(FLAGS_OFFSET, WireFormat.FLAG_STREAM);
-            String allowed = message instanceof StreamData ? "only 0x1" : "none";
-            assertRejected(frame, "flags: 0x2 (expected: " + allowed + " for message type " + frame.getByte(TYPE_OFFSET)
+            frame.setByte(FLAGS_OFFSET, WireFormat.FLAG_STREAM_INPUT);
+            String allowed = message instanceof StreamData ? "only 0x3" : "none";
+            assertRejected(frame, "flags: 0x4 (expected: " + allowed + " for message type " + frame.getByte(TYPE_OFFSET)
                     + ")");
         }
     }
