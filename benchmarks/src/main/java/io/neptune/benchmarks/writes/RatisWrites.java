@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -25,6 +26,7 @@ import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +49,10 @@ final class RatisWrites implements WriteTarget {
     private static final Logger logger = LoggerFactory.getLogger(RatisWrites.class);
     /** Calls one client may have outstanding; Ratis's default of 100 would queue 256 writers in the client. */
     static final int OUTSTANDING_MAX = 1024;
+    /** {@code raft.server.rpc.timeout.min}: see {@link #properties()}. */
+    static final TimeDuration ELECTION_TIMEOUT_MIN = TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS);
+    /** {@code raft.server.rpc.timeout.max}: see {@link #properties()}. */
+    static final TimeDuration ELECTION_TIMEOUT_MAX = TimeDuration.valueOf(1250, TimeUnit.MILLISECONDS);
     /** {@code raft.server.log.appender.buffer.byte-limit}: see {@link #properties()}. */
     static final SizeInBytes APPENDER_BATCH = SizeInBytes.valueOf("1MB");
     /** {@code raft.server.log.write.buffer.size}: see {@link #properties()}. */
@@ -96,6 +102,11 @@ final class RatisWrites implements WriteTarget {
         // default), so that goes down too: 1 MB per appendEntries is still 250 entries of 4 KB.
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, APPENDER_BATCH);
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
+        // Failure detection as Neptune's level 2 has it (an election timeout of 1 s, half the default ack timeout,
+        // plus jitter): Ratis's 150-300 ms default sets off elections whenever this shared host starves a follower
+        // for a few hundred ms. Heartbeats follow at half the minimum (500 ms; Neptune's: 250 ms).
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, ELECTION_TIMEOUT_MIN);
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, ELECTION_TIMEOUT_MAX);
         RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, OUTSTANDING_MAX);
         return p;
     }
@@ -149,6 +160,15 @@ final class RatisWrites implements WriteTarget {
             }
             return reply;
         });
+    }
+
+    /** The settings this experiment changes from Ratis's defaults, for the report. */
+    static String changedSettings() {
+        return "raft.server.rpc.timeout.min/max " + ELECTION_TIMEOUT_MIN + "/" + ELECTION_TIMEOUT_MAX
+                + " (default 150/300 ms; Neptune's election timeout is 1 s plus jitter), raft.server.log.write.buffer.size "
+                + WRITE_BUFFER + " and raft.server.log.appender.buffer.byte-limit " + APPENDER_BATCH
+                + " (default 8 MB and 4 MB; direct memory per group and peer), raft.client.async.outstanding-requests.max "
+                + OUTSTANDING_MAX + " (default 100, fewer than 256 writers)";
     }
 
     @Override

@@ -78,18 +78,19 @@ public final class WritesExperiment {
                 + " payloads %s B, writers %s, runs of %.1f + %.1f s", plan.quick() ? "quick" : "full",
                 plan.partitions(), plan.payloads(), plan.writers(), seconds(plan.warmUp()), seconds(plan.measure())));
         Map<WriteSystem, String> durability = new LinkedHashMap<>();
-        List<Measurement> measurements = run(plan, durability);
+        List<String> stalls = new ArrayList<>();
+        List<Measurement> measurements = run(plan, durability, stalls);
         String context = run.finish();
         if (!plan.complete()) {
             System.out.println("a --systems run writes no report (it would replace the full one with a subset)");
             return;
         }
-        report(plan, measurements, durability, context).write(run.root(), ExperimentRun.command("writes", args));
+        report(plan, measurements, durability, stalls, context).write(run.root(), ExperimentRun.command("writes", args));
         System.out.println("wrote docs/benchmarks/replicated-writes.*");
     }
 
-    private static List<Measurement> run(WritesPlan plan, Map<WriteSystem, String> durability)
-            throws InterruptedException {
+    private static List<Measurement> run(WritesPlan plan, Map<WriteSystem, String> durability,
+            List<String> stalls) throws InterruptedException {
         List<Measurement> measurements = new ArrayList<>();
         for (int partitions : plan.partitions()) {
             for (WriteSystem system : plan.systems()) {
@@ -100,15 +101,31 @@ public final class WritesExperiment {
                             .run(16, plan.firstWarmUp(), Duration.ofMillis(1));
                     System.out.printf(Locale.ROOT, "%s, %d partitions: ready in %.1f s, warmed up (%d failures)%n",
                             system.label, partitions, (System.nanoTime() - started) / 1e9, warm.failures());
-                    for (int payload : plan.payloads()) {
-                        for (int writers : plan.writers()) {
-                            measurements.add(measure(plan, system, target, partitions, payload, writers));
-                        }
-                    }
+                    measureAll(plan, system, target, partitions, measurements, stalls);
                 }
             }
         }
         return measurements;
+    }
+
+    /** Measures every payload and writer count; a run whose writes hang ends this system's runs at this shape. */
+    private static void measureAll(WritesPlan plan, WriteSystem system, WriteTarget target, int partitions,
+            List<Measurement> measurements, List<String> stalls) throws InterruptedException {
+        for (int payload : plan.payloads()) {
+            for (int writers : plan.writers()) {
+                try {
+                    measurements.add(measure(plan, system, target, partitions, payload, writers));
+                } catch (IllegalStateException e) { // ClosedLoop: writes still outstanding 30 s after the end
+                    System.out.printf(Locale.ROOT, "%s, %d partitions, %d B, %d writers: stalled (%s); skipping its"
+                            + " remaining runs at %d partitions%n", system.label, partitions, payload, writers,
+                            e.getMessage(), partitions);
+                    stalls.add(String.format(Locale.ROOT, "%s with %d partitions stalled at %d B and %d writers (%s);"
+                            + " its remaining runs at %d partitions were skipped", system.label, partitions, payload,
+                            writers, e.getMessage(), partitions));
+                    return;
+                }
+            }
+        }
     }
 
     private static Measurement measure(WritesPlan plan, WriteSystem system, WriteTarget target, int partitions,
@@ -147,7 +164,7 @@ public final class WritesExperiment {
     }
 
     private static Report report(WritesPlan plan, List<Measurement> measurements,
-            Map<WriteSystem, String> durability, String context) {
+            Map<WriteSystem, String> durability, List<String> stalls, String context) {
         Report report = new Report("replicated-writes", "Replicated writes: level 2 against unreplicated and Ratis",
                 "system", "partitions", "payload (B)", "writers", "writes", "failures", "writes/s", "p50 (ms)",
                 "p99 (ms)", "CPU per write (µs)", "load (1 min)");
@@ -175,6 +192,11 @@ public final class WritesExperiment {
         durability.forEach((system, text) -> forced.append("\n- ").append(system.label).append(": ").append(text)
                 .append('.'));
         report.note(forced.toString());
+        report.note("Ratis settings changed from its defaults (none of them changes what is forced): "
+                + RatisWrites.changedSettings() + ".");
+        for (String stall : stalls) {
+            report.note("Stalled: " + stall + ".");
+        }
         report.note(ratios(measurements, 64));
         report.note(context);
         return report;
