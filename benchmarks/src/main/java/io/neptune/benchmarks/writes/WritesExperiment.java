@@ -175,7 +175,8 @@ public final class WritesExperiment {
             report.point(String.format(Locale.ROOT, "%s %d part. %s", m.system().label, m.partitions(),
                     payloadLabel(m.payload())), r.callers(), r.throughput());
         }
-        report.axes("concurrent writers (writes outstanding)", "committed writes/s", true).legendOutside();
+        report.axes("concurrent writers (writes outstanding)", "committed writes/s", true).logarithmicY()
+                .legendOutside();
         report.note(String.format(Locale.ROOT, "Each row: %.1f s warm-up, then %.1f s measured, with that many writes"
                 + " outstanding (a closed loop); a write counts when its commit is acknowledged to the writer within"
                 + " the measured period, and its latency runs from sending to that acknowledgement. Each system ran"

@@ -4,10 +4,8 @@ import io.neptune.benchmarks.writes.WritesExperiment.WriteSystem;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * What one run of the experiment measures: every combination of partitions, payload and writers,
@@ -20,10 +18,10 @@ import java.util.Set;
  * @param firstWarmUp the unmeasured run at the start of each cluster (JIT, connections)
  * @param warmUp the unmeasured start of every measured run
  * @param measure the measured period of every run
- * @param systems the systems to measure; a run of fewer than all writes no report
+ * @param systems the systems to measure, in the order they run; a run of fewer than all writes no report
  */
 record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payloads, List<Integer> writers,
-        Duration firstWarmUp, Duration warmUp, Duration measure, Set<WriteSystem> systems) {
+        Duration firstWarmUp, Duration warmUp, Duration measure, List<WriteSystem> systems) {
     /** The usage line that {@code --help} prints. */
     static final String USAGE = """
             usage: ./neptune bench writes [--quick] [--systems neptune,unreplicated,ratis] [--help]
@@ -38,7 +36,7 @@ record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payload
         partitions = List.copyOf(partitions);
         payloads = List.copyOf(payloads);
         writers = List.copyOf(writers);
-        systems = Set.copyOf(systems);
+        systems = systems.stream().distinct().sorted().toList(); // declaration order: Neptune next to Ratis
     }
 
     /** Whether every system runs, so that the report is complete. */
@@ -49,13 +47,13 @@ record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payload
     /** The full plan: 1–256 writers, 10-second runs. */
     static WritesPlan fullPlan() {
         return new WritesPlan(false, List.of(1, 64), List.of(100, 4096), List.of(1, 4, 16, 64, 256),
-                Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(8), EnumSet.allOf(WriteSystem.class));
+                Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(8), List.of(WriteSystem.values()));
     }
 
     /** The quick plan: 1, 16 and 64 writers, 3-second runs. */
     static WritesPlan quickPlan() {
         return new WritesPlan(true, List.of(1, 64), List.of(100, 4096), List.of(1, 16, 64),
-                Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMillis(2500), EnumSet.allOf(WriteSystem.class));
+                Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMillis(2500), List.of(WriteSystem.values()));
     }
 
     /** Whether {@code args} ask for the usage text. */
@@ -71,7 +69,7 @@ record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payload
      */
     static WritesPlan parse(List<String> args) {
         boolean quick = false;
-        Set<WriteSystem> systems = EnumSet.allOf(WriteSystem.class);
+        List<WriteSystem> systems = List.of(WriteSystem.values());
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             if (arg.equals("--quick")) {
@@ -88,13 +86,13 @@ record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payload
                 plan.warmUp(), plan.measure(), systems);
     }
 
-    private static Set<WriteSystem> systems(String list) {
+    private static List<WriteSystem> systems(String list) {
         List<WriteSystem> chosen = new ArrayList<>();
         for (String name : list.split(",")) {
             chosen.add(Arrays.stream(WriteSystem.values()).filter(s -> s.option.equals(name.trim().toLowerCase(
                     Locale.ROOT))).findFirst().orElseThrow(() -> new IllegalArgumentException("system: '" + name
                     + "' (expected: neptune, unreplicated or ratis)")));
         }
-        return EnumSet.copyOf(chosen);
+        return chosen;
     }
 }
