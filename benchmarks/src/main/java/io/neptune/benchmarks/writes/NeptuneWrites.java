@@ -35,10 +35,10 @@ final class NeptuneWrites implements WriteTarget {
 
     /** Starts {@code replicas} nodes hosting every one of {@code partitions} partitions, and the sending node. */
     static NeptuneWrites start(int replicas, int partitions) {
-        KvWriteService first = KvWriteService.create(partitions);
+        String service = KvWriteService.create(partitions).name();
         DiscussionCluster cluster = DiscussionCluster.start(replicas, replicas, HostingConfig.DEFAULT_WORKERS,
                 FailoverMode.MAJORITY, capacity -> List.of(KvWriteService.create(partitions)));
-        return new NeptuneWrites(cluster, first.name(), replicas);
+        return new NeptuneWrites(cluster, service, replicas);
     }
 
     @Override

@@ -116,12 +116,11 @@ public final class WritesExperiment {
                 try {
                     measurements.add(measure(plan, system, target, partitions, payload, writers));
                 } catch (IllegalStateException e) { // ClosedLoop: writes still outstanding 30 s after the end
-                    System.out.printf(Locale.ROOT, "%s, %d partitions, %d B, %d writers: stalled (%s); skipping its"
-                            + " remaining runs at %d partitions%n", system.label, partitions, payload, writers,
-                            e.getMessage(), partitions);
-                    stalls.add(String.format(Locale.ROOT, "%s with %d partitions stalled at %d B and %d writers (%s);"
-                            + " its remaining runs at %d partitions were skipped", system.label, partitions, payload,
-                            writers, e.getMessage(), partitions));
+                    String stall = String.format(Locale.ROOT, "%s with %d partitions stalled at %d B and %d writers"
+                            + " (%s); its remaining runs at %d partitions were skipped", system.label, partitions,
+                            payload, writers, e.getMessage(), partitions);
+                    System.out.println(stall);
+                    stalls.add(stall);
                     return;
                 }
             }
@@ -172,8 +171,10 @@ public final class WritesExperiment {
             ClosedLoop.Result r = m.result();
             report.row(m.system().label, m.partitions(), m.payload(), r.callers(), r.calls(), r.failures(),
                     r.throughput(), r.p50() / 1e3, r.p99() / 1e3, m.cpuPerWrite(), m.load());
-            report.point(String.format(Locale.ROOT, "%s %d part. %s", m.system().label, m.partitions(),
-                    payloadLabel(m.payload())), r.callers(), r.throughput());
+            if (r.throughput() > 0) { // the y axis is logarithmic; a run without a committed write is a table row only
+                report.point(String.format(Locale.ROOT, "%s %d part. %s", m.system().label, m.partitions(),
+                        payloadLabel(m.payload())), r.callers(), r.throughput());
+            }
         }
         report.axes("concurrent writers (writes outstanding)", "committed writes/s", true).logarithmicY()
                 .legendOutside();
