@@ -132,7 +132,7 @@ final class RatisWrites implements WriteTarget {
                         .setPriority(i == g % servers.size() ? 1 : 0).build());
             }
             RaftGroup group = RaftGroup.valueOf(RaftGroupId.randomId(), peers);
-            try (RaftClient admin = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+            try (RaftClient admin = RaftClient.newBuilder().setProperties(adminProperties()).setRaftGroup(group)
                     .setRetryPolicy(RetryPolicies.noRetry()).build()) { // a failed setup fails the run
                 for (RaftPeer peer : peers) {
                     check(admin.getGroupManagementApi(peer.getId()).add(group), "add " + group.getGroupId());
@@ -144,6 +144,13 @@ final class RatisWrites implements WriteTarget {
             check(client.io().send(KvStateMachine.put("ready", "")), "the first write");
         }
         logger.info("ratis: {} peers, {} groups, leaders elected; {}", servers.size(), groups, durability());
+    }
+
+    /** A group add formats storage with forces; on a starved host it can take longer than the 3 s default. */
+    private RaftProperties adminProperties() {
+        RaftProperties p = new RaftProperties(properties);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(30, TimeUnit.SECONDS));
+        return p;
     }
 
     private static void check(RaftClientReply reply, String what) {
