@@ -26,7 +26,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Thread-safety: {@link #run} is for one thread; the callers record into concurrent accumulators.
  */
-final class ClosedLoop {
+public final class ClosedLoop {
     private static final long MAX_NANOS = TimeUnit.SECONDS.toNanos(60);
     /** Pause before a caller sends again after a failure, so a dead system does not spin or recurse. */
     private static final Executor AFTER_FAILURE = CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS);
@@ -51,11 +51,11 @@ final class ClosedLoop {
      * @param mean mean latency, µs
      * @param firstFailure the first failure's message, or empty
      */
-    record Result(int callers, long calls, long failures, double throughput, double p50, double p99, double mean,
+    public record Result(int callers, long calls, long failures, double throughput, double p50, double p99, double mean,
             String firstFailure) {}
 
     /** A generator of calls made by {@code call}, which must not block. */
-    ClosedLoop(Supplier<? extends CompletableFuture<?>> call) {
+    public ClosedLoop(Supplier<? extends CompletableFuture<?>> call) {
         this.call = requireNonNull(call, "call");
     }
 
@@ -65,7 +65,7 @@ final class ClosedLoop {
      *
      * @throws IllegalStateException if calls are still outstanding 30 s after the end
      */
-    Result run(int callers, Duration warmUp, Duration measure) throws InterruptedException {
+    public Result run(int callers, Duration warmUp, Duration measure) throws InterruptedException {
         if (callers < 1) {
             throw new IllegalArgumentException("callers: " + callers + " (expected: >= 1)");
         }

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: start and close from one thread; {@link #client()} is thread-safe.
  */
-final class DiscussionCluster implements AutoCloseable {
+public final class DiscussionCluster implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(DiscussionCluster.class);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
@@ -101,7 +101,7 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     /** Like {@link #start(int, int, int, Function)}, every service hosted in fail-over mode {@code failover}. */
-    static DiscussionCluster start(int nodes, int degree, int workers, FailoverMode failover,
+    public static DiscussionCluster start(int nodes, int degree, int workers, FailoverMode failover,
             Function<ServerCapacity, List<Object>> servicesOf) {
         DiscussionCluster c = new DiscussionCluster(nodes, degree);
         try {
@@ -275,7 +275,7 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     /** The load driver's client. */
-    NeptuneClient client() {
+    public NeptuneClient client() {
         return driverNode().client();
     }
 
@@ -298,7 +298,7 @@ final class DiscussionCluster implements AutoCloseable {
     }
 
     /** The cluster name; unique per instance. */
-    String name() {
+    public String name() {
         return cluster;
     }
 

@@ -7,7 +7,7 @@ import java.util.Locale;
  * The frame of one experiment run from the repository root: where the reports go, and the run
  * time and host load average that every report states. Thread-safety: use from one thread.
  */
-final class ExperimentRun {
+public final class ExperimentRun {
     private final Path root;
     private final String loadBefore;
     private final long began;
@@ -19,7 +19,7 @@ final class ExperimentRun {
     }
 
     /** Checks that the working directory is the repository root and prints {@code what} with the load average. */
-    static ExperimentRun begin(String what) {
+    public static ExperimentRun begin(String what) {
         Path root = Report.repositoryRoot();
         ExperimentRun run = new ExperimentRun(root, Report.loadAverage());
         System.out.printf(Locale.ROOT, "%s; load average %s%n", what, run.loadBefore);
@@ -27,12 +27,12 @@ final class ExperimentRun {
     }
 
     /** The repository root. */
-    Path root() {
+    public Path root() {
         return root;
     }
 
     /** Prints the run time and the load averages, and returns them as a sentence for the reports. */
-    String finish() {
+    public String finish() {
         double minutes = (System.nanoTime() - began) / 60e9;
         String loadAfter = Report.loadAverage();
         System.out.printf(Locale.ROOT, "done in %.1f min; load average %s at start, %s at end%n", minutes, loadBefore,
@@ -42,7 +42,7 @@ final class ExperimentRun {
     }
 
     /** The command line that reproduces the run: {@code ./neptune bench <experiment>} and {@code args}. */
-    static String command(String experiment, String[] args) {
+    public static String command(String experiment, String[] args) {
         return "./neptune bench " + experiment + (args.length == 0 ? "" : " " + String.join(" ", args));
     }
 }

@@ -186,7 +186,7 @@ public final class Report {
     }
 
     /** The 1, 5 and 15 minute load averages, or "unknown" off Linux. */
-    static String loadAverage() {
+    public static String loadAverage() {
         try {
             String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
             return fields[0] + ", " + fields[1] + ", " + fields[2];

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safety: thread-safe.
  */
-final class ServerCapacity {
+public final class ServerCapacity {
     private final int workers;
     private final Semaphore permits;
     private final AtomicInteger inFlight = new AtomicInteger();

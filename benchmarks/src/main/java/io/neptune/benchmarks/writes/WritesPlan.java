@@ -1,0 +1,98 @@
+package io.neptune.benchmarks.writes;
+
+import io.neptune.benchmarks.writes.WritesExperiment.WriteSystem;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one run of the experiment measures: every combination of partitions, payload and writers,
+ * on each system, each run a warm-up and then a measured period.
+ *
+ * @param quick whether this is the quick mode
+ * @param partitions partition counts (Raft groups for Ratis)
+ * @param payloads bytes of each written value
+ * @param writers concurrent writers (writes outstanding)
+ * @param firstWarmUp the unmeasured run at the start of each cluster (JIT, connections)
+ * @param warmUp the unmeasured start of every measured run
+ * @param measure the measured period of every run
+ * @param systems the systems to measure, in the order they run; a run of fewer than all writes no report
+ */
+record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payloads, List<Integer> writers,
+        Duration firstWarmUp, Duration warmUp, Duration measure, List<WriteSystem> systems) {
+    /** The usage line that {@code --help} prints. */
+    static final String USAGE = """
+            usage: ./neptune bench writes [--quick] [--systems neptune,unreplicated,ratis] [--help]
+              Level-2 writes with 3 replicas against the same service unreplicated and Apache Ratis (3 peers),
+              all in one JVM on 127.0.0.1: 100 B and 4 KB values, 1 and 64 partitions (Raft groups), closed loops of
+              1, 4, 16, 64 and 256 writers; committed writes/s and p50/p99 commit latency.
+              Writes docs/benchmarks/replicated-writes.{md,csv,png} (run from the repository root).
+              --quick    1, 16 and 64 writers and shorter runs (about 3 minutes)
+              --systems  only these systems (then no report is written)""";
+
+    WritesPlan {
+        partitions = List.copyOf(partitions);
+        payloads = List.copyOf(payloads);
+        writers = List.copyOf(writers);
+        systems = systems.stream().distinct().sorted().toList(); // declaration order: Neptune next to Ratis
+    }
+
+    /** Whether every system runs, so that the report is complete. */
+    boolean complete() {
+        return systems.size() == WriteSystem.values().length;
+    }
+
+    /** The full plan: 1–256 writers, 10-second runs. */
+    static WritesPlan fullPlan() {
+        return new WritesPlan(false, List.of(1, 64), List.of(100, 4096), List.of(1, 4, 16, 64, 256),
+                Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(8), List.of(WriteSystem.values()));
+    }
+
+    /** The quick plan: 1, 16 and 64 writers, 3-second runs. */
+    static WritesPlan quickPlan() {
+        return new WritesPlan(true, List.of(1, 64), List.of(100, 4096), List.of(1, 16, 64),
+                Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMillis(2500), List.of(WriteSystem.values()));
+    }
+
+    /** Whether {@code args} ask for the usage text. */
+    static boolean wantsHelp(List<String> args) {
+        return args.contains("--help") || args.contains("-h");
+    }
+
+    /**
+     * The plan {@code args} choose: {@code [--quick] [--systems a,b]}, the systems by
+     * {@link WriteSystem#option}.
+     *
+     * @throws IllegalArgumentException on any other argument
+     */
+    static WritesPlan parse(List<String> args) {
+        boolean quick = false;
+        List<WriteSystem> systems = List.of(WriteSystem.values());
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (arg.equals("--quick")) {
+                quick = true;
+            } else if (arg.equals("--systems") && i + 1 < args.size()) {
+                systems = systems(args.get(++i));
+            } else {
+                throw new IllegalArgumentException("argument: '" + arg
+                        + "' (expected: --quick, --systems LIST, --help or nothing)");
+            }
+        }
+        WritesPlan plan = quick ? quickPlan() : fullPlan();
+        return new WritesPlan(plan.quick(), plan.partitions(), plan.payloads(), plan.writers(), plan.firstWarmUp(),
+                plan.warmUp(), plan.measure(), systems);
+    }
+
+    private static List<WriteSystem> systems(String list) {
+        List<WriteSystem> chosen = new ArrayList<>();
+        for (String name : list.split(",")) {
+            chosen.add(Arrays.stream(WriteSystem.values()).filter(s -> s.option.equals(name.trim().toLowerCase(
+                    Locale.ROOT))).findFirst().orElseThrow(() -> new IllegalArgumentException("system: '" + name
+                    + "' (expected: neptune, unreplicated or ratis)")));
+        }
+        return chosen;
+    }
+}
