@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public abstract class WorkService {
     /** How many slots (independent emulated clusters) one node can host. */
-    static final int SLOTS = 8;
+    static final int SLOTS = 10;
 
     /**
      * A request to hold a worker.
@@ -92,6 +92,8 @@ public abstract class WorkService {
             case 5 -> new Slot5();
             case 6 -> new Slot6();
             case 7 -> new Slot7();
+            case 8 -> new Slot8();
+            case 9 -> new Slot9();
             default -> throw new IllegalArgumentException("slot: " + slot + " (expected: 0.." + (SLOTS - 1) + ")");
         };
     }
@@ -127,4 +129,12 @@ public abstract class WorkService {
     /** Slot 7. */
     @NeptuneService(name = "lb-7", partitions = 1)
     public static final class Slot7 extends WorkService {}
+
+    /** Slot 8. */
+    @NeptuneService(name = "lb-8", partitions = 1)
+    public static final class Slot8 extends WorkService {}
+
+    /** Slot 9. */
+    @NeptuneService(name = "lb-9", partitions = 1)
+    public static final class Slot9 extends WorkService {}
 }

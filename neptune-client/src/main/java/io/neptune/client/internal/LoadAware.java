@@ -21,16 +21,17 @@ import java.util.function.LongSupplier;
  * RESPONSE), and every poll reply does too; the client keeps the latest report per replica with the
  * time it arrived, and counts its own calls in flight to each replica. A replica's estimate is its
  * last report plus the calls this client sent it since (the report already counts those in flight
- * then). A call samples {@code poll-size} random candidates like random polling; those whose report
- * is fresh are weighed by their estimate without a poll, and only the stale ones are polled (in
- * parallel, within {@code poll-deadline}). It picks the lowest estimate, ties at random.
+ * then). A call weighs every candidate whose report is fresh by its estimate, samples
+ * {@code poll-size} random candidates like random polling and polls only those of the sample whose
+ * report is stale (in parallel, within {@code poll-deadline}); it picks the lowest estimate among
+ * all it knows, ties at random.
  *
  * <p>How long a report stays fresh adapts per service. The bound is a number of the service's
  * response times (an exponentially weighted mean of what this client measures), clamped to
  * [{@value #MIN_BOUND_MICROS} µs, {@value #MAX_BOUND_MILLIS} ms]; the number starts at
  * {@value #INITIAL_FACTOR} and follows how well the estimates predict: each new report of a replica
- * whose estimate was within one request of it lengthens the bound by a quarter, each report that
- * differs by more halves it (down to one response time). An idle or steady cluster is thus hardly
+ * that its estimate predicted exactly lengthens the bound by a quarter, each report that differs
+ * halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus hardly
  * polled, and one whose load moves is polled about as often as it moves.
  *
  * <p>Thread-safety: thread-safe; reports and counts are per-replica atomics and volatiles, read
@@ -42,7 +43,9 @@ final class LoadAware implements ReplicaSelector {
     /** The longest freshness bound, in milliseconds: about an announcement interval. */
     static final long MAX_BOUND_MILLIS = 1_000;
     /** The bound's starting number of response times. */
-    static final double INITIAL_FACTOR = 4;
+    static final double INITIAL_FACTOR = 1;
+    /** The fewest response times the bound may shrink to. */
+    static final double MIN_FACTOR = 0.25;
     /** The most response times the bound may grow to. */
     static final double MAX_FACTOR = 10_000;
     /** Weight of a new response time in the mean. */
@@ -95,7 +98,7 @@ final class LoadAware implements ReplicaSelector {
 
         void predicted(boolean well) {
             double f = factor;
-            factor = well ? Math.min(MAX_FACTOR, f * 1.25) : Math.max(1, f / 2);
+            factor = well ? Math.min(MAX_FACTOR, f * 1.25) : Math.max(MIN_FACTOR, f / 2);
         }
     }
 
@@ -123,13 +126,16 @@ final class LoadAware implements ReplicaSelector {
         long now = clock.getAsLong();
         long bound = freshness(service).boundNanos();
         Map<Replica, Integer> known = new HashMap<>();
-        List<Replica> stale = new ArrayList<>();
-        for (Replica replica : sample) {
+        for (Replica replica : candidates) { // every candidate it knows well enough counts, not only the sample
             Estimate estimate = estimates.get(new Key(replica.node(), service, serviceClass));
             int value = estimate == null ? -1 : estimate.value();
             if (value >= 0 && now - estimate.reportedAt <= bound) {
                 known.put(replica, value);
-            } else {
+            }
+        }
+        List<Replica> stale = new ArrayList<>();
+        for (Replica replica : sample) {
+            if (!known.containsKey(replica)) {
                 stale.add(replica);
             }
         }
@@ -190,7 +196,7 @@ final class LoadAware implements ReplicaSelector {
         Estimate estimate = estimate(node, service, serviceClass);
         int predicted = estimate.value();
         if (predicted >= 0) {
-            freshness(service).predicted(Math.abs(predicted - load) <= 1);
+            freshness(service).predicted(predicted == load);
         }
         estimate.inflightAtReport = estimate.inflight.get();
         estimate.reportedAt = clock.getAsLong();
