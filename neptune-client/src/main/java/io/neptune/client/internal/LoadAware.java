@@ -30,8 +30,8 @@ import java.util.function.LongSupplier;
  * response times (an exponentially weighted mean of what this client measures), clamped to
  * [{@value #MIN_BOUND_MICROS} µs, {@value #MAX_BOUND_MILLIS} ms]; the number starts at
  * {@value #INITIAL_FACTOR} and follows how well the estimates predict: each new report of a replica
- * that its estimate predicted exactly lengthens the bound by a quarter, each report that differs
- * halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus hardly
+ * that its estimate predicted within one request lengthens the bound by a tenth, each report that
+ * differs by more halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus hardly
  * polled, and one whose load moves is polled about as often as it moves.
  *
  * <p>Thread-safety: thread-safe; reports and counts are per-replica atomics and volatiles, read
@@ -98,7 +98,7 @@ final class LoadAware implements ReplicaSelector {
 
         void predicted(boolean well) {
             double f = factor;
-            factor = well ? Math.min(MAX_FACTOR, f * 1.25) : Math.max(MIN_FACTOR, f / 2);
+            factor = well ? Math.min(MAX_FACTOR, f * 1.1) : Math.max(MIN_FACTOR, f / 2);
         }
     }
 
@@ -196,7 +196,7 @@ final class LoadAware implements ReplicaSelector {
         Estimate estimate = estimate(node, service, serviceClass);
         int predicted = estimate.value();
         if (predicted >= 0) {
-            freshness(service).predicted(predicted == load);
+            freshness(service).predicted(Math.abs(predicted - load) <= 1);
         }
         estimate.inflightAtReport = estimate.inflight.get();
         estimate.reportedAt = clock.getAsLong();

@@ -147,15 +147,15 @@ class LoadAwareTest {
         answered(a, 100, 3); // response time 100 µs: bound = 1 x 100 µs
         long initial = selector.boundNanos(SERVICE);
         assertThat(initial).isEqualTo(100 * MICROS);
-        for (int i = 0; i < 20; i++) {
-            answered(a, 100, 3); // each report matches the estimate exactly
+        for (int i = 0; i < 50; i++) {
+            answered(a, 100, 3); // each report matches the estimate
         }
         long grown = selector.boundNanos(SERVICE);
         assertThat(grown).isGreaterThan(50 * initial);
         answered(a, 100, 30);
         answered(a, 100, 3);
         assertThat(selector.boundNanos(SERVICE)).isLessThanOrEqualTo(grown / 4);
-        for (int i = 0; i < 200; i++) {
+        for (int i = 0; i < 400; i++) {
             answered(a, 100, 3);
         }
         assertThat(selector.boundNanos(SERVICE)).isEqualTo(TimeUnit.MILLISECONDS.toNanos(LoadAware.MAX_BOUND_MILLIS));
