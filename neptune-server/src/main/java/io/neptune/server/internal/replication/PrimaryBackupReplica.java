@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
-    /** The most records one {@code replicate} or join answer carries. */
+    /** How many records {@link #rebuildEpochStarts} reads at a time. */
     static final int BATCH = 500;
     /** How long one slice of applying committed writes may hold the executor. */
     static final long APPLY_SLICE_MILLIS = 5;

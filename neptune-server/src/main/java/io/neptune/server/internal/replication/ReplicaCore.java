@@ -38,6 +38,11 @@ final class ReplicaCore {
     private static final int MAX_CACHED_RESPONSES = 10_000;
     /** The most writes one storage commit covers while applying (see {@link #applyUpTo(long, long)}). */
     static final int APPLY_BATCH = 256;
+    /**
+     * The most records one replication message carries; {@link #maxBatchBytes} is the bound that
+     * matters for all but small records (a 64-byte write is about 400 bytes on the wire).
+     */
+    static final int MAX_BATCH_RECORDS = 4096;
 
     final String service;
     final int partition;
@@ -103,11 +108,11 @@ final class ReplicaCore {
 
     /**
      * The log's records from {@code fromLsn} on for one replication message: at most
-     * {@link PrimaryBackupReplica#BATCH} of them and at most {@link #maxBatchBytes} by their estimated
+     * {@value #MAX_BATCH_RECORDS} of them and at most {@link #maxBatchBytes} by their estimated
      * wire size, but always the first one (a record too large for any frame was refused when written).
      */
     List<LogRecord> batch(long fromLsn) {
-        List<LogRecord> records = log.read(fromLsn, PrimaryBackupReplica.BATCH);
+        List<LogRecord> records = log.read(fromLsn, MAX_BATCH_RECORDS);
         long bytes = 0;
         for (int i = 0; i < records.size(); i++) {
             bytes += wireBytes(records.get(i));
