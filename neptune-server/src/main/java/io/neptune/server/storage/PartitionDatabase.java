@@ -66,6 +66,11 @@ import org.slf4j.LoggerFactory;
  * <p>The database is the file {@code directory/name.mv.db}; one process opens it at a time. At most
  * {@value #MAX_CONNECTIONS} operations run at once, more wait for a connection.
  *
+ * <p>A replica applies a run of replicated writes in one transaction that commits once (a savepoint
+ * per write keeps each write all or nothing, and a read on the applying thread sees the writes before
+ * it): call {@link #write} on the thread that runs the write method. Work handed to another thread
+ * that the write method then waits for would wait for the run's write lock.
+ *
  * <p>Thread-safety: thread-safe. Every method blocks on storage: call it from a service worker,
  * never from an event loop.
  */
