@@ -120,6 +120,8 @@ class ExactlyOnceIT {
             DefaultNeptuneClient client = (DefaultNeptuneClient) cluster.add("observer", ClientConfig.defaults(),
                     b -> b).client();
             cluster.awaitNodes(2); // the two replicas, in every yellow page
+            // a level-1 replica takes writes once it has pulled from its peers (it may hold writes they lack)
+            await(() -> setApplied(client, "node-1") == 0 && setApplied(client, "node-2") == 0, "both replicas serving");
             RequestMessage add = new RequestMessage(0, "set", PARTITION, "add", AccessMode.WRITE, 10_000, 0,
                     RequestId.random(), Json.mapper().writeValueAsBytes(new SetTestService.Add("x")));
             assertThat(send(client, "node-1", add).status()).isEqualTo(Status.OK);
