@@ -37,7 +37,7 @@ import java.util.function.LongSupplier;
  * <p>Thread-safety: thread-safe; reports and counts are per-replica atomics and volatiles, read
  * without locks (an estimate may be a report behind, which is what staleness bounds anyway).
  */
-final class LoadAware implements ReplicaSelector {
+final class LoadAware implements ReplicaSelector.ClassAware {
     /** The shortest freshness bound, in microseconds. */
     static final long MIN_BOUND_MICROS = 50;
     /** The longest freshness bound, in milliseconds: about an announcement interval. */
@@ -112,11 +112,6 @@ final class LoadAware implements ReplicaSelector {
     }
 
     @Override
-    public CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates) {
-        return select(service, partition, io.neptune.core.ServiceClass.DEFAULT_NAME, candidates);
-    }
-
-    @Override
     public CompletableFuture<Replica> select(String service, int partition, String serviceClass,
             List<Replica> candidates) {
         if (candidates.size() == 1) {
@@ -158,20 +153,9 @@ final class LoadAware implements ReplicaSelector {
      * fewer of this client's calls unanswered (ties at random).
      */
     ReplicaSelector powerOfTwoChoices() {
-        return new ReplicaSelector() {
-            @Override
-            public CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates) {
-                return select(service, partition, io.neptune.core.ServiceClass.DEFAULT_NAME, candidates);
-            }
-
-            @Override
-            public CompletableFuture<Replica> select(String service, int partition, String serviceClass,
-                    List<Replica> candidates) {
-                List<Replica> two = Selectors.sample(candidates, 2);
-                return CompletableFuture.completedFuture(Selectors.leastLoaded(two,
+        return (ReplicaSelector.ClassAware) (service, partition, serviceClass, candidates) ->
+                CompletableFuture.completedFuture(Selectors.leastLoaded(Selectors.sample(candidates, 2),
                         r -> estimate(r.node(), service, serviceClass).inflight.get()));
-            }
-        };
     }
 
     /** A call of {@code service} in {@code serviceClass} was sent to {@code node}. */

@@ -1,5 +1,6 @@
 package io.neptune.client.internal;
 
+import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.membership.Replica;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,5 +21,20 @@ public interface ReplicaSelector {
     default CompletableFuture<Replica> select(String service, int partition, String serviceClass,
             List<Replica> candidates) {
         return select(service, partition, candidates);
+    }
+
+    /**
+     * A policy that weighs replicas by the call's service class: it implements the four-argument
+     * {@code select} only, and a call that names no class is one of the default class.
+     */
+    @FunctionalInterface
+    interface ClassAware extends ReplicaSelector {
+        @Override
+        default CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates) {
+            return select(service, partition, ServiceClass.DEFAULT_NAME, candidates);
+        }
+
+        @Override
+        CompletableFuture<Replica> select(String service, int partition, String serviceClass, List<Replica> candidates);
     }
 }

@@ -1,6 +1,5 @@
 package io.neptune.client.internal;
 
-import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.Poll;
 import io.netty.channel.EventLoopGroup;
@@ -89,22 +88,13 @@ public final class Selectors {
     public static ReplicaSelector randomPolling(Poller poller, EventLoopGroup timer, int pollSize, Duration deadline,
             boolean discardSlowPolls, Duration maxWait) {
         long waitNanos = (discardSlowPolls ? deadline : maxWait).toNanos();
-        return new ReplicaSelector() {
-            @Override
-            public CompletableFuture<Replica> select(String service, int partition, List<Replica> candidates) {
-                return select(service, partition, ServiceClass.DEFAULT_NAME, candidates);
+        return (ReplicaSelector.ClassAware) (service, partition, serviceClass, candidates) -> {
+            if (candidates.size() == 1) {
+                return CompletableFuture.completedFuture(candidates.get(0));
             }
-
-            @Override
-            public CompletableFuture<Replica> select(String service, int partition, String serviceClass,
-                    List<Replica> candidates) {
-                if (candidates.size() == 1) {
-                    return CompletableFuture.completedFuture(candidates.get(0));
-                }
-                return poll(poller, timer, sample(candidates, pollSize), service, partition, serviceClass, waitNanos)
-                        .thenApply(loads -> loads.isEmpty() ? randomOf(candidates)
-                                : leastLoaded(List.copyOf(loads.keySet()), loads::get));
-            }
+            return poll(poller, timer, sample(candidates, pollSize), service, partition, serviceClass, waitNanos)
+                    .thenApply(loads -> loads.isEmpty() ? randomOf(candidates)
+                            : leastLoaded(List.copyOf(loads.keySet()), loads::get));
         };
     }
 
