@@ -66,10 +66,19 @@ final class NodeProcess implements AutoCloseable {
     /** Like {@link #start(String, List, Path)}, with {@code environment} added to the process's environment. */
     static NodeProcess start(String name, List<String> command, @Nullable Path logFile,
             Map<String, String> environment) {
+        return start(name, command, logFile, environment, null);
+    }
+
+    /** Like {@link #start(String, List, Path, Map)}, run in {@code directory} (null: this process's). */
+    static NodeProcess start(String name, List<String> command, @Nullable Path logFile,
+            Map<String, String> environment, @Nullable Path directory) {
         Process process;
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
             builder.environment().putAll(environment);
+            if (directory != null) {
+                builder.directory(directory.toFile());
+            }
             process = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start node " + name + ": " + command, e);
@@ -171,6 +180,13 @@ final class NodeProcess implements AutoCloseable {
     void kill() {
         signalKill();
         awaitExit();
+    }
+
+    /** Sends SIGTERM (a clean stop), waits for the process to exit and returns its exit status. */
+    int terminate() {
+        process.destroy();
+        awaitExit();
+        return process.exitValue();
     }
 
     /** Sends SIGKILL without waiting: to kill several processes at (nearly) the same instant. */

@@ -1,11 +1,16 @@
 package io.neptune.examples.cli;
 
-import io.neptune.core.NeptuneException;
 import io.neptune.examples.demo.DemoCommand;
+import io.neptune.server.cli.AdminCommand;
+import io.neptune.server.cli.NeptuneCli;
+import io.neptune.server.cli.NodeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code neptune} command line: {@code node}, {@code gateway}, {@code demo}, {@code admin}. */
+/**
+ * The source tree's {@code ./neptune}: the distribution's {@code node} and {@code admin}
+ * ({@link NeptuneCli}) plus the examples' {@code gateway} and {@code demo}.
+ */
 @Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
         description = "Partitioned, replicated, load-balanced cluster services.",
         subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class},
@@ -23,21 +28,7 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit status; for tests. */
     public static int run(String... args) {
-        CommandLine commandLine = new CommandLine(new Main());
-        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof NeptuneException) {
-                cmd.getErr().println("neptune: " + cause.getMessage());
-                return 2;
-            }
-            if (cause instanceof java.util.concurrent.TimeoutException) {
-                cmd.getErr().println("neptune: no answer from the cluster in time (is a node of it running, with the"
-                        + " same cluster settings?)");
-                return 2;
-            }
-            throw e;
-        });
-        return commandLine.execute(args);
+        return NeptuneCli.execute(new CommandLine(new Main()), args);
     }
 
     @Override

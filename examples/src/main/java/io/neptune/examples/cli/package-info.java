@@ -1,4 +1,4 @@
-/** The `neptune` command line: node, gateway, demo, admin. */
+/** The source tree's `./neptune` command line: the distribution's node and admin, plus gateway and demo. */
 @NullMarked
 package io.neptune.examples.cli;
 

@@ -1,4 +1,4 @@
-package io.neptune.examples.cli;
+package io.neptune.server.cli;
 
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
