@@ -16,6 +16,7 @@ import io.neptune.server.process.ProcessRequest;
 import io.neptune.server.process.ProcessResponse;
 import io.neptune.server.process.internal.ProcessRunner;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class NeptuneNode implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(NeptuneNode.class);
+    private static final long READY_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final NodeConfig config;
     private final NodeId node;
@@ -128,6 +131,35 @@ public final class NeptuneNode implements AutoCloseable {
     public boolean isReady() {
         NodeRuntime started = runtime;
         return started != null && started.health().isReady();
+    }
+
+    /**
+     * Waits until the node {@linkplain #isReady() is ready}: {@link Builder#start()} returns once the
+     * node serves, while its replicas may still recover (catch up from their peers, or wait for a
+     * majority of their partition's replicas to be up), and a recovering replica serves no call.
+     *
+     * <pre>{@code
+     * NeptuneNode node = NeptuneNode.builder(config).host(new CacheService(), hosting).start();
+     * if (!node.awaitReady(Duration.ofMinutes(1))) {
+     *     // GET /health/ready on the admin port names the replicas still recovering
+     * }
+     * }</pre>
+     *
+     * @param timeout how long to wait at most
+     * @return whether the node became ready within {@code timeout}; false also once the node is closed
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!isReady()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || closed.getCount() == 0) {
+                return false;
+            }
+            // Readiness is each replica's role, read on demand; 10 ms polls cost nothing against recovery times.
+            closed.await(Math.min(left, READY_POLL_NANOS), TimeUnit.NANOSECONDS);
+        }
+        return true;
     }
 
     /** Open TCP connections from clients to this node's request server. */

@@ -56,11 +56,13 @@ class AdminPortIT {
             assertThat(alone.statusCode()).as("1 of 3 replicas: no majority, recovering").isEqualTo(503);
             assertThat(alone.body()).contains("\"status\":\"DOWN\"", "\"service\":\"journal\"", "\"role\":\"recovering\"");
             assertThat(first.isReady()).isFalse();
+            assertThat(first.awaitReady(Duration.ofMillis(300))).as("awaitReady gives up at its timeout").isFalse();
 
             cluster.add("node-1", ClientConfig.defaults(), AdminPortIT::journal);
             cluster.add("node-2", ClientConfig.defaults(), AdminPortIT::journal);
-            ReplicatedProcesses.await(() -> status(admin + "/health/ready") == 200, Duration.ofSeconds(30),
-                    "node-0 ready once a majority of journal's replicas is up");
+            assertThat(first.awaitReady(Duration.ofSeconds(30))).as("node-0 ready once a majority of journal's"
+                    + " replicas is up").isTrue();
+            assertThat(status(admin + "/health/ready")).isEqualTo(200);
             assertThat(get(admin + "/health").body()).contains("\"status\":\"UP\"", "\"notServing\":[]");
 
             NeptuneNode client = cluster.add("client", ClientConfig.defaults(), b -> b);
