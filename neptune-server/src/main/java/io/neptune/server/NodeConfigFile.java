@@ -12,10 +12,14 @@ import io.neptune.core.ServiceClass;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.YieldFunction;
 import io.neptune.core.internal.config.ConfigNode;
+import io.neptune.server.internal.NodeConfigYaml;
 import io.neptune.server.process.ProcessConfig;
 import io.neptune.server.process.internal.ProcessConfigs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -316,6 +320,25 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
             }
         }
         return partitions;
+    }
+
+    /**
+     * This config as YAML that {@link #load} reads back to an equal config, every key written out:
+     * what a launcher writes before it starts a node process with {@code neptune node --config}.
+     *
+     * @throws IllegalArgumentException if a service class has a custom yield function, which a file cannot name
+     */
+    public String toYaml() {
+        return NodeConfigYaml.write(this);
+    }
+
+    /** Writes {@link #toYaml()} to {@code file}, replacing it. */
+    public void write(Path file) {
+        try {
+            Files.writeString(file, toYaml());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write node config " + file, e);
+        }
     }
 
     /** Creates the node builder with every service instantiated and hosted. */
