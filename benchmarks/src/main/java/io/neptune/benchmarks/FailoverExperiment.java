@@ -6,11 +6,14 @@ import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.cache.CacheService.CacheUpdate;
 import io.neptune.examples.cache.CacheService.Updated;
-import io.neptune.examples.demo.LocalCluster;
+import io.neptune.server.HostingConfig;
+import io.neptune.server.NodeConfigFile;
+import io.neptune.server.cli.LocalCluster;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
@@ -29,6 +32,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
 
 /**
  * Replication under failure, measured on real processes: (1) the write unavailability window of a
@@ -72,7 +76,7 @@ public final class FailoverExperiment {
                         .dataDirectory(work.resolve("client")).membership(MembershipConfig.builder().cluster(cluster)
                                 .discoveryDirectory(discovery).build()).build()).start()) {
             for (int i = 1; i <= 3; i++) {
-                processes.start("node-" + i, config(work, cluster, discovery, mode, i));
+                processes.start(config(work, cluster, discovery, mode, i));
             }
             awaitServing(client, 3);
             System.out.printf("3 node processes up; %d rounds of SIGKILL of the primary of %s#0%n", rounds, SERVICE);
@@ -91,8 +95,7 @@ public final class FailoverExperiment {
                 // SIGKILL was sent closes that gap, and the outage follows it
                 failover.add(writer.longestGapAround(killedAt, System.nanoTime()));
                 long restartedAt = System.nanoTime();
-                processes.start(primary,
-                        config(work, cluster, discovery, mode, Integer.parseInt(primary.substring(5))));
+                processes.start(config(work, cluster, discovery, mode, Integer.parseInt(primary.substring(5))));
                 awaitServing(client, 3);
                 awaitSettledPrimary(client, primary); // the handover is done: its gap lies in the window measured
                 writer.awaitAcksAfter(System.nanoTime(), 200);
@@ -111,7 +114,7 @@ public final class FailoverExperiment {
             int written = writeMany(client.client(), catchUpWrites);
             double writeSeconds = (System.nanoTime() - started) / 1e9;
             long restart = System.nanoTime();
-            processes.start("node-3", config(work, cluster, discovery, mode, 3));
+            processes.start(config(work, cluster, discovery, mode, 3));
             awaitCaughtUp(client, "node-3");
             double catchUpSeconds = (System.nanoTime() - restart) / 1e9;
             System.out.printf(Locale.ROOT, "| writes while node-3 was down (8 partitions, 64 in flight) | %d in %.1f s = %.0f writes/s |%n",
@@ -123,23 +126,15 @@ public final class FailoverExperiment {
                 Report.loadAverage());
     }
 
-    private static String config(Path work, String cluster, Path discovery, FailoverMode mode, int i) {
-        return """
-                node: node-%d
-                io-threads: 1
-                data-directory: %s
-                membership:
-                  cluster: %s
-                  discovery-directory: %s
-                services:
-                  - class: %s
-                    partitions: 0-%d
-                    priority: %d
-                    replicas: 3
-                    failover: %s
-                    workers: 4
-                """.formatted(i, work.resolve("data").resolve("node-" + i), cluster, discovery,
-                CacheService.class.getName(), PARTITIONS - 1, 4 - i, mode.configName());
+    private static NodeConfigFile config(Path work, String cluster, Path discovery, FailoverMode mode, int i) {
+        NodeConfig node = NodeConfig.builder().node(NodeId.of("node-" + i)).ioThreads(1)
+                .dataDirectory(work.resolve("data").resolve("node-" + i))
+                .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build())
+                .build();
+        HostingConfig hosting = HostingConfig.builder().partitions(IntStream.range(0, PARTITIONS).boxed().toList())
+                .priority(4 - i).replicas(3).failover(mode).workers(4).build();
+        return new NodeConfigFile(node, List.of(new NodeConfigFile.HostedService(CacheService.class.getName(), hosting)),
+                List.of());
     }
 
     private static String summary(List<Long> millis) {

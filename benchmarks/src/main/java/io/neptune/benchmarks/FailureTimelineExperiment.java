@@ -1,7 +1,11 @@
 package io.neptune.benchmarks;
 
 import io.neptune.core.ConsistencyLevel;
-import io.neptune.examples.demo.LocalCluster;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.server.NodeConfig;
+import io.neptune.server.NodeConfigFile;
+import io.neptune.server.cli.LocalCluster;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import java.io.IOException;
@@ -16,7 +20,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
  * Experiment 5 of issue 5, the dissertation's Figure 5.4: the discussion group's throughput and
@@ -162,29 +165,16 @@ public final class FailureTimelineExperiment {
             ReplicaCheck.Result check) {}
 
     /** The YAML config of service node {@code index} (0-based), named {@code node-(index+1)}. */
-    static String config(String cluster, Path work, int index) {
+    static NodeConfigFile config(String cluster, Path work, int index) {
         HostingConfig hosting = DiscussionCluster.hosting(index, NODES, DEGREE, ReplicationExperiment.WORKERS,
                 EmulatedDiscussion.PARTITIONS);
-        String priorities = hosting.partitions().stream()
-                .map(p -> "      " + p + ": " + hosting.priorityOf(p)).collect(Collectors.joining("\n"));
-        return """
-                node: %s
-                io-threads: 1
-                data-directory: %s
-                membership:
-                  cluster: %s
-                  discovery-directory: %s
-                services:
-                  - class: %s
-                    partitions: %s
-                    replicas: %d
-                    failover: fail-stop
-                    workers: %d
-                    priorities:
-                %s
-                """.formatted(nodeName(index), work.resolve("data").resolve(nodeName(index)), cluster,
-                work.resolve("discovery"), EmulatedDiscussion.Level2.class.getName(), hosting.partitions(), DEGREE,
-                ReplicationExperiment.WORKERS, priorities);
+        NodeConfig node = NodeConfig.builder().node(NodeId.of(nodeName(index))).ioThreads(1)
+                .dataDirectory(work.resolve("data").resolve(nodeName(index)))
+                .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(work.resolve("discovery"))
+                        .build())
+                .build();
+        return new NodeConfigFile(node, List.of(new NodeConfigFile.HostedService(
+                EmulatedDiscussion.Level2.class.getName(), hosting)), List.of());
     }
 
     static String nodeName(int index) {
@@ -202,7 +192,7 @@ public final class FailureTimelineExperiment {
             List<Future<?>> started = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
                 int index = i;
-                started.add(starters.submit(() -> processes.start(nodeName(index), config(cluster, work, index))));
+                started.add(starters.submit(() -> processes.start(config(cluster, work, index))));
             }
             for (Future<?> f : started) {
                 f.get(120, TimeUnit.SECONDS);

@@ -11,7 +11,7 @@ import io.neptune.benchmarks.FailureTimelineExperiment.Plan;
 import io.neptune.benchmarks.ReplicaCheck.Ack;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
-import io.neptune.examples.demo.LocalCluster;
+import io.neptune.server.cli.LocalCluster;
 import io.neptune.server.NeptuneNode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -122,8 +122,7 @@ final class TimelineRun implements Callable<Outcome> {
             String node = FAILING.get(i);
             sleepUntil(origin + plan.recoverAt().get(i).toNanos());
             event(timeline, System.nanoTime(), "restart " + node, true);
-            processes.start(node, FailureTimelineExperiment.config(cluster, work,
-                    FailureTimelineExperiment.indexOf(node)));
+            processes.start(FailureTimelineExperiment.config(cluster, work, FailureTimelineExperiment.indexOf(node)));
             event(timeline, System.nanoTime(), node + " process READY", false);
             recoveries.add(watchers.submit(() -> watchRecovery(driver, timeline, node)));
         }

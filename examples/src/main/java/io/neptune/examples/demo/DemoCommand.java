@@ -12,7 +12,6 @@ import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.config.ConfigNode;
-import io.neptune.core.internal.json.Json;
 import io.neptune.examples.auction.AuctionService;
 import io.neptune.examples.blast.BlastDatabase;
 import io.neptune.examples.blast.BlastHits;
@@ -25,8 +24,11 @@ import io.neptune.examples.gateway.HttpGateway;
 import io.neptune.examples.search.DocumentLoader;
 import io.neptune.examples.search.ManPages;
 import io.neptune.examples.search.SearchService;
+import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
+import io.neptune.server.NodeConfigFile;
+import io.neptune.server.cli.LocalCluster;
 import io.neptune.server.process.ProcessConfig;
 import io.neptune.server.process.ProcessRequest;
 import io.neptune.server.process.ProcessResponse;
@@ -36,6 +38,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -142,7 +145,7 @@ public final class DemoCommand implements Callable<Integer> {
             System.out.printf("Starting %d Neptune nodes (data in %s, logs in %s)%n", nodes, data.toAbsolutePath(),
                     data.resolve("logs").toAbsolutePath());
             for (int i = 0; i < nodes; i++) {
-                Process process = processes.start(name(i), nodeConfig(i, cluster, discovery));
+                Process process = processes.start(nodeConfig(i, cluster, discovery));
                 System.out.printf("  %s started (pid %d)%n", name(i), process.pid());
             }
             NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("demo-client").ioThreads(2)
@@ -277,8 +280,7 @@ public final class DemoCommand implements Callable<Integer> {
             } else if (chaos && second == 2 * seconds / 3) {
                 System.out.printf("CHAOS: restarting %s (it recovers in the background)%n", victim[0]);
                 Thread restart = new Thread(() -> {
-                    processes.start(victim[0], nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster,
-                            discovery));
+                    processes.start(nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster, discovery));
                     System.out.printf("CHAOS: %s is back%n", victim[0]);
                 }, "neptune-demo-restart");
                 restart.setDaemon(true);
@@ -337,7 +339,7 @@ public final class DemoCommand implements Callable<Integer> {
             if (index < 0) {
                 throw new IllegalArgumentException("node: '" + node + "' (expected: one of " + nodes() + ")");
             }
-            processes.start(node, nodeConfig(index, cluster, discovery)); // a no-op while it runs; replaces a crashed one
+            processes.start(nodeConfig(index, cluster, discovery)); // a no-op while it runs; replaces a crashed one
         }
 
         @Override
@@ -367,50 +369,40 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Partition p lives on nodes p, p+1, ..., p+replicas-1 (mod nodes), with priorities replicas..1. */
-    private String nodeConfig(int index, String cluster, Path discovery) {
+    private NodeConfigFile nodeConfig(int index, String cluster, Path discovery) {
         BlastDatabase blast = this.blast;
-        StringBuilder yaml = new StringBuilder("""
-                node: %s
-                io-threads: 2
-                data-directory: %s
-                membership:
-                  cluster: %s
-                  discovery-directory: %s
-                services:
-                """.formatted(name(index), data.resolve(name(index)).toAbsolutePath(), cluster,
-                discovery.toAbsolutePath()));
+        NodeConfig node = NodeConfig.builder().node(NodeId.of(name(index))).ioThreads(2)
+                .dataDirectory(data.resolve(name(index)).toAbsolutePath())
+                .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery.toAbsolutePath())
+                        .build())
+                .build();
+        List<NodeConfigFile.HostedService> services = new ArrayList<>();
         for (Class<?> service : SERVICES) {
-            yaml.append("  - class: ").append(service.getName()).append('\n');
-            placement(yaml, index, ServiceDescriptor.of(service).partitions(), 4);
+            services.add(new NodeConfigFile.HostedService(service.getName(),
+                    placement(index, ServiceDescriptor.of(service).partitions(), 4)));
         }
+        List<NodeConfigFile.HostedProcess> processes = new ArrayList<>();
         if (blast != null) {
             ProcessConfig process = blast.processConfig();
-            yaml.append("  - process:\n")
-                    .append("      name: ").append(process.name()).append('\n')
-                    .append("      partitions: ").append(process.partitions()).append('\n')
-                    .append("      command: ").append(Json.mapper().valueToTree(process.command()).toString()).append('\n')
-                    .append("      timeout: ").append(process.timeout().toMillis()).append("ms\n")
-                    .append("      max-processes: ").append(process.maxProcesses()).append('\n');
-            placement(yaml, index, process.partitions(), process.maxProcesses());
+            processes.add(new NodeConfigFile.HostedProcess(process,
+                    placement(index, process.partitions(), process.maxProcesses())));
         }
-        return yaml.toString();
+        return new NodeConfigFile(node, services, processes);
     }
 
-    /** The hosting keys of a {@code services} entry: partition p on nodes p..p+replicas-1 (mod nodes). */
-    private void placement(StringBuilder yaml, int index, int partitionCount, int workers) {
-        List<String> partitions = new ArrayList<>();
-        List<String> priorities = new ArrayList<>();
+    /** Where a service lives on node {@code index}: partition p on nodes p..p+replicas-1 (mod nodes). */
+    private HostingConfig placement(int index, int partitionCount, int workers) {
+        List<Integer> partitions = new ArrayList<>();
+        Map<Integer, Integer> priorities = new HashMap<>();
         for (int p = 0; p < partitionCount; p++) {
             int offset = Math.floorMod(index - p, nodes);
             if (offset < replicas) {
-                partitions.add(Integer.toString(p));
-                priorities.add("\"" + p + "\": " + (replicas - offset));
+                partitions.add(p);
+                priorities.put(p, replicas - offset);
             }
         }
-        yaml.append("    partitions: [").append(String.join(", ", partitions)).append("]\n")
-                .append("    priorities: {").append(String.join(", ", priorities)).append("}\n")
-                .append("    replicas: ").append(replicas).append('\n')
-                .append("    workers: ").append(workers).append('\n');
+        return HostingConfig.builder().partitions(partitions).priorities(priorities).replicas(replicas)
+                .workers(workers).build();
     }
 
     private void awaitReplicas(NeptuneNode client, @Nullable BlastDatabase blast) throws InterruptedException {

@@ -10,8 +10,11 @@ import io.neptune.core.NodeId;
 import io.neptune.examples.echo.EchoService;
 import io.neptune.examples.echo.EchoService.EchoReply;
 import io.neptune.examples.echo.EchoService.EchoRequest;
+import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
+import io.neptune.server.NodeConfigFile;
+import io.neptune.server.cli.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,16 +50,10 @@ class NodeKillIT {
                 NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("observer").ioThreads(2)
                         .membership(membership).build()).start()) {
             for (int i = 1; i <= 3; i++) {
-                processes.start("node-" + i, """
-                        node: node-%d
-                        io-threads: 1
-                        membership:
-                          cluster: %s
-                          discovery-directory: %s
-                        services:
-                          - class: %s
-                            workers: 2
-                        """.formatted(i, cluster, discovery, EchoService.class.getName()));
+                processes.start(new NodeConfigFile(NodeConfig.builder().node(NodeId.of("node-" + i)).ioThreads(1)
+                        .dataDirectory(work.resolve("data/node-" + i)).membership(membership).build(),
+                        List.of(new NodeConfigFile.HostedService(EchoService.class.getName(),
+                                HostingConfig.builder().workers(2).build())), List.of()));
             }
             awaitTrue(() -> client.replicasOf("echo", 0).size() == 3, Duration.ofSeconds(30), "3 replicas of echo#0");
             // Every process in one JGroups view of all four members: nodes started together may first form

@@ -1,6 +1,7 @@
-package io.neptune.examples.demo;
+package io.neptune.server.cli;
 
 import io.neptune.core.NeptuneException;
+import io.neptune.server.NodeConfigFile;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -16,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Node processes on this machine, each a separate JVM running {@code neptune node}. Each child
+ * Node processes on this machine, each a separate JVM running {@code neptune node} ({@link NeptuneCli})
+ * with this JVM's class path: the demo, the benchmarks and tests start clusters with it. Each child
  * exits when this process ends, however it ends (the child watches its parent's pid), and
  * {@link #close()} kills any that remain.
  *
@@ -61,6 +63,14 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
+     * Starts node {@code config.node()} from {@code config} (written as YAML, {@link NodeConfigFile#toYaml()})
+     * and waits until it is serving, like {@link #start(String, String)}.
+     */
+    public Process start(NodeConfigFile config) {
+        return start(config.node().node().toString(), config.toYaml());
+    }
+
+    /**
      * Starts node {@code name} with the YAML {@code config} and waits until it is serving, at most
      * {@link #START_TIMEOUT}; returns the running process instead if there is one. A process that
      * ended on its own (a crash) does not count: it is replaced.
@@ -81,7 +91,7 @@ public final class LocalCluster implements AutoCloseable {
             command.addAll(jvmOptions);
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
-            command.add(io.neptune.examples.cli.Main.class.getName());
+            command.add(NeptuneCli.class.getName());
             command.addAll(List.of("node", "--config", configFile.toString(),
                     "--parent-pid", Long.toString(ProcessHandle.current().pid())));
             Process process = new ProcessBuilder(command)
@@ -116,7 +126,7 @@ public final class LocalCluster implements AutoCloseable {
                 // the process ended
             }
             ready.completeExceptionally(new IllegalStateException("exited"));
-        }, "neptune-demo-" + name + "-stdout");
+        }, "neptune-local-" + name + "-stdout");
         reader.setDaemon(true);
         reader.start();
         try {
