@@ -1,8 +1,16 @@
 package io.neptune.benchmarks.nemesis;
 
+import io.neptune.client.ClientConfig;
 import io.neptune.core.FailoverMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.server.HostingConfig;
+import io.neptune.server.NodeConfig;
+import io.neptune.server.NodeConfigFile;
+import io.neptune.server.cli.NeptuneCli;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
@@ -164,7 +171,7 @@ final class NemesisCluster implements AutoCloseable {
         Path config = work.resolve("config").resolve(nodeName(i) + ".yaml");
         Path log = logs.resolve(nodeName(i) + ".log");
         try {
-            Files.writeString(config, config(i));
+            config(i).write(config);
             Files.writeString(log, "=== nemesis: starting " + nodeName(i) + " (start " + (starts[i] + 1) + ") ===\n",
                     java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         } catch (IOException e) {
@@ -173,7 +180,7 @@ final class NemesisCluster implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", network.namespace(i),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(NODE_JVM_OPTIONS);
-        command.addAll(List.of("-cp", classpath, "io.neptune.examples.cli.Main", "node", "--config",
+        command.addAll(List.of("-cp", classpath, NeptuneCli.class.getName(), "node", "--config",
                 config.toString(), "--parent-pid", Long.toString(ProcessHandle.current().pid())));
         ChildProcess child = ChildProcess.start(nodeName(i), command, crashHook.environment(dataDirectory(i)), log,
                 true, l -> l.startsWith("READY "), l -> { });
@@ -297,55 +304,30 @@ final class NemesisCluster implements AutoCloseable {
     }
 
     /** Node {@code i}'s YAML config. */
-    String config(int i) {
-        String hosts = IntStream.range(0, spec.nodes())
-                .mapToObj(n -> "\"" + network.address(n) + ":" + JGROUPS_PORT + "\"")
-                .collect(Collectors.joining(", "));
+    NodeConfigFile config(int i) {
         Map<Integer, Integer> hosted = hosted(i);
-        String partitions = hosted.keySet().stream().map(String::valueOf).collect(Collectors.joining(", "));
-        String priorities = hosted.entrySet().stream()
-                .map(e -> "      " + e.getKey() + ": " + e.getValue()).collect(Collectors.joining("\n"));
-        return """
-                node: %s
-                bind-address: %s
-                io-threads: 2
-                data-directory: %s
-                membership:
-                  stack: tcp
-                  cluster: %s
-                  port: %d
-                  initial-hosts: [%s]
-                services:
-                  - class: %s
-                    partitions: [%s]
-                    replicas: %d
-                    workers: 4
-                    failover: %s
-                    priorities:
-                %s
-                """.formatted(nodeName(i), network.address(i), dataDirectory(i), spec.cluster(), JGROUPS_PORT, hosts,
-                ListAppendService.classOf(spec.level()).getName(), partitions, spec.degree(),
-                spec.mode().configName(), priorities);
+        NodeConfig node = NodeConfig.builder().node(NodeId.of(nodeName(i))).bindAddress(network.address(i)).ioThreads(2)
+                .dataDirectory(dataDirectory(i)).membership(membership(network.address(i))).build();
+        HostingConfig hosting = HostingConfig.builder().partitions(hosted.keySet()).replicas(spec.degree()).workers(4)
+                .failover(spec.mode()).priorities(hosted).build();
+        return new NodeConfigFile(node, List.of(new NodeConfigFile.HostedService(
+                ListAppendService.classOf(spec.level()).getName(), hosting)), List.of());
     }
 
-    /** The workload agent's YAML config: a node hosting nothing, in the client namespace. */
-    String agentConfig(Duration callTimeout) {
-        String hosts = IntStream.range(0, spec.nodes())
-                .mapToObj(n -> "\"" + network.address(n) + ":" + JGROUPS_PORT + "\"")
-                .collect(Collectors.joining(", "));
-        return """
-                node: client
-                bind-address: %s
-                io-threads: 2
-                data-directory: %s
-                membership:
-                  stack: tcp
-                  cluster: %s
-                  port: %d
-                  initial-hosts: [%s]
-                client:
-                  timeout: %dms
-                """.formatted(network.clientAddress(), work.resolve("data").resolve("client"), spec.cluster(),
-                JGROUPS_PORT, hosts, callTimeout.toMillis());
+    /** The workload agent's config: a node hosting nothing, in the client namespace. */
+    NodeConfigFile agentConfig(Duration callTimeout) {
+        NodeConfig node = NodeConfig.builder().node(NodeId.of("client")).bindAddress(network.clientAddress())
+                .ioThreads(2).dataDirectory(work.resolve("data").resolve("client"))
+                .membership(membership(network.clientAddress()))
+                .client(ClientConfig.builder().timeout(callTimeout).build()).build();
+        return new NodeConfigFile(node, List.of(), List.of());
+    }
+
+    /** JGroups over TCP between the namespaces, every node's address listed (TCPPING). */
+    private MembershipConfig membership(String bindAddress) {
+        List<InetSocketAddress> hosts = IntStream.range(0, spec.nodes())
+                .mapToObj(n -> new InetSocketAddress(network.address(n), JGROUPS_PORT)).toList();
+        return MembershipConfig.builder().stack(MembershipConfig.Stack.TCP).cluster(spec.cluster())
+                .bindAddress(bindAddress).port(JGROUPS_PORT).initialHosts(hosts).build();
     }
 }

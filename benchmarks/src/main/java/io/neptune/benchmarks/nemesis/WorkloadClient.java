@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,11 +41,7 @@ final class WorkloadClient implements AutoCloseable {
     static WorkloadClient start(NamespaceNetwork network, NemesisCluster cluster, NemesisRun.Settings settings,
             Path work, Path logs, Path history, Consumer<String> progress) {
         Path config = work.resolve("config").resolve("client.yaml");
-        try {
-            Files.writeString(config, cluster.agentConfig(settings.callTimeout()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        cluster.agentConfig(settings.callTimeout()).write(config);
         List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", network.clientNamespace(),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true",
