@@ -20,6 +20,10 @@ import java.util.List;
  * @param multicastAddress IP multicast group of the {@link Stack#UDP} stack
  * @param multicastPort IP multicast port of the {@link Stack#UDP} stack
  * @param initialHosts members to contact first with the {@link Stack#TCP} stack
+ * @param dnsQuery the DNS name the {@link Stack#DNS} stack looks up to find members
+ * @param dnsRecordType which records of {@code dnsQuery} the {@link Stack#DNS} stack reads
+ * @param dnsServer {@code host:port} of the DNS server the {@link Stack#DNS} stack asks (SRV records, and
+ *     the A records of the query or of the hosts the SRV records name); empty for the system's resolver
  * @param announceInterval mean time between two announcements of a node (jittered ±50%)
  * @param expiry time after which an unheard node leaves the yellow page
  */
@@ -32,6 +36,9 @@ public record MembershipConfig(
         String multicastAddress,
         int multicastPort,
         List<InetSocketAddress> initialHosts,
+        String dnsQuery,
+        DnsRecordType dnsRecordType,
+        String dnsServer,
         Duration announceInterval,
         Duration expiry) {
 
@@ -42,7 +49,21 @@ public record MembershipConfig(
         /** UDP IP multicast, the dissertation's design; for a LAN that allows multicast. */
         UDP,
         /** TCP with TCPPING discovery from a list of initial hosts; no multicast needed. */
-        TCP
+        TCP,
+        /**
+         * TCP with JGroups' DNS_PING: the members are what a DNS name resolves to, such as a Kubernetes
+         * headless service (A records: every member on the same {@link #port()}) or SRV records (each
+         * member's own port).
+         */
+        DNS
+    }
+
+    /** The DNS records the {@link Stack#DNS} stack reads. */
+    public enum DnsRecordType {
+        /** Addresses; each member's JGroups port is this node's {@link #port()}. */
+        A,
+        /** Host and port of each member. */
+        SRV
     }
 
     /** Default for {@link #cluster()}. */
@@ -71,6 +92,13 @@ public record MembershipConfig(
         requireNonNull(multicastAddress, "multicastAddress");
         Checks.port("multicastPort", multicastPort);
         initialHosts = List.copyOf(initialHosts);
+        requireNonNull(dnsQuery, "dnsQuery");
+        requireNonNull(dnsRecordType, "dnsRecordType");
+        requireNonNull(dnsServer, "dnsServer");
+        if (stack == Stack.DNS && dnsQuery.isBlank()) {
+            throw new IllegalArgumentException("dnsQuery: empty (expected: the DNS name whose records list the members"
+                    + " with the DNS stack)");
+        }
         Checks.positive("announceInterval", announceInterval);
         Checks.positive("expiry", expiry);
         if (expiry.compareTo(announceInterval.multipliedBy(2)) < 0) {
@@ -93,8 +121,8 @@ public record MembershipConfig(
     public Builder toBuilder() {
         return new Builder().stack(stack).cluster(cluster).bindAddress(bindAddress).port(port)
                 .discoveryDirectory(discoveryDirectory).multicastAddress(multicastAddress)
-                .multicastPort(multicastPort).initialHosts(initialHosts).announceInterval(announceInterval)
-                .expiry(expiry);
+                .multicastPort(multicastPort).initialHosts(initialHosts).dnsQuery(dnsQuery)
+                .dnsRecordType(dnsRecordType).dnsServer(dnsServer).announceInterval(announceInterval).expiry(expiry);
     }
 
     /** The default discovery directory of {@code cluster}: {@code $TMPDIR/neptune-<cluster>}. */
@@ -112,6 +140,9 @@ public record MembershipConfig(
         private String multicastAddress = DEFAULT_MULTICAST_ADDRESS;
         private int multicastPort = DEFAULT_MULTICAST_PORT;
         private List<InetSocketAddress> initialHosts = List.of();
+        private String dnsQuery = "";
+        private DnsRecordType dnsRecordType = DnsRecordType.A;
+        private String dnsServer = "";
         private Duration announceInterval = DEFAULT_ANNOUNCE_INTERVAL;
         private Duration expiry = DEFAULT_EXPIRY;
 
@@ -165,6 +196,24 @@ public record MembershipConfig(
             return this;
         }
 
+        /** Sets {@link MembershipConfig#dnsQuery()}. */
+        public Builder dnsQuery(String dnsQuery) {
+            this.dnsQuery = dnsQuery;
+            return this;
+        }
+
+        /** Sets {@link MembershipConfig#dnsRecordType()}. */
+        public Builder dnsRecordType(DnsRecordType dnsRecordType) {
+            this.dnsRecordType = dnsRecordType;
+            return this;
+        }
+
+        /** Sets {@link MembershipConfig#dnsServer()}. */
+        public Builder dnsServer(String dnsServer) {
+            this.dnsServer = dnsServer;
+            return this;
+        }
+
         /** Sets {@link MembershipConfig#announceInterval()}. */
         public Builder announceInterval(Duration announceInterval) {
             this.announceInterval = announceInterval;
@@ -182,7 +231,7 @@ public record MembershipConfig(
             Path directory = discoveryDirectory.toString().isEmpty()
                     ? defaultDiscoveryDirectory(cluster) : discoveryDirectory;
             return new MembershipConfig(stack, cluster, bindAddress, port, directory, multicastAddress,
-                    multicastPort, initialHosts, announceInterval, expiry);
+                    multicastPort, initialHosts, dnsQuery, dnsRecordType, dnsServer, announceInterval, expiry);
         }
     }
 }

@@ -145,6 +145,19 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
             for (String host : s.strings("initial-hosts")) {
                 hosts.add(hostAndPort(s.path() + ".initial-hosts", host));
             }
+            String dnsServer = s.string("dns-server", "");
+            if (!dnsServer.isEmpty()) {
+                hostAndPort(s.path() + ".dns-server", dnsServer);
+            }
+            b.dnsQuery(s.string("dns-query", ""))
+                    .dnsRecordType(s.choice("dns-record-type", MembershipConfig.DnsRecordType.class,
+                            MembershipConfig.DnsRecordType.A))
+                    .dnsServer(dnsServer);
+            if (s.choice("stack", MembershipConfig.Stack.class, MembershipConfig.Stack.LOOPBACK)
+                    == MembershipConfig.Stack.DNS && s.string("dns-query", "").isBlank()) {
+                throw new ConfigException(s.path() + ".dns-query", "missing (expected: with stack: dns, the DNS name"
+                        + " whose records list the members, such as neptune.shop.svc.cluster.local)");
+            }
             return b.initialHosts(hosts).build();
         });
         m.finish();

@@ -100,9 +100,25 @@ class NodeConfigFileTest {
     }
 
     @Test
+    void theDnsStackNeedsAQueryAndReadsItsRecordTypeAndServer() throws IOException {
+        assertThatThrownBy(() -> load("membership:\n  stack: dns\n")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("membership.dns-query: missing");
+        assertThatThrownBy(() -> load("membership:\n  stack: dns\n  dns-query: x.test\n  dns-server: nowhere\n"))
+                .isInstanceOf(ConfigException.class).hasMessage("membership.dns-server: 'nowhere' (expected: host:port)");
+        assertThatThrownBy(() -> load("membership:\n  stack: dns\n  dns-query: x.test\n  dns-record-type: mx\n"))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("membership.dns-record-type: 'mx'");
+        MembershipConfig m = load("membership:\n  stack: dns\n  dns-query: _neptune._tcp.shop.test\n"
+                + "  dns-record-type: srv\n  dns-server: 127.0.0.1:5353\n").node().membership();
+        assertThat(m.stack()).isEqualTo(MembershipConfig.Stack.DNS);
+        assertThat(m.dnsQuery()).isEqualTo("_neptune._tcp.shop.test");
+        assertThat(m.dnsRecordType()).isEqualTo(MembershipConfig.DnsRecordType.SRV);
+        assertThat(m.dnsServer()).isEqualTo("127.0.0.1:5353");
+    }
+
+    @Test
     void badValuesAreNamed() {
         assertThatThrownBy(() -> load("membership:\n  stack: udpp\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("membership.stack: 'udpp' (expected: one of loopback, udp, tcp)");
+                .hasMessage("membership.stack: 'udpp' (expected: one of loopback, udp, tcp, dns)");
         assertThatThrownBy(() -> load("client:\n  poll-deadline: soon\n")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("client.poll-deadline: 'soon'");
         assertThatThrownBy(() -> load("client:\n  policy: fastest\n")).isInstanceOf(ConfigException.class)

@@ -41,6 +41,8 @@ class NodeConfigYamlTest {
                         .multicastAddress("239.8.8.9").multicastPort(45600)
                         .initialHosts(List.of(new InetSocketAddress("127.0.0.2", 7900),
                                 new InetSocketAddress("127.0.0.3", 7900)))
+                        .dnsQuery("_neptune._tcp.shop.test").dnsRecordType(MembershipConfig.DnsRecordType.SRV)
+                        .dnsServer("127.0.0.1:5353")
                         .announceInterval(Duration.ofMillis(750)).expiry(Duration.ofSeconds(4)).build())
                 .client(ClientConfig.builder().policy(BalancingPolicy.LOAD_AWARE).pollSize(2)
                         .pollDeadline(Duration.ofNanos(2_500_000)).discardSlowPolls(false).timeout(Duration.ofSeconds(7))

@@ -98,7 +98,9 @@ public final class NodeConfigYaml {
         for (InetSocketAddress host : m.initialHosts()) {
             hosts.add(host.getHostString() + ":" + host.getPort());
         }
-        return section;
+        return section.put("dns-query", m.dnsQuery())
+                .put("dns-record-type", configName(m.dnsRecordType()))
+                .put("dns-server", m.dnsServer());
     }
 
     private static ObjectNode client(ClientConfig c) {

@@ -22,13 +22,14 @@ import org.jgroups.protocols.UDP;
 import org.jgroups.protocols.UFC;
 import org.jgroups.protocols.UNICAST3;
 import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.dns.DNS_PING;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
 import org.jgroups.stack.Protocol;
 
 /**
- * Builds the three JGroups stacks in code, so no XML file or system property is involved.
+ * Builds the four JGroups stacks in code, so no XML file or system property is involved.
  *
  * <p>Failure detection is tuned for a cluster of service nodes: FD_SOCK2 sees a killed process at
  * once (its socket closes), VERIFY_SUSPECT2 confirms within half a second, FD_ALL3 catches hung
@@ -57,6 +58,15 @@ public final class JGroupsStacks {
             case TCP -> {
                 stack.add(tcp(bind, config.port()));
                 stack.add(new TCPPING().setInitialHosts(config.initialHosts()).setPortRange(0));
+            }
+            case DNS -> {
+                stack.add(tcp(bind, config.port()));
+                DNS_PING dns = new DNS_PING().dnsQuery(config.dnsQuery())
+                        .dnsRecordType(config.dnsRecordType().name());
+                if (!config.dnsServer().isEmpty()) {
+                    dns.dnsAddress(config.dnsServer()).dnsResolver(new ServerDnsResolver(config.dnsServer()));
+                }
+                stack.add(dns);
             }
             case UDP -> {
                 UDP udp = new UDP().setMulticastAddress(InetAddress.getByName(config.multicastAddress()))
