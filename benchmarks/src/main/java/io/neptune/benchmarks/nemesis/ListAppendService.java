@@ -131,7 +131,12 @@ public abstract class ListAppendService implements ServiceLifecycle {
     /** Every list of the partition, hashed, so replicas can be compared. */
     @Digest
     public String digest(int partition) {
-        return db().digest(partition, DIGEST_QUERY);
+        return db().digest(partition, digestQuery());
+    }
+
+    /** The rows the digest hashes, in a replica-independent order: each list in its order (levels 2 and 3). */
+    String digestQuery() {
+        return DIGEST_QUERY;
     }
 
     /** The partition of {@code key}: its string hash modulo {@link #PARTITIONS}. */
@@ -201,18 +206,38 @@ public abstract class ListAppendService implements ServiceLifecycle {
         }
     }
 
-    /** The service class of {@code level} (2 or 3). */
+    /** The service class of {@code level} (1, 2 or 3). */
     static Class<? extends ListAppendService> classOf(int level) {
         return switch (level) {
+            case 1 -> Level1.class;
             case 2 -> Level2.class;
             case 3 -> Level3.class;
-            default -> throw new IllegalArgumentException("level: " + level + " (expected: 2 or 3)");
+            default -> throw new IllegalArgumentException("level: " + level + " (expected: 1, 2 or 3)");
         };
     }
 
-    /** The service name of {@code level} (2 or 3). */
+    /** The service name of {@code level} (1, 2 or 3). */
     static String nameOf(int level) {
         return classOf(level).getAnnotation(NeptuneService.class).name();
+    }
+
+    /**
+     * The list-append service at level 1 (write-anywhere): appends commute only as a set, so each
+     * replica may hold a key's values in another order; the digest hashes each list sorted by value,
+     * so replicas with the same values agree. The checkers treat level-1 lists as sets.
+     */
+    @NeptuneService(name = "nemesis-list-l1", partitions = PARTITIONS, consistency = ConsistencyLevel.LEVEL_1)
+    public static final class Level1 extends ListAppendService {
+        private static final String UNORDERED_DIGEST_QUERY =
+                "SELECT k, v FROM elements WHERE partition_id = ? ORDER BY k, v";
+
+        /** For node processes started from a config file. */
+        public Level1() {}
+
+        @Override
+        String digestQuery() {
+            return UNORDERED_DIGEST_QUERY;
+        }
     }
 
     /** The list-append service at level 2 (primary-secondary). */

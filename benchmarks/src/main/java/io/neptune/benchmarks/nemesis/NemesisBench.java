@@ -21,7 +21,7 @@ import java.util.EnumSet;
 import java.util.Locale;
 
 /**
- * {@code ./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 2|3]
+ * {@code ./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 1|2|3]
  * [--duration D] [--runs R] [--nodes N] [--out DIR]}: Jepsen-style runs of a list-append service
  * under partitions, pauses, kills and crashes, each writing a run directory with the history, the
  * final state, the faults, the node logs and a report (docs/RELIABILITY.md explains it all).
@@ -132,9 +132,11 @@ public final class NemesisBench {
         Path dir = outcome.directory();
         NemesisRun.Settings settings = outcome.settings();
         try {
-            Guarantees guarantees = settings.level() == 3
-                    ? Guarantees.level3(settings.mode(), 1000)
-                    : Guarantees.of(ConsistencyLevel.LEVEL_2, settings.mode());
+            Guarantees guarantees = switch (settings.level()) {
+                case 3 -> Guarantees.level3(settings.mode(), 1000);
+                case 1 -> Guarantees.of(ConsistencyLevel.LEVEL_1, settings.mode());
+                default -> Guarantees.of(ConsistencyLevel.LEVEL_2, settings.mode());
+            };
             RunFiles.writeGuarantees(dir.resolve(RunFiles.GUARANTEES), guarantees);
             History history = RunFiles.readHistory(dir.resolve(RunFiles.HISTORY));
             CheckReport report = Checkers.checkAll(history, RunFiles.readFinalState(dir.resolve(RunFiles.FINAL_STATE)),
@@ -201,8 +203,8 @@ public final class NemesisBench {
                 default -> throw new IllegalArgumentException("option: " + arg + " (expected: " + usage() + ")");
             }
         }
-        if (level != 2 && level != 3) {
-            throw new IllegalArgumentException("--level: " + level + " (expected: 2 or 3)");
+        if (level < 1 || level > 3) {
+            throw new IllegalArgumentException("--level: " + level + " (expected: 1, 2 or 3)");
         }
         if (runs < 1 || nodes < 3 || duration.toSeconds() < 10) {
             throw new IllegalArgumentException("--runs: " + runs + ", --nodes: " + nodes + ", --duration: " + duration
@@ -223,7 +225,7 @@ public final class NemesisBench {
     }
 
     static String usage() {
-        return "./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 2|3]"
+        return "./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 1|2|3]"
                 + " [--duration 180s|5m] [--runs R] [--nodes N] [--out DIR] [--faults kind,kind...]";
     }
 

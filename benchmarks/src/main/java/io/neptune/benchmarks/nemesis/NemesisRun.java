@@ -43,7 +43,7 @@ final class NemesisRun {
      * @param seed the seed of the fault schedule and of the workload's choices
      * @param quick the short CI form
      * @param mode the service's fail-over mode
-     * @param level the service's consistency level, 2 or 3
+     * @param level the service's consistency level, 1, 2 or 3
      * @param nodes node processes
      * @param degree replicas per partition
      * @param duration how long faults may be applied, from the workload's start
@@ -123,7 +123,7 @@ final class NemesisRun {
                     settings.nodes(), ListAppendService.PARTITIONS, startUp, schedule.faults()));
             List<Nemesis.Applied> faults = workload(resources.network, cluster, resources.client, schedule, problems);
             List<Map<String, Object>> replicas = settle(resources.client, problems);
-            String unsettled = FinalState.unsettled(replicas, settings.degree());
+            String unsettled = FinalState.unsettled(replicas, settings.degree(), settings.level() > 1);
             resources.client.quit();
             cluster.stopAll();
             HistorySummary history = HistorySummary.read(directory.resolve("history.jsonl"));
@@ -189,7 +189,7 @@ final class NemesisRun {
         long started = System.nanoTime();
         while (true) {
             List<Map<String, Object>> replicas = client.replicas();
-            String unsettled = FinalState.unsettled(replicas, settings.degree());
+            String unsettled = FinalState.unsettled(replicas, settings.degree(), settings.level() > 1);
             if (unsettled == null) {
                 progress.accept(String.format(Locale.ROOT, "replicas agree after %.1f s",
                         (System.nanoTime() - started) / 1e9));

@@ -146,11 +146,13 @@ public final class WorkloadAgent {
     /** Waits until every partition has {@code degree} serving replicas and a primary; what is missing, or null. */
     private @Nullable String awaitReady(NeptuneNode node) {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        boolean primaries = !service.equals(ListAppendService.nameOf(1));   // level 1 writes anywhere: no primary
         while (true) {
             String missing = null;
             for (int p = 0; p < ListAppendService.PARTITIONS && missing == null; p++) {
                 Map<NodeId, ReplicaRole> roles = node.replicaRoles(service, p);
-                if (roles.size() != degree || roles.containsValue(ReplicaRole.RECOVERING) || !roles.containsValue(ReplicaRole.PRIMARY)) {
+                if (roles.size() != degree || roles.containsValue(ReplicaRole.RECOVERING)
+                        || (primaries && !roles.containsValue(ReplicaRole.PRIMARY))) {
                     missing = service + "#" + p + " " + roles;
                 }
             }

@@ -12,20 +12,33 @@ import org.junit.jupiter.api.Test;
 class FinalStateTest {
     @Test
     void agreeingReplicasAreSettled() {
-        assertThat(FinalState.unsettled(answers(p -> List.of()), 3)).isNull();
+        assertThat(FinalState.unsettled(answers(p -> List.of()), 3, true)).isNull();
     }
 
     @Test
     void aDifferentDigestAMissingReplicaOrARecoveringOneIsNot() {
-        assertThat(FinalState.unsettled(answers(p -> p == 2 ? List.of("digest") : List.of()), 3))
+        assertThat(FinalState.unsettled(answers(p -> p == 2 ? List.of("digest") : List.of()), 3, true))
                 .startsWith("partition 2: versions/digests");
         List<Map<String, Object>> missing = answers(p -> List.of());
         missing.remove(0);
-        assertThat(FinalState.unsettled(missing, 3)).startsWith("partition 0: replicas 2");
-        assertThat(FinalState.unsettled(answers(p -> p == 5 ? List.of("recovering") : List.of()), 3))
+        assertThat(FinalState.unsettled(missing, 3, true)).startsWith("partition 0: replicas 2");
+        assertThat(FinalState.unsettled(answers(p -> p == 5 ? List.of("recovering") : List.of()), 3, true))
                 .startsWith("partition 5: roles");
-        assertThat(FinalState.unsettled(answers(p -> p == 1 ? List.of("error") : List.of()), 3))
+        assertThat(FinalState.unsettled(answers(p -> p == 1 ? List.of("error") : List.of()), 3, true))
                 .startsWith("partition 1: replicas");
+    }
+
+    @Test
+    void levelOneReplicasSettleOnEqualDigestsWithoutAPrimaryOrEqualVersions() {
+        List<Map<String, Object>> levelOne = answers(p -> List.of());
+        for (Map<String, Object> answer : levelOne) {
+            answer.put("role", "SECONDARY");   // level 1 has no primary
+            answer.put("version", answer.get("node").equals("node-2") ? 12 : 10);   // each replica's own log length
+        }
+        assertThat(FinalState.unsettled(levelOne, 3, false)).isNull();
+        assertThat(FinalState.unsettled(levelOne, 3, true)).as("with ordered writes").startsWith("partition 0: roles");
+        levelOne.get(5).put("digest", "10:bb");
+        assertThat(FinalState.unsettled(levelOne, 3, false)).startsWith("partition 1: versions/digests");
     }
 
     @Test
