@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -106,8 +107,10 @@ final class Nemesis {
             case PARTITION_HALVES -> partition(fault, Partitions.halves(order));
             case ISOLATE_PRIMARY -> {
                 int partition = random.nextInt(ListAppendService.PARTITIONS);
-                partition(fault, Partitions.isolate(primaryOr(partition, order.get(0)), order,
-                        "primary of partition " + partition + " as the client saw it"));
+                OptionalInt primary = primaryOf(partition);
+                partition(fault, Partitions.isolate(primary.orElse(order.get(0)), order, primary.isPresent()
+                        ? "primary of partition " + partition + " as the client saw it"
+                        : "a node (no primary of partition " + partition + " known: level 1, or mid-election)"));
             }
             case PARTITION_BRIDGE -> partition(fault, Partitions.bridge(order));
             case PARTITION_RING -> partition(fault, Partitions.ring(order));
@@ -115,8 +118,11 @@ final class Nemesis {
             case PAUSE -> pause(fault, order.get(0), "SIGSTOP " + nodeName(order.get(0)));
             case PAUSE_PRIMARY -> {
                 int partition = random.nextInt(ListAppendService.PARTITIONS);
-                int victim = primaryOr(partition, order.get(0));
-                pause(fault, victim, "SIGSTOP " + nodeName(victim) + " (primary of partition " + partition + ")");
+                OptionalInt primary = primaryOf(partition);
+                int victim = primary.orElse(order.get(0));
+                pause(fault, victim, "SIGSTOP " + nodeName(victim) + (primary.isPresent() ? " (primary of partition "
+                        + partition + ")" : " (no primary of partition " + partition + " known: level 1, or"
+                        + " mid-election)"));
             }
             case KILL -> kill(fault, List.of(order.get(0)), false);
             case KILL_SEVERAL -> kill(fault, order.subList(0, Math.min(nodes - 1, 2 + random.nextInt(Math.max(1,
@@ -211,15 +217,15 @@ final class Nemesis {
         return found;
     }
 
-    private int primaryOr(int partition, int fallback) {
-        List<String> known = primaries.apply(partition);
-        for (String node : known) {
+    /** The index of a node the client saw as {@code partition}'s primary, if it saw one. */
+    private OptionalInt primaryOf(int partition) {
+        for (String node : primaries.apply(partition)) {
             int index = cluster.indexOf(node);
             if (index >= 0) {
-                return index;
+                return OptionalInt.of(index);
             }
         }
-        return fallback;
+        return OptionalInt.empty();
     }
 
     private void announce(Planned fault, long start, String detail) {
