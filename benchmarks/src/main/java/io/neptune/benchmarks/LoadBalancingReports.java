@@ -1,5 +1,7 @@
 package io.neptune.benchmarks;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.benchmarks.LoadBalancingExperiment.Plan;
 import io.neptune.benchmarks.LoadBalancingExperiment.Point;
 import io.neptune.client.BalancingPolicy;
@@ -152,7 +154,7 @@ final class LoadBalancingReports {
             }
             double k = keep.result().mean();
             double d = discard.get().result().mean();
-            double[] dissertation = TABLE_3_2.get(keep.workload());
+            double[] dissertation = requireNonNull(TABLE_3_2.get(keep.workload()), "TABLE_3_2: every workload");
             PollProbe.Result polls = pollProfiles.getOrDefault(keep.workload(),
                     new PollProbe.Result(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0));
             report.row(keep.workload().label(), pct(keep.load()), keep.result().requests(), k, d, 100 * (k - d) / k,

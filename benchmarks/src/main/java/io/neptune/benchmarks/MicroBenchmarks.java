@@ -101,10 +101,15 @@ public final class MicroBenchmarks {
                         result.getScoreUnit(), bytes, "");
             }
         }
-        codecTotals.forEach((message, byFormat) -> report.note(String.format(Locale.ROOT,
-                "%s encode + decode: json %.0f ns, smile %.0f ns (json/smile %.1f×), cbor %.0f ns (json/cbor %.1f×).",
-                message, byFormat.get("json"), byFormat.get("smile"), byFormat.get("json") / byFormat.get("smile"),
-                byFormat.get("cbor"), byFormat.get("json") / byFormat.get("cbor"))));
+        codecTotals.forEach((message, byFormat) -> { // a format whose benchmark failed shows as NaN
+            double json = byFormat.getOrDefault("json", Double.NaN);
+            double smile = byFormat.getOrDefault("smile", Double.NaN);
+            double cbor = byFormat.getOrDefault("cbor", Double.NaN);
+            report.note(String.format(Locale.ROOT,
+                    "%s encode + decode: json %.0f ns, smile %.0f ns (json/smile %.1f×), cbor %.0f ns"
+                            + " (json/cbor %.1f×).",
+                    message, json, smile, json / smile, cbor, json / cbor));
+        });
         report.note("Codec and replica choice: JMH average time per operation, one thread; REDO log: throughput of"
                 + " durable appends (the plot shows the first two only). "
                 + (quick ? "Quick settings: 1 fork per benchmark; warmup and measurement 2 × 0.5 s and 2 × 0.4 s"

@@ -1,5 +1,7 @@
 package io.neptune.benchmarks;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
 import io.neptune.core.ClassStats;
@@ -67,7 +69,7 @@ final class QosCluster implements AutoCloseable {
     private final List<Supplier<NeptuneNode.Builder>> recipes = new ArrayList<>();
     private final List<@Nullable NeptuneNode> down = new ArrayList<>();
     private Duration announceInterval = MembershipConfig.DEFAULT_ANNOUNCE_INTERVAL;
-    private NeptuneNode caller;
+    private @Nullable NeptuneNode caller;
 
     private QosCluster(List<SchedulingPolicy> policies) {
         this.policies = List.copyOf(policies);
@@ -169,7 +171,7 @@ final class QosCluster implements AutoCloseable {
     void awaitReplicas(int count) {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         for (int slot = 0; slot < policies.size(); slot++) {
-            while (caller.replicasOf(service(slot), 0).size() != count) {
+            while (caller().replicasOf(service(slot), 0).size() != count) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("timed out after " + STARTUP_TIMEOUT + " waiting for "
                             + service(slot) + " in the caller's yellow page");
@@ -192,7 +194,11 @@ final class QosCluster implements AutoCloseable {
 
     /** The calling node's client. */
     NeptuneClient client() {
-        return caller.client();
+        return caller().client();
+    }
+
+    private NeptuneNode caller() {
+        return requireNonNull(caller, "caller: started with the cluster, until close()");
     }
 
     /** The service of {@code slot}. */

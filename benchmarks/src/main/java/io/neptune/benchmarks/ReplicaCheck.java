@@ -1,5 +1,7 @@
 package io.neptune.benchmarks;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.benchmarks.EmulatedDiscussion.Header;
 import io.neptune.benchmarks.EmulatedDiscussion.Headers;
 import io.neptune.benchmarks.EmulatedDiscussion.ViewHeaders;
@@ -106,7 +108,7 @@ final class ReplicaCheck {
         AtomicReference<String> lost = new AtomicReference<>("");
         readBack(driver, service, acks, found, missing, unchecked, lost);
         if (firstProblem.isEmpty()) {
-            firstProblem = lost.get();
+            firstProblem = requireNonNull(lost.get(), "lost: starts empty");
         }
         return new Result(EmulatedDiscussion.PARTITIONS, agreeing, replicas, acks.size(), found.get(), missing.get(),
                 unchecked.get(), firstProblem, (System.nanoTime() - started) / 1e9);

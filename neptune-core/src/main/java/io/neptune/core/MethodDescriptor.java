@@ -81,8 +81,8 @@ public record MethodDescriptor(String name, AccessMode mode, Class<?> requestTyp
 
     @Override
     public String toString() {
-        String in = streamsIn() ? "stream of " + inputItemType.getTypeName() : requestType.getSimpleName();
-        return mode + " " + name + "(" + in + ")" + (streamsOut() ? " -> stream of " + outputItemType.getTypeName()
-                : "");
+        String in = inputItemType != null ? "stream of " + inputItemType.getTypeName() : requestType.getSimpleName();
+        return mode + " " + name + "(" + in + ")" + (outputItemType != null
+                ? " -> stream of " + outputItemType.getTypeName() : "");
     }
 }

@@ -1,5 +1,7 @@
 package io.neptune.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The root of every exception Neptune raises. Unchecked; subtypes carry the data a caller needs
  * to recover (which service, partition or node was involved).
@@ -12,8 +14,8 @@ public class NeptuneException extends RuntimeException {
         super(message);
     }
 
-    /** Creates an exception with a message and a cause. */
-    public NeptuneException(String message, Throwable cause) {
+    /** Creates an exception with a message and a cause, if there is one. */
+    public NeptuneException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

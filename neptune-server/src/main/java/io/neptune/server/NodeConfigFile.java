@@ -1,6 +1,7 @@
 package io.neptune.server;
 
 import static java.util.Objects.requireNonNull;
+import static java.util.Objects.requireNonNullElse;
 
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.ClientConfig;
@@ -203,7 +204,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
         try {
             return b.build();
         } catch (IllegalArgumentException e) { // the shares' sum: a property of the list, not of one class
-            throw new ConfigException("classes", e.getMessage().replaceFirst("^classes: ", ""));
+            throw new ConfigException("classes", requireNonNullElse(e.getMessage(), e.toString())
+                    .replaceFirst("^classes: ", ""));
         }
     }
 

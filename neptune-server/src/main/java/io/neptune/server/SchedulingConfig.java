@@ -86,7 +86,7 @@ public record SchedulingConfig(SchedulingPolicy policy, Map<String, ServiceClass
      */
     public boolean plainFifo() {
         return policy == SchedulingPolicy.FIFO && classes.size() == 1
-                && classes.get(ServiceClass.DEFAULT_NAME).equals(ServiceClass.defaultClass());
+                && ServiceClass.defaultClass().equals(classes.get(ServiceClass.DEFAULT_NAME));
     }
 
     /** The classes sorted by name (a stable order for queues, reports and tests). */

@@ -1,5 +1,7 @@
 package io.neptune.benchmarks.nemesis;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -77,7 +79,7 @@ final class Commands {
         try {
             return run(List.of("id", "-u")).output().trim();
         } catch (UncheckedIOException e) {
-            return "unknown (" + e.getCause().getMessage() + ")";
+            return "unknown (" + requireNonNull(e.getCause(), "an UncheckedIOException has a cause").getMessage() + ")";
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.neptune.benchmarks.nemesis;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -72,7 +74,7 @@ final class NamespaceNetwork implements AutoCloseable {
             }
         } catch (UncheckedIOException e) {
             return Optional.of("the `ip` command (iproute2) is not installed or not on PATH: "
-                    + e.getCause().getMessage());
+                    + requireNonNull(e.getCause(), "an UncheckedIOException has a cause").getMessage());
         }
         return Optional.empty();
     }

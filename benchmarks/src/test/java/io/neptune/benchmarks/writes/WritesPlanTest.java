@@ -59,7 +59,7 @@ class WritesPlanTest {
         RecordingTarget target = new RecordingTarget();
         Supplier<CompletableFuture<?>> writes = WritesExperiment.writes(target, 3, WritesExperiment.value(100));
         for (int i = 0; i < 4; i++) {
-            writes.get();
+            assertThat(writes.get()).isDone(); // the write the target answered
         }
         assertThat(target.calls).containsExactly("0/key-0", "1/key-0", "2/key-0", "0/key-1");
         assertThat(target.value).hasSize(100);

@@ -7,6 +7,7 @@ import io.neptune.server.NodeConfigFile;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -30,7 +31,7 @@ public final class GatewayCommand implements Callable<Integer> {
     private String bindAddress;
 
     @Option(names = "--node", paramLabel = "ID", description = "The gateway node's id (default: gateway-<pid>).")
-    private String nodeId;
+    private @Nullable String nodeId;
 
     @Override
     public Integer call() throws InterruptedException {

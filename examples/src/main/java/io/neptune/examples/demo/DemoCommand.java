@@ -1,5 +1,7 @@
 package io.neptune.examples.demo;
 
+import static java.util.Objects.requireNonNullElse;
+
 import io.neptune.client.Aggregate;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
@@ -125,7 +127,7 @@ public final class DemoCommand implements Callable<Integer> {
         try {
             balancing = BalancingPolicy.fromConfigName(policy);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("--policy", e.getMessage());
+            throw new ConfigException("--policy", requireNonNullElse(e.getMessage(), e.toString()));
         }
         validate();
         if (fresh) {

@@ -101,6 +101,6 @@ public final class DocumentLoader {
                     });
         }
         permits.acquire(inFlight);
-        return new Result(indexed.get(), failed.get(), firstFailure.get());
+        return new Result(indexed.get(), failed.get(), requireNonNull(firstFailure.get(), "firstFailure: starts empty"));
     }
 }

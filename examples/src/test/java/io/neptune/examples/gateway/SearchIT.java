@@ -144,8 +144,8 @@ class SearchIT {
         json.get("hits").forEach(hit -> scores.add(hit.get("score").asDouble()));
         assertThat(scores).isSortedAccordingTo(java.util.Comparator.reverseOrder());
         assertThat(scores.get(0)).isPositive();
-        assertThat(ids(json)).allSatisfy(id -> assertThat(Integer.parseInt(id.substring(4))).isGreaterThanOrEqualTo(
-                20)).as("the documents saying 'cluster' most often");
+        assertThat(ids(json)).as("the documents saying 'cluster' most often")
+                .allSatisfy(id -> assertThat(Integer.parseInt(id.substring(4))).isGreaterThanOrEqualTo(20));
 
         Reply all = http.get("/api/search?q=neptune+partitions");
         assertThat(all.status()).isEqualTo(200);

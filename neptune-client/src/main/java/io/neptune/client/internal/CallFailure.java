@@ -1,6 +1,7 @@
 package io.neptune.client.internal;
 
 import io.neptune.core.NeptuneException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A transport failure of one attempt, telling the retry logic whether the method may have run.
@@ -10,7 +11,7 @@ final class CallFailure extends NeptuneException {
 
     private final boolean maybeExecuted;
 
-    CallFailure(String message, boolean maybeExecuted, Throwable cause) {
+    CallFailure(String message, boolean maybeExecuted, @Nullable Throwable cause) {
         super(message, cause);
         this.maybeExecuted = maybeExecuted;
     }

@@ -1,6 +1,7 @@
 package io.neptune.client.internal;
 
 import static java.util.Objects.requireNonNull;
+import static java.util.Objects.requireNonNullElse;
 
 import com.fasterxml.jackson.databind.JavaType;
 import io.neptune.client.BalancingPolicy;
@@ -217,7 +218,7 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
             try {
                 input.subscribe(out);
             } catch (RuntimeException e) {
-                ch.eventLoop().execute(() -> out.onError(e));
+                requireNonNull(ch, "channel: attach() set it with outbound").eventLoop().execute(() -> out.onError(e));
             }
         }
     }
@@ -395,7 +396,8 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         }
         if (ch != null) {
             if (tellServer && sent) {
-                String reason = error == null ? "the subscriber cancelled" : error.getMessage();
+                String reason = error == null ? "the subscriber cancelled"
+                        : requireNonNullElse(error.getMessage(), error.toString());
                 ch.writeAndFlush(StreamCancel.of(id, reason), ch.voidPromise());
             }
             OutboundSubscriber out = outbound;

@@ -421,7 +421,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     }
 
     ReplicaSelector selector(BalancingPolicy policy) {
-        return selectors.get(policy);
+        return requireNonNull(selectors.get(policy), "selectors: one for every policy");
     }
 
     EventLoopGroup group() {

@@ -124,7 +124,7 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         for (Replica replica : candidates) { // every candidate it knows well enough counts, not only the sample
             Estimate estimate = estimates.get(new Key(replica.node(), service, serviceClass));
             int value = estimate == null ? -1 : estimate.value();
-            if (value >= 0 && now - estimate.reportedAt <= bound) {
+            if (estimate != null && value >= 0 && now - estimate.reportedAt <= bound) {
                 known.put(replica, value);
             }
         }

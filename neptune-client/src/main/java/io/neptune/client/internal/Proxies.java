@@ -1,5 +1,7 @@
 package io.neptune.client.internal;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
@@ -56,7 +58,7 @@ final class Proxies {
                     default -> throw new UnsupportedOperationException(method.getName());
                 };
             }
-            Target target = targets.get(method);
+            Target target = requireNonNull(targets.get(method), "targets: every method of the interface");
             int partitions = client.partitions(service);
             if (partitions == 0) {
                 UnknownServiceException error = new UnknownServiceException(service, "no node in the yellow page hosts it");

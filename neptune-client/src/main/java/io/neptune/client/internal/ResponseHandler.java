@@ -1,5 +1,7 @@
 package io.neptune.client.internal;
 
+import static java.util.Objects.requireNonNullElse;
+
 import io.neptune.core.internal.wire.Message;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -146,7 +148,7 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
         for (Long id : streams.keySet()) {
             ClientStream<?> stream = streams.remove(id);
             if (stream != null) {
-                stream.connectionLost(channel, failure.getMessage());
+                stream.connectionLost(channel, requireNonNullElse(failure.getMessage(), failure.toString()));
             }
         }
         for (Long id : inflight.keySet()) {

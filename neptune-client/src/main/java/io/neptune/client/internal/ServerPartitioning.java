@@ -134,7 +134,7 @@ final class ServerPartitioning implements ReplicaSelector {
             List<Demand> demands = new ArrayList<>();
             for (Map.Entry<String, Totals> e : totals.entrySet()) {
                 Totals t = e.getValue();
-                Totals last = interval.get(e.getKey());
+                Totals last = requireNonNull(interval.get(e.getKey()), "interval: added with totals");
                 double cost = last.completed > 0 ? last.usedSeconds / last.completed
                         : t.completed > 0 ? t.usedSeconds / t.completed : 0;
                 double servedDemand = seconds > 0 ? last.arrivals * cost / seconds / perServer : 0;
@@ -222,7 +222,7 @@ final class ServerPartitioning implements ReplicaSelector {
         List<Demand> byPriority = new ArrayList<>(demands);
         byPriority.sort(Comparator.comparingDouble(Demand::priority).reversed().thenComparing(Demand::serviceClass));
         for (Demand d : byPriority) {
-            double more = Math.min(left, d.servers() - allocation.get(d.serviceClass()));
+            double more = Math.min(left, d.servers() - allocation.getOrDefault(d.serviceClass(), 0.0));
             if (more > 0) {
                 allocation.merge(d.serviceClass(), more, Double::sum);
                 left -= more;
@@ -243,14 +243,15 @@ final class ServerPartitioning implements ReplicaSelector {
         classes.sort(Comparator.naturalOrder());
         int next = 0;
         for (String c : classes) {
-            int whole = (int) Math.floor(allocation.get(c) + 1e-9);
+            int whole = (int) Math.floor(allocation.getOrDefault(c, 0.0) + 1e-9);
             for (int i = 0; i < whole && next < servers.size(); i++) {
                 layout.computeIfAbsent(c, k -> new HashMap<>()).put(servers.get(next++), 1.0);
             }
         }
         double used = 0; // of servers.get(next), the first shared server
         for (String c : classes) {
-            double fraction = allocation.get(c) - Math.floor(allocation.get(c) + 1e-9);
+            double share = allocation.getOrDefault(c, 0.0);
+            double fraction = share - Math.floor(share + 1e-9);
             while (fraction > 1e-9 && next < servers.size()) {
                 double piece = Math.min(fraction, 1 - used);
                 layout.computeIfAbsent(c, k -> new HashMap<>()).merge(servers.get(next), piece, Double::sum);

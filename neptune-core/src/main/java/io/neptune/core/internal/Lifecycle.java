@@ -1,5 +1,7 @@
 package io.neptune.core.internal;
 
+import static java.util.Objects.requireNonNull;
+
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -36,7 +38,7 @@ public final class Lifecycle {
 
     /** The current state. */
     public State state() {
-        return state.get();
+        return requireNonNull(state.get(), "state: starts NEW and every transition sets one");
     }
 
     /** Moves to {@code next}, or throws if the transition is not allowed. */

@@ -1,5 +1,7 @@
 package io.neptune.server.cli;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.internal.config.ConfigNode;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,14 +43,14 @@ public final class AdminCommand implements Runnable {
 
         static final class Source {
             @Option(names = "--config", paramLabel = "FILE", description = "A node's config file: use its cluster settings.")
-            Path config;
+            @Nullable Path config;
 
             @Option(names = "--cluster", paramLabel = "NAME", description = "Cluster name (loopback stack).")
-            String cluster;
+            @Nullable String cluster;
         }
 
         @Option(names = "--discovery-directory", paramLabel = "DIR", description = "With --cluster: discovery directory.")
-        Path discovery;
+        @Nullable Path discovery;
 
         /** Joins the cluster as a node hosting nothing and waits for announcements. */
         NeptuneNode join() throws InterruptedException {
@@ -55,7 +58,8 @@ public final class AdminCommand implements Runnable {
             if (source.config != null) {
                 membership = NodeConfigFile.load(source.config).node().membership();
             } else {
-                MembershipConfig.Builder builder = MembershipConfig.builder().cluster(source.cluster);
+                MembershipConfig.Builder builder = MembershipConfig.builder()
+                        .cluster(requireNonNull(source.cluster, "--cluster: picocli requires it or --config"));
                 if (discovery != null) {
                     builder.discoveryDirectory(discovery);
                 }

@@ -47,9 +47,12 @@ public final class LoadIndexServer implements AutoCloseable {
                             return;
                         }
                         ServiceRuntime runtime = byName.get(poll.service());
-                        boolean hosted = runtime != null && runtime.hosts(poll.partition());
-                        int load = hosted ? runtime.load() : -1;
-                        int classLoad = !hosted ? -1 : poll.namesClass() ? runtime.load(poll.serviceClass()) : load;
+                        int load = -1;
+                        int classLoad = -1;
+                        if (runtime != null && runtime.hosts(poll.partition())) {
+                            load = runtime.load();
+                            classLoad = poll.namesClass() ? runtime.load(poll.serviceClass()) : load;
+                        }
                         ByteBuf reply = ctx.alloc().buffer(32);
                         Poll.encode(new Poll.Reply(poll.pollId(), load, 0, classLoad), poll.namesClass(), reply);
                         ctx.writeAndFlush(new DatagramPacket(reply, packet.sender()), ctx.voidPromise());

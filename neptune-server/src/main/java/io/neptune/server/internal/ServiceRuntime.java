@@ -429,7 +429,8 @@ public final class ServiceRuntime implements AutoCloseable {
     private long deadline(RequestMessage request, long arrival) {
         long timeout = TimeUnit.MILLISECONDS.toNanos(request.timeoutMillis());
         if (classAware != null) {
-            long classDeadline = scheduling.classes().get(request.serviceClass()).yield().deadline().toNanos();
+            long classDeadline = requireNonNull(scheduling.classes().get(request.serviceClass()),
+                    "serviceClass: unknownClass() refused the undeclared ones").yield().deadline().toNanos();
             timeout = Math.min(timeout, classDeadline);
         }
         return arrival + timeout;
@@ -490,7 +491,7 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         Object result;
         try {
-            result = handles.get(method.name()).invoke(context, argument);
+            result = requireNonNull(handles.get(method.name()), "handles: one per method").invoke(context, argument);
         } catch (Throwable t) {
             Throwable cause = t instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : t;
             if (cause instanceof VirtualMachineError error && !(cause instanceof StackOverflowError)) {

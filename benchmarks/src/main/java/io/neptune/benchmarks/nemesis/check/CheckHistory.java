@@ -1,5 +1,7 @@
 package io.neptune.benchmarks.nemesis.check;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.benchmarks.nemesis.history.FinalState;
 import io.neptune.benchmarks.nemesis.history.Guarantees;
 import io.neptune.benchmarks.nemesis.history.History;
@@ -41,7 +43,7 @@ public final class CheckHistory {
     static int run(String[] args, PrintStream out, PrintStream err) {
         try {
             Options options = Options.parse(args);
-            Path dir = options.dir;
+            Path dir = options.dir();
             History history = RunFiles.readHistory(dir.resolve(RunFiles.HISTORY));
             Path finalFile = dir.resolve(RunFiles.FINAL_STATE);
             FinalState state = Files.exists(finalFile) ? RunFiles.readFinalState(finalFile) : FinalState.empty();
@@ -105,14 +107,19 @@ public final class CheckHistory {
             return o;
         }
 
+        /** The run dir; {@link #parse} requires one. */
+        Path dir() {
+            return requireNonNull(dir, "dir");
+        }
+
         /** The saved guarantees with the flags applied. */
         Guarantees guarantees() throws IOException {
-            Path file = dir.resolve(RunFiles.GUARANTEES);
+            Path file = dir().resolve(RunFiles.GUARANTEES);
             Guarantees saved = Files.exists(file) ? RunFiles.readGuarantees(file) : null;
             if (saved == null && level == null) {
                 throw new IllegalArgumentException("guarantees: no " + file + " (expected: the file, or --level)");
             }
-            ConsistencyLevel l = level != null ? level : saved.level();
+            ConsistencyLevel l = level != null ? level : requireNonNull(saved, "saved: or level, see above").level();
             FailoverMode m = mode != null ? mode : saved != null ? saved.mode() : FailoverMode.MAJORITY;
             Guarantees base = saved != null && saved.level() == l ? saved : Guarantees.of(l, m);
             return new Guarantees(l, m, stalenessMillis != null ? stalenessMillis : base.stalenessMillis(),

@@ -122,15 +122,16 @@ public final class ListAppendChecker {
 
     private static long realTimeReads(List<Read> reads, List<Anomaly> anomalies) {
         List<Read> byCompletion = new ArrayList<>(reads);
-        byCompletion.sort(Comparator.comparingLong(r -> r.operation().completeTime()));
+        byCompletion.sort(Comparator.comparingLong(r -> r.historyOperation().completeTime()));
         List<Read> byInvocation = new ArrayList<>(reads);
-        byInvocation.sort(Comparator.comparingLong(r -> r.operation().invokeTime()));
+        byInvocation.sort(Comparator.comparingLong(r -> r.historyOperation().invokeTime()));
         long found = 0;
         int completed = 0;
         Read longest = null;  // the longest read completed before the current one was invoked
         for (Read read : byInvocation) {
             while (completed < byCompletion.size()
-                    && byCompletion.get(completed).operation().completeTime() < read.operation().invokeTime()) {
+                    && byCompletion.get(completed).historyOperation().completeTime()
+                            < read.historyOperation().invokeTime()) {
                 Read done = byCompletion.get(completed++);
                 if (longest == null || done.values().size() > longest.values().size()) {
                     longest = done;

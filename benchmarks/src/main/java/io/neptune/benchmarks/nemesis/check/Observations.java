@@ -1,5 +1,7 @@
 package io.neptune.benchmarks.nemesis.check;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.benchmarks.nemesis.history.FinalState;
 import io.neptune.benchmarks.nemesis.history.FinalState.FinalRead;
 import io.neptune.benchmarks.nemesis.history.History;
@@ -29,6 +31,11 @@ final class Observations {
     record Read(String key, List<Long> values, @Nullable Operation operation, @Nullable String node) {
         boolean isFinal() {
             return operation == null;
+        }
+
+        /** The read's operation in the history; a final read has none. */
+        Operation historyOperation() {
+            return requireNonNull(operation, "operation: " + this + " is a final read");
         }
 
         /** The history lines of the read; none for a final read. */

@@ -45,7 +45,7 @@ public final class PhantomReadsChecker {
                 } else if (append.outcome() == OpType.FAIL) {
                     problem = "was appended by an append that failed";
                     aborted++;
-                } else if (!read.isFinal() && append.invokeTime() > read.operation().completeTime()) {
+                } else if (read.operation() != null && append.invokeTime() > read.operation().completeTime()) {
                     problem = "was appended by an append invoked after the read completed";
                     future++;
                 } else {

@@ -85,17 +85,18 @@ public final class SessionChecker {
         private void checkRead(Operation read, Counts counts, List<Anomaly> anomalies) {
             Operation earlier = longestRead.get(read.key());
             boolean monotonic = earlier == null || Observations.isPrefix(earlier.list(), read.list());
-            if (!monotonic) {
+            if (earlier != null && !monotonic) {
                 counts.backInTime++;
                 anomalies.add(anomaly("monotonic reads: " + describe(read) + " does not extend the session's earlier "
                         + describe(earlier), read, earlier));
             }
             Operation seen = highestVersion.get(read.partition());
             Long version = read.version();
-            if (seen != null && version != null && version < seen.version()) {
+            Long seenVersion = seen == null ? null : seen.version();
+            if (seen != null && seenVersion != null && version != null && version < seenVersion) {
                 counts.versionBack++;
                 anomalies.add(anomaly("monotonic versions: " + describe(read) + " was served at version " + version
-                        + " of partition " + read.partition() + " after the session saw version " + seen.version(),
+                        + " of partition " + read.partition() + " after the session saw version " + seenVersion,
                         read, seen));
             }
             Set<Operation> unconfirmed = unconfirmedAppends.getOrDefault(read.key(), Set.of());
@@ -133,7 +134,9 @@ public final class SessionChecker {
                 unconfirmedAppends.computeIfAbsent(op.key(), k -> new HashSet<>()).add(op);
             }
             Operation seen = highestVersion.get(op.partition());
-            if (op.version() != null && (seen == null || op.version() > seen.version())) {
+            Long version = op.version();
+            Long seenVersion = seen == null ? null : seen.version();
+            if (version != null && (seenVersion == null || version > seenVersion)) {
                 highestVersion.put(op.partition(), op);
             }
         }

@@ -56,7 +56,7 @@ public final class StalenessChecker {
                 worst = staleness;
                 worstRead = read;
             }
-            if (staleness > boundNanos) {
+            if (missed != null && staleness > boundNanos) {
                 List<Op> ops = new ArrayList<>(read.ops());
                 ops.addAll(missed.ops());
                 anomalies.add(new Anomaly("read #" + read.index() + " of " + read.key() + " misses "

@@ -89,7 +89,8 @@ public final class AdminRoutes {
         ArrayNode current = null;
         AnnouncedReplica previous = null;
         for (AnnouncedReplica r : replicas) {
-            if (current == null || !r.service().equals(previous.service()) || r.partition() != previous.partition()) {
+            if (current == null || previous == null || !r.service().equals(previous.service())
+                    || r.partition() != previous.partition()) {
                 current = partitions.addObject().put("service", r.service()).put("partition", r.partition())
                         .putArray("replicas");
             }

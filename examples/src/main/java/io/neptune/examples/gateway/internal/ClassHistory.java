@@ -93,7 +93,7 @@ public final class ClassHistory {
         totals.values().forEach(t -> usedByService.merge(t.service, t.used, Double::sum));
         List<ClassView> views = new ArrayList<>();
         for (Totals t : totals.values()) {
-            double used = usedByService.get(t.service);
+            double used = usedByService.getOrDefault(t.service, 0.0);
             views.add(new ClassView(t.service, t.serviceClass, t.guaranteedShare, t.arrivals, t.dropped, t.offered,
                     t.realized, used > 0 ? t.used / used : 0));
         }

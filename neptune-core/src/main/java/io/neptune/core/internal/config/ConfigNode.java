@@ -14,6 +14,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -248,7 +249,7 @@ public final class ConfigNode {
         try {
             return build.apply(this);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(path, e.getMessage());
+            throw new ConfigException(path, Objects.requireNonNullElse(e.getMessage(), e.toString()));
         }
     }
 

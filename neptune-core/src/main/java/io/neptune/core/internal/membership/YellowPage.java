@@ -293,9 +293,11 @@ public final class YellowPage {
             }
         }
         Map<String, ServiceView> services = new HashMap<>();
-        byService.forEach((name, partitions) -> services.put(name, new ServiceView(
-                partitions.stream().map(List::copyOf).toList(), serviceInfo.get(name).consistency(),
-                serviceInfo.get(name).stalenessMillis())));
+        byService.forEach((name, partitions) -> {
+            Announcement.HostedService info = requireNonNull(serviceInfo.get(name), "serviceInfo: put with byService");
+            services.put(name, new ServiceView(partitions.stream().map(List::copyOf).toList(), info.consistency(),
+                    info.stalenessMillis()));
+        });
         return new Snapshot(Map.copyOf(services), List.copyOf(all), List.copyOf(live));
     }
 

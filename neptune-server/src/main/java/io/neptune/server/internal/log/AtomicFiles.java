@@ -1,5 +1,7 @@
 package io.neptune.server.internal.log;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -41,7 +43,7 @@ final class AtomicFiles {
             channel.force(true);
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        forceDirectory(target.toAbsolutePath().getParent());
+        forceDirectory(requireNonNull(target.toAbsolutePath().getParent(), "target: a file in a directory"));
     }
 
     /** The temporary file {@link #write} uses for {@code target}; a leftover one is garbage. */

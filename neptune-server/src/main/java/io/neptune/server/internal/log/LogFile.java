@@ -1,5 +1,7 @@
 package io.neptune.server.internal.log;
 
+import static java.util.Objects.requireNonNullElse;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -129,7 +131,7 @@ final class LogFile implements AutoCloseable {
             try {
                 record = RecordCodec.decodeFrame(window.get(offset, (int) frameBytes), expectedLsn);
             } catch (IllegalArgumentException e) {
-                return new Scan(offset, size, e.getMessage());
+                return new Scan(offset, size, requireNonNullElse(e.getMessage(), e.toString()));
             }
             visitor.record(record, offset, (int) frameBytes);
             offset += frameBytes;

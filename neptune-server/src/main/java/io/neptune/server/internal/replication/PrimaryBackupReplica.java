@@ -567,8 +567,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return;
         }
         List<Replica> view = core.peers.replicas(core.service, core.partition);
-        if (livePrimary(view) != null) {
-            reply.accept(new PromoteReply(false, "a live primary exists: " + livePrimary(view).node(), core.log.epoch()));
+        Replica live = livePrimary(view);
+        if (live != null) {
+            reply.accept(new PromoteReply(false, "a live primary exists: " + live.node(), core.log.epoch()));
             return;
         }
         logger.warn("{}: promoted by an operator with log end {}", name, core.log.lastLsn());

@@ -1,6 +1,7 @@
 package io.neptune.server.internal.replication;
 
 import static java.util.Objects.requireNonNull;
+import static java.util.Objects.requireNonNullElse;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.internal.DefaultNeptuneClient;
@@ -293,7 +294,8 @@ public final class ReplicationEngine implements AutoCloseable {
             try {
                 reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(answer)));
             } catch (IOException e) {
-                reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED, e.getMessage()));
+                reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED,
+                        requireNonNullElse(e.getMessage(), e.toString())));
             }
         });
     }

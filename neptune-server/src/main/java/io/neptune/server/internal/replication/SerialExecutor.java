@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,7 @@ final class SerialExecutor implements Executor {
     private final String owner;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     private boolean running;
-    private volatile Thread current;
+    private volatile @Nullable Thread current;
 
     SerialExecutor(Executor pool, String owner) {
         this.pool = pool;
