@@ -113,6 +113,7 @@ class DnsDiscoveryIT {
     }
 
     /** The ports of the SRV records of {@link #QUERY} at {@code server}, through JNDI as DNS_PING asks. */
+    @SuppressWarnings("BanJNDI") // the DNS provider's attributes are record text, never deserialized objects
     private static Set<Integer> srvPorts(String server) {
         Properties env = new Properties();
         env.put(Context.INITIAL_CONTEXT_FACTORY, "com.sun.jndi.dns.DnsContextFactory");
