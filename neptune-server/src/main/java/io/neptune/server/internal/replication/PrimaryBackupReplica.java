@@ -53,8 +53,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
-    /** How many records {@link #rebuildEpochStarts} reads at a time. */
-    static final int BATCH = 500;
     /** How long one slice of applying committed writes may hold the executor. */
     static final long APPLY_SLICE_MILLIS = 5;
     private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -153,11 +151,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void rebuildEpochStarts() {
         epochStarts.clear();
-        for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += BATCH) {
-            for (LogRecord r : core.log.read(lsn, BATCH)) {
-                epochStarts.putIfAbsent(r.epoch(), r.lsn());
-            }
-        }
+        core.forEachRecord(r -> epochStarts.putIfAbsent(r.epoch(), r.lsn()));
     }
 
     // ---------------------------------------------------------------- client writes (primary)

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -45,6 +46,8 @@ final class ReplicaCore {
      * matters for all but small records (a 64-byte write is about 400 bytes on the wire).
      */
     static final int MAX_BATCH_RECORDS = 4096;
+    /** How many records {@link #forEachRecord} reads at a time. */
+    static final int SCAN_CHUNK_RECORDS = 1000;
 
     final String service;
     final int partition;
@@ -130,6 +133,23 @@ final class ReplicaCore {
             }
         }
         return records;
+    }
+
+    /**
+     * Runs {@code action} on every record of the log, in LSN order, reading up to
+     * {@value #SCAN_CHUNK_RECORDS} records at a time. A read returns fewer records than asked for when
+     * they span more than the log's read limit, so each chunk starts right after the last record read.
+     */
+    void forEachRecord(Consumer<LogRecord> action) {
+        long next = 1;
+        while (next <= log.lastLsn()) {
+            List<LogRecord> records = log.read(next, SCAN_CHUNK_RECORDS);
+            if (records.isEmpty()) {
+                return; // truncated meanwhile
+            }
+            records.forEach(action);
+            next = records.get(records.size() - 1).lsn() + 1;
+        }
     }
 
     /** An upper estimate of {@code record}'s size in a replication message: base64 payload plus fields. */
