@@ -1,16 +1,13 @@
 package io.neptune.server.storage;
 
+import static io.neptune.server.storage.TestTable.insert;
+import static io.neptune.server.storage.TestTable.value;
+import static io.neptune.server.storage.TestTable.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.neptune.server.FakeRequestContext;
 import io.neptune.server.storage.internal.WriteBatch;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,10 +46,8 @@ class PartitionDatabaseBatchTest {
     }
 
     private PartitionDatabase open(String name) {
-        PartitionDatabase db = PartitionDatabase.open(directory, name);
+        PartitionDatabase db = TestTable.open(directory, name);
         opened.add(db);
-        db.transaction(connection -> execute(connection,
-                "CREATE TABLE IF NOT EXISTS t(p INT, k VARCHAR(64), v VARCHAR(64), PRIMARY KEY(p, k))"));
         return db;
     }
 
@@ -150,38 +144,5 @@ class PartitionDatabaseBatchTest {
     private <T> T onOtherThread(Callable<T> work) throws Exception {
         Future<T> result = other.submit(work);
         return result.get(30, TimeUnit.SECONDS);
-    }
-
-    private static FakeRequestContext write(int partition, long lsn) {
-        return FakeRequestContext.write("test", "put", partition, lsn);
-    }
-
-    private static @Nullable Void execute(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        }
-        return null;
-    }
-
-    private static Integer insert(Connection connection, int partition, String k, @Nullable String v)
-            throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t(p, k, v) VALUES (?, ?, ?)")) {
-            insert.setInt(1, partition);
-            insert.setString(2, k);
-            insert.setString(3, v);
-            return insert.executeUpdate();
-        }
-    }
-
-    private static @Nullable String value(PartitionDatabase db, int partition, String k) {
-        return db.read(connection -> {
-            try (PreparedStatement select = connection.prepareStatement("SELECT v FROM t WHERE p = ? AND k = ?")) {
-                select.setInt(1, partition);
-                select.setString(2, k);
-                try (ResultSet rows = select.executeQuery()) {
-                    return rows.next() ? rows.getString(1) : null;
-                }
-            }
-        });
     }
 }
