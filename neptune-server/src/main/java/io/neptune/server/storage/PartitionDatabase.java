@@ -6,6 +6,7 @@ import io.neptune.core.Check;
 import io.neptune.core.Digest;
 import io.neptune.core.RequestContext;
 import io.neptune.server.storage.internal.H2ConnectionPool;
+import io.neptune.server.storage.internal.WriteBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -63,6 +65,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The database is the file {@code directory/name.mv.db}; one process opens it at a time. At most
  * {@value #MAX_CONNECTIONS} operations run at once, more wait for a connection.
+ *
+ * <p>A replica applies a run of replicated writes in one transaction that commits once (a savepoint
+ * per write keeps each write all or nothing, and a read on the applying thread sees the writes before
+ * it): call {@link #write} on the thread that runs the write method. Work handed to another thread
+ * that the write method then waits for would wait for the run's write lock.
  *
  * <p>Thread-safety: thread-safe. Every method blocks on storage: call it from a service worker,
  * never from an event loop.
@@ -182,10 +189,90 @@ public final class PartitionDatabase implements AutoCloseable {
         if (lsn == 0) {
             return inTransaction("write of partition " + partition, work);
         }
+        WriteBatch batch = WriteBatch.current();
+        if (batch != null) {
+            return writeInBatch(batch, partition, lsn, work);
+        }
         return inTransaction("write of partition " + partition + " lsn " + lsn, connection -> {
             recordLsn(connection, partition, lsn);
             return work.apply(connection);
         });
+    }
+
+    /**
+     * A replicated write inside the replication engine's {@link WriteBatch}: it runs in the batch's
+     * open transaction on this database, under a savepoint, so a write that throws leaves nothing
+     * (as on its own), and the ones before it commit with the batch. The transaction holds the write
+     * lock until the batch commits, as one transaction of its own would.
+     */
+    private <T extends @Nullable Object> T writeInBatch(WriteBatch batch, int partition, long lsn, SqlWork<T> work) {
+        String what = "write of partition " + partition + " lsn " + lsn;
+        BatchTransaction transaction = batch.member() instanceof BatchTransaction open && open.database() == this
+                ? open : null;
+        if (transaction == null) {
+            batch.commit(); // another database's transaction: commit it before taking this write lock
+            transaction = begin(what);
+            batch.enlist(transaction);
+        }
+        Connection connection = transaction.connection();
+        Savepoint savepoint;
+        try {
+            savepoint = connection.setSavepoint();
+        } catch (SQLException e) {
+            transaction.markBroken();
+            throw new StorageException(name + ": " + what + " failed", e);
+        }
+        try {
+            recordLsn(connection, partition, lsn);
+            T result = work.apply(connection);
+            connection.releaseSavepoint(savepoint);
+            return result;
+        } catch (SQLException e) {
+            transaction.rollBackTo(savepoint, e);
+            throw new StorageException(name + ": " + what + " failed", e);
+        } catch (RuntimeException | Error e) {
+            transaction.rollBackTo(savepoint, e);
+            throw e;
+        }
+    }
+
+    private BatchTransaction begin(String what) {
+        if (closed.get()) {
+            throw new IllegalStateException(name + ": " + what + " after close (expected: an open database)");
+        }
+        writeLock.lock();
+        Connection connection = null;
+        try {
+            connection = pool.connection();
+            connection.setAutoCommit(false);
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            return new BatchTransaction(this, name, connection, writeLock);
+        } catch (SQLException | RuntimeException e) {
+            if (connection != null) {
+                closeQuietly(connection, e);
+            }
+            writeLock.unlock();
+            if (e instanceof SQLException sql) {
+                throw new StorageException(name + ": " + what + " failed", sql);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    /** Commits the calling thread's batch if it holds a transaction on this database, so work here sees it. */
+    private void commitBatchHere() {
+        WriteBatch batch = WriteBatch.current();
+        if (batch != null && batch.member() instanceof BatchTransaction open && open.database() == this) {
+            batch.commit();
+        }
+    }
+
+    private static void closeQuietly(Connection connection, Throwable failure) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     /**
@@ -393,6 +480,12 @@ public final class PartitionDatabase implements AutoCloseable {
     private <T extends @Nullable Object> T run(String what, int isolation, boolean commit, SqlWork<T> work) {
         if (closed.get()) {
             throw new IllegalStateException(name + ": " + what + " after close (expected: an open database)");
+        }
+        WriteBatch batch = WriteBatch.current();
+        if (batch != null && commit) {
+            batch.commit(); // whatever database it holds: this takes a write lock, and holds one at a time
+        } else {
+            commitBatchHere(); // a read on the applying thread sees the writes applied before it
         }
         if (!commit) {
             return runOnConnection(what, isolation, false, work);

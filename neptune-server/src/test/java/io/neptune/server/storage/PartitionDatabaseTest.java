@@ -1,16 +1,17 @@
 package io.neptune.server.storage;
 
+import static io.neptune.server.storage.TestTable.execute;
+import static io.neptune.server.storage.TestTable.insert;
+import static io.neptune.server.storage.TestTable.rowCount;
+import static io.neptune.server.storage.TestTable.update;
+import static io.neptune.server.storage.TestTable.value;
+import static io.neptune.server.storage.TestTable.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.neptune.server.FakeRequestContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -19,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,10 +46,8 @@ class PartitionDatabaseTest {
     }
 
     private PartitionDatabase open(Path in, String name) {
-        PartitionDatabase db = PartitionDatabase.open(in, name);
+        PartitionDatabase db = TestTable.open(in, name);
         opened.add(db);
-        db.transaction(connection -> execute(connection,
-                "CREATE TABLE IF NOT EXISTS t(p INT, k VARCHAR(64), v VARCHAR(64), PRIMARY KEY(p, k))"));
         return db;
     }
 
@@ -388,63 +386,5 @@ class PartitionDatabaseTest {
 
         assertThat(db.appliedLsn(0)).isZero();
         assertThat(Files.isDirectory(nested)).isTrue();
-    }
-
-    // ---------------------------------------------------------------- helpers
-
-    private static FakeRequestContext write(int partition, long lsn) {
-        return FakeRequestContext.write("test", "put", partition, lsn);
-    }
-
-    private static @Nullable Void execute(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        }
-        return null;
-    }
-
-    private static Integer insert(Connection connection, int partition, String k, @Nullable String v)
-            throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t(p, k, v) VALUES (?, ?, ?)")) {
-            insert.setInt(1, partition);
-            insert.setString(2, k);
-            insert.setString(3, v);
-            return insert.executeUpdate();
-        }
-    }
-
-    private static Integer update(Connection connection, int partition, String k, String v) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement("UPDATE t SET v = ? WHERE p = ? AND k = ?")) {
-            update.setString(1, v);
-            update.setInt(2, partition);
-            update.setString(3, k);
-            return update.executeUpdate();
-        }
-    }
-
-    private static @Nullable String value(PartitionDatabase db, int partition, String k) {
-        return db.read(connection -> value(connection, partition, k));
-    }
-
-    private static @Nullable String value(Connection connection, int partition, String k) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT v FROM t WHERE p = ? AND k = ?")) {
-            select.setInt(1, partition);
-            select.setString(2, k);
-            try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? rows.getString(1) : null;
-            }
-        }
-    }
-
-    private static long rowCount(PartitionDatabase db, int partition) {
-        return db.read(connection -> {
-            try (PreparedStatement select = connection.prepareStatement("SELECT COUNT(*) FROM t WHERE p = ?")) {
-                select.setInt(1, partition);
-                try (ResultSet rows = select.executeQuery()) {
-                    rows.next();
-                    return rows.getLong(1);
-                }
-            }
-        });
     }
 }

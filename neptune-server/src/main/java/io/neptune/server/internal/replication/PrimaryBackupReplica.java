@@ -53,8 +53,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
-    /** The most records one {@code replicate} or join answer carries. */
-    static final int BATCH = 500;
     /** How long one slice of applying committed writes may hold the executor. */
     static final long APPLY_SLICE_MILLIS = 5;
     private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -153,11 +151,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void rebuildEpochStarts() {
         epochStarts.clear();
-        for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += BATCH) {
-            for (LogRecord r : core.log.read(lsn, BATCH)) {
-                epochStarts.putIfAbsent(r.epoch(), r.lsn());
-            }
-        }
+        core.forEachRecord(r -> epochStarts.putIfAbsent(r.epoch(), r.lsn()));
     }
 
     // ---------------------------------------------------------------- client writes (primary)
@@ -646,17 +640,21 @@ final class PrimaryBackupReplica implements PartitionReplica {
         commitLsn = Math.max(commitLsn, reply.commitLsn());
         CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
             joining = false;
-            boolean applied = core.applyUpTo(commitLsn);
             if (demotedWhileJoining) {
                 demotedWhileJoining = false; // excluded before this join finished: join again at the next tick
-            } else if (!applied) {
+                core.applyUpTo(commitLsn);
+                return;
+            }
+            if (e == null && !reply.joined()) {
+                join(target); // the next batch travels and is logged while this one is applied
+            }
+            boolean applied = core.applyUpTo(commitLsn);
+            if (!applied) {
                 logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
             } else if (e == null && reply.joined()) {
                 role = ReplicaRole.SECONDARY; // recovery phase 3: resume
                 lastFromPrimaryNanos = System.nanoTime();
                 publish();
-            } else if (e == null) {
-                join(target);
             }
         }));
     }

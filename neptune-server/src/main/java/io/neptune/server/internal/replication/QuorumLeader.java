@@ -61,6 +61,8 @@ final class QuorumLeader {
      */
     private static final long HEARTBEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long READ_INDEX_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How many catch-up batches a follower whose log matches may have in flight. */
+    static final int CATCH_UP_IN_FLIGHT = 3;
 
     private final ReplicaCore core;
     private final Host host;
@@ -305,8 +307,10 @@ final class QuorumLeader {
             f.next = f.match + 1;
             return; // the next heartbeat retries
         }
-        if (f.inFlight == 0 && f.next <= core.log.lastLsn()) {
-            sendFrom(f); // catch it up, a batch at a time
+        // Catch it up: one message at a time while probing, else up to CATCH_UP_IN_FLIGHT batches in flight, so the
+        // next batch travels and is logged while the follower applies the one before.
+        while (f.next <= core.log.lastLsn() && f.inFlight < (f.probing ? 1 : CATCH_UP_IN_FLIGHT)) {
+            sendFrom(f);
         }
         advance();
     }

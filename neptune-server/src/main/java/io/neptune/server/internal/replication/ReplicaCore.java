@@ -10,6 +10,7 @@ import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
 import io.neptune.server.storage.StorageException;
+import io.neptune.server.storage.internal.WriteBatch;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -37,6 +39,15 @@ import org.slf4j.LoggerFactory;
 final class ReplicaCore {
     private static final Logger logger = LoggerFactory.getLogger(ReplicaCore.class);
     private static final int MAX_CACHED_RESPONSES = 10_000;
+    /** The most writes one storage commit covers while applying (see {@link #applyUpTo(long, long)}). */
+    static final int APPLY_BATCH = 256;
+    /**
+     * The most records one replication message carries; {@link #maxBatchBytes} is the bound that
+     * matters for all but small records (a 64-byte write is about 400 bytes on the wire).
+     */
+    static final int MAX_BATCH_RECORDS = 4096;
+    /** How many records {@link #forEachRecord} reads at a time. */
+    static final int SCAN_CHUNK_RECORDS = 1000;
 
     final String service;
     final int partition;
@@ -109,11 +120,11 @@ final class ReplicaCore {
 
     /**
      * The log's records from {@code fromLsn} on for one replication message: at most
-     * {@link PrimaryBackupReplica#BATCH} of them and at most {@link #maxBatchBytes} by their estimated
+     * {@value #MAX_BATCH_RECORDS} of them and at most {@link #maxBatchBytes} by their estimated
      * wire size, but always the first one (a record too large for any frame was refused when written).
      */
     List<LogRecord> batch(long fromLsn) {
-        List<LogRecord> records = log.read(fromLsn, PrimaryBackupReplica.BATCH);
+        List<LogRecord> records = log.read(fromLsn, MAX_BATCH_RECORDS);
         long bytes = 0;
         for (int i = 0; i < records.size(); i++) {
             bytes += wireBytes(records.get(i));
@@ -122,6 +133,23 @@ final class ReplicaCore {
             }
         }
         return records;
+    }
+
+    /**
+     * Runs {@code action} on every record of the log, in LSN order, reading up to
+     * {@value #SCAN_CHUNK_RECORDS} records at a time. A read returns fewer records than asked for when
+     * they span more than the log's read limit, so each chunk starts right after the last record read.
+     */
+    void forEachRecord(Consumer<LogRecord> action) {
+        long next = 1;
+        while (next <= log.lastLsn()) {
+            List<LogRecord> records = log.read(next, SCAN_CHUNK_RECORDS);
+            if (records.isEmpty()) {
+                return; // truncated meanwhile
+            }
+            records.forEach(action);
+            next = records.get(records.size() - 1).lsn() + 1;
+        }
     }
 
     /** An upper estimate of {@code record}'s size in a replication message: base64 payload plus fields. */
@@ -186,52 +214,106 @@ final class ReplicaCore {
     /**
      * Like {@link #applyUpTo(long)}, but returns once applying took {@code budgetNanos} (after at
      * least one write), so the executor can serve other tasks; {@link #applied} tells how far it got.
+     *
+     * <p>The writes run in {@link WriteBatch}es of at most {@value #APPLY_BATCH} writes or
+     * {@value PrimaryBackupReplica#APPLY_SLICE_MILLIS} ms: a service on a {@code PartitionDatabase}
+     * commits each batch once. A write counts as applied (its response cached, {@link #applied}
+     * raised) only when its batch committed; if the commit fails, none of the batch does, and it runs
+     * again like a write that failed in storage.
      */
     boolean applyUpTo(long target, long budgetNanos) {
         long limit = Math.min(target, durable);
         long start = System.nanoTime();
         boolean any = false;
         boolean ok = true;
-        while (applied < limit && (!any || System.nanoTime() - start < budgetNanos)) {
-            LogRecord record = log.record(applied + 1).orElseThrow(() -> new IllegalStateException(
-                    name + ": log record " + (applied + 1) + " missing below the durable mark " + durable));
-            if (!record.kind().executes()) {
-                applied = record.lsn(); // a repeat's first copy ran (or runs) at a lower LSN; a no-op has no write
+        List<Executed> batch = new ArrayList<>();
+        try (WriteBatch writes = WriteBatch.open()) {
+            long batchStart = start;
+            long next = applied;
+            while (next < limit && (!any || System.nanoTime() - start < budgetNanos)) {
+                long lsn = next + 1;
+                LogRecord record = log.record(lsn).orElseThrow(() -> new IllegalStateException(
+                        name + ": log record " + lsn + " missing below the durable mark " + durable));
+                next = record.lsn();
                 any = true;
-                continue;
-            }
-            applying = record.lsn();
-            ResponseMessage response = app.execute(record);
-            if (response.status() == Status.METHOD_FAILED
-                    && response.errorMessage().startsWith(StorageException.class.getName())) {
-                applying = applied;
-                if (storageFailedAt != record.lsn()) {
-                    storageFailedAt = record.lsn();
-                    logger.error("{}: [NEP-STORE-001] the write at LSN {} failed in storage, not in the service's"
-                            + " logic; this replica stops serving and retries it until it applies (if the database is"
-                            + " damaged for good, docs/OPERATIONS.md says how to rebuild the replica from its peers): {}",
-                            name, record.lsn(), response.errorMessage());
-                } else {
-                    logger.debug("{}: the write at LSN {} failed in storage again: {}", name, record.lsn(),
-                            response.errorMessage());
+                if (!record.kind().executes()) {
+                    // a repeat's first copy ran (or runs) at a lower LSN; a no-op has no write
+                    batch.add(new Executed(record.lsn(), RequestId.NONE, null));
+                    continue;
                 }
-                ok = false;
-                break;
+                applying = record.lsn();
+                ResponseMessage response = app.execute(record);
+                if (response.status() == Status.METHOD_FAILED
+                        && response.errorMessage().startsWith(StorageException.class.getName())) {
+                    if (commit(writes, batch)) {
+                        storageFailed(record.lsn(), response.errorMessage());
+                    }
+                    ok = false;
+                    break;
+                }
+                batch.add(new Executed(record.lsn(), record.requestId(), response));
+                if (batch.size() >= APPLY_BATCH || System.nanoTime() - batchStart
+                        >= TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS)) {
+                    if (!commit(writes, batch)) {
+                        ok = false;
+                        break;
+                    }
+                    batchStart = System.nanoTime();
+                }
             }
-            if (storageFailedAt == record.lsn()) {
-                logger.info("{}: the write at LSN {} applied after failing in storage before", name, record.lsn());
-                storageFailedAt = 0;
-            }
-            remember(record.requestId(), response);
-            applied = record.lsn();
-            any = true;
+            ok = ok && commit(writes, batch);
         }
+        applying = applied;
         if (any) {
             log.markCommitted(applied);
             releaseWaiters();
         }
         return ok;
     }
+
+    /**
+     * Commits {@code batch}'s writes in storage and counts them as applied; on a storage failure
+     * counts none of them (they run again) and returns {@code false}.
+     */
+    private boolean commit(WriteBatch writes, List<Executed> batch) {
+        if (batch.isEmpty()) {
+            return true;
+        }
+        try {
+            writes.commit();
+        } catch (StorageException e) {
+            storageFailed(batch.get(0).lsn(), e.toString());
+            batch.clear();
+            return false;
+        }
+        for (Executed executed : batch) {
+            if (executed.response() != null) {
+                if (storageFailedAt == executed.lsn()) {
+                    logger.info("{}: the write at LSN {} applied after failing in storage before", name,
+                            executed.lsn());
+                    storageFailedAt = 0;
+                }
+                remember(executed.requestId(), executed.response());
+            }
+            applied = executed.lsn();
+        }
+        batch.clear();
+        return true;
+    }
+
+    private void storageFailed(long lsn, String error) {
+        if (storageFailedAt != lsn) {
+            storageFailedAt = lsn;
+            logger.error("{}: [NEP-STORE-001] the write at LSN {} failed in storage, not in the service's logic;"
+                    + " this replica stops serving and retries it until it applies (if the database is damaged for"
+                    + " good, docs/OPERATIONS.md says how to rebuild the replica from its peers): {}", name, lsn, error);
+        } else {
+            logger.debug("{}: the write at LSN {} failed in storage again: {}", name, lsn, error);
+        }
+    }
+
+    /** A write executed in the current batch, not counted as applied until the batch commits. */
+    private record Executed(long lsn, RequestId requestId, @Nullable ResponseMessage response) {}
 
     /** The LSN of a write that failed in storage and has not been applied since, or 0. */
     long storageFailedAt() {

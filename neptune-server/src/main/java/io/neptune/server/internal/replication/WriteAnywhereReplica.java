@@ -101,13 +101,11 @@ final class WriteAnywhereReplica implements PartitionReplica {
         core.exec.execute(() -> {
             startedNanos = core.clock.getAsLong();
             core.internalSync();
-            for (long lsn = 1; lsn <= core.log.lastLsn(); lsn += 1000) {
-                for (LogRecord r : core.log.read(lsn, 1000)) {
-                    seen.merge(r.origin(), r.originSeq(), Math::max);
-                    logged.merge(r.origin(), r.originSeq(), Math::max);
-                    index(r);
-                }
-            }
+            core.forEachRecord(r -> {
+                seen.merge(r.origin(), r.originSeq(), Math::max);
+                logged.merge(r.origin(), r.originSeq(), Math::max);
+                index(r);
+            });
             long lost = core.log.lostTailEnd();
             if (lost > 0) {
                 leaveService("NEP-L1-001", "its service applied writes up to LSN " + lost + " that its REDO log lost"

@@ -6,8 +6,10 @@ import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.FsyncPolicy;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.log.RedoLog;
 import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
@@ -187,6 +189,32 @@ class WriteAnywhereRecoveryTest {
             assertThat(c.applied()).containsExactly("first");
             assertThat(c.role()).as("c's log failed: c must not serve").isEqualTo(ReplicaRole.RECOVERING);
             assertThat(a.role()).isEqualTo(ReplicaRole.SECONDARY);
+        }
+    }
+
+    /**
+     * A restarted replica learns each origin's last write sequence by reading its log a chunk at a
+     * time. A chunk that the log's 16 MiB read limit cut short used to skip the rest of the chunk's
+     * LSNs: here the replica's own two writes after a large record, so it gave its next write
+     * sequence 1 again, a write its peers (which hold another under it) would never take.
+     */
+    @Test
+    void aReplicaWhoseLogHoldsALargeRecordGivesItsNextWriteTheSequenceAfterItsLast() {
+        try (RedoLog log = RedoLog.open(dir.resolve("c"), FsyncPolicy.GROUP)) {
+            log.append(new LogRecord(1, 0, RecordKind.WRITE, new RequestId(901, 1), "a", 1, "large",
+                    new byte[17 * 1024 * 1024])).join(); // alone past the read limit
+            log.append(new LogRecord(2, 0, RecordKind.WRITE, new RequestId(902, 2), "c", 1, "c1", new byte[0])).join();
+            log.append(new LogRecord(3, 0, RecordKind.WRITE, new RequestId(903, 3), "c", 2, "c2", new byte[0])).join();
+        }
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 1)) {
+            Node c = cluster.start("c", 1);
+            cluster.awaitServing();
+
+            writeAll(cluster, c, "c3");
+
+            LogRecord c3 = c.core.log.record(4).orElseThrow();
+            assertThat(c3.method()).isEqualTo("c3");
+            assertThat(c3.originSeq()).as("c3's sequence: after c2's").isEqualTo(3);
         }
     }
 
