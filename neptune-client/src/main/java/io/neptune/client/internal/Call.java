@@ -22,7 +22,7 @@ import io.neptune.core.UnknownMethodException;
 import io.neptune.core.UnknownPartitionException;
 import io.neptune.core.UnknownServiceClassException;
 import io.neptune.core.UnknownServiceException;
-import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -32,9 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -65,8 +63,12 @@ final class Call<T> implements TimerTask {
     /** Sends this write again with its request id; null for reads. */
     private final @Nullable Supplier<CompletableFuture<Object>> retry;
     private final CompletableFuture<T> result = new CompletableFuture<>();
-    /** Written by whichever thread sends an attempt, read by the deadline's message: concurrent. */
-    private final Set<NodeId> tried = ConcurrentHashMap.newKeySet();
+    /**
+     * The nodes attempts went to, in order: replaced (never changed) by whichever thread sends an
+     * attempt, read by the deadline's message. Most calls make one attempt: one small list, where a
+     * concurrent set cost a map and its table per call.
+     */
+    private volatile List<NodeId> tried = List.of();
     private int retriesLeft;
     private int redirects;
     /** Why the latest attempt failed; read by the deadline's thread. */
@@ -183,14 +185,19 @@ final class Call<T> implements TimerTask {
             fail(exhausted());
             return;
         }
-        client.selector(policy).select(service, message.partition(), message.serviceClass(), candidates)
-                .whenComplete((replica, error) -> {
-                    if (error != null) {
-                        fail(DefaultNeptuneClient.unwrap(error));
-                    } else {
-                        send(replica, policy == BalancingPolicy.IDEAL);
-                    }
-                });
+        CompletableFuture<Replica> chosen = client.selector(policy).select(service, message.partition(),
+                message.serviceClass(), candidates);
+        if (chosen.isDone() && !chosen.isCompletedExceptionally()) { // chosen at once (no poll): no callback
+            send(chosen.join(), policy == BalancingPolicy.IDEAL);
+            return;
+        }
+        chosen.whenComplete((replica, error) -> {
+            if (error != null) {
+                fail(DefaultNeptuneClient.unwrap(error));
+            } else {
+                send(replica, policy == BalancingPolicy.IDEAL);
+            }
+        });
     }
 
     private boolean needsPrimary() {
@@ -250,7 +257,7 @@ final class Call<T> implements TimerTask {
 
     /** Sends an attempt to {@code replica}; {@code counted}: the ideal selector counted it when it chose it. */
     private void send(Replica replica, boolean counted) {
-        tried.add(replica.node());
+        addTried(replica.node());
         long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
         if (remainingMillis < 1 || result.isDone()) {
             if (counted) {
@@ -259,11 +266,11 @@ final class Call<T> implements TimerTask {
             return; // the deadline timer answers
         }
         awaiting = replica.node();
-        RequestMessage attempt = message.withRequestId(0, (int) Math.min(Integer.MAX_VALUE, remainingMillis));
+        int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, remainingMillis);
         LocalEndpoint local = client.local();
         CompletableFuture<ResponseMessage> response = local != null && local.node().equals(replica.node())
-                ? local.invoke(attempt)
-                : client.pool().send(replica, attempt);
+                ? local.invoke(message.withRequestId(0, timeoutMillis))
+                : client.pool().send(replica, message, timeoutMillis); // numbers its own copy
         if (counted) {
             response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
         }
@@ -340,7 +347,7 @@ final class Call<T> implements TimerTask {
     private void notPrimary(Replica replica, ResponseMessage response) {
         NodeId named = response.suggestedPrimary();
         lastFailure = new NotPrimaryException(message.target(), replica.node(), named, response.errorMessage());
-        tried.remove(replica.node());
+        removeTried(replica.node());
         Replica next = named == null || named.equals(replica.node()) || redirects >= MAX_REDIRECTS ? null
                 : client.yellowPage().replicas(message.service(), message.partition()).stream()
                         .filter(r -> r.node().equals(named)).findFirst().orElse(null);
@@ -364,7 +371,7 @@ final class Call<T> implements TimerTask {
             retriesLeft--;
             attempt();
         } else if (retryLater()) {
-            tried.clear(); // every replica is a candidate again at the next attempt
+            tried = List.of(); // every replica is a candidate again at the next attempt
         } else {
             fail(exhausted());
         }
@@ -373,7 +380,7 @@ final class Call<T> implements TimerTask {
     private void complete(Replica replica, ResponseMessage response) {
         T value;
         try {
-            value = Json.mapper().readValue(response.payload(), responseType);
+            value = JsonCodec.decode(response.payload(), responseType);
         } catch (Exception e) {
             fail(new NeptuneException("cannot decode the response of " + message.target()
                     + " from " + replica.node() + " as " + responseType + ": " + e.getMessage(), e));
@@ -402,6 +409,25 @@ final class Call<T> implements TimerTask {
             attempt();
         } else {
             fail(exhausted());
+        }
+    }
+
+    private void addTried(NodeId node) {
+        List<NodeId> before = tried;
+        if (before.isEmpty()) {
+            tried = List.of(node);
+        } else if (!before.contains(node)) {
+            List<NodeId> after = new ArrayList<>(before.size() + 1);
+            after.addAll(before);
+            after.add(node);
+            tried = List.copyOf(after);
+        }
+    }
+
+    private void removeTried(NodeId node) {
+        List<NodeId> before = tried;
+        if (before.contains(node)) {
+            tried = before.stream().filter(n -> !n.equals(node)).toList();
         }
     }
 
