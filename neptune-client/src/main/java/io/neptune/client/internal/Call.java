@@ -32,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +63,10 @@ final class Call<T> implements TimerTask {
     private final long deadlineNanos;
     /** Sends this write again with its request id; null for reads. */
     private final @Nullable Supplier<CompletableFuture<Object>> retry;
-    private final CompletableFuture<T> result = new CompletableFuture<>();
+    private final Result result = new Result();
+    /** The call's deadline, once armed; cancelled when the call ends. */
+    private volatile @Nullable Timeout deadline;
+    private long startedNanos;
     /**
      * The nodes attempts went to, in order: replaced (never changed) by whichever thread sends an
      * attempt, read by the deadline's message. Most calls make one attempt: one small list, where a
@@ -92,20 +96,58 @@ final class Call<T> implements TimerTask {
     }
 
     CompletableFuture<T> start() {
-        Timeout timer;
+        startedNanos = System.nanoTime();
         try {
-            timer = client.deadlines().newTimeout(this, timeoutNanos, TimeUnit.NANOSECONDS);
+            deadline = client.deadlines().newTimeout(this, timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException e) { // the wheel stopped: the client was closed meanwhile
             closed();
             return result;
         }
-        long started = System.nanoTime();
-        result.whenComplete((r, e) -> {
-            timer.cancel();
-            client.metrics().callEnded(message.service(), message.method(), e, System.nanoTime() - started);
-        });
         attempt();
         return result;
+    }
+
+    /**
+     * The call's future: however it ends (answered, failed, past its deadline, or completed or
+     * cancelled by the caller), the deadline is cancelled and the call counted in the metrics. A
+     * subclass rather than a callback on the future: the callback, its stage and its lambda were
+     * about 100 bytes per call.
+     */
+    private final class Result extends CompletableFuture<T> {
+        @Override
+        public boolean complete(T value) {
+            boolean ended = super.complete(value);
+            if (ended) {
+                ended(null);
+            }
+            return ended;
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable failure) {
+            boolean ended = super.completeExceptionally(failure);
+            if (ended) {
+                ended(failure);
+            }
+            return ended;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean ended = super.cancel(mayInterruptIfRunning);
+            if (ended) {
+                ended(new CancellationException());
+            }
+            return ended;
+        }
+    }
+
+    private void ended(@Nullable Throwable failure) {
+        Timeout timer = deadline;
+        if (timer != null) {
+            timer.cancel();
+        }
+        client.metrics().callEnded(message.service(), message.method(), failure, System.nanoTime() - startedNanos);
     }
 
     /**
@@ -225,6 +267,9 @@ final class Call<T> implements TimerTask {
         if (needsPrimary()) {
             return primary == null ? List.of() : List.of(primary);
         }
+        if (level != ConsistencyLevel.LEVEL_3 && allEligible(all)) {
+            return all; // the yellow page's immutable list as it is: nothing to filter (the usual first attempt)
+        }
         List<Replica> live = new ArrayList<>(all.size());
         for (Replica r : all) {
             if (r.role() != ReplicaRole.RECOVERING && !tried.contains(r.node())) {
@@ -239,6 +284,16 @@ final class Call<T> implements TimerTask {
             }
         }
         return live;
+    }
+
+    private boolean allEligible(List<Replica> all) {
+        List<NodeId> triedNow = tried;
+        for (Replica r : all) {
+            if (r.role() == ReplicaRole.RECOVERING || triedNow.contains(r.node())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Tries again in a moment if the deadline allows; false if it does not. */
