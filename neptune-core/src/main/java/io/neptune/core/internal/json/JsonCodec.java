@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * Encodes and decodes the JSON payloads of calls with {@link Json#mapper()}, giving the same bytes,
  * values and exceptions as its {@code writeValueAsBytes} and {@code readValue}, but without a new
  * Jackson generator or parser per payload: each thread keeps one generator and one non-blocking
- * parser and feeds them payload after payload. A fresh parser and generator with their contexts,
- * I/O context and symbol table were about 1.4 KB of the 5.2 KB a fixed-node echo call allocated
- * (docs/PERFORMANCE.md, "Where a call's bytes went"), at each of the four ends of a call.
+ * parser and feeds them payload after payload. A fresh parser or generator with its contexts, I/O
+ * context and symbol table at each of the four ends of a call (client encode, server decode and
+ * encode, client decode) was 2.8 KB of the 5.2 KB a fixed-node echo call allocated
+ * (docs/PERFORMANCE.md, "Where a call's time and bytes went").
  *
  * <p>Reuse is kept to what cannot change a result:
  *
