@@ -23,8 +23,8 @@ final class PendingCall extends CompletableFuture<ResponseMessage>
         implements BiConsumer<@Nullable Channel, @Nullable Throwable>, ChannelFutureListener {
     private final RequestMessage request;
     private final Replica replica;
-    /** The handler that registered the call; set on the event loop before the write completes. */
-    private @Nullable ResponseHandler handler;
+    /** The handler that registered the call; set on the event loop as it is written, read by any completer. */
+    private volatile @Nullable ResponseHandler handler;
 
     /** A call of {@code request}, which already carries its request id, to {@code replica}. */
     PendingCall(RequestMessage request, Replica replica) {
@@ -45,6 +45,44 @@ final class PendingCall extends CompletableFuture<ResponseMessage>
         handler = registeredBy;
     }
 
+    // However the call ends (its response, a failed write, a closed connection, or the caller's own
+    // timeout or cancel), its handler forgets it: a caller that gave up must not leave the call, and
+    // its request, in the in-flight map until the connection closes.
+
+    @Override
+    public boolean complete(ResponseMessage response) {
+        boolean ended = super.complete(response);
+        if (ended) {
+            forget();
+        }
+        return ended;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable failure) {
+        boolean ended = super.completeExceptionally(failure);
+        if (ended) {
+            forget();
+        }
+        return ended;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        boolean ended = super.cancel(mayInterruptIfRunning);
+        if (ended) {
+            forget();
+        }
+        return ended;
+    }
+
+    private void forget() {
+        ResponseHandler registeredBy = handler;
+        if (registeredBy != null) {
+            registeredBy.forget(requestId());
+        }
+    }
+
     /** The connection is open (or could not be opened): write the call on it. */
     @Override
     public void accept(@Nullable Channel channel, @Nullable Throwable connectError) {
@@ -60,10 +98,6 @@ final class PendingCall extends CompletableFuture<ResponseMessage>
     public void operationComplete(ChannelFuture write) {
         if (write.isSuccess()) {
             return;
-        }
-        ResponseHandler registeredBy = handler;
-        if (registeredBy != null) {
-            registeredBy.forget(requestId());
         }
         Throwable cause = write.cause();
         completeExceptionally(cause instanceof CallFailure failure ? failure

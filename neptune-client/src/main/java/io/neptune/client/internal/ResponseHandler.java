@@ -14,6 +14,8 @@ import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * are the event loop's alone: a map of primitive ids without locks or boxing, where a concurrent map
  * cost a node and three boxed ids per call.
  *
- * <p>Thread-safety: {@link #registerStream}, {@link #removeStream} and the counts run on any thread;
- * everything else on the channel's event loop. The stream map is concurrent.
+ * <p>Thread-safety: {@link #registerStream}, {@link #removeStream}, {@link #forget} and the counts
+ * run on any thread (forget hands the removal to the event loop); everything else runs on the
+ * channel's event loop. The stream map is concurrent.
  */
 final class ResponseHandler extends ChannelDuplexHandler {
     private static final Logger logger = LoggerFactory.getLogger(ResponseHandler.class);
@@ -39,9 +42,16 @@ final class ResponseHandler extends ChannelDuplexHandler {
     private volatile int inflightCount;
     private final Map<Long, ClientStream<?>> streams = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** This handler's place in the pipeline, for forgetting calls from other threads. */
+    private volatile @Nullable ChannelHandlerContext context;
 
     ResponseHandler(String peer) {
         this.peer = peer;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
     }
 
     /**
@@ -58,16 +68,33 @@ final class ResponseHandler extends ChannelDuplexHandler {
             promise.tryFailure(new CallFailure("connection to " + peer + " closed", false));
             return;
         }
+        call.registered(this); // before it is in the map: a call that ends from now on forgets itself
         inflight.put(call.requestId(), call);
         inflightCount = inflight.size();
-        call.registered(this);
+        if (call.isDone()) { // the caller gave up before the write: sent as before, but not kept
+            remove(call.requestId());
+        }
         ctx.write(call.request(), promise);
     }
 
-    /** Forgets a call whose write failed; event loop only. */
+    /** Forgets a call that ended (answered, failed, or given up by its caller); any thread. */
     void forget(long requestId) {
-        inflight.remove(requestId);
-        inflightCount = inflight.size();
+        ChannelHandlerContext ctx = context;
+        if (ctx == null || ctx.executor().inEventLoop()) {
+            remove(requestId);
+            return;
+        }
+        try {
+            ctx.executor().execute(() -> remove(requestId));
+        } catch (RejectedExecutionException e) {
+            // the event loop stopped: the connection and its map are gone with it
+        }
+    }
+
+    private void remove(long requestId) {
+        if (inflight.remove(requestId) != null) {
+            inflightCount = inflight.size();
+        }
     }
 
     /** Adds an open stream; false if the connection closed. */
@@ -131,7 +158,7 @@ final class ResponseHandler extends ChannelDuplexHandler {
         PendingCall call = inflight.remove(response.requestId());
         if (call != null) {
             inflightCount = inflight.size();
-            call.complete(response);
+            call.complete(response); // forgets it again: a lookup of an id no longer there
         }
     }
 
