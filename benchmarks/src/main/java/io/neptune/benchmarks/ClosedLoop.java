@@ -34,6 +34,8 @@ public final class ClosedLoop {
     private final Supplier<? extends CompletableFuture<?>> call;
     private final Histogram latencies = new ConcurrentHistogram(MAX_NANOS, 3);
     private final LongAdder failures = new LongAdder();
+    /** Every call completed, in the measured period or not, for the per-call usage between two snapshots. */
+    private final LongAdder completions = new LongAdder();
     private volatile String firstFailure = "";
     private long measureFromNanos;
     private long endNanos;
@@ -50,9 +52,19 @@ public final class ClosedLoop {
      * @param p99 99th percentile latency, µs
      * @param mean mean latency, µs
      * @param firstFailure the first failure's message, or empty
+     * @param bytesPerCall heap bytes allocated in this JVM during the measured period per call completed in it
+     *     (successful or failed; {@link JvmUsage}), NaN if not measured
+     * @param cpuMicrosPerCall CPU time of this process during the measured period per call completed in it, µs,
+     *     NaN if not measured
      */
     public record Result(int callers, long calls, long failures, double throughput, double p50, double p99, double mean,
-            String firstFailure) {}
+            String firstFailure, double bytesPerCall, double cpuMicrosPerCall) {
+        /** A result without allocation and CPU figures. */
+        public Result(int callers, long calls, long failures, double throughput, double p50, double p99, double mean,
+                String firstFailure) {
+            this(callers, calls, failures, throughput, p50, p99, mean, firstFailure, Double.NaN, Double.NaN);
+        }
+    }
 
     /** A generator of calls made by {@code call}, which must not block. */
     public ClosedLoop(Supplier<? extends CompletableFuture<?>> call) {
@@ -61,7 +73,8 @@ public final class ClosedLoop {
 
     /**
      * Runs {@code callers} callers for {@code warmUp} plus {@code measure}, then waits for every
-     * outstanding call.
+     * outstanding call. The calling thread takes a {@link JvmUsage} snapshot when the measured period
+     * begins and one when it ends, for the result's bytes and CPU time per call.
      *
      * @throws IllegalStateException if calls are still outstanding 30 s after the end
      */
@@ -79,6 +92,12 @@ public final class ClosedLoop {
         for (int i = 0; i < callers; i++) {
             next();
         }
+        sleepUntil(measureFromNanos);
+        long completedBefore = completions.sum();
+        JvmUsage before = JvmUsage.now();
+        sleepUntil(endNanos);
+        JvmUsage after = JvmUsage.now();
+        double completed = Math.max(1, completions.sum() - completedBefore);
         long grace = endNanos - System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         if (!stopped.await(grace, TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException(stopped.getCount() + " of " + callers
@@ -87,7 +106,14 @@ public final class ClosedLoop {
         double seconds = measure.toNanos() / 1e9;
         long calls = latencies.getTotalCount();
         return new Result(callers, calls, failures.sum(), calls / seconds, latencies.getValueAtPercentile(50) / 1e3,
-                latencies.getValueAtPercentile(99) / 1e3, latencies.getMean() / 1e3, firstFailure);
+                latencies.getValueAtPercentile(99) / 1e3, latencies.getMean() / 1e3, firstFailure,
+                after.allocatedSince(before) / completed, after.cpuNanosSince(before) / 1e3 / completed);
+    }
+
+    private static void sleepUntil(long nanos) throws InterruptedException {
+        for (long left = nanos - System.nanoTime(); left > 0; left = nanos - System.nanoTime()) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
     }
 
     /** Sends one call of this caller, or stops the caller once the measured period is over. */
@@ -105,6 +131,7 @@ public final class ClosedLoop {
         }
         reply.whenComplete((r, error) -> {
             long done = System.nanoTime();
+            completions.increment();
             boolean measured = done - measureFromNanos >= 0 && done - endNanos < 0;
             if (error == null) {
                 if (measured) {

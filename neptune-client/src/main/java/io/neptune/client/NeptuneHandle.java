@@ -20,6 +20,9 @@ public final class NeptuneHandle {
 
     /** The highest version of {@code service#partition} this session has seen; 0 if none. */
     public long version(String service, int partition) {
+        if (versions.isEmpty()) {
+            return 0; // a session that has seen no version (unreplicated services): no key to build per call
+        }
         return versions.getOrDefault(key(service, partition), 0L);
     }
 

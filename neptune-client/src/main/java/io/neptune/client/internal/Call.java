@@ -22,7 +22,7 @@ import io.neptune.core.UnknownMethodException;
 import io.neptune.core.UnknownPartitionException;
 import io.neptune.core.UnknownServiceClassException;
 import io.neptune.core.UnknownServiceException;
-import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -32,9 +32,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -64,9 +63,16 @@ final class Call<T> implements TimerTask {
     private final long deadlineNanos;
     /** Sends this write again with its request id; null for reads. */
     private final @Nullable Supplier<CompletableFuture<Object>> retry;
-    private final CompletableFuture<T> result = new CompletableFuture<>();
-    /** Written by whichever thread sends an attempt, read by the deadline's message: concurrent. */
-    private final Set<NodeId> tried = ConcurrentHashMap.newKeySet();
+    private final Result result = new Result();
+    /** The call's deadline, once armed; cancelled when the call ends. */
+    private volatile @Nullable Timeout deadline;
+    private long startedNanos;
+    /**
+     * The nodes attempts went to, in order: replaced (never changed) by whichever thread sends an
+     * attempt, read by the deadline's message. Most calls make one attempt: one small list, where a
+     * concurrent set cost a map and its table per call.
+     */
+    private volatile List<NodeId> tried = List.of();
     private int retriesLeft;
     private int redirects;
     /** Why the latest attempt failed; read by the deadline's thread. */
@@ -90,20 +96,58 @@ final class Call<T> implements TimerTask {
     }
 
     CompletableFuture<T> start() {
-        Timeout timer;
+        startedNanos = System.nanoTime();
         try {
-            timer = client.deadlines().newTimeout(this, timeoutNanos, TimeUnit.NANOSECONDS);
+            deadline = client.deadlines().newTimeout(this, timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException e) { // the wheel stopped: the client was closed meanwhile
             closed();
             return result;
         }
-        long started = System.nanoTime();
-        result.whenComplete((r, e) -> {
-            timer.cancel();
-            client.metrics().callEnded(message.service(), message.method(), e, System.nanoTime() - started);
-        });
         attempt();
         return result;
+    }
+
+    /**
+     * The call's future: however it ends (answered, failed, past its deadline, or completed or
+     * cancelled by the caller), the deadline is cancelled and the call counted in the metrics. A
+     * subclass rather than a callback on the future: the callback, its stage and its lambda were
+     * about 100 bytes per call.
+     */
+    private final class Result extends CompletableFuture<T> {
+        @Override
+        public boolean complete(T value) {
+            boolean ended = super.complete(value);
+            if (ended) {
+                ended(null);
+            }
+            return ended;
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable failure) {
+            boolean ended = super.completeExceptionally(failure);
+            if (ended) {
+                ended(failure);
+            }
+            return ended;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean ended = super.cancel(mayInterruptIfRunning);
+            if (ended) {
+                ended(new CancellationException());
+            }
+            return ended;
+        }
+    }
+
+    private void ended(@Nullable Throwable failure) {
+        Timeout timer = deadline;
+        if (timer != null) {
+            timer.cancel();
+        }
+        client.metrics().callEnded(message.service(), message.method(), failure, System.nanoTime() - startedNanos);
     }
 
     /**
@@ -183,14 +227,19 @@ final class Call<T> implements TimerTask {
             fail(exhausted());
             return;
         }
-        client.selector(policy).select(service, message.partition(), message.serviceClass(), candidates)
-                .whenComplete((replica, error) -> {
-                    if (error != null) {
-                        fail(DefaultNeptuneClient.unwrap(error));
-                    } else {
-                        send(replica, policy == BalancingPolicy.IDEAL);
-                    }
-                });
+        CompletableFuture<Replica> chosen = client.selector(policy).select(service, message.partition(),
+                message.serviceClass(), candidates);
+        if (chosen.isDone() && !chosen.isCompletedExceptionally()) { // chosen at once (no poll): no callback
+            send(chosen.join(), policy == BalancingPolicy.IDEAL);
+            return;
+        }
+        chosen.whenComplete((replica, error) -> {
+            if (error != null) {
+                fail(DefaultNeptuneClient.unwrap(error));
+            } else {
+                send(replica, policy == BalancingPolicy.IDEAL);
+            }
+        });
     }
 
     private boolean needsPrimary() {
@@ -218,6 +267,9 @@ final class Call<T> implements TimerTask {
         if (needsPrimary()) {
             return primary == null ? List.of() : List.of(primary);
         }
+        if (level != ConsistencyLevel.LEVEL_3 && allEligible(all)) {
+            return all; // the yellow page's immutable list as it is: nothing to filter (the usual first attempt)
+        }
         List<Replica> live = new ArrayList<>(all.size());
         for (Replica r : all) {
             if (r.role() != ReplicaRole.RECOVERING && !tried.contains(r.node())) {
@@ -232,6 +284,16 @@ final class Call<T> implements TimerTask {
             }
         }
         return live;
+    }
+
+    private boolean allEligible(List<Replica> all) {
+        List<NodeId> triedNow = tried;
+        for (Replica r : all) {
+            if (r.role() == ReplicaRole.RECOVERING || triedNow.contains(r.node())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Tries again in a moment if the deadline allows; false if it does not. */
@@ -250,7 +312,7 @@ final class Call<T> implements TimerTask {
 
     /** Sends an attempt to {@code replica}; {@code counted}: the ideal selector counted it when it chose it. */
     private void send(Replica replica, boolean counted) {
-        tried.add(replica.node());
+        addTried(replica.node());
         long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
         if (remainingMillis < 1 || result.isDone()) {
             if (counted) {
@@ -259,11 +321,11 @@ final class Call<T> implements TimerTask {
             return; // the deadline timer answers
         }
         awaiting = replica.node();
-        RequestMessage attempt = message.withRequestId(0, (int) Math.min(Integer.MAX_VALUE, remainingMillis));
+        int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, remainingMillis);
         LocalEndpoint local = client.local();
         CompletableFuture<ResponseMessage> response = local != null && local.node().equals(replica.node())
-                ? local.invoke(attempt)
-                : client.pool().send(replica, attempt);
+                ? local.invoke(message.withRequestId(0, timeoutMillis))
+                : client.pool().send(replica, message, timeoutMillis); // numbers its own copy
         if (counted) {
             response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
         }
@@ -340,7 +402,7 @@ final class Call<T> implements TimerTask {
     private void notPrimary(Replica replica, ResponseMessage response) {
         NodeId named = response.suggestedPrimary();
         lastFailure = new NotPrimaryException(message.target(), replica.node(), named, response.errorMessage());
-        tried.remove(replica.node());
+        removeTried(replica.node());
         Replica next = named == null || named.equals(replica.node()) || redirects >= MAX_REDIRECTS ? null
                 : client.yellowPage().replicas(message.service(), message.partition()).stream()
                         .filter(r -> r.node().equals(named)).findFirst().orElse(null);
@@ -364,7 +426,7 @@ final class Call<T> implements TimerTask {
             retriesLeft--;
             attempt();
         } else if (retryLater()) {
-            tried.clear(); // every replica is a candidate again at the next attempt
+            tried = List.of(); // every replica is a candidate again at the next attempt
         } else {
             fail(exhausted());
         }
@@ -373,7 +435,7 @@ final class Call<T> implements TimerTask {
     private void complete(Replica replica, ResponseMessage response) {
         T value;
         try {
-            value = Json.mapper().readValue(response.payload(), responseType);
+            value = JsonCodec.decode(response.payload(), responseType);
         } catch (Exception e) {
             fail(new NeptuneException("cannot decode the response of " + message.target()
                     + " from " + replica.node() + " as " + responseType + ": " + e.getMessage(), e));
@@ -402,6 +464,25 @@ final class Call<T> implements TimerTask {
             attempt();
         } else {
             fail(exhausted());
+        }
+    }
+
+    private void addTried(NodeId node) {
+        List<NodeId> before = tried;
+        if (before.isEmpty()) {
+            tried = List.of(node);
+        } else if (!before.contains(node)) {
+            List<NodeId> after = new ArrayList<>(before.size() + 1);
+            after.addAll(before);
+            after.add(node);
+            tried = List.copyOf(after);
+        }
+    }
+
+    private void removeTried(NodeId node) {
+        List<NodeId> before = tried;
+        if (before.contains(node)) {
+            tried = before.stream().filter(n -> !n.equals(node)).toList();
         }
     }
 

@@ -28,9 +28,8 @@ public final class CallTimers {
     private final MeterRegistry registry;
     private final String name;
     private final String description;
-    private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
-
-    private record Key(String service, String method, String outcome) {}
+    /** Service, then method, then outcome: looked up without building a key per call. */
+    private final Map<String, Map<String, Map<String, Timer>>> timers = new ConcurrentHashMap<>();
 
     /** Creates the timers named {@code name} in {@code registry}. */
     public CallTimers(MeterRegistry registry, String name, String description) {
@@ -41,12 +40,15 @@ public final class CallTimers {
 
     /** Records one call of {@code service.method} that ended with {@code outcome} after {@code nanos}. */
     public void record(String service, String method, String outcome, long nanos) {
-        Key key = new Key(service, method, outcome);
-        Timer timer = timers.get(key);
+        Map<String, Map<String, Timer>> methods = timers.get(service);
+        Map<String, Timer> outcomes = methods == null ? null : methods.get(method);
+        Timer timer = outcomes == null ? null : outcomes.get(outcome);
         if (timer == null) {
-            timer = timers.computeIfAbsent(key, k -> Timer.builder(name).description(description)
-                    .tags("service", k.service(), "method", k.method(), "outcome", k.outcome())
-                    .serviceLevelObjectives(BUCKETS).register(registry));
+            timer = timers.computeIfAbsent(service, s -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(method, m -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(outcome, o -> Timer.builder(name).description(description)
+                            .tags("service", service, "method", method, "outcome", outcome)
+                            .serviceLevelObjectives(BUCKETS).register(registry));
         }
         timer.record(nanos, TimeUnit.NANOSECONDS);
     }

@@ -56,43 +56,38 @@ final class ConnectionPool implements AutoCloseable {
         this.maxFrameBytes = maxFrameBytes;
     }
 
-    /** Sends {@code request} (its id is replaced by a fresh one) to {@code replica}'s node. */
-    CompletableFuture<ResponseMessage> send(Replica replica, RequestMessage request) {
-        return send(replica, request, -1);
+    /**
+     * Sends {@code request} to {@code replica}'s node with a fresh request id and {@code timeoutMillis}
+     * left (the one copy of the request an attempt makes).
+     */
+    CompletableFuture<ResponseMessage> send(Replica replica, RequestMessage request, int timeoutMillis) {
+        return send(replica, request, timeoutMillis, -1);
     }
 
     /**
      * Sends {@code request} to {@code replica}'s node; requests with the same non-negative
      * {@code affinity} share one connection, so they arrive in the order they were sent.
      */
-    CompletableFuture<ResponseMessage> send(Replica replica, RequestMessage request, int affinity) {
-        CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
+    CompletableFuture<ResponseMessage> sendOrdered(Replica replica, RequestMessage request, int affinity) {
+        return send(replica, request, request.timeoutMillis(), affinity);
+    }
+
+    private CompletableFuture<ResponseMessage> send(Replica replica, RequestMessage request, int timeoutMillis,
+            int affinity) {
+        PendingCall call = new PendingCall(request.withRequestId(requestIds.incrementAndGet(), timeoutMillis), replica);
         if (closed) {
-            response.completeExceptionally(new CallFailure("client is closed", false));
-            return response;
+            call.completeExceptionally(new CallFailure("client is closed", false));
+            return call;
         }
-        Slots slots = nodes.computeIfAbsent(replica.node(), n -> new Slots(connectionsPerNode));
+        Slots slots = slots(replica.node());
         Slot slot = affinity < 0 ? slots.next() : slots.slots[affinity % slots.slots.length];
-        slot.withChannel(replica, (channel, connectError) -> {
-            if (connectError != null) {
-                response.completeExceptionally(connectError);
-                return;
-            }
-            ResponseHandler handler = channel.pipeline().get(ResponseHandler.class);
-            long id = requestIds.incrementAndGet();
-            if (handler == null || !handler.register(id, response)) {
-                response.completeExceptionally(new CallFailure("connection to " + replica + " closed", false));
-                return;
-            }
-            RequestMessage numbered = request.withRequestId(id, request.timeoutMillis());
-            channel.writeAndFlush(numbered).addListener(f -> {
-                if (!f.isSuccess()) {
-                    response.completeExceptionally(new CallFailure("cannot send to " + replica + ": "
-                            + f.cause().getMessage(), false, f.cause()));
-                }
-            });
-        });
-        return response;
+        slot.withChannel(replica, call); // the connection's ResponseHandler registers the call as it is written
+        return call;
+    }
+
+    private Slots slots(NodeId node) {
+        Slots slots = nodes.get(node);
+        return slots != null ? slots : nodes.computeIfAbsent(node, n -> new Slots(connectionsPerNode));
     }
 
     /**
@@ -104,8 +99,7 @@ final class ConnectionPool implements AutoCloseable {
             stream.openFailed(new CallFailure("client is closed", false));
             return;
         }
-        Slots slots = nodes.computeIfAbsent(replica.node(), n -> new Slots(connectionsPerNode));
-        slots.next().withChannel(replica, (channel, connectError) -> {
+        slots(replica.node()).next().withChannel(replica, (channel, connectError) -> {
             if (connectError != null) {
                 stream.openFailed(connectError);
                 return;

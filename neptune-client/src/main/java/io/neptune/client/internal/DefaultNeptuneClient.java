@@ -16,6 +16,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.Replica;
@@ -168,7 +169,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         }
         byte[] payload;
         try {
-            payload = Json.mapper().writeValueAsBytes(request);
+            payload = JsonCodec.encode(request);
         } catch (Exception e) {
             return CompletableFuture.failedFuture(new InvalidRequestException("cannot encode request of "
                     + service + "#" + partition + "." + method + " as JSON: " + e.getMessage()));
@@ -371,7 +372,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         Announcement a = announcement.get();
         Replica replica = new Replica(target, new InetSocketAddress(a.host(), a.tcpPort()),
                 new InetSocketAddress(a.host(), a.udpPort()), 0, ReplicaRole.SECONDARY, 0, 0);
-        return pool.send(replica, request, affinity);
+        return pool.sendOrdered(replica, request, affinity);
     }
 
     @Override

@@ -9,11 +9,15 @@ import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
 import io.neptune.core.internal.wire.StreamData;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.collection.LongObjectMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,34 +26,77 @@ import org.slf4j.LoggerFactory;
  * of open streams to their {@link ClientStream}, and fails all of them when the connection breaks or
  * the peer sends something malformed.
  *
- * <p>Thread-safety: {@link #register} runs on caller threads, everything else on the channel's
- * event loop; the in-flight map is concurrent.
+ * <p>A call is registered as its {@link PendingCall} passes on its way out, so the calls in flight
+ * are the event loop's alone: a map of primitive ids without locks or boxing, where a concurrent map
+ * cost a node and three boxed ids per call.
+ *
+ * <p>Thread-safety: {@link #registerStream}, {@link #removeStream}, {@link #forget} and the counts
+ * run on any thread (forget hands the removal to the event loop); everything else runs on the
+ * channel's event loop. The stream map is concurrent.
  */
-final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
+final class ResponseHandler extends ChannelDuplexHandler {
     private static final Logger logger = LoggerFactory.getLogger(ResponseHandler.class);
 
     private final String peer;
-    private final Map<Long, CompletableFuture<ResponseMessage>> inflight = new ConcurrentHashMap<>();
+    /** The calls written and not answered, by request id; event loop only. */
+    private final LongObjectMap<PendingCall> inflight = new LongObjectHashMap<>();
+    /** {@code inflight.size()}, for other threads. */
+    private volatile int inflightCount;
     private final Map<Long, ClientStream<?>> streams = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** This handler's place in the pipeline, for forgetting calls from other threads. */
+    private volatile @Nullable ChannelHandlerContext context;
 
     ResponseHandler(String peer) {
-        super(Message.class);
         this.peer = peer;
     }
 
-    /** Adds an in-flight request; removes it again whenever its future completes (e.g. deadline). */
-    boolean register(long requestId, CompletableFuture<ResponseMessage> future) {
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
+    }
+
+    /**
+     * Registers a call as it is written; a call written after the connection closed fails without
+     * leaving (it never ran). Everything else passes unchanged.
+     */
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!(msg instanceof PendingCall call)) {
+            ctx.write(msg, promise);
+            return;
+        }
         if (closed) {
-            return false;
+            promise.tryFailure(new CallFailure("connection to " + peer + " closed", false));
+            return;
         }
-        inflight.put(requestId, future);
-        future.whenComplete((r, e) -> inflight.remove(requestId));
-        if (closed) { // raced with channelInactive
-            inflight.remove(requestId);
-            return false;
+        call.registered(this); // before it is in the map: a call that ends from now on forgets itself
+        inflight.put(call.requestId(), call);
+        inflightCount = inflight.size();
+        if (call.isDone()) { // the caller gave up before the write: sent as before, but not kept
+            remove(call.requestId());
         }
-        return true;
+        ctx.write(call.request(), promise);
+    }
+
+    /** Forgets a call that ended (answered, failed, or given up by its caller); any thread. */
+    void forget(long requestId) {
+        ChannelHandlerContext ctx = context;
+        if (ctx == null || ctx.executor().inEventLoop()) {
+            remove(requestId);
+            return;
+        }
+        try {
+            ctx.executor().execute(() -> remove(requestId));
+        } catch (RejectedExecutionException e) {
+            // the event loop stopped: the connection and its map are gone with it
+        }
+    }
+
+    private void remove(long requestId) {
+        if (inflight.remove(requestId) != null) {
+            inflightCount = inflight.size();
+        }
     }
 
     /** Adds an open stream; false if the connection closed. */
@@ -76,11 +123,19 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
     }
 
     int inflightCount() {
-        return inflight.size();
+        return inflightCount;
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Message message) {
+            read(ctx, message);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private void read(ChannelHandlerContext ctx, Message msg) {
         if (msg instanceof StreamData || msg instanceof StreamCredit || msg instanceof StreamCancel) {
             streamFrame(msg);
             return;
@@ -91,7 +146,8 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
             ctx.close();
             return;
         }
-        ClientStream<?> stream = response.requestId() == 0 ? null : streams.remove(response.requestId());
+        ClientStream<?> stream = response.requestId() == 0 || streams.isEmpty() ? null
+                : streams.remove(response.requestId());
         if (stream != null) {
             stream.response(response);
             return;
@@ -101,9 +157,10 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
             ctx.close();
             return;
         }
-        CompletableFuture<ResponseMessage> future = inflight.remove(response.requestId());
-        if (future != null) {
-            future.complete(response);
+        PendingCall call = inflight.remove(response.requestId());
+        if (call != null) {
+            inflightCount = inflight.size();
+            call.complete(response); // forgets it again: a lookup of an id no longer there
         }
     }
 
@@ -151,11 +208,11 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Message> {
                 stream.connectionLost(channel, requireNonNullElse(failure.getMessage(), failure.toString()));
             }
         }
-        for (Long id : inflight.keySet()) {
-            CompletableFuture<ResponseMessage> future = inflight.remove(id);
-            if (future != null) {
-                future.completeExceptionally(failure);
-            }
+        PendingCall[] calls = inflight.values().toArray(new PendingCall[0]);
+        inflight.clear();
+        inflightCount = 0;
+        for (PendingCall call : calls) {
+            call.completeExceptionally(failure);
         }
     }
 }

@@ -69,7 +69,7 @@ class ConnectionPoolTest {
             List<CompletableFuture<ResponseMessage>> responses = new ArrayList<>();
             List<String> sent = IntStream.range(0, 200).mapToObj(i -> "message-" + i).toList();
             for (String payload : sent) { // the first opens the connection; the rest wait for it
-                responses.add(pool.send(replica, new RequestMessage(0, "svc", 0, "m", AccessMode.WRITE, 5000, 0,
+                responses.add(pool.sendOrdered(replica, new RequestMessage(0, "svc", 0, "m", AccessMode.WRITE, 5000, 0,
                         RequestId.NONE, payload.getBytes(StandardCharsets.UTF_8)), 7));
             }
             CompletableFuture.allOf(responses.toArray(CompletableFuture[]::new)).orTimeout(20, TimeUnit.SECONDS).join();

@@ -11,7 +11,7 @@ import io.neptune.core.RequestContext;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
-import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -484,7 +484,7 @@ public final class ServiceRuntime implements AutoCloseable {
         Object argument;
         try {
             argument = stream != null && method.inputItemType() != null ? stream.input()
-                    : Json.mapper().readValue(request.payload(), method.requestType());
+                    : JsonCodec.decode(request.payload(), method.requestType());
         } catch (Exception e) {
             return ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, "cannot decode request of "
                     + request.target() + " as " + method.requestType().getSimpleName() + ": " + e.getMessage());
@@ -515,7 +515,7 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         try {
             long version = context.lsn > 0 ? context.lsn : versions.applyAsLong(request.partition());
-            return ResponseMessage.ok(request.requestId(), version, Json.mapper().writeValueAsBytes(result));
+            return ResponseMessage.ok(request.requestId(), version, JsonCodec.encode(result));
         } catch (Exception e) {
             return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, "cannot encode the response of "
                     + request.target() + " as JSON: " + e.getMessage());

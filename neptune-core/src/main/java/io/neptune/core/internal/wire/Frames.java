@@ -21,13 +21,18 @@ public final class Frames {
     /**
      * Adds flush consolidation and the codecs. Flushes asked for while the channel reads (answers
      * written inline, calls sent from completions of earlier ones) go out once, at the end of the
-     * read burst; flushes from other threads go out at once, so a lone call waits for nothing.
+     * read burst. Flushes of writes handed over from other threads (answers from a service's
+     * workers, calls from callers' threads) go out in a task queued behind them on the event loop,
+     * so the writes that queued up meanwhile leave in one system call: a fixed-node server wrote each
+     * answer from a worker with a write call of its own, about a quarter of its I/O thread's time
+     * (docs/PERFORMANCE.md). A lone write waits only for that task, on a thread that is already
+     * awake.
      * Frames longer than {@code maxFrameBytes} fail at once with a
      * {@link io.netty.handler.codec.TooLongFrameException} instead of being buffered, and input
      * that ends inside a frame fails with a {@link io.netty.handler.codec.CorruptedFrameException}.
      */
     public static void install(ChannelPipeline pipeline, int maxFrameBytes) {
-        pipeline.addLast(FLUSH_CONSOLIDATION, new FlushConsolidationHandler(FLUSHES_PER_READ, false));
+        pipeline.addLast(FLUSH_CONSOLIDATION, new FlushConsolidationHandler(FLUSHES_PER_READ, true));
         pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameBytes));
         pipeline.addLast(MESSAGE_DECODER, MessageDecoder.INSTANCE);
         pipeline.addLast(MESSAGE_ENCODER, MessageEncoder.INSTANCE);

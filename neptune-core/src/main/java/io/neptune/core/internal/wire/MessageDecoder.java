@@ -67,9 +67,9 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
     }
 
     private static RequestMessage decodeRequest(ByteBuf in, long requestId, int flags) {
-        String service = WireFormat.readName(in, "service");
+        String service = WireFormat.readKnownName(in, "service");
         int partition = WireFormat.readableCheck(in, 4, "partition").readInt();
-        String method = WireFormat.readName(in, "method");
+        String method = WireFormat.readKnownName(in, "method");
         int mode = WireFormat.readableCheck(in, 1, "mode").readUnsignedByte();
         if (mode >= MODES.length) {
             throw new CorruptedFrameException("mode: " + mode + " (expected: 0.." + (MODES.length - 1) + ")");
@@ -80,8 +80,10 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
         long minVersion = WireFormat.readableCheck(in, 8, "minVersion").readLong();
         WireFormat.readableCheck(in, 16, "request id");
-        RequestId id = new RequestId(in.readLong(), in.readLong());
-        String serviceClass = (flags & WireFormat.FLAG_SERVICE_CLASS) != 0 ? WireFormat.readName(in, "service class")
+        long high = in.readLong();
+        long low = in.readLong();
+        RequestId id = high == 0 && low == 0 ? RequestId.NONE : new RequestId(high, low); // reads carry none
+        String serviceClass = (flags & WireFormat.FLAG_SERVICE_CLASS) != 0 ? WireFormat.readKnownName(in, "service class")
                 : ServiceClass.DEFAULT_NAME;
         long resumeFrom = 0;
         if ((flags & WireFormat.FLAG_RESUME) != 0) {

@@ -71,26 +71,83 @@ public final class WireFormat {
         return ByteBufUtil.utf8Bytes(name);
     }
 
-    /** Writes a short-length-prefixed UTF-8 name. */
+    /** Writes a short-length-prefixed UTF-8 name, encoding it straight into {@code out}. */
     static void writeName(ByteBuf out, String name) {
-        byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
-        if (bytes.length > MAX_NAME_BYTES) {
-            throw new IllegalArgumentException("name: " + bytes.length + " bytes (expected: <= " + MAX_NAME_BYTES + ")");
+        int length = ByteBufUtil.utf8Bytes(name);
+        if (length > MAX_NAME_BYTES) {
+            throw new IllegalArgumentException("name: " + length + " bytes (expected: <= " + MAX_NAME_BYTES + ")");
         }
-        out.writeShort(bytes.length);
-        out.writeBytes(bytes);
+        out.writeShort(length);
+        ByteBufUtil.writeUtf8(out, name);
     }
 
     /** Reads a name written by {@link #writeName}, rejecting over-long or truncated ones. */
     static String readName(ByteBuf in, String field) {
+        int length = nameLength(in, field);
+        String value = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
+        in.skipBytes(length);
+        return value;
+    }
+
+    /**
+     * {@link #readName}, for the names a node sees again and again (services, methods, service
+     * classes): a name decoded lately is returned as the same string, without decoding it again.
+     */
+    static String readKnownName(ByteBuf in, String field) {
+        int length = nameLength(in, field);
+        String value = KnownNames.read(in, in.readerIndex(), length);
+        in.skipBytes(length);
+        return value;
+    }
+
+    private static int nameLength(ByteBuf in, String field) {
         int length = readableCheck(in, 2, field).readUnsignedShort();
         if (length > MAX_NAME_BYTES) {
             throw new CorruptedFrameException(field + ": " + length + " bytes (expected: <= " + MAX_NAME_BYTES + ")");
         }
         readableCheck(in, length, field);
-        String value = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
-        in.skipBytes(length);
-        return value;
+        return length;
+    }
+
+    /**
+     * The names decoded lately, in a small table indexed by a hash of their bytes. Shared by all
+     * threads without locks: an entry is immutable (its bytes are filled before it is published
+     * through a final field), and a lost or overwritten entry only costs decoding that name again.
+     */
+    private static final class KnownNames {
+        private static final int SLOTS = 256;
+        private static final Entry[] ENTRIES = new Entry[SLOTS];
+
+        private record Entry(byte[] bytes, String name) {}
+
+        static String read(ByteBuf in, int index, int length) {
+            int hash = 1;
+            for (int i = 0; i < length; i++) {
+                hash = 31 * hash + in.getByte(index + i);
+            }
+            int slot = (hash ^ hash >>> 16) & (SLOTS - 1);
+            Entry entry = ENTRIES[slot];
+            if (entry != null && matches(entry.bytes(), in, index, length)) {
+                return entry.name();
+            }
+            byte[] bytes = new byte[length];
+            in.getBytes(index, bytes);
+            String name = new String(bytes, StandardCharsets.UTF_8);
+            ENTRIES[slot] = new Entry(bytes, name);
+            return name;
+        }
+
+        private static boolean matches(byte[] bytes, ByteBuf in, int index, int length) {
+            if (bytes.length != length) {
+                return false;
+            }
+            for (int i = 0; i < length; i++) {
+                if (bytes[i] != in.getByte(index + i)) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /** Reads an int32-length-prefixed byte array, rejecting lengths beyond the readable bytes. */

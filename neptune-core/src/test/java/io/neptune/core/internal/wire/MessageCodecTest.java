@@ -187,6 +187,45 @@ class MessageCodecTest {
     }
 
     @Test
+    void namesDecodedAgainAreTheSameStringsAndNeverAnother() {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 600; i++) { // more names than the table of recent ones has slots: they collide
+            names.add("svc-" + i);
+        }
+        for (int round = 0; round < 2; round++) {
+            for (String name : names) {
+                RequestMessage received = (RequestMessage) roundTrip(new RequestMessage(1, name, 0, name + ".m",
+                        AccessMode.READ, 10, 0, RequestId.NONE, new byte[0]));
+                assertThat(received.service()).isEqualTo(name);
+                assertThat(received.method()).isEqualTo(name + ".m");
+            }
+        }
+        RequestMessage first = (RequestMessage) roundTrip(sampleRequest());
+        RequestMessage second = (RequestMessage) roundTrip(sampleRequest());
+        assertThat(second.service()).isSameAs(first.service());
+        assertThat(second.method()).isSameAs(first.method());
+    }
+
+    @Test
+    void anUnpairedSurrogateInANameIsWrittenAsTheLengthSays() {
+        String service = "a\uD800b"; // not valid UTF-16: encoded as a replacement character, as String.getBytes does
+        RequestMessage sent = new RequestMessage(3, service, 0, "m", AccessMode.READ, 10, 0, RequestId.NONE,
+                new byte[] {7});
+        ByteBuf encoded = encode(sent);
+        try {
+            assertThat(MessageEncoder.frameLength(sent)).isEqualTo(encoded.readableBytes() - 4);
+        } finally {
+            encoded.release();
+        }
+
+        RequestMessage received = (RequestMessage) roundTrip(sent);
+
+        assertThat(received.service()).isEqualTo(new String(service.getBytes(StandardCharsets.UTF_8),
+                StandardCharsets.UTF_8));
+        assertThat(received.payload()).containsExactly(7);
+    }
+
+    @Test
     void twoFramesInOneBufferDecodeAsTwoMessages() {
         ResponseMessage first = ResponseMessage.ok(1, 1, new byte[] {1});
         ResponseMessage second = ResponseMessage.error(2, Status.OVERLOADED, "full");
