@@ -25,13 +25,15 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A node's thread count does not grow with the partitions it hosts: one node hosting a replicated
- * service of 64 partitions runs no more threads than one hosting 8 (issue 12, footprint). Each
- * partition takes a write first, so every partition's log has been written.
+ * service of 64 partitions runs no more threads than one hosting 8 (issue 12, footprint). Both take
+ * the same {@value #WRITES} writes, round-robin over their partitions, so every log has been written
+ * and both nodes did the same work.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class NodeFootprintIT {
     /** Slack for threads that come and go whatever the partitions (JGroups' pool, for one). */
     private static final int SLACK = 6;
+    private static final int WRITES = 128;
 
     /** What {@link Narrow} and {@link Wide} write. */
     public record Put(String value) {}
@@ -83,7 +85,7 @@ class NodeFootprintIT {
         return HostingConfig.builder().replicas(1).build();
     }
 
-    /** The threads a node started, once it is primary of every partition and each took a write. */
+    /** The threads a node started, once it is primary of every partition and took {@link #WRITES} writes. */
     private static int threadsOfANodeHosting(String service, int partitions,
             Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
@@ -96,8 +98,8 @@ class NodeFootprintIT {
             }
             NeptuneClient client = node.client();
             NeptuneHandle handle = NeptuneHandle.create();
-            for (int p = 0; p < partitions; p++) {
-                client.call(handle, service, p, "put", AccessMode.WRITE, new Put("v" + p), Put.class);
+            for (int i = 0; i < WRITES; i++) {
+                client.call(handle, service, i % partitions, "put", AccessMode.WRITE, new Put("v" + i), Put.class);
             }
             List<String> started = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.isAlive() && !before.contains(t)).map(Thread::getName).sorted().toList();
