@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * writer runs on one of these threads only while the log has queued work (see {@link LogWriter}),
  * one batch at a time, and then gives the thread to the next log; a log is never written by two
  * threads at once. Threads are named {@code <name>-<i>} and are daemons; they start when there is
- * work and end after {@value #IDLE_SECONDS} s without any, so an idle node keeps none.
+ * work and end after {@value #IDLE_SECONDS} s without any, so an idle node keeps none. The pool runs
+ * at most {@link #threads()} threads, and never more than it has open logs (a log has one drain at a
+ * time, so more threads than logs would idle).
  *
  * <p>The size bounds how many logs force their files at the same time. A force blocks its thread
  * for the device's flush time, so under writes to many logs the pool size, not the number of logs,
@@ -33,6 +35,8 @@ public final class LogWriterPool implements AutoCloseable {
     private final int threads;
     private final ScheduledThreadPoolExecutor executor;
     private final Set<Thread> running = ConcurrentHashMap.newKeySet();
+    // @GuardedBy("this")
+    private int openLogs;
 
     /**
      * A pool of {@code threads} threads named {@code <name>-0}, {@code <name>-1}, ...
@@ -51,7 +55,7 @@ public final class LogWriterPool implements AutoCloseable {
         }
         this.threads = threads;
         AtomicInteger count = new AtomicInteger();
-        this.executor = new ScheduledThreadPoolExecutor(threads, task -> {
+        this.executor = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new WriterThread(this, task, name + "-" + count.getAndIncrement());
             thread.setDaemon(true);
             running.add(thread);   // before it starts, so that close() joins it
@@ -67,6 +71,26 @@ public final class LogWriterPool implements AutoCloseable {
     /** The number of threads the pool runs at most. */
     public int threads() {
         return threads;
+    }
+
+    /** Counts a log opened on the pool: up to {@link #threads()}, one more thread may run. */
+    synchronized void logOpened() {
+        openLogs++;
+        resize();
+    }
+
+    /** Counts a log closed. */
+    synchronized void logClosed() {
+        openLogs--;
+        resize();
+    }
+
+    private void resize() {
+        assert Thread.holdsLock(this);
+        int size = Math.max(1, Math.min(threads, openLogs));
+        if (executor.getCorePoolSize() != size) {
+            executor.setCorePoolSize(size);   // excess threads end when next idle
+        }
     }
 
     /** Whether the calling thread is one of this pool's. */

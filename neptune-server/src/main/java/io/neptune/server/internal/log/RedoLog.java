@@ -132,6 +132,8 @@ public final class RedoLog implements AutoCloseable {
             }
             forceOnOpen(directory, file);
             RedoLog log = new RedoLog(directory, policy, file, meta, index, pool, ownPool);
+            pool.logOpened();
+            log.writer.whenEnded(pool::logClosed);
             logger.info("{}: opened with {} records, last epoch {}, epoch {}, committed LSN {}, fsync {}", directory,
                     index.lastLsn(), index.lastEpoch(), meta.epoch(), meta.committedLsn(), policy.configName());
             return log;
