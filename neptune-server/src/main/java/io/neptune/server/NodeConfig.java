@@ -107,7 +107,7 @@ public record NodeConfig(
      * only while there are appends, so an idle node keeps none. docs/PERFORMANCE.md (Footprint) has
      * the measurements behind the number.
      */
-    public static final int DEFAULT_LOG_WRITER_THREADS = 16;
+    public static final int DEFAULT_LOG_WRITER_THREADS = 32;
 
     /** Default for {@link #ackTimeout()}. */
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(2);
