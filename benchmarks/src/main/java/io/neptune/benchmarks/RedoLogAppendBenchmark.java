@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -77,6 +78,24 @@ public class RedoLogAppendBenchmark {
         public void close() throws IOException {
             log.close();
             deleteTree(directory);
+        }
+
+        long iterationForces;
+        long iterationLsn;
+
+        @Setup(Level.Iteration)
+        public void startIteration() {
+            iterationForces = log.forces();
+            iterationLsn = log.lastLsn();
+        }
+
+        /** Group commit at work: how many appends shared each force in the iteration (none for {@code none}). */
+        @TearDown(Level.Iteration)
+        public void endIteration() {
+            long appends = log.lastLsn() - iterationLsn;
+            long forces = log.forces() - iterationForces;
+            System.out.printf(Locale.ROOT, "%n%s: %d appends, %d forces, %.2f appends per force%n", policy, appends,
+                    forces, forces == 0 ? 0.0 : (double) appends / forces);
         }
     }
 

@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param client settings of the embedded client module
  * @param dataDirectory where the node keeps REDO logs and service data
  * @param logSync when a REDO log append counts as durable
+ * @param logWriterThreads threads that write and force the node's REDO logs, shared by all of them
+ *     (at most this many fsyncs in flight); see {@link #DEFAULT_LOG_WRITER_THREADS}
  * @param ackTimeout how long a primary waits for a secondary's acknowledgement before it treats
  *     the secondary as failed (fail-stop)
  * @param scheduling the service classes and the policy that schedules each hosted service's queue
@@ -43,6 +45,7 @@ public record NodeConfig(
         ClientConfig client,
         Path dataDirectory,
         LogSync logSync,
+        int logWriterThreads,
         Duration ackTimeout,
         SchedulingConfig scheduling,
         int adminPort) {
@@ -65,6 +68,7 @@ public record NodeConfig(
         requireNonNull(client, "client");
         requireNonNull(dataDirectory, "dataDirectory");
         requireNonNull(logSync, "logSync");
+        Checks.atLeast("logWriterThreads", logWriterThreads, 1);
         Checks.positive("ackTimeout", ackTimeout);
         requireNonNull(scheduling, "scheduling");
         if (adminPort != NO_ADMIN_PORT) {
@@ -96,6 +100,15 @@ public record NodeConfig(
         }
     }
 
+    /**
+     * Default for {@link #logWriterThreads()}: {@value}, whatever the number of partitions. A force
+     * blocks its thread for the device's flush time, so this is how many logs can force at once (the
+     * appends to a log that arrive meanwhile share its next force: group commit); the threads run
+     * only while there are appends, so an idle node keeps none. docs/PERFORMANCE.md (Footprint) has
+     * the measurements behind the number.
+     */
+    public static final int DEFAULT_LOG_WRITER_THREADS = 32;
+
     /** Default for {@link #ackTimeout()}. */
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(2);
 
@@ -113,7 +126,7 @@ public record NodeConfig(
     public Builder toBuilder() {
         return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
                 .maxFrameBytes(maxFrameBytes).membership(membership).client(client).dataDirectory(dataDirectory)
-                .logSync(logSync).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort);
+                .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -133,6 +146,7 @@ public record NodeConfig(
         private ClientConfig client = ClientConfig.defaults();
         private @Nullable Path dataDirectory;
         private LogSync logSync = LogSync.GROUP;
+        private int logWriterThreads = DEFAULT_LOG_WRITER_THREADS;
         private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
         private SchedulingConfig scheduling = SchedulingConfig.defaults();
         private int adminPort;
@@ -160,6 +174,12 @@ public record NodeConfig(
         /** Sets {@link NodeConfig#logSync()}. */
         public Builder logSync(LogSync logSync) {
             this.logSync = logSync;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#logWriterThreads()}. */
+        public Builder logWriterThreads(int logWriterThreads) {
+            this.logWriterThreads = logWriterThreads;
             return this;
         }
 
@@ -226,7 +246,7 @@ public record NodeConfig(
         public NodeConfig build() {
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client, data,
-                    logSync, ackTimeout, scheduling, adminPort);
+                    logSync, logWriterThreads, ackTimeout, scheduling, adminPort);
         }
     }
 }

@@ -48,6 +48,14 @@ class NodeConfigFileTest {
     }
 
     @Test
+    void logWriterThreadsAreReadWithADefaultThatDoesNotDependOnPartitions() throws IOException {
+        assertThat(load("").node().logWriterThreads()).isEqualTo(NodeConfig.DEFAULT_LOG_WRITER_THREADS);
+        assertThat(load("log-writer-threads: 3\n").node().logWriterThreads()).isEqualTo(3);
+        assertThatThrownBy(() -> load("log-writer-threads: 0\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("logWriterThreads: 0 (expected: >= 1)");
+    }
+
+    @Test
     void everySectionIsRead() throws IOException {
         NodeConfigFile file = load("""
                 node: n-7

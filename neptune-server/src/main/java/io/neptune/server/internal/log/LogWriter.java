@@ -5,23 +5,29 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread that writes a {@link RedoLog}'s file: it takes queued appends and truncations in
- * order, writes and forces them according to the {@link FsyncPolicy}, completes their futures, and
- * writes the meta file when the committed LSN changed (at most every {@value #META_FLUSH_MILLIS} ms).
+ * Writes a {@link RedoLog}'s file on a shared {@link LogWriterPool}: it takes queued appends and
+ * truncations in order, writes and forces them according to the {@link FsyncPolicy}, completes their
+ * futures, and writes the meta file when the committed LSN changed (at most every
+ * {@value #META_FLUSH_MILLIS} ms).
+ *
+ * <p>The writer runs as a drain on one pool thread at a time: a drain takes everything queued, writes
+ * it with one force (group commit: what queued while the previous force ran goes out together), and
+ * if more has queued meanwhile it queues itself behind the pool's other logs rather than keep the
+ * thread. So order per log is queue order, and a log never has two drains at once.
  *
  * <p>Thread-safety: thread-safe. Callers enqueue under {@code lock}; {@link RedoLog} calls in while
- * holding its own lock (so queue order is LSN order), and the writer thread never takes that lock.
- * The queued frames that are not written yet stay readable through {@link #unwritten}. Futures
- * complete on the writer thread.
+ * holding its own lock (so queue order is LSN order), and drains never take that lock. The queued
+ * frames that are not written yet stay readable through {@link #unwritten}. Futures complete on a
+ * pool thread.
  */
 final class LogWriter {
     private static final Logger logger = LoggerFactory.getLogger(LogWriter.class);
@@ -48,13 +54,14 @@ final class LogWriter {
     private final FsyncPolicy policy;
     private final LogFile file;
     private final LogMeta meta;
-    private final Thread thread;
+    private final LogWriterPool pool;
+    /** Completes when the writer has closed the file: after {@link #stop}, or when it failed for good. */
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private final AtomicLong forces = new AtomicLong();
     /** The time spent in {@link #force()}, for the fsync latency metric. */
     private final AtomicLong forceNanos = new AtomicLong();
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
     // @GuardedBy("lock")
     private final ArrayDeque<Op> queue = new ArrayDeque<>();
     // @GuardedBy("lock"): queued appends not written yet, in LSN order (a suffix of the log)
@@ -65,22 +72,28 @@ final class LogWriter {
     private boolean metaDirty;
     // @GuardedBy("lock")
     private @Nullable LogException failure;
+    // @GuardedBy("lock"): a drain is queued on the pool or running (never two: order per log)
+    private boolean draining;
+    // @GuardedBy("lock"): a timer will start a drain to write the meta file
+    private boolean metaTimerArmed;
+    // read and written by drains only, which the lock hands over one to the next
+    private long nextMetaFlush = System.nanoTime();
 
-    LogWriter(String name, String threadName, FsyncPolicy policy, LogFile file, LogMeta meta) {
+    LogWriter(String name, LogWriterPool pool, FsyncPolicy policy, LogFile file, LogMeta meta) {
         this.name = name;
+        this.pool = pool;
         this.policy = policy;
         this.file = file;
         this.meta = meta;
-        this.thread = new Thread(this::run, threadName);
-        this.thread.setDaemon(true);
     }
 
-    void start() {
-        thread.start();
-    }
-
+    /**
+     * Whether the calling thread is one of the pool's, which write this log and others: it must not
+     * wait for this log's writer (the pool may have no other thread free, or this log's drain may be
+     * the one running).
+     */
     boolean isWriterThread() {
-        return Thread.currentThread() == thread;
+        return pool.isPoolThread();
     }
 
     /** How often the log file was forced. */
@@ -125,6 +138,7 @@ final class LogWriter {
     }
 
     private void enqueue(Op op) {
+        boolean drain;
         lock.lock();
         try {
             if (failure != null || stopping) {
@@ -136,9 +150,12 @@ final class LogWriter {
             if (op instanceof Append append) {
                 unwritten.add(append);
             }
-            changed.signal();
+            drain = claimDrain();
         } finally {
             lock.unlock();
+        }
+        if (drain) {
+            submitDrain();
         }
     }
 
@@ -163,92 +180,153 @@ final class LogWriter {
 
     /** Asks for a write of the meta file within {@value #META_FLUSH_MILLIS} ms. */
     void metaChanged() {
+        boolean drain = false;
         lock.lock();
         try {
             if (!metaDirty) {
                 metaDirty = true;
-                changed.signal();
+                drain = !metaTimerArmed && claimDrain();   // a drain writes it now or arms the timer
             }
         } finally {
             lock.unlock();
+        }
+        if (drain) {
+            submitDrain();
         }
     }
 
     /** Lets the writer finish the queue, write the meta file and close the log file, then end. */
     void stop() {
+        boolean drain;
         lock.lock();
         try {
             stopping = true;
-            changed.signal();
+            drain = claimDrain();
         } finally {
             lock.unlock();
         }
+        if (drain) {
+            submitDrain();
+        }
     }
 
-    /** Waits for the writer thread to end; not from the writer thread itself. */
+    /** Waits for the writer to end (see {@link #stop}); not from a pool thread. */
     void join() {
-        boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        ended.join();   // never completes exceptionally; waits uninterruptibly, keeping the interrupt flag
     }
 
-    private void run() {
+    /** Runs {@code action} once the writer has ended: now if it has, else on the pool thread that ends it. */
+    void whenEnded(Runnable action) {
+        ended.thenRun(action);
+    }
+
+    /** Whether the caller must submit a drain: none is queued or running, and the writer has not ended. */
+    private boolean claimDrain() {
+        assert lock.isHeldByCurrentThread();
+        if (draining || ended.isDone()) {
+            return false;
+        }
+        draining = true;
+        return true;
+    }
+
+    /** Queues a drain on the pool; after {@link #claimDrain}, or by the drain that goes on. */
+    private void submitDrain() {
         try {
-            loop();
-        } catch (RuntimeException | Error e) {
-            fail("the writer thread failed", e, List.of());   // logs it; every later change is refused
+            pool.execute(this::drain);
+        } catch (RejectedExecutionException e) {   // the pool was closed before this log
+            fail("the log writer pool " + pool + " is closed", e, List.of());
             closeFile();
+            ended.complete(null);
         }
     }
 
-    private void loop() {
-        long nextMetaFlush = System.nanoTime();
-        while (true) {
-            List<Op> batch = new ArrayList<>();
-            boolean stop;
-            boolean flushMeta;
+    /** Runs on a pool thread: one batch, then either the end, or the next drain queued, or idle. */
+    private void drain() {
+        Thread.interrupted();   // nobody interrupts pool threads; keep the flag clear so file I/O stays possible
+        try {
+            if (drainOnce()) {
+                submitDrain();   // more work: go behind the other logs of the pool instead of keeping the thread
+            }
+        } catch (RuntimeException | Error e) {
+            fail("the writer failed", e, List.of());   // logs it; every later change is refused
+            closeFile();
+            ended.complete(null);
+        }
+    }
+
+    /** Writes what is queued and the meta file if due; returns whether to drain again right away. */
+    private boolean drainOnce() {
+        List<Op> batch;
+        boolean stop;
+        boolean flushMeta;
+        lock.lock();
+        try {
+            batch = new ArrayList<>(queue);
+            queue.clear();
+            stop = stopping;
+            flushMeta = metaDirty && (stop || System.nanoTime() - nextMetaFlush >= 0);
+            metaDirty &= !flushMeta;
+        } finally {
+            lock.unlock();
+        }
+        process(batch);
+        if (flushMeta || stop) {
+            flushMeta();
+            nextMetaFlush = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(META_FLUSH_MILLIS);
+        }
+        if (stop) {
+            closeFile();
+            ended.complete(null);   // draining stays set: nothing runs for this log again
+            return false;
+        }
+        long metaDelay = -1;
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            if (!queue.isEmpty() || stopping || (metaDirty && now - nextMetaFlush >= 0)) {
+                return true;
+            }
+            draining = false;
+            if (metaDirty && !metaTimerArmed) {
+                metaTimerArmed = true;
+                metaDelay = nextMetaFlush - now;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (metaDelay >= 0) {
+            scheduleMetaFlush(metaDelay);
+        }
+        return false;
+    }
+
+    private void scheduleMetaFlush(long nanos) {
+        try {
+            pool.schedule(this::metaFlushDue, nanos);
+        } catch (RejectedExecutionException e) {
+            // the pool is closed (before this log): the log's next change fails it; the meta file is only a hint
             lock.lock();
             try {
-                while (queue.isEmpty() && !stopping && !(metaDirty && System.nanoTime() - nextMetaFlush >= 0)) {
-                    awaitChange(metaDirty ? nextMetaFlush - System.nanoTime() : Long.MAX_VALUE);
-                }
-                batch.addAll(queue);
-                queue.clear();
-                stop = stopping;
-                flushMeta = metaDirty && (stop || System.nanoTime() - nextMetaFlush >= 0);
-                metaDirty &= !flushMeta;
+                metaTimerArmed = false;
             } finally {
                 lock.unlock();
             }
-            process(batch);
-            if (flushMeta || stop) {
-                flushMeta();
-                nextMetaFlush = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(META_FLUSH_MILLIS);
-            }
-            if (stop) {
-                closeFile();
-                return;
-            }
         }
     }
 
-    private void awaitChange(long nanos) {
+    /** The meta flush timer fired (on a pool thread): drain here unless a drain is already on its way. */
+    private void metaFlushDue() {
+        boolean drain;
+        lock.lock();
         try {
-            if (nanos == Long.MAX_VALUE) {
-                changed.await();
-            } else {
-                changed.awaitNanos(nanos);
-            }
-        } catch (InterruptedException e) {
-            // nobody interrupts this private thread; keep the flag clear so file I/O stays possible
+            metaTimerArmed = false;
+            drain = metaDirty && claimDrain();
+        } finally {
+            lock.unlock();
+        }
+        if (drain) {
+            drain();
         }
     }
 

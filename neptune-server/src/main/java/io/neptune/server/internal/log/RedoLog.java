@@ -26,11 +26,13 @@ import org.slf4j.LoggerFactory;
  * torn or corrupt tail at the first bad record (it is never replayed) and builds the indexes: LSN to
  * file offset, and request id to LSN for the most recent {@value #REQUEST_ID_CAPACITY} ids.
  *
- * <p>Appends are queued for a writer thread ({@code neptune-log-<directory name>}, a daemon) that
- * writes them in LSN order and forces them according to the {@link FsyncPolicy}; the future of an
- * append completes, on that thread, when the record is durable by that policy. A record is readable
- * as soon as {@link #append} returns. Callbacks on the futures run on the writer thread and must
- * not block; {@link #truncateAfter} and {@link #close} from there are refused or do not wait.
+ * <p>Appends are queued for the log's writer, which runs on the threads of a {@link LogWriterPool}
+ * (a node's logs share one; a log opened without one gets its own single thread,
+ * {@code neptune-log-<directory name>-0}), writes them in LSN order and forces them according to the
+ * {@link FsyncPolicy}; the future of an append completes, on a pool thread, when the record is
+ * durable by that policy. A record is readable as soon as {@link #append} returns. Callbacks on the
+ * futures run on a pool thread, which other logs share, and must not block; {@link #truncateAfter}
+ * and {@link #close} from a pool thread are refused or do not wait.
  *
  * <p>Thread-safety: thread-safe. Callers serialize appends per partition (each append names the
  * next LSN). The in-memory state is guarded by one lock that is never held during file I/O; reads
@@ -49,6 +51,8 @@ public final class RedoLog implements AutoCloseable {
     private final LogFile file;
     private final LogMeta meta;
     private final LogWriter writer;
+    /** The pool this log opened for itself, closed with it; null if it writes on a shared one. */
+    private final @Nullable LogWriterPool ownPool;
     private final Object lock = new Object();
     // @GuardedBy("lock")
     private final LogIndex index;
@@ -59,15 +63,33 @@ public final class RedoLog implements AutoCloseable {
     // @GuardedBy("lock"): see refuseOtherWritesUpTo
     private LostTail lostTail = LostTail.NONE;
 
-    private RedoLog(Path directory, FsyncPolicy policy, LogFile file, LogMeta meta, LogIndex index) {
+    private RedoLog(Path directory, FsyncPolicy policy, LogFile file, LogMeta meta, LogIndex index,
+            LogWriterPool pool, @Nullable LogWriterPool ownPool) {
         this.directory = directory;
         this.name = directory.toString();
         this.policy = policy;
         this.file = file;
         this.meta = meta;
         this.index = index;
+        this.ownPool = ownPool;
+        this.writer = new LogWriter(name, pool, policy, file, meta);
+    }
+
+    /**
+     * Opens the log in {@code directory} like {@link #open(Path, FsyncPolicy, LogWriterPool)}, with a
+     * writer thread of its own ({@code neptune-log-<directory name>-0}) that ends when the log is
+     * closed: for a log on its own (tools, tests, benchmarks). A node's logs share a pool instead.
+     */
+    public static RedoLog open(Path directory, FsyncPolicy policy) {
+        requireNonNull(directory, "directory");
         Path fileName = directory.getFileName();
-        this.writer = new LogWriter(name, "neptune-log-" + (fileName == null ? name : fileName), policy, file, meta);
+        LogWriterPool own = new LogWriterPool("neptune-log-" + (fileName == null ? directory : fileName), 1);
+        try {
+            return open(directory, policy, own, own);
+        } catch (RuntimeException e) {
+            own.close();
+            throw e;
+        }
     }
 
     /**
@@ -76,9 +98,17 @@ public final class RedoLog implements AutoCloseable {
      * to the last record if it points past it, and the file and directory are forced, so every
      * record the log holds when this returns is durable whatever the policy it was written with.
      *
+     * <p>The log is written on {@code pool}'s threads, which it shares with the other logs opened on
+     * it; close the pool after the logs.
+     *
      * @throws LogException if the files cannot be read or written, or are not a log of this format
      */
-    public static RedoLog open(Path directory, FsyncPolicy policy) {
+    public static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool) {
+        return open(directory, policy, requireNonNull(pool, "pool"), null);
+    }
+
+    private static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool,
+            @Nullable LogWriterPool ownPool) {
         requireNonNull(directory, "directory");
         requireNonNull(policy, "policy");
         LogFile file = null;
@@ -101,8 +131,9 @@ public final class RedoLog implements AutoCloseable {
                 meta.flush();
             }
             forceOnOpen(directory, file);
-            RedoLog log = new RedoLog(directory, policy, file, meta, index);
-            log.writer.start();
+            RedoLog log = new RedoLog(directory, policy, file, meta, index, pool, ownPool);
+            pool.logOpened();
+            log.writer.whenEnded(pool::logClosed);
             logger.info("{}: opened with {} records, last epoch {}, epoch {}, committed LSN {}, fsync {}", directory,
                     index.lastLsn(), index.lastEpoch(), meta.epoch(), meta.committedLsn(), policy.configName());
             return log;
@@ -376,12 +407,13 @@ public final class RedoLog implements AutoCloseable {
      * call continue at {@code lsn + 1}. Does nothing if {@code lsn >= lastLsn()}.
      *
      * @throws IllegalArgumentException if {@code lsn} is below {@link #committedLsn()}
-     * @throws IllegalStateException if called from the writer thread (a future's callback)
+     * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the file cannot be truncated
      */
     public void truncateAfter(long lsn) {
         if (writer.isWriterThread()) {
-            throw new IllegalStateException(name + ": truncateAfter on the log's writer thread would wait for itself");
+            throw new IllegalStateException(name + ": truncateAfter on a log writer thread would wait for the log"
+                    + " writers");
         }
         CompletableFuture<Void> done;
         long removed;
@@ -429,7 +461,8 @@ public final class RedoLog implements AutoCloseable {
 
     /**
      * Stops the writer after it has written the queued appends, writes the meta file and closes the
-     * files; idempotent. Called from the writer thread (a future's callback), it does not wait.
+     * files, and ends the log's own writer thread if it has one; idempotent. Called from a pool thread
+     * (a future's callback), it does not wait.
      */
     @Override
     public void close() {
@@ -442,6 +475,9 @@ public final class RedoLog implements AutoCloseable {
         writer.stop();
         if (!writer.isWriterThread()) {
             writer.join();
+        }
+        if (ownPool != null) {
+            writer.whenEnded(ownPool::close);   // not before: the writer's last drain still needs the thread
         }
         logger.info("{}: closed at LSN {}, committed LSN {}", name, lastLsn(), meta.committedLsn());
     }

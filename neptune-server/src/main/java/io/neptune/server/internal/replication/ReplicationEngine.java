@@ -22,6 +22,7 @@ import io.neptune.core.internal.wire.Status;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.ServiceRuntime;
 import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.LogWriterPool;
 import io.neptune.server.internal.log.RedoLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,6 +66,7 @@ public final class ReplicationEngine implements AutoCloseable {
     private final Map<String, ServiceRuntime> services;
     private final Map<String, PartitionReplica[]> replicas = new HashMap<>();
     private final List<RedoLog> logs = new ArrayList<>();
+    private final LogWriterPool logWriters;
     private final ExecutorService pool;
     private final ScheduledExecutorService timer;
     private volatile @Nullable DefaultNeptuneClient client;
@@ -93,6 +95,7 @@ public final class ReplicationEngine implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        this.logWriters = new LogWriterPool("neptune-" + self + "-log-writer", config.logWriterThreads());
         Peers peers = new ClientPeers();
         try {
             for (ServiceRuntime runtime : services.values()) {
@@ -126,7 +129,7 @@ public final class ReplicationEngine implements AutoCloseable {
     private PartitionReplica create(ServiceRuntime runtime, int partition, Peers peers) {
         String service = runtime.descriptor().name();
         Path directory = config.dataDirectory().resolve(service).resolve("log-" + partition);
-        RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()));
+        RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()), logWriters);
         logs.add(log);
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
@@ -320,6 +323,7 @@ public final class ReplicationEngine implements AutoCloseable {
         for (RedoLog log : logs) {
             log.close();
         }
+        logWriters.close();   // after the logs: each log's last drain writes its queue and meta file there
     }
 
     /** Peer calls over the node's own client connections. */

@@ -256,11 +256,15 @@ class RedoLogTest {
     }
 
     @Test
-    void writerThreadIsNamedAfterTheDirectoryAndEndsOnClose() {
+    void aLogOpenedWithoutAPoolWritesOnAThreadOfItsOwnNamedAfterTheDirectoryThatEndsOnClose() {
         RedoLog log = RedoLog.open(dir.resolve("p7"), FsyncPolicy.GROUP);
+        log.append(record(1)).join();   // the thread starts with the first write
         List<Thread> writers = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals("neptune-log-p7")).toList();
-        assertThat(writers).singleElement().satisfies(t -> assertThat(t.isDaemon()).isTrue());
+                .filter(t -> t.getName().startsWith("neptune-log-p7")).toList();
+        assertThat(writers).singleElement().satisfies(t -> {
+            assertThat(t.getName()).isEqualTo("neptune-log-p7-0");
+            assertThat(t.isDaemon()).isTrue();
+        });
         log.close();
         assertThat(writers.get(0).isAlive()).isFalse();
     }
