@@ -3,6 +3,7 @@ package io.neptune.server.internal.replication;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -71,6 +72,18 @@ final class SerialExecutor implements Executor {
         } finally {
             current = null;
         }
-        pool.execute(this::drain); // yield the pool thread to other partitions, then go on
+        try {
+            pool.execute(this::drain); // yield the pool thread to other partitions, then go on
+        } catch (RejectedExecutionException e) {
+            // The node is closing and its pool takes no more work: the partition's remaining tasks would
+            // have been cancelled with it. Dropped here rather than thrown, which killed the pool thread.
+            int dropped;
+            synchronized (tasks) {
+                dropped = tasks.size();
+                tasks.clear();
+                running = false;
+            }
+            logger.debug("{}: pool shut down; {} queued task(s) dropped", owner, dropped);
+        }
     }
 }
