@@ -167,6 +167,8 @@ public final class DemoCommand implements Callable<Integer> {
             HttpGateway gateway = gatewayBuilder.start();
             resources.add(0, gateway);
             System.out.printf("Web UI and dashboard: http://127.0.0.1:%d/%n", gateway.port());
+            client.adminUrl().ifPresent(url -> System.out.printf("Client metrics (the workload's calls, load polls):"
+                    + " %s/metrics%n", url));
             if (blast != null) {
                 blastExample(client, gateway.port());
             }
