@@ -1,9 +1,19 @@
 package io.neptune.examples.demo;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
+import io.neptune.core.AlreadyAppliedException;
+import io.neptune.core.DeadlineExceededException;
+import io.neptune.core.NoMajorityException;
+import io.neptune.core.NoReplicaAvailableException;
+import io.neptune.core.NotPrimaryException;
+import io.neptune.core.OutcomeUnknownException;
+import io.neptune.core.OverloadedException;
+import io.neptune.core.RequestDroppedException;
 import io.neptune.core.Partitions;
 import io.neptune.examples.auction.AuctionService;
 import io.neptune.examples.auction.AuctionService.AddItem;
@@ -34,13 +44,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The demo's closed-loop workload over the three example services, in the dissertation's mixes:
@@ -56,6 +70,8 @@ final class MixedWorkload {
             "recovery", "h2", "benchmarks");
     static final List<String> CATEGORIES = List.of("books", "cameras", "bicycles", "guitars", "keyboards", "lamps");
     private static final CallOptions CALL = CallOptions.timeout(Duration.ofSeconds(10));
+    private static final Duration SEED_PATIENCE = Duration.ofMinutes(2);
+    private static final Duration READ_PATIENCE = Duration.ofSeconds(60);
 
     private final NeptuneClient client;
     private final int clients;
@@ -84,19 +100,73 @@ final class MixedWorkload {
         this.out = out;
     }
 
-    /** Seeds topics and items so reads have something to find; idempotent across runs in spirit (adds a few). */
+    /**
+     * Seeds topics and items so reads have something to find; idempotent across runs in spirit (adds a few).
+     * Each write is retried until it is known to have run (see {@link #patiently}): the workload has not
+     * started, so a fail-over or an overloaded machine here only makes it slower.
+     */
     void seed() {
         Session seeder = new Session();
         for (String topic : TOPICS) {
-            call(seeder, "discussion", Partitions.of(topic, PARTITIONS), "AddMsg", AccessMode.WRITE,
+            patiently(() -> call(seeder, "discussion", Partitions.of(topic, PARTITIONS), "AddMsg", AccessMode.WRITE,
                     new AddMsg(topic, "neptune", "Welcome to " + topic, "Say hello!", null, System.currentTimeMillis()),
-                    Added.class);
+                    Added.class), Added.class, SEED_PATIENCE);
         }
         for (String category : CATEGORIES) {
-            ItemAdded added = call(seeder, "auction", Partitions.of(category, PARTITIONS), "AddItem", AccessMode.WRITE,
-                    new AddItem(category, "A fine " + category.substring(0, category.length() - 1), "neptune", 100,
-                            System.currentTimeMillis()), ItemAdded.class);
-            items.add(added.id());
+            ItemAdded added = patiently(() -> call(seeder, "auction", Partitions.of(category, PARTITIONS), "AddItem",
+                    AccessMode.WRITE, new AddItem(category, "A fine " + category.substring(0, category.length() - 1),
+                            "neptune", 100, System.currentTimeMillis()), ItemAdded.class), ItemAdded.class, SEED_PATIENCE);
+            if (added != null) {
+                items.add(added.id());
+            }
+        }
+    }
+
+    /**
+     * Runs {@code call} until it succeeds or {@code patience} has passed: a failure that says the call
+     * did not run ({@link NoReplicaAvailableException}, {@link OverloadedException}, a deadline, a lost
+     * majority, ...) calls it again; an {@link OutcomeUnknownException} retries the same write with the
+     * same request id, so it runs at most once. Returns null when such a retry finds the write applied but
+     * its answer no longer kept ({@link AlreadyAppliedException}); rethrows anything else, and the last
+     * failure when patience runs out.
+     */
+    static <T> @Nullable T patiently(Supplier<T> call, Class<T> type, Duration patience) {
+        long deadline = System.nanoTime() + patience.toNanos();
+        Supplier<T> next = call;
+        while (true) {
+            try {
+                return next.get();
+            } catch (AlreadyAppliedException e) {
+                return null;
+            } catch (OutcomeUnknownException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                next = () -> type.cast(unwrap(e.retryAsync()));
+            } catch (NoReplicaAvailableException | OverloadedException | DeadlineExceededException
+                    | NoMajorityException | NotPrimaryException | RequestDroppedException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                // next stays as it was: an unknown outcome's retry keeps its request id
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while retrying", e);
+            }
+        }
+    }
+
+    private static Object unwrap(CompletableFuture<Object> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            throw e;
         }
     }
 
@@ -229,27 +299,32 @@ final class MixedWorkload {
         long lost = 0;
         for (Session session : sessions) {
             for (String[] message : session.messages) {
-                Message found = call(session, "discussion", Partitions.of(message[0], PARTITIONS), "ViewMsg",
-                        AccessMode.READ, new ViewMsg(message[0], Long.parseLong(message[1])), Message.class);
+                Message found = read(() -> call(session, "discussion", Partitions.of(message[0], PARTITIONS), "ViewMsg",
+                        AccessMode.READ, new ViewMsg(message[0], Long.parseLong(message[1])), Message.class), Message.class);
                 lost += found.found() ? 0 : 1;
             }
             for (String item : session.itemsAdded) {
-                Item found = call(session, "auction", ItemId.parse(item).partition(), "ViewItem", AccessMode.READ,
-                        new ViewItem(item), Item.class);
+                Item found = read(() -> call(session, "auction", ItemId.parse(item).partition(), "ViewItem",
+                        AccessMode.READ, new ViewItem(item), Item.class), Item.class);
                 lost += found.found() ? 0 : 1;
             }
             for (Map.Entry<String, Long> bid : session.bids.entrySet()) {
-                Item found = call(session, "auction", ItemId.parse(bid.getKey()).partition(), "ViewItem",
-                        AccessMode.READ, new ViewItem(bid.getKey()), Item.class);
+                Item found = read(() -> call(session, "auction", ItemId.parse(bid.getKey()).partition(), "ViewItem",
+                        AccessMode.READ, new ViewItem(bid.getKey()), Item.class), Item.class);
                 lost += found.highestBid() >= bid.getValue() ? 0 : 1;
             }
             for (Map.Entry<String, String> entry : session.cache.entrySet()) {
-                CacheEntry found = call(session, "cache", CacheService.bucketOf(entry.getKey(), PARTITIONS),
-                        "CacheLookup", AccessMode.READ, new CacheLookup(entry.getKey()), CacheEntry.class);
+                CacheEntry found = read(() -> call(session, "cache", CacheService.bucketOf(entry.getKey(), PARTITIONS),
+                        "CacheLookup", AccessMode.READ, new CacheLookup(entry.getKey()), CacheEntry.class), CacheEntry.class);
                 lost += found.found() && entry.getValue().equals(found.value()) ? 0 : 1;
             }
         }
         return lost;
+    }
+
+    /** A read of {@link #verify}: retried while it fails for want of a replica (a restarted node still catching up). */
+    private static <T> T read(Supplier<T> call, Class<T> type) {
+        return requireNonNull(patiently(call, type, READ_PATIENCE), "a read is never already applied");
     }
 
     /** Acknowledged writes of the run. */
