@@ -663,6 +663,7 @@ final class MajorityReplica implements PartitionReplica {
             primary = null;
         }
         heardFromPrimary(null);
+        lastPrimaryNanos = lastContactNanos; // a primary's last word is its own: a fail-over starts here
         freshKnown = false;
         publish();
     }
