@@ -105,6 +105,11 @@ final class MajorityReplica implements PartitionReplica {
     private boolean matched;
     private boolean applyQueued;
     private long lastHandoverNanos;
+    /** When the last tick ran; {@link Long#MIN_VALUE} before the first. */
+    private long lastTickNanos = Long.MIN_VALUE;
+    /** Until when this replica, woken from a pause, does not judge the others by their silence (see {@link #noticePause}). */
+    private long graceUntilNanos = Long.MIN_VALUE;
+    private long lastGraceNanos = Long.MIN_VALUE;
     /** A promote an operator asked for, answered when the election it started ends. */
     private @Nullable Consumer<Object> promoteReply;
     /** Level 3: a read-index request is on its way, sent at {@link #readIndexSentNanos}. */
@@ -346,6 +351,7 @@ final class MajorityReplica implements PartitionReplica {
             view.forEach(r -> nodes.add(r.node()));
             replicaSet.add(nodes);
             versions.sample(core.applied);
+            noticePause(core.clock.getAsLong());
             if (phase == Phase.LEADER) {
                 lead(nodes);
             } else if (phase == Phase.FOLLOWER) {
@@ -371,7 +377,8 @@ final class MajorityReplica implements PartitionReplica {
         }
         leader.tick();
         long since = leader.majoritySince();
-        if (since == Long.MIN_VALUE || core.clock.getAsLong() - since > electionTimeoutNanos) {
+        long now = core.clock.getAsLong();
+        if ((since == Long.MIN_VALUE || now - since > electionTimeoutNanos) && !inGrace(now)) {
             stepDown("no majority answered within " + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms");
         }
     }
@@ -402,6 +409,37 @@ final class MajorityReplica implements PartitionReplica {
         if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority()) {
             maybeHandover(live, now);
         }
+    }
+
+    /**
+     * A replica whose ticks stopped for half an election timeout (SIGSTOP, a long GC pause, a machine
+     * too starved to run it) heard nothing in that time because it listened to nothing. As the yellow
+     * page does for its expiry, it then gives the others one election timeout to be heard before it
+     * judges them by their silence: a primary does not step down for want of answers, and a follower
+     * does not stand, within that grace. On a machine-wide stall every replica of every partition
+     * would otherwise stand or step down at once when it wakes. Safety does not depend on it: a primary
+     * deposed meanwhile learns the higher epoch from the first answer, and fresh reads keep their own
+     * lease. The grace is given at most once per three election timeouts, so a process that stays
+     * starved still fails over, one timeout late at most.
+     */
+    private void noticePause(long now) {
+        long last = lastTickNanos;
+        lastTickNanos = now;
+        if (last == Long.MIN_VALUE || now - last <= electionTimeoutNanos / 2
+                || lastGraceNanos != Long.MIN_VALUE && now - lastGraceNanos < 3 * electionTimeoutNanos) {
+            return;
+        }
+        lastGraceNanos = now;
+        graceUntilNanos = now + electionTimeoutNanos;
+        logger.debug("{}: ran nothing for {} ms (paused or starved); the others get {} ms to be heard", name,
+                TimeUnit.NANOSECONDS.toMillis(now - last), TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos));
+        if (phase == Phase.FOLLOWER) {
+            restartElectionTimer();
+        }
+    }
+
+    private boolean inGrace(long now) {
+        return graceUntilNanos != Long.MIN_VALUE && now - graceUntilNanos < 0;
     }
 
     /**
