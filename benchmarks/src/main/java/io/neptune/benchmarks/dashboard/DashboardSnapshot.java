@@ -26,6 +26,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -103,7 +104,13 @@ public final class DashboardSnapshot implements Callable<Integer> {
             CompletableFuture<Integer> gatewayPort = new CompletableFuture<>();
             Set<String> clients = ConcurrentHashMap.newKeySet();
             echo(demo, gatewayPort, clients);
-            int port = gatewayPort.get(5, TimeUnit.MINUTES);
+            int port;
+            try {
+                port = gatewayPort.get(5, TimeUnit.MINUTES);
+            } catch (ExecutionException e) {
+                System.err.println("dashboard: " + (e.getCause() == null ? e : e.getCause().getMessage()) + " (its output is above)");
+                return 1;
+            }
             Instant start = Instant.now();
             System.out.printf(Locale.ROOT, "dashboard: Prometheus on http://127.0.0.1:%d/ scrapes the nodes the gateway"
                     + " on port %d lists%n", prometheusPort, port);
