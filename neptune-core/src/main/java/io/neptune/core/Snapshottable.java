@@ -21,6 +21,10 @@ import java.io.OutputStream;
  *     public void restoreSnapshot(int partition, InputStream in, long lsn) {
  *         database.restoreSnapshot(partition, in, lsn);
  *     }
+ *
+ *     public void force(int partition) {
+ *         database.force();
+ *     }
  * }
  * }</pre>
  *
@@ -57,4 +61,15 @@ public interface Snapshottable {
      * @throws IOException if {@code in} fails
      */
     void restoreSnapshot(int partition, InputStream in, long lsn) throws IOException;
+
+    /**
+     * Forces {@code partition}'s state to stable storage, so that after a power loss the
+     * {@link Check} method reports at least the writes it reports now: the node calls it before it
+     * drops log records those writes came from. The default does nothing, for a service whose
+     * commits are durable when they return.
+     *
+     * @param partition the partition, {@code >= 0}
+     * @throws IOException if the state cannot be forced; no records are dropped then
+     */
+    default void force(int partition) throws IOException {}
 }

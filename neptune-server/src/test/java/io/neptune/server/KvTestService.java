@@ -170,6 +170,12 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
         database().restoreSnapshot(partition, in, lsn);
     }
 
+    /** Forces the database before the node drops log records. */
+    @Override
+    public void force(int partition) {
+        database().force();
+    }
+
     private PartitionDatabase database() {
         PartitionDatabase opened = database;
         if (opened == null) {

@@ -438,6 +438,22 @@ public final class PartitionDatabase implements AutoCloseable {
         logger.info("{}: restored partition {} from a snapshot at LSN {}", name, partition, lsn);
     }
 
+    /**
+     * Forces every committed write to the disk ({@code CHECKPOINT SYNC}): H2 does not force at each
+     * commit, so a power loss can take back recent commits otherwise. For a service's
+     * {@link io.neptune.core.Snapshottable#force}, before the node drops REDO log records.
+     *
+     * @throws StorageException if the database fails
+     */
+    public void force() {
+        inTransaction("force", connection -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CHECKPOINT SYNC");
+            }
+            return null;
+        });
+    }
+
     /** Whether {@link #close} was called. */
     public boolean isClosed() {
         return closed.get();

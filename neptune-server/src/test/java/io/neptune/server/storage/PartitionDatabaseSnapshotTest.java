@@ -86,6 +86,7 @@ class PartitionDatabaseSnapshotTest {
         assertThat(target.isApplied(3, 51)).isFalse();
         assertThat(target.digest(5, DIGEST)).isEqualTo(otherBefore);
         insert(target, 3, 51, 51, false);   // writes go on after the snapshot's LSN
+        target.force();
         assertThat(target.appliedLsn(3)).isEqualTo(51);
     }
 

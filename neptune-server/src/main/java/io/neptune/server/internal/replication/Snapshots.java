@@ -6,6 +6,7 @@ import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.ChunkRequest;
 import io.neptune.server.internal.replication.PeerMessages.InstallSnapshot;
 import io.neptune.server.internal.replication.PeerMessages.SnapshotRequest;
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -124,6 +125,13 @@ final class Snapshots {
         keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
         keepFrom = Math.min(keepFrom, Math.min(applied, core.log.committedLsn()) + 1);
         if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords()) {
+            return;
+        }
+        try {
+            core.app.snapshottable().orElseThrow().force(core.partition);   // what CHECK says now survives a power loss
+        } catch (IOException | RuntimeException e) {
+            logger.warn("{}: cannot force the service's state; keeping the log records below {}: {}", core.name,
+                    keepFrom, e.toString());
             return;
         }
         core.log.truncateBefore(keepFrom);
