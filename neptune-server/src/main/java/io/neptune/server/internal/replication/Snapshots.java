@@ -7,6 +7,7 @@ import io.neptune.server.internal.replication.PeerMessages.ChunkRequest;
 import io.neptune.server.internal.replication.PeerMessages.InstallSnapshot;
 import io.neptune.server.internal.replication.PeerMessages.SnapshotRequest;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -32,7 +33,7 @@ final class Snapshots {
 
     Snapshots(ReplicaCore core) {
         this.core = core;
-        java.nio.file.Path directory = core.log.directory().resolve("snapshots");
+        Path directory = core.log.directory().resolve("snapshots");
         this.source = new SnapshotSource(core, directory);
         this.installer = new SnapshotInstaller(core, directory);
     }
