@@ -31,6 +31,7 @@ import org.jspecify.annotations.Nullable;
  * @param ackTimeout how long a primary waits for a secondary's acknowledgement before it treats
  *     the secondary as failed (fail-stop)
  * @param scheduling the service classes and the policy that schedules each hosted service's queue
+ * @param logRetention how much of each partition's REDO log the node keeps after checkpoints
  * @param adminPort the admin HTTP port ({@code /metrics}, {@code /health/live}, {@code /health/ready}) on
  *     {@code bindAddress}; 0 picks a free port (announced in the yellow page), {@link #NO_ADMIN_PORT} serves none
  */
@@ -48,7 +49,8 @@ public record NodeConfig(
         int logWriterThreads,
         Duration ackTimeout,
         SchedulingConfig scheduling,
-        int adminPort) {
+        int adminPort,
+        LogRetentionConfig logRetention) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
     public static final int NO_ADMIN_PORT = -1;
@@ -71,6 +73,7 @@ public record NodeConfig(
         Checks.atLeast("logWriterThreads", logWriterThreads, 1);
         Checks.positive("ackTimeout", ackTimeout);
         requireNonNull(scheduling, "scheduling");
+        requireNonNull(logRetention, "logRetention");
         if (adminPort != NO_ADMIN_PORT) {
             Checks.port("adminPort", adminPort);
         }
@@ -126,7 +129,8 @@ public record NodeConfig(
     public Builder toBuilder() {
         return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
                 .maxFrameBytes(maxFrameBytes).membership(membership).client(client).dataDirectory(dataDirectory)
-                .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort);
+                .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
+                .logRetention(logRetention);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -147,6 +151,7 @@ public record NodeConfig(
         private @Nullable Path dataDirectory;
         private LogSync logSync = LogSync.GROUP;
         private int logWriterThreads = DEFAULT_LOG_WRITER_THREADS;
+        private LogRetentionConfig logRetention = LogRetentionConfig.DEFAULT;
         private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
         private SchedulingConfig scheduling = SchedulingConfig.defaults();
         private int adminPort;
@@ -174,6 +179,12 @@ public record NodeConfig(
         /** Sets {@link NodeConfig#logSync()}. */
         public Builder logSync(LogSync logSync) {
             this.logSync = logSync;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#logRetention()}. */
+        public Builder logRetention(LogRetentionConfig logRetention) {
+            this.logRetention = logRetention;
             return this;
         }
 
@@ -246,7 +257,7 @@ public record NodeConfig(
         public NodeConfig build() {
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client, data,
-                    logSync, logWriterThreads, ackTimeout, scheduling, adminPort);
+                    logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention);
         }
     }
 }

@@ -107,6 +107,9 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
                     .logSync(r.choice("log-sync", NodeConfig.LogSync.class, NodeConfig.LogSync.GROUP))
                     .logWriterThreads(r.integer("log-writer-threads", NodeConfig.DEFAULT_LOG_WRITER_THREADS))
+                    .logRetention(new LogRetentionConfig(
+                            r.integer("log-retention", (int) LogRetentionConfig.DEFAULT_MAX_RECORDS),
+                            r.integer("log-checkpoint-interval", (int) LogRetentionConfig.DEFAULT_CHECKPOINT_RECORDS)))
                     .ackTimeout(r.duration("ack-timeout", NodeConfig.DEFAULT_ACK_TIMEOUT));
         });
         node.membership(membership(root.section("membership"), bindAddress));

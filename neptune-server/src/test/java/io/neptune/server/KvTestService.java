@@ -10,8 +10,11 @@ import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
+import io.neptune.core.Snapshottable;
 import io.neptune.core.Write;
 import io.neptune.server.storage.PartitionDatabase;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * thread.
  */
 @NeptuneService(name = "kv", partitions = 8, consistency = ConsistencyLevel.LEVEL_2)
-public final class KvTestService implements ServiceLifecycle {
+public final class KvTestService implements ServiceLifecycle, Snapshottable {
     /** The database file name in the data directory. */
     public static final String DATABASE_NAME = "kv";
 
@@ -153,6 +156,24 @@ public final class KvTestService implements ServiceLifecycle {
     @Digest
     public String digest(int partition) {
         return database().digest(partition, DIGEST_QUERIES);
+    }
+
+    /** Exports a partition with its database's snapshot support. */
+    @Override
+    public long writeSnapshot(int partition, OutputStream out) {
+        return database().writeSnapshot(partition, out);
+    }
+
+    /** Imports a partition with its database's snapshot support. */
+    @Override
+    public void restoreSnapshot(int partition, InputStream in, long lsn) {
+        database().restoreSnapshot(partition, in, lsn);
+    }
+
+    /** Forces the database before the node drops log records. */
+    @Override
+    public void force(int partition) {
+        database().force();
     }
 
     private PartitionDatabase database() {

@@ -48,6 +48,17 @@ class NodeConfigFileTest {
     }
 
     @Test
+    void logRetentionIsReadWithDefaultsAndCheckedValues() throws IOException {
+        assertThat(load("").node().logRetention()).isEqualTo(LogRetentionConfig.DEFAULT);
+        assertThat(load("log-retention: 5000\nlog-checkpoint-interval: 100\n").node().logRetention())
+                .isEqualTo(new LogRetentionConfig(5000, 100));
+        assertThatThrownBy(() -> load("log-checkpoint-interval: 0\n")).hasStackTraceContaining(
+                "checkpointRecords: 0 (expected: >= 1)");
+        assertThatThrownBy(() -> load("log-retention: -1\n")).hasStackTraceContaining(
+                "maxRecords: -1 (expected: >= 0)");
+    }
+
+    @Test
     void logWriterThreadsAreReadWithADefaultThatDoesNotDependOnPartitions() throws IOException {
         assertThat(load("").node().logWriterThreads()).isEqualTo(NodeConfig.DEFAULT_LOG_WRITER_THREADS);
         assertThat(load("log-writer-threads: 3\n").node().logWriterThreads()).isEqualTo(3);

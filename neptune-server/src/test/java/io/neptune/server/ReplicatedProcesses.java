@@ -83,7 +83,8 @@ final class ReplicatedProcesses implements AutoCloseable {
         define(name, serviceClass, priority, replicas, null, settings);
     }
 
-    private void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode,
+    /** Defines node {@code name} like {@link #define(String, Class, int, int, String)}, in fail-over {@code mode}. */
+    void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode,
             String settings) {
         configs.put(name, settings + """
                 node: %s

@@ -8,9 +8,12 @@ import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
+import io.neptune.core.Snapshottable;
 import io.neptune.core.Write;
 import io.neptune.server.storage.PartitionDatabase;
 import io.neptune.server.storage.ServiceDatabase;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -23,12 +26,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * A persistent cache replicated at level 2: {@code update} stores a value under a key,
  * {@code lookup} reads it. Each write records its LSN in the same H2 transaction, so CHECK and
- * recovery come for free from {@link PartitionDatabase}.
+ * recovery come for free from {@link PartitionDatabase}, and so do snapshots ({@link Snapshottable}):
+ * its nodes drop old REDO log records and bring a new replica up with a snapshot and the log tail.
  *
  * <p>Thread-safety: thread-safe; H2 serializes writes per row.
  */
 @NeptuneService(name = "cache", partitions = 64, consistency = ConsistencyLevel.LEVEL_2)
-public final class CacheService implements ServiceLifecycle {
+public final class CacheService implements ServiceLifecycle, Snapshottable {
     /** Longest key, in characters. */
     public static final int MAX_KEY_LENGTH = 256;
     /** Largest value, in bytes. */
@@ -151,6 +155,24 @@ public final class CacheService implements ServiceLifecycle {
     @Check
     public boolean check(int partition, long lsn) {
         return db().isApplied(partition, lsn);
+    }
+
+    /** Exports a partition: {@link PartitionDatabase#writeSnapshot}. */
+    @Override
+    public long writeSnapshot(int partition, OutputStream out) {
+        return db().writeSnapshot(partition, out);
+    }
+
+    /** Imports a partition: {@link PartitionDatabase#restoreSnapshot}. */
+    @Override
+    public void restoreSnapshot(int partition, InputStream in, long lsn) {
+        db().restoreSnapshot(partition, in, lsn);
+    }
+
+    /** Forces the database before the node drops log records: {@link PartitionDatabase#force}. */
+    @Override
+    public void force(int partition) {
+        db().force();
     }
 
     /** A hash of the partition's entries, to compare replicas. */

@@ -11,6 +11,7 @@ import io.neptune.core.RequestContext;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
+import io.neptune.core.Snapshottable;
 import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -183,6 +184,11 @@ public final class ServiceRuntime implements AutoCloseable {
         Method check = descriptor.checkMethod().orElseThrow(() -> new IllegalStateException(descriptor.name()
                 + " has no @Check method"));
         return (Boolean) call(check, partition, lsn);
+    }
+
+    /** The service's snapshot support, if it implements {@link Snapshottable}. */
+    public Optional<Snapshottable> snapshottable() {
+        return instance instanceof Snapshottable snapshottable ? Optional.of(snapshottable) : Optional.empty();
     }
 
     /** The digest callback's answer for {@code partition}, if the service has one. */

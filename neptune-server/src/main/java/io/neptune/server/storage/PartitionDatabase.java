@@ -6,8 +6,11 @@ import io.neptune.core.Check;
 import io.neptune.core.Digest;
 import io.neptune.core.RequestContext;
 import io.neptune.server.storage.internal.H2ConnectionPool;
+import io.neptune.server.storage.internal.PartitionSnapshotCodec;
 import io.neptune.server.storage.internal.WriteBatch;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -362,6 +365,92 @@ public final class PartitionDatabase implements AutoCloseable {
             }
             long applied = appliedLsn(connection, partition, false);
             return applied + ":" + HexFormat.of().formatHex(sha256.digest());
+        });
+    }
+
+    /**
+     * Writes a snapshot of {@code partition} to {@code out} and returns its LSN: for a service's
+     * {@link io.neptune.core.Snapshottable#writeSnapshot}. The snapshot holds the partition's rows in
+     * every table with a {@code partition_id} column and its applied LSN, all read from one database
+     * snapshot, so it may run while writes go on; rows stream to {@code out} one at a time.
+     *
+     * @param partition the partition id, {@code >= 0}
+     * @param out where the snapshot goes; not closed
+     * @return the partition's applied LSN the snapshot is consistent with
+     * @throws IllegalStateException if a table with rows has no {@code partition_id} column
+     * @throws UncheckedIOException if {@code out} fails
+     * @throws StorageException if the database fails
+     */
+    public long writeSnapshot(int partition, OutputStream out) {
+        checkPartition(partition);
+        requireNonNull(out, "out");
+        return inSnapshot("snapshot of partition " + partition, connection -> {
+            long applied = appliedLsn(connection, partition, false);
+            try {
+                PartitionSnapshotCodec.write(connection, partition, applied, out);
+            } catch (IOException e) {
+                throw new UncheckedIOException(name + ": cannot write the snapshot of partition " + partition, e);
+            }
+            return applied;
+        });
+    }
+
+    /**
+     * Replaces {@code partition}'s rows and applied LSN with the snapshot in {@code in}, in one
+     * transaction (a crash keeps the old state or installs the new one whole): for a service's
+     * {@link io.neptune.core.Snapshottable#restoreSnapshot}.
+     *
+     * @param partition the partition id, {@code >= 0}
+     * @param in a snapshot {@link #writeSnapshot} wrote for the same partition; not closed
+     * @param lsn the LSN {@link #writeSnapshot} returned for it
+     * @throws IllegalArgumentException if {@code in} is not such a snapshot of LSN {@code lsn}, or
+     *     names a table or column this database lacks; nothing was changed
+     * @throws UncheckedIOException if {@code in} fails; nothing was changed
+     * @throws StorageException if the database fails; nothing was changed
+     */
+    public void restoreSnapshot(int partition, InputStream in, long lsn) {
+        checkPartition(partition);
+        requireNonNull(in, "in");
+        inTransaction("restore of partition " + partition, connection -> {
+            long snapshotLsn;
+            try {
+                snapshotLsn = PartitionSnapshotCodec.read(connection, partition, in);
+            } catch (IOException e) {
+                throw new UncheckedIOException(name + ": cannot read the snapshot of partition " + partition, e);
+            }
+            if (snapshotLsn != lsn) {
+                throw new IllegalArgumentException("snapshot lsn: " + snapshotLsn + " (expected: " + lsn + ")");
+            }
+            try (PreparedStatement delete = connection.prepareStatement(
+                    "DELETE FROM neptune_applied WHERE partition_id = ?")) {
+                delete.setInt(1, partition);
+                delete.executeUpdate();
+            }
+            if (lsn > 0) {
+                try (PreparedStatement insert = connection.prepareStatement(INSERT_APPLIED)) {
+                    insert.setLong(1, lsn);
+                    insert.setInt(2, partition);
+                    insert.executeUpdate();
+                }
+            }
+            return null;
+        });
+        logger.info("{}: restored partition {} from a snapshot at LSN {}", name, partition, lsn);
+    }
+
+    /**
+     * Forces every committed write to the disk ({@code CHECKPOINT SYNC}): H2 does not force at each
+     * commit, so a power loss can take back recent commits otherwise. For a service's
+     * {@link io.neptune.core.Snapshottable#force}, before the node drops REDO log records.
+     *
+     * @throws StorageException if the database fails
+     */
+    public void force() {
+        inTransaction("force", connection -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CHECKPOINT SYNC");
+            }
+            return null;
         });
     }
 

@@ -120,6 +120,6 @@ public final class InternalSync {
 
     private static boolean isRepeat(RedoLog log, long lsn) {
         // a repeat or a new primary's no-op: never executed, so CHECK need not know it
-        return lsn <= log.lastLsn() && log.record(lsn).map(r -> !r.kind().executes()).orElse(false);
+        return lsn >= log.startLsn() && lsn <= log.lastLsn() && log.record(lsn).map(r -> !r.kind().executes()).orElse(false);
     }
 }

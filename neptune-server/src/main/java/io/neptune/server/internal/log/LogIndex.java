@@ -8,13 +8,16 @@ import java.util.OptionalLong;
 
 /**
  * The in-memory view of a log's records: the file offset of every LSN, the epoch of every LSN (as
- * runs of equal epochs, which are few) and the LSNs of the most recent request ids.
+ * runs of equal epochs, which are few) and the LSNs of the most recent request ids. The records
+ * start after a {@link LogBoundary}, LSN 0 for a log that was never truncated at its start.
  *
  * <p>Thread-safety: not thread-safe; {@link RedoLog} guards it with its lock.
  */
 final class LogIndex {
-    private long[] offsets = new long[1024];   // offsets[i]: file offset of LSN i + 1
+    private long[] offsets = new long[1024];   // offsets[i]: file offset of LSN base + i + 1
     private int count;
+    private long base;        // the LSN before the first record
+    private long baseEpoch;   // its epoch
     private long end;
     private long[] runStarts = new long[8];    // runStarts[i]: first LSN with epoch runEpochs[i]
     private long[] runEpochs = new long[8];
@@ -23,6 +26,16 @@ final class LogIndex {
 
     /** An empty index whose first record will start at {@code start}, remembering {@code requestIds} ids. */
     LogIndex(long start, int requestIds) {
+        this(LogBoundary.NONE, start, requestIds);
+    }
+
+    /**
+     * An empty index whose first record, {@code boundary.startLsn()}, will start at {@code start},
+     * remembering {@code requestIds} ids.
+     */
+    LogIndex(LogBoundary boundary, long start, int requestIds) {
+        this.base = boundary.lsn();
+        this.baseEpoch = boundary.epoch();
         this.end = start;
         this.lsnByRequestId = new LinkedHashMap<>(16, 0.75f, false) {
             private static final long serialVersionUID = 1L;
@@ -35,12 +48,17 @@ final class LogIndex {
     }
 
     long lastLsn() {
-        return count;
+        return base + count;
     }
 
-    /** The epoch of the last record, 0 if there is none. */
+    /** The LSN of the first record (or of the next one, if there is none). */
+    long startLsn() {
+        return base + 1;
+    }
+
+    /** The epoch of the last record, that of the boundary if there is none. */
     long lastEpoch() {
-        return runs == 0 ? 0 : runEpochs[runs - 1];
+        return runs == 0 ? baseEpoch : runEpochs[runs - 1];
     }
 
     /** The offset just past the last record. */
@@ -50,8 +68,8 @@ final class LogIndex {
 
     /** Adds record {@code lsn}, which must be {@code lastLsn() + 1} and start at {@link #end()}. */
     void add(long lsn, long epoch, RequestId requestId, long offset, int frameBytes) {
-        if (lsn != count + 1L || offset != end) {
-            throw new IllegalStateException("record " + lsn + " at " + offset + " (expected: record " + (count + 1L)
+        if (lsn != lastLsn() + 1 || offset != end) {
+            throw new IllegalStateException("record " + lsn + " at " + offset + " (expected: record " + (lastLsn() + 1)
                     + " at " + end + ")");
         }
         if (count == Integer.MAX_VALUE - 8) {
@@ -76,16 +94,20 @@ final class LogIndex {
 
     /** The offset of record {@code lsn}, or {@link #end()} for {@code lastLsn() + 1}. */
     long offsetOf(long lsn) {
-        if (lsn < 1 || lsn > count + 1L) {
-            throw new IllegalArgumentException("lsn: " + lsn + " (expected: 1.." + (count + 1L) + ")");
+        long last = lastLsn();
+        if (lsn <= base || lsn > last + 1) {
+            throw new IllegalArgumentException("lsn: " + lsn + " (expected: " + (base + 1) + ".." + (last + 1) + ")");
         }
-        return lsn == count + 1L ? end : offsets[(int) (lsn - 1)];
+        return lsn == last + 1 ? end : offsets[(int) (lsn - base - 1)];
     }
 
-    /** The epoch of record {@code lsn}, which must exist. */
+    /** The epoch of record {@code lsn}, which must exist or be the boundary. */
     long epochOf(long lsn) {
-        if (lsn < 1 || lsn > count) {
-            throw new IllegalArgumentException("lsn: " + lsn + " (expected: 1.." + count + ")");
+        if (lsn < base || lsn > lastLsn()) {
+            throw new IllegalArgumentException("lsn: " + lsn + " (expected: " + base + ".." + lastLsn() + ")");
+        }
+        if (lsn == base) {
+            return baseEpoch;
         }
         int run = Arrays.binarySearch(runStarts, 0, runs, lsn);
         return runEpochs[run >= 0 ? run : -run - 2];
@@ -116,13 +138,49 @@ final class LogIndex {
         return lsn == null ? OptionalLong.empty() : OptionalLong.of(lsn);
     }
 
+    /**
+     * Forgets every record before {@code boundary.startLsn()} and, if the boundary is at or past the
+     * last record, every record: the file now starts with record {@code boundary.startLsn()} at
+     * offset {@code headerBytes} (or is empty from there).
+     */
+    void dropBefore(LogBoundary boundary, int headerBytes) {
+        long newBase = boundary.lsn();
+        if (newBase < base) {
+            throw new IllegalArgumentException("boundary lsn: " + newBase + " (expected: >= " + base + ")");
+        }
+        long keep = Math.max(0, lastLsn() - newBase);
+        long shift = (keep == 0 ? end : offsets[(int) (newBase - base)]) - headerBytes;
+        int from = (int) (count - keep);
+        for (int i = 0; i < keep; i++) {
+            offsets[i] = offsets[from + i] - shift;
+        }
+        count = (int) keep;
+        end = end - shift;
+        if (keep == 0) {
+            end = headerBytes;
+            runs = 0;
+        } else {
+            int firstRun = 0;
+            while (firstRun + 1 < runs && runStarts[firstRun + 1] <= newBase + 1) {
+                firstRun++;
+            }
+            System.arraycopy(runStarts, firstRun, runStarts, 0, runs - firstRun);
+            System.arraycopy(runEpochs, firstRun, runEpochs, 0, runs - firstRun);
+            runs -= firstRun;
+            runStarts[0] = Math.max(runStarts[0], newBase + 1);
+        }
+        base = newBase;
+        baseEpoch = boundary.epoch();
+        lsnByRequestId.values().removeIf(value -> value <= newBase);
+    }
+
     /** Forgets every record after {@code lsn}. */
     void truncateAfter(long lsn) {
-        if (lsn < 0 || lsn > count) {
-            throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + count + ")");
+        if (lsn < base || lsn > lastLsn()) {
+            throw new IllegalArgumentException("lsn: " + lsn + " (expected: " + base + ".." + lastLsn() + ")");
         }
         end = offsetOf(lsn + 1);
-        count = (int) lsn;
+        count = (int) (lsn - base);
         while (runs > 0 && runStarts[runs - 1] > lsn) {
             runs--;
         }

@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +41,7 @@ final class LogWriter {
     static final long META_FLUSH_MILLIS = 1000;
 
     /** A queued change of the file. */
-    sealed interface Op permits Append, Truncate {
+    sealed interface Op permits Append, Truncate, Compact {
         CompletableFuture<Void> done();
     }
 
@@ -49,6 +50,13 @@ final class LogWriter {
 
     /** Cuts the file to {@code size} bytes. */
     record Truncate(long size, CompletableFuture<Void> done) implements Op {}
+
+    /**
+     * Replaces the file with one that starts after {@code boundary} and holds the bytes from
+     * {@code cutOffset} on ({@link LogFile#compact}); {@code underLock} installs the new file.
+     */
+    record Compact(long cutOffset, LogBoundary boundary, Consumer<Runnable> underLock, CompletableFuture<Void> done)
+            implements Op {}
 
     private final String name;
     private final FsyncPolicy policy;
@@ -135,6 +143,25 @@ final class LogWriter {
             lock.unlock();
         }
         return truncate.done();
+    }
+
+    /**
+     * Queues a compaction ({@link Compact}); with {@code dropUnwritten}, the unwritten frames are
+     * dropped from {@link #unwritten} first (they are still written, then cut off with the rest).
+     */
+    CompletableFuture<Void> compact(long cutOffset, LogBoundary boundary, Consumer<Runnable> underLock,
+            boolean dropUnwritten) {
+        Compact compact = new Compact(cutOffset, boundary, underLock, new CompletableFuture<>());
+        lock.lock();
+        try {
+            if (dropUnwritten) {
+                unwritten.clear();
+            }
+            enqueue(compact);
+        } finally {
+            lock.unlock();
+        }
+        return compact.done();
     }
 
     private void enqueue(Op op) {
@@ -338,7 +365,11 @@ final class LogWriter {
             } else {
                 writeAll(run);
                 run.clear();
-                truncate((Truncate) op);
+                if (op instanceof Truncate truncate) {
+                    truncate(truncate);
+                } else {
+                    compact((Compact) op);
+                }
             }
         }
         writeAll(run);
@@ -388,6 +419,20 @@ final class LogWriter {
             truncate.done().complete(null);
         } catch (IOException | RuntimeException e) {
             fail("cannot truncate " + file.path() + " to " + truncate.size() + " bytes", e, List.of(truncate));
+        }
+    }
+
+    private void compact(Compact compact) {
+        if (failIfFailed(List.of(compact))) {
+            return;
+        }
+        try {
+            file.compact(compact.cutOffset(), compact.boundary(), compact.underLock());
+            forces.incrementAndGet();
+            compact.done().complete(null);
+        } catch (IOException | RuntimeException e) {
+            fail("cannot drop the records of " + file.path() + " up to LSN " + compact.boundary().lsn(), e,
+                    List.of(compact));
         }
     }
 

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The REDO log of one partition replica (DESIGN §6.5): an append-only sequence of
- * {@link LogRecord}s with contiguous LSNs from 1, the persisted epoch and the committed LSN.
+ * {@link LogRecord}s with contiguous LSNs from {@link #startLsn()} (1 until records were dropped at
+ * the start after a checkpoint, see {@link #truncateBefore}), the persisted epoch and the committed
+ * LSN.
  *
  * <p>Files in the log's directory: {@code redo.log} (see {@link LogFile} and {@link RecordCodec}
  * for the format) and {@code meta} (see {@link LogMeta}). {@link #open} scans the log, truncates a
@@ -62,6 +64,10 @@ public final class RedoLog implements AutoCloseable {
     private boolean closed;
     // @GuardedBy("lock"): see refuseOtherWritesUpTo
     private LostTail lostTail = LostTail.NONE;
+    // @GuardedBy("lock"): file offset minus index offset while a compaction is queued (index offsets are the new file's)
+    private long fileShift;
+    /** Held by a compaction until it is done, so at most one is queued at a time. */
+    private final Object compactionLock = new Object();
 
     private RedoLog(Path directory, FsyncPolicy policy, LogFile file, LogMeta meta, LogIndex index,
             LogWriterPool pool, @Nullable LogWriterPool ownPool) {
@@ -116,7 +122,7 @@ public final class RedoLog implements AutoCloseable {
             AtomicFiles.createDirectories(directory);
             LogMeta meta = LogMeta.load(directory);
             file = LogFile.open(directory);
-            LogIndex index = new LogIndex(LogFile.HEADER_BYTES, REQUEST_ID_CAPACITY);
+            LogIndex index = new LogIndex(file.boundary(), file.headerBytes(), REQUEST_ID_CAPACITY);
             LogFile.Scan scan = file.scan((record, offset, frameBytes) ->
                     index.add(record.lsn(), record.epoch(), record.requestId(), offset, frameBytes));
             if (scan.hasBadTail()) {
@@ -134,8 +140,9 @@ public final class RedoLog implements AutoCloseable {
             RedoLog log = new RedoLog(directory, policy, file, meta, index, pool, ownPool);
             pool.logOpened();
             log.writer.whenEnded(pool::logClosed);
-            logger.info("{}: opened with {} records, last epoch {}, epoch {}, committed LSN {}, fsync {}", directory,
-                    index.lastLsn(), index.lastEpoch(), meta.epoch(), meta.committedLsn(), policy.configName());
+            logger.info("{}: opened with records {}..{}, last epoch {}, epoch {}, committed LSN {}, fsync {}", directory,
+                    index.startLsn(), index.lastLsn(), index.lastEpoch(), meta.epoch(), meta.committedLsn(),
+                    policy.configName());
             return log;
         } catch (IOException | RuntimeException e) {
             closeQuietly(file, e);
@@ -194,7 +201,22 @@ public final class RedoLog implements AutoCloseable {
         }
     }
 
-    /** The epoch of the last record, 0 if the log is empty. */
+    /**
+     * The LSN of the first record the log holds: 1 unless records were dropped at the start
+     * ({@link #truncateBefore}, {@link #restartAfter}); {@code lastLsn() + 1} if it holds none.
+     */
+    public long startLsn() {
+        synchronized (lock) {
+            return index.startLsn();
+        }
+    }
+
+    /** The record just before {@link #startLsn()}: {@link LogBoundary#NONE} if the log starts at 1. */
+    public LogBoundary boundary() {
+        return file.boundary();
+    }
+
+    /** The epoch of the last record, that of the {@link #boundary()} if the log holds none (0 if it is empty). */
     public long lastEpoch() {
         synchronized (lock) {
             return index.lastEpoch();
@@ -336,6 +358,7 @@ public final class RedoLog implements AutoCloseable {
      * {@code fromLsn} is past the last record. Returns fewer (but at least one) when the records
      * span more than 16 MiB, to bound memory; ask again from the next LSN.
      *
+     * @throws LogTruncatedException if {@code fromLsn} is below {@link #startLsn()}: those records were dropped
      * @throws LogException if the file cannot be read or a record in it no longer checks out
      */
     public List<LogRecord> read(long fromLsn, int maxRecords) {
@@ -353,7 +376,7 @@ public final class RedoLog implements AutoCloseable {
             List<LogRecord> records = new ArrayList<>();
             try {
                 if (plan.fileTo >= fromLsn) {
-                    ByteBuffer bytes = file.read(plan.fileStart, (int) (plan.fileEnd - plan.fileStart));
+                    ByteBuffer bytes = file.read(plan.fileStart + plan.fileShift, (int) (plan.fileEnd - plan.fileStart));
                     for (long lsn = fromLsn; lsn <= plan.fileTo; lsn++) {
                         records.add(RecordCodec.decodeFrame(bytes, lsn));
                     }
@@ -374,23 +397,144 @@ public final class RedoLog implements AutoCloseable {
         }
     }
 
-    /** The epoch of record {@code lsn}, 0 for LSN 0, read from the in-memory index (no disk access). */
+    /**
+     * The epoch of record {@code lsn} (or of the {@link #boundary()}), 0 for LSN 0, read from the
+     * in-memory index (no disk access).
+     *
+     * @throws LogTruncatedException if {@code lsn} is below the boundary
+     */
     public long epochOf(long lsn) {
         if (lsn == 0) {
             return 0;
         }
         synchronized (lock) {
+            if (lsn < index.startLsn() - 1) {
+                throw new LogTruncatedException(name, lsn, index.startLsn());
+            }
             return index.epochOf(lsn);
         }
     }
 
-    /** Returns record {@code lsn}, or empty if there is none. */
+    /**
+     * The origin of record {@code lsn} (or of the {@link #boundary()}); empty for LSN 0 or past the
+     * last record.
+     *
+     * @throws LogTruncatedException if {@code lsn} is below the boundary
+     */
+    public String originOf(long lsn) {
+        LogBoundary boundary = file.boundary();
+        if (lsn == 0) {
+            return "";
+        }
+        if (lsn == boundary.lsn()) {
+            return boundary.origin();
+        }
+        return record(lsn).map(LogRecord::origin).orElse("");
+    }
+
+    /**
+     * Returns record {@code lsn}, or empty if there is none.
+     *
+     * @throws LogTruncatedException if {@code lsn} is below {@link #startLsn()}
+     */
     public Optional<LogRecord> record(long lsn) {
         if (lsn < 1) {
             return Optional.empty();
         }
         List<LogRecord> records = read(lsn, 1);
         return records.isEmpty() ? Optional.empty() : Optional.of(records.get(0));
+    }
+
+    /**
+     * Durably drops every record below {@code lsn}: after a checkpoint, when the service's state
+     * holds their writes durably and no replica that is still served from this log needs them. The
+     * kept records are copied to a new file that replaces the log's by atomic rename, with a header
+     * naming the {@link #boundary()} (the last dropped record's LSN, epoch and origin) for log
+     * matching; appends and reads go on meanwhile. Does nothing if {@code lsn <= startLsn()}.
+     *
+     * @throws IllegalArgumentException if {@code lsn - 1} is above {@link #committedLsn()} (only
+     *     executed records may be dropped) or {@code lsn} above {@code lastLsn() + 1}
+     * @throws IllegalStateException if called from a pool thread (a future's callback)
+     * @throws LogException if the files cannot be written; the log then refuses changes until reopened
+     */
+    public void truncateBefore(long lsn) {
+        synchronized (compactionLock) {
+            if (lsn <= startLsn()) {
+                return;
+            }
+            if (lsn - 1 > meta.committedLsn() || lsn > lastLsn() + 1) {
+                throw new IllegalArgumentException("lsn: " + lsn + " (expected: <= " + (meta.committedLsn() + 1)
+                        + ", above the committed LSN, and <= " + (lastLsn() + 1) + ", after the last record)");
+            }
+            LogRecord last = record(lsn - 1).orElseThrow();   // committed: no truncateAfter can take it
+            long dropped = compact(new LogBoundary(lsn - 1, last.epoch(), last.origin()), false);
+            logger.info("{}: dropped {} records below LSN {}", name, dropped, lsn);
+        }
+    }
+
+    /**
+     * Durably drops every record and continues the log after {@code boundary}: when the service's
+     * state was replaced by a snapshot taken at {@code boundary.lsn()}, whose last write had that
+     * epoch and origin. The committed mark becomes {@code boundary.lsn()}; the next append must
+     * carry LSN {@code boundary.lsn() + 1}.
+     *
+     * @throws IllegalArgumentException if {@code boundary.lsn()} is below {@code startLsn() - 1}
+     * @throws IllegalStateException if called from a pool thread (a future's callback)
+     * @throws LogException if the files cannot be written; the log then refuses changes until reopened
+     */
+    public void restartAfter(LogBoundary boundary) {
+        requireNonNull(boundary, "boundary");
+        synchronized (compactionLock) {
+            long dropped = compact(boundary, true);
+            synchronized (lock) {
+                lostTail = LostTail.NONE;
+                meta.resetCommitted(boundary.lsn());
+                writer.metaChanged();
+            }
+            logger.info("{}: dropped all {} records; the log continues after LSN {} (epoch {})", name, dropped,
+                    boundary.lsn(), boundary.epoch());
+        }
+    }
+
+    /** Queues the compaction to {@code boundary} and waits for it; returns how many records it dropped. */
+    private long compact(LogBoundary boundary, boolean all) {
+        if (writer.isWriterThread()) {
+            throw new IllegalStateException(name + ": dropping records on a log writer thread would wait for the log"
+                    + " writers");
+        }
+        CompletableFuture<Void> done;
+        long dropped;
+        synchronized (lock) {
+            checkOpen();
+            LogException failure = writer.failure();
+            if (failure != null) {
+                throw failure;
+            }
+            long base = index.startLsn() - 1;
+            if (boundary.lsn() < base) {
+                throw new IllegalArgumentException(
+                        "boundary lsn: " + boundary.lsn() + " (expected: >= " + base + ", the log's boundary)");
+            }
+            dropped = all ? index.lastLsn() - base : boundary.lsn() - base;
+            if (all) {
+                index.truncateAfter(base);
+            }
+            long cutOffset = all ? Long.MAX_VALUE : index.offsetOf(boundary.lsn() + 1);
+            int headerBytes = LogFile.headerBytes(boundary);
+            long shift = all ? 0 : cutOffset - headerBytes;
+            index.dropBefore(boundary, headerBytes);
+            fileShift += shift;
+            generation++;
+            done = writer.compact(cutOffset, boundary, install -> {
+                synchronized (lock) {
+                    install.run();
+                    fileShift -= shift;
+                    generation++;
+                }
+            }, all);
+        }
+        await(done, "cannot drop the records up to LSN " + boundary.lsn());
+        return dropped;
     }
 
     /** Returns the LSN of the first record of request {@code id}, if it is among the most recent ones. */
@@ -426,6 +570,9 @@ public final class RedoLog implements AutoCloseable {
             if (lsn < meta.committedLsn()) {
                 throw new IllegalArgumentException(
                         "lsn: " + lsn + " (expected: >= " + meta.committedLsn() + ", the committed LSN)");
+            }
+            if (lsn < index.startLsn() - 1) {
+                throw new LogTruncatedException(name, lsn, index.startLsn());
             }
             if (lsn >= index.lastLsn()) {
                 return;
@@ -479,7 +626,8 @@ public final class RedoLog implements AutoCloseable {
         if (ownPool != null) {
             writer.whenEnded(ownPool::close);   // not before: the writer's last drain still needs the thread
         }
-        logger.info("{}: closed at LSN {}, committed LSN {}", name, lastLsn(), meta.committedLsn());
+        logger.info("{}: closed at LSN {} (records from {}), committed LSN {}", name, lastLsn(), startLsn(),
+                meta.committedLsn());
     }
 
     @Override
@@ -491,6 +639,9 @@ public final class RedoLog implements AutoCloseable {
         synchronized (lock) {
             checkOpen();
             long last = index.lastLsn();
+            if (fromLsn < index.startLsn()) {
+                throw new LogTruncatedException(name, fromLsn, index.startLsn());
+            }
             if (maxRecords == 0 || fromLsn > last) {
                 return null;
             }
@@ -498,10 +649,10 @@ public final class RedoLog implements AutoCloseable {
             List<LogWriter.Append> unwritten = writer.unwritten(fromLsn, to);   // a suffix of fromLsn..to
             long fileTo = unwritten.isEmpty() ? to : unwritten.get(0).lsn() - 1;
             if (fileTo < fromLsn) {
-                return new ReadPlan(generation, fileTo, 0, 0, unwritten);
+                return new ReadPlan(generation, fileTo, 0, 0, 0, unwritten);
             }
             long cappedTo = index.lastWithin(fromLsn, fileTo, READ_LIMIT_BYTES);
-            return new ReadPlan(generation, cappedTo, index.offsetOf(fromLsn), index.offsetOf(cappedTo + 1),
+            return new ReadPlan(generation, cappedTo, index.offsetOf(fromLsn), index.offsetOf(cappedTo + 1), fileShift,
                     cappedTo == fileTo ? unwritten : List.of());
         }
     }
@@ -543,6 +694,6 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** What {@link #read} takes from the file ({@code fromLsn..fileTo}) and from memory. */
-    private record ReadPlan(
-            long generation, long fileTo, long fileStart, long fileEnd, List<LogWriter.Append> unwritten) {}
+    private record ReadPlan(long generation, long fileTo, long fileStart, long fileEnd, long fileShift,
+            List<LogWriter.Append> unwritten) {}
 }

@@ -1,6 +1,5 @@
 package io.neptune.server.internal.replication;
 
-import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,10 +68,10 @@ final class LogMatching {
                     continue;
                 }
                 if (entry.lsn() <= core.applied) {
-                    LogRecord mine = core.log.record(entry.lsn()).orElseThrow();
                     logger.error("{}: [NEP-REPL-003] applied record {} (epoch {} by {}) differs from the primary's"
                             + " (epoch {} by {}); this replica diverged and needs to be rebuilt", core.name,
-                            entry.lsn(), mine.epoch(), mine.origin(), entry.epoch(), entry.origin());
+                            entry.lsn(), core.log.epochOf(entry.lsn()), core.log.originOf(entry.lsn()), entry.epoch(),
+                            entry.origin());
                     return new Result(Outcome.DIVERGED, entry.lsn() - 1, appends);
                 }
                 logger.info("{}: [NEP-REPL-005] dropping records {}..{}: record {} differs from the primary's"
@@ -84,9 +83,12 @@ final class LogMatching {
         return new Result(Outcome.MATCHED, expected, appends);
     }
 
-    /** Whether this log's record {@code lsn} is the primary's; LSN 0 always is. */
+    /**
+     * Whether this log's record {@code lsn} is the primary's; LSN 0 always is, and so is every record
+     * dropped below this log's boundary (only applied, hence committed, records are dropped).
+     */
     static boolean same(ReplicaCore core, long lsn, long epoch, @Nullable String origin, boolean compareOrigins) {
-        if (lsn == 0) {
+        if (lsn == 0 || lsn < core.log.startLsn() - 1) {
             return true;
         }
         if (core.log.epochOf(lsn) != epoch) {
@@ -95,7 +97,7 @@ final class LogMatching {
         if (!compareOrigins || origin == null || origin.isEmpty()) {
             return true;
         }
-        String mine = core.log.record(lsn).orElseThrow().origin();
+        String mine = core.log.originOf(lsn);
         return mine.isEmpty() || mine.equals(origin);
     }
 }

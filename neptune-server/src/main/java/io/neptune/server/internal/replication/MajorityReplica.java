@@ -185,13 +185,22 @@ final class MajorityReplica implements PartitionReplica {
             case "handover" -> Handover.class;
             case "demote" -> Demote.class;
             case "promote" -> Promote.class;
-            default -> throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
+            default -> {
+                Class<?> type = Snapshots.messageType(method);
+                if (type == null) {
+                    throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
+                }
+                yield type;
+            }
         };
     }
 
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
+            if (core.snapshots().onPeerMessage(message, reply)) {
+                return;
+            }
             if (message instanceof Replicate m) {
                 onReplicate(m, reply);
             } else if (message instanceof Vote m) {
@@ -245,6 +254,11 @@ final class MajorityReplica implements PartitionReplica {
         heardFromPrimary(from);
         if (phase == Phase.DIVERGED) {
             reply.accept(new Ack(false, core.applied, epoch, "diverged"));
+            return;
+        }
+        if (core.snapshots().installing()) {
+            core.snapshots().tick(from);
+            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "installing"));
             return;
         }
         LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
@@ -352,6 +366,9 @@ final class MajorityReplica implements PartitionReplica {
             replicaSet.add(nodes);
             versions.sample(core.applied);
             noticePause(core.clock.getAsLong());
+            if (phase == Phase.LEADER || phase == Phase.FOLLOWER) {
+                core.snapshots().checkpoint(view);
+            }
             if (phase == Phase.LEADER) {
                 lead(nodes);
             } else if (phase == Phase.FOLLOWER) {
@@ -398,6 +415,10 @@ final class MajorityReplica implements PartitionReplica {
         }
         // A replica whose storage fails, or whose log lost records its service applied, does not stand: it
         // could not serve as primary (the lost records come back only from a peer that has them).
+        if (core.snapshots().installing()) {
+            core.snapshots().tick(p);   // it cannot serve as primary before it has the snapshot
+            return;
+        }
         if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0) {
             startElection(false);
             return;

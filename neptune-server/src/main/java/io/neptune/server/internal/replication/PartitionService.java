@@ -1,5 +1,6 @@
 package io.neptune.server.internal.replication;
 
+import io.neptune.core.Snapshottable;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.server.internal.log.LogRecord;
 import java.util.Optional;
@@ -17,4 +18,9 @@ interface PartitionService {
 
     /** The digest callback's answer, if the service has one. */
     Optional<String> digest();
+
+    /** The service's snapshot support, if it has one. */
+    default Optional<Snapshottable> snapshottable() {
+        return Optional.empty();
+    }
 }

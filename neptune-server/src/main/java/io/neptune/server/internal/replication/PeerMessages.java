@@ -117,4 +117,27 @@ final class PeerMessages {
 
     /** The outcome of a {@link Promote}. */
     record PromoteReply(boolean accepted, String reason, long epoch) {}
+
+    /**
+     * A primary (or leader) → a replica that needs records below the primary's log start: install a
+     * snapshot from {@code from}. Answered with an {@link Ack} naming the replica's log end.
+     */
+    record InstallSnapshot(String service, int partition, String from, long epoch, long logStart) {}
+
+    /** Replica → the node it installs a snapshot from: offer me your current snapshot. */
+    record SnapshotRequest(String service, int partition) {}
+
+    /**
+     * The answer to a {@link SnapshotRequest}: not {@code ready} while the snapshot is being written
+     * (ask again); else its id, the LSN, epoch and origin of its last write (the receiver's log
+     * boundary), its size, SHA-256 and the chunk size its chunks come in.
+     */
+    record SnapshotOffer(boolean ready, String reason, String id, long lsn, long epoch, String origin, long size,
+            String sha256, int chunkBytes) {}
+
+    /** Replica → snapshot source: send the chunk of snapshot {@code id} at {@code offset}. */
+    record ChunkRequest(String service, int partition, String id, long offset) {}
+
+    /** A chunk of a snapshot and its CRC32C, or why there is none ({@code ok} false: the snapshot is gone). */
+    record Chunk(boolean ok, String reason, long offset, byte[] data, int crc32c) {}
 }

@@ -151,6 +151,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void rebuildEpochStarts() {
         epochStarts.clear();
+        epochStarts.put(core.log.boundary().epoch(), core.log.boundary().lsn());   // where its run starts is not known
         core.forEachRecord(r -> epochStarts.putIfAbsent(r.epoch(), r.lsn()));
     }
 
@@ -182,13 +183,22 @@ final class PrimaryBackupReplica implements PartitionReplica {
             case "handover" -> Handover.class;
             case "demote" -> Demote.class;
             case "promote" -> Promote.class;
-            default -> throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
+            default -> {
+                Class<?> type = Snapshots.messageType(method);
+                if (type == null) {
+                    throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
+                }
+                yield type;
+            }
         };
     }
 
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
+            if (core.snapshots().onPeerMessage(message, reply)) {
+                return;
+            }
             if (message instanceof Replicate m) {
                 onReplicate(m, reply);
             } else if (message instanceof StatusRequest) {
@@ -331,9 +341,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (nextEpoch != null) {
             keep = Math.min(keep, nextEpoch.getValue() - 1); // its records from there on were never committed
         }
+        NodeId node = NodeId.of(m.node());
+        if (keep + 1 < core.log.startLsn()) {
+            core.snapshots().tell(node);
+            return new JoinReply(false, "truncated below " + core.log.startLsn() + ": install a snapshot",
+                    core.log.epoch(), 0, 0, List.of(), false, 0, "");
+        }
         List<LogRecord> records = core.batch(keep + 1);
         boolean joined = keep + records.size() >= core.log.lastLsn();
-        NodeId node = NodeId.of(m.node());
         pipeline.forget(node); // a replica that asks to join is not in sync, whatever this primary still counted
         if (core.peers.replicas(core.service, core.partition).stream().noneMatch(r -> r.node().equals(node))) {
             // this primary could not send it anything yet; it would exclude it at the next tick
@@ -344,9 +359,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
             pipeline.follow(node, keep);
             logger.info("{}: {} joined as secondary at {}", name, node, core.log.lastLsn());
         }
-        LogRecord atKeep = keep == 0 ? null : core.log.record(keep).orElseThrow();
         return new JoinReply(true, "", core.log.epoch(), keep, core.applied, records.stream().map(Entry::of).toList(),
-                joined, atKeep == null ? 0 : atKeep.epoch(), atKeep == null ? "" : atKeep.origin());
+                joined, core.log.epochOf(keep), core.log.originOf(keep));
     }
 
     private HandoverReply onHandover(Handover m) {
@@ -378,6 +392,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
             List<Replica> view = core.peers.replicas(core.service, core.partition);
             Replica live = livePrimary(view);
             pipeline.ticked();
+            if (role != ReplicaRole.RECOVERING) {
+                core.snapshots().checkpoint(view);
+            }
             if (role == ReplicaRole.PRIMARY) {
                 if (live != null && live.epoch() > core.log.epoch()) {
                     stepDown(ReplicaRole.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
@@ -415,6 +432,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 }
                 if (role == ReplicaRole.RECOVERING && core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
                     logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
+                } else if (role == ReplicaRole.RECOVERING && core.snapshots().installing()) {
+                    core.snapshots().tick(live.node());
                 } else if (role == ReplicaRole.RECOVERING) {
                     join(live.node());
                 } else if (priority > live.priority() && !newerEpoch) {
@@ -596,18 +615,19 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (!sameRecordAt(reply.keepUpTo(), reply.keepEpoch(), reply.keepOrigin())) {
             // Same LSN, another write: a primary that died before anyone saw its epoch left records here under an
             // epoch number its successor reused. Drop that run of records and join again from before it.
-            LogRecord mine = core.log.record(reply.keepUpTo()).orElseThrow();
-            long runStart = epochStarts.getOrDefault(mine.epoch(), reply.keepUpTo());
+            long mineEpoch = core.log.epochOf(reply.keepUpTo());
+            String mineOrigin = core.log.originOf(reply.keepUpTo());
+            long runStart = Math.max(core.log.startLsn(), epochStarts.getOrDefault(mineEpoch, reply.keepUpTo()));
             joining = false;
             if (runStart - 1 < core.applied) {
                 logger.error("{}: [NEP-REPL-001] applied writes up to {}, but from LSN {} on this log differs from {}'s"
                         + " (epoch {} by {} here, epoch {} by {} there); this replica diverged and needs to be rebuilt",
-                        name, core.applied, runStart, target, mine.epoch(), mine.origin(), reply.keepEpoch(),
+                        name, core.applied, runStart, target, mineEpoch, mineOrigin, reply.keepEpoch(),
                         reply.keepOrigin());
                 return;
             }
             logger.warn("{}: records {}..{} (epoch {} by {}) are not {}'s (epoch {} by {} at {}); truncating them and"
-                    + " joining again", name, runStart, core.log.lastLsn(), mine.epoch(), mine.origin(), target,
+                    + " joining again", name, runStart, core.log.lastLsn(), mineEpoch, mineOrigin, target,
                     reply.keepEpoch(), reply.keepOrigin(), reply.keepUpTo());
             core.truncateAfter(runStart - 1);
             rebuildEpochStarts();
@@ -665,14 +685,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
      * primaries named themselves in them (empty origin).
      */
     private boolean sameRecordAt(long lsn, long epoch, @Nullable String origin) {
-        if (lsn < 1 || lsn > core.log.lastLsn()) {
-            return true;
+        if (lsn < 1 || lsn > core.log.lastLsn() || lsn < core.log.startLsn() - 1) {
+            return true;   // below the boundary: what it applied there is checked against keepUpTo next
         }
-        LogRecord mine = core.log.record(lsn).orElseThrow();
-        if (mine.epoch() != epoch) {
+        if (core.log.epochOf(lsn) != epoch) {
             return false;
         }
-        return origin == null || origin.isEmpty() || mine.origin().isEmpty() || mine.origin().equals(origin);
+        String mine = core.log.originOf(lsn);
+        return origin == null || origin.isEmpty() || mine.isEmpty() || mine.equals(origin);
     }
 
     private void maybeHandover(Replica live) {

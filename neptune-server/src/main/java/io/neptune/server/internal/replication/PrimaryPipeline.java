@@ -168,7 +168,7 @@ final class PrimaryPipeline {
             Long acked = inSync.get(secondary);
             if (acked != null) {
                 sentUpTo.put(secondary, acked);
-                send(secondary, core.batch(acked + 1));
+                sendFrom(secondary, acked + 1);
             }
         }
         long now = core.clock.getAsLong();
@@ -240,9 +240,9 @@ final class PrimaryPipeline {
 
     /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */
     void catchUp() {
-        for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
+        for (Map.Entry<NodeId, Long> f : Map.copyOf(inSync).entrySet()) {
             sentUpTo.put(f.getKey(), f.getValue());
-            send(f.getKey(), core.batch(f.getValue() + 1));
+            sendFrom(f.getKey(), f.getValue() + 1);
         }
         commitReady();
     }
@@ -299,6 +299,18 @@ final class PrimaryPipeline {
         sentUpTo.clear();
     }
 
+    /**
+     * Sends {@code secondary} a batch of records from {@code from} on; a secondary that needs records
+     * below the log's start is excluded instead: it recovers, and installs a snapshot when it joins.
+     */
+    private void sendFrom(NodeId secondary, long from) {
+        if (from < core.log.startLsn()) {
+            exclude(secondary, "it needs records from " + from + ", below the log start " + core.log.startLsn());
+            return;
+        }
+        send(secondary, core.batch(from));
+    }
+
     private void send(NodeId secondary, List<LogRecord> records) {
         if (!records.isEmpty()) {
             sentUpTo.put(secondary, records.get(records.size() - 1).lsn());
@@ -306,7 +318,11 @@ final class PrimaryPipeline {
         // the record before the entries, for the secondary's log-matching check
         long prev = records.isEmpty() ? Math.min(sentUpTo.getOrDefault(secondary, 0L), core.log.lastLsn())
                 : records.get(0).lsn() - 1;
-        String prevOrigin = prev == 0 ? null : core.log.record(prev).map(LogRecord::origin).orElse(null);
+        if (prev < core.log.startLsn() - 1) {
+            exclude(secondary, "it has records up to " + prev + ", below the log start " + core.log.startLsn());
+            return;
+        }
+        String prevOrigin = prev == 0 ? null : core.log.originOf(prev);
         Replicate message = new Replicate(core.service, core.partition, core.self.value(), core.log.epoch(),
                 core.applied, records.stream().map(Entry::of).toList(), prev, core.log.epochOf(prev), prevOrigin);
         core.peers.call(secondary, core.service, core.partition, "replicate", message, Ack.class)
@@ -339,10 +355,10 @@ final class PrimaryPipeline {
             write.awaiting.remove(secondary);
         }
         if (acked >= sentUpTo.getOrDefault(secondary, 0L) && acked < core.log.lastLsn()) {
-            send(secondary, core.batch(acked + 1)); // catch it up, a batch at a time
+            sendFrom(secondary, acked + 1); // catch it up, a batch at a time
         } else if (!ack.accepted()) {
             sentUpTo.put(secondary, acked);
-            send(secondary, core.batch(acked + 1));
+            sendFrom(secondary, acked + 1);
         }
         commitReady();
     }

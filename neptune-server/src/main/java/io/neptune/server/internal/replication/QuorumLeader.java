@@ -248,7 +248,22 @@ final class QuorumLeader {
     }
 
     private void sendFrom(Follower f) {
+        if (f.next < core.log.startLsn()) {
+            installSnapshot(f);
+            return;
+        }
         send(f, f.next > core.log.lastLsn() ? List.of() : core.batch(f.next));
+    }
+
+    /**
+     * {@code f} needs records below the log's start: it is told to install a snapshot from here, and
+     * answers like a refused {@code replicate} (its log end once it has installed it: a gap).
+     */
+    private void installSnapshot(Follower f) {
+        long sentNanos = core.clock.getAsLong();
+        f.lastSendNanos = sentNanos;
+        f.inFlight++;
+        core.snapshots().tell(f.node).whenComplete((ack, e) -> core.exec.execute(() -> onAck(f, sentNanos, ack, e)));
     }
 
     private void send(Follower f, List<LogRecord> records) {

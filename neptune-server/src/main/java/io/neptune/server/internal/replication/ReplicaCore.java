@@ -5,7 +5,9 @@ import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.internal.log.InternalSync;
+import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
@@ -101,6 +103,14 @@ final class ReplicaCore {
      * catch-up batch always fits in a frame the receiver accepts.
      */
     long maxBatchBytes = 2 * 1024 * 1024;
+    /** How much of the log {@link Snapshots#checkpoint} keeps; set from the node's config. */
+    LogRetentionConfig retention = LogRetentionConfig.DEFAULT;
+    /**
+     * Whether the service applied less than the log's boundary (it lost writes whose records were
+     * dropped after a checkpoint): only a snapshot brings it back.
+     */
+    boolean needsSnapshot;
+    private @Nullable Snapshots snapshots;
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 
@@ -141,7 +151,7 @@ final class ReplicaCore {
      * they span more than the log's read limit, so each chunk starts right after the last record read.
      */
     void forEachRecord(Consumer<LogRecord> action) {
-        long next = 1;
+        long next = log.startLsn();
         while (next <= log.lastLsn()) {
             List<LogRecord> records = log.read(next, SCAN_CHUNK_RECORDS);
             if (records.isEmpty()) {
@@ -168,6 +178,12 @@ final class ReplicaCore {
         applied = app.hasCheck() ? InternalSync.withCheck(name, log, app::isApplied)
                 : InternalSync.withoutCheck(name, log);
         durable = log.lastLsn();   // RedoLog.open forced the file: everything in it is durable
+        if (applied < log.startLsn() - 1) {
+            needsSnapshot = true;
+            logger.error("{}: [NEP-SNAP-005] the service applied up to LSN {} but the log starts at {} (earlier records"
+                    + " were dropped after a checkpoint): the service lost writes; this replica installs a snapshot"
+                    + " from a peer", name, applied, log.startLsn());
+        }
         logger.info("{}: internal sync done: log ends at {} (epoch {}), applied up to {}", name, log.lastLsn(),
                 log.epoch(), applied);
     }
@@ -185,6 +201,32 @@ final class ReplicaCore {
                 afterDurable.run();
             }
         }));
+    }
+
+    /** The replica's checkpoints and snapshot transfer; created on first use. */
+    Snapshots snapshots() {
+        Snapshots s = snapshots;
+        if (s == null) {
+            s = new Snapshots(this);
+            snapshots = s;
+        }
+        return s;
+    }
+
+    /**
+     * The service now holds a snapshot's state, up to the write at {@code boundary.lsn()}: the log
+     * drops its records and continues after it, and the replica counts everything up to it as
+     * applied and durable.
+     */
+    void installed(LogBoundary boundary) {
+        log.restartAfter(boundary);
+        applied = boundary.lsn();
+        durable = boundary.lsn();
+        applying = applied;
+        truncations++;
+        needsSnapshot = false;
+        storageFailedAt = 0;
+        releaseWaiters();
     }
 
     /** Drops the log's records after {@code lsn}, which must not have been applied. */

@@ -134,6 +134,7 @@ public final class ReplicationEngine implements AutoCloseable {
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
         core.maxBatchBytes = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
+        core.retention = config.logRetention();
         ConsistencyLevel level = runtime.descriptor().consistency();
         PartitionReplica replica = stateMachine(runtime, core);
         ReplicationMeters.bind(registry, core, replica, level, yellowPage);
@@ -401,6 +402,11 @@ public final class ReplicationEngine implements AutoCloseable {
         @Override
         public java.util.Optional<String> digest() {
             return runtime.digest(partition);
+        }
+
+        @Override
+        public java.util.Optional<io.neptune.core.Snapshottable> snapshottable() {
+            return runtime.snapshottable();
         }
     }
 }

@@ -1,0 +1,212 @@
+package io.neptune.benchmarks;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.NeptuneClient;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.ReplicaRole;
+import io.neptune.examples.cache.CacheService;
+import io.neptune.examples.cache.CacheService.CacheUpdate;
+import io.neptune.examples.cache.CacheService.Updated;
+import io.neptune.server.ClusterAdmin.AnnouncedReplica;
+import io.neptune.server.HostingConfig;
+import io.neptune.server.LogRetentionConfig;
+import io.neptune.server.NeptuneNode;
+import io.neptune.server.NodeConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * Bounded REDO logs and snapshots (issue 13 §1), in one JVM: three in-process nodes on the loopback
+ * JGroups stack host the persistent cache (level 2, H2, {@code @Check}, {@code Snapshottable},
+ * 3 replicas, one partition).
+ *
+ * <ol>
+ *   <li>Log size and restart time: {@code writes} updates of 64-byte values, once with checkpoints
+ *       ({@code log-checkpoint-interval} 10,000) and once keeping the whole log (an interval larger
+ *       than the run); then node-1's REDO log size, and the time node-1 takes to start again on its
+ *       data (recovery phase 1, which scans the log) and to serve its replica again.</li>
+ *   <li>A new replica of a large partition: node-3 starts with an empty data directory after
+ *       {@code mb} MB of 16 KiB values were written with checkpoints on; the time until it serves
+ *       at the primary's version (snapshot export, transfer, restore, then the log tail), and the
+ *       snapshot's size over that time.</li>
+ * </ol>
+ *
+ * <p>Usage: {@code ./neptune bench logs [writes] [mb]} (defaults 200,000 writes, 256 MB).
+ */
+public final class LogsExperiment {
+    private static final String SERVICE = "cache";
+
+    private LogsExperiment() {}
+
+    public static void main(String[] args) throws Exception {
+        int writes = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        int mb = args.length > 1 ? Integer.parseInt(args[1]) : 256;
+        Path work = Files.createTempDirectory(Path.of(System.getProperty("user.dir")), "neptune-logs-");
+        System.out.printf(Locale.ROOT, "logs: %d writes, a %d MB partition; load average %s; data in %s%n", writes, mb,
+                Report.loadAverage(), work);
+        System.out.println("| run | node-1 redo.log after the writes | write rate | node-1 start (phase 1) | start to serving |");
+        System.out.println("| --- | --- | --- | --- | --- |");
+        restartRun(work.resolve("truncating"), writes, new LogRetentionConfig(1_000_000, 10_000), "checkpoints every 10,000");
+        restartRun(work.resolve("keep-all"), writes, new LogRetentionConfig(1_000_000, Integer.MAX_VALUE), "whole log kept");
+        newReplicaRun(work.resolve("new-replica"), mb);
+        System.out.printf(Locale.ROOT, "load average %s%n", Report.loadAverage());
+    }
+
+    private static void restartRun(Path work, int writes, LogRetentionConfig retention, String what) throws Exception {
+        MembershipConfig membership = membership(work, "logs-" + what.hashCode());
+        List<NeptuneNode> nodes = new ArrayList<>();
+        try (NeptuneNode client = client(work, membership)) {
+            for (int i = 1; i <= 3; i++) {
+                nodes.add(start(work, membership, retention, i));
+            }
+            awaitServing(client, "node-1", 0);
+            long writing = System.nanoTime();
+            int written = writeMany(client.client(), writes, 64);
+            double seconds = (System.nanoTime() - writing) / 1e9;
+            long target = primaryVersion(client);
+            awaitServing(client, "node-1", target);
+            Thread.sleep(500);   // a last checkpoint tick
+            long size = Files.size(log(work, 1).resolve("redo.log"));
+            nodes.get(0).close();
+            long starting = System.nanoTime();
+            NeptuneNode restarted = start(work, membership, retention, 1);
+            nodes.set(0, restarted);
+            long up = System.nanoTime();
+            awaitServing(client, "node-1", target);
+            long serving = System.nanoTime();
+            System.out.printf(Locale.ROOT, "| %d writes, %s | %.1f MB | %.0f writes/s | %.2f s | %.2f s |%n", written,
+                    what, size / 1e6, written / seconds, (up - starting) / 1e9, (serving - starting) / 1e9);
+        } finally {
+            closeAll(nodes);
+        }
+    }
+
+    private static void newReplicaRun(Path work, int mb) throws Exception {
+        MembershipConfig membership = membership(work, "logs-new");
+        LogRetentionConfig retention = new LogRetentionConfig(10_000, 1_000);
+        List<NeptuneNode> nodes = new ArrayList<>();
+        try (NeptuneNode client = client(work, membership)) {
+            nodes.add(start(work, membership, retention, 1));
+            nodes.add(start(work, membership, retention, 2));
+            awaitServing(client, "node-1", 0);
+            int valueBytes = 16 * 1024;
+            long writing = System.nanoTime();
+            int written = writeMany(client.client(), (int) ((long) mb * 1024 * 1024 / valueBytes), valueBytes);
+            double seconds = (System.nanoTime() - writing) / 1e9;
+            long target = primaryVersion(client);
+            Thread.sleep(500);
+            long logBytes = Files.size(log(work, 1).resolve("redo.log"));
+            long starting = System.nanoTime();
+            nodes.add(start(work, membership, retention, 3));
+            awaitServing(client, "node-3", target);
+            double catchUp = (System.nanoTime() - starting) / 1e9;
+            long snapshotBytes = snapshotBytes(log(work, 1).resolve("snapshots"));
+            System.out.printf(Locale.ROOT, "| new replica of a partition of %d x %d B values (%.0f writes/s while"
+                    + " writing; node-1 redo.log %.1f MB) | snapshot %.1f MB | start to serving %.1f s | %.1f MB/s"
+                    + " (snapshot size / whole catch-up: export, transfer, restore, log tail) |%n", written, valueBytes,
+                    written / seconds, logBytes / 1e6, snapshotBytes / 1e6, catchUp, snapshotBytes / 1e6 / catchUp);
+        } finally {
+            closeAll(nodes);
+        }
+    }
+
+    private static long snapshotBytes(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".snap")).mapToLong(f -> {
+                try {
+                    return Files.size(f);
+                } catch (IOException e) {
+                    return 0;
+                }
+            }).max().orElse(0);
+        }
+    }
+
+    private static Path log(Path work, int node) {
+        return work.resolve("data").resolve("node-" + node).resolve(SERVICE).resolve("log-0");
+    }
+
+    private static MembershipConfig membership(Path work, String cluster) throws IOException {
+        return MembershipConfig.builder().cluster(cluster + "-" + ProcessHandle.current().pid())
+                .discoveryDirectory(Files.createDirectories(work.resolve("discovery")))
+                .announceInterval(Duration.ofMillis(200)).expiry(Duration.ofSeconds(2)).build();
+    }
+
+    private static NeptuneNode client(Path work, MembershipConfig membership) {
+        return NeptuneNode.builder(NodeConfig.builder().node("bench-client").ioThreads(1)
+                .dataDirectory(work.resolve("client")).membership(membership).build()).start();
+    }
+
+    private static NeptuneNode start(Path work, MembershipConfig membership, LogRetentionConfig retention, int i) {
+        return NeptuneNode.builder(NodeConfig.builder().node("node-" + i).ioThreads(1).membership(membership)
+                        .logRetention(retention).dataDirectory(work.resolve("data").resolve("node-" + i)).build())
+                .host(new CacheService(), HostingConfig.builder().partitions(List.of(0)).priority(4 - i).replicas(3)
+                        .workers(4).build())
+                .start();
+    }
+
+    private static void closeAll(List<NeptuneNode> nodes) {
+        for (NeptuneNode node : nodes) {
+            node.close();
+        }
+    }
+
+    /** Waits until {@code node} announces its replica of partition 0 at {@code version} or more, not RECOVERING. */
+    private static void awaitServing(NeptuneNode client, String node, long version) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1200);
+        while (System.nanoTime() < deadline) {
+            for (AnnouncedReplica r : client.admin().announcedReplicas()) {
+                if (r.service().equals(SERVICE) && r.node().equals(node) && r.partition() == 0
+                        && r.role() != ReplicaRole.RECOVERING && r.version() >= version) {
+                    return;
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
+        throw new IllegalStateException(node + " did not serve at version " + version);
+    }
+
+    private static long primaryVersion(NeptuneNode client) {
+        return client.admin().announcedReplicas().stream().filter(r -> r.service().equals(SERVICE)
+                && r.role() == ReplicaRole.PRIMARY).mapToLong(AnnouncedReplica::version).max().orElse(0);
+    }
+
+    private static int writeMany(NeptuneClient client, int count, int valueBytes) throws InterruptedException {
+        Semaphore window = new Semaphore(64);
+        NeptuneHandle handle = NeptuneHandle.create();
+        String value = "v".repeat(valueBytes);
+        AtomicInteger ok = new AtomicInteger();
+        List<CompletableFuture<Updated>> last = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            window.acquire();
+            CompletableFuture<Updated> call = client.callAsync(handle, SERVICE, 0, "CacheUpdate", AccessMode.WRITE,
+                    new CacheUpdate("key-" + i % 10_000, value), Updated.class, CallOptions.timeout(Duration.ofSeconds(30)))
+                    .whenComplete((r, e) -> {
+                        window.release();
+                        if (e == null) {
+                            ok.incrementAndGet();
+                        }
+                    });
+            if (count - i <= 64) {
+                last.add(call);
+            }
+        }
+        for (CompletableFuture<Updated> call : last) {
+            call.handle((r, e) -> null).join();
+        }
+        window.acquire(64);
+        return ok.get();
+    }
+}

@@ -1,0 +1,32 @@
+package io.neptune.server;
+
+/**
+ * How much of a partition's REDO log a node keeps ({@code docs/protocols/replication.md},
+ * "Checkpoints and log truncation"). A replica of a service that is
+ * {@link io.neptune.core.Snapshottable} and has a {@link io.neptune.core.Check} method drops the
+ * records its service holds durably once no live replica of the partition needs them, but keeps
+ * at most {@code maxRecords} of them for a lagging replica (which installs a snapshot instead once
+ * it falls further behind), and drops them in steps of at least {@code checkpointRecords}.
+ *
+ * @param maxRecords the most applied records kept for lagging live replicas, {@code >= 0}
+ * @param checkpointRecords the fewest records one truncation drops, {@code >= 1}
+ */
+public record LogRetentionConfig(long maxRecords, long checkpointRecords) {
+    /** Default for {@link #maxRecords()}. */
+    public static final long DEFAULT_MAX_RECORDS = 1_000_000;
+    /** Default for {@link #checkpointRecords()}. */
+    public static final long DEFAULT_CHECKPOINT_RECORDS = 100_000;
+    /** The defaults. */
+    public static final LogRetentionConfig DEFAULT = new LogRetentionConfig(DEFAULT_MAX_RECORDS,
+            DEFAULT_CHECKPOINT_RECORDS);
+
+    /** Validates the fields. */
+    public LogRetentionConfig {
+        if (maxRecords < 0) {
+            throw new IllegalArgumentException("maxRecords: " + maxRecords + " (expected: >= 0)");
+        }
+        if (checkpointRecords < 1) {
+            throw new IllegalArgumentException("checkpointRecords: " + checkpointRecords + " (expected: >= 1)");
+        }
+    }
+}

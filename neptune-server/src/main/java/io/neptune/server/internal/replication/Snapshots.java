@@ -1,0 +1,140 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.PeerMessages.ChunkRequest;
+import io.neptune.server.internal.replication.PeerMessages.InstallSnapshot;
+import io.neptune.server.internal.replication.PeerMessages.SnapshotRequest;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checkpoints, log truncation and snapshot transfer of one partition replica
+ * ({@code docs/protocols/replication.md}, "Checkpoints and log truncation" and "Snapshots"), for
+ * the fail-stop and majority modes (levels 2 and 3). The replica's state machine hands it the
+ * snapshot messages, asks it each tick to {@link #checkpoint} and, while {@link #installing()}, to
+ * make progress instead of catching up from the log.
+ *
+ * <p>Thread-safety: confined to the partition's executor.
+ */
+final class Snapshots {
+    private static final Logger logger = LoggerFactory.getLogger(Snapshots.class);
+
+    private final ReplicaCore core;
+    private final SnapshotSource source;
+    private final SnapshotInstaller installer;
+
+    Snapshots(ReplicaCore core) {
+        this.core = core;
+        Path directory = core.log.directory().resolve("snapshots");
+        this.source = new SnapshotSource(core, directory);
+        this.installer = new SnapshotInstaller(core, directory);
+    }
+
+    /** The message type of a snapshot method of the peer protocol, or null if {@code method} is not one. */
+    static @Nullable Class<?> messageType(String method) {
+        return switch (method) {
+            case "install-snapshot" -> InstallSnapshot.class;
+            case "snapshot" -> SnapshotRequest.class;
+            case "chunk" -> ChunkRequest.class;
+            default -> null;
+        };
+    }
+
+    /** Handles {@code message} if it is a snapshot message; returns whether it was one. */
+    boolean onPeerMessage(Object message, Consumer<Object> reply) {
+        if (message instanceof SnapshotRequest) {
+            source.onRequest(reply);
+        } else if (message instanceof ChunkRequest m) {
+            source.onChunk(m, reply);
+        } else if (message instanceof InstallSnapshot m) {
+            reply.accept(onInstallSnapshot(m));
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    private Ack onInstallSnapshot(InstallSnapshot m) {
+        long epoch = core.log.epoch();
+        if (m.epoch() < epoch) {
+            return new Ack(false, core.log.lastLsn(), epoch, "stale epoch " + m.epoch() + " < " + epoch);
+        }
+        if (core.log.lastLsn() >= m.logStart() - 1 && !core.needsSnapshot) {
+            return new Ack(false, core.log.lastLsn(), epoch, "gap");   // it has caught up: go on from its log end
+        }
+        installer.needed(NodeId.of(m.from()));
+        installer.tick();
+        return new Ack(false, core.log.lastLsn(), epoch, "installing");
+    }
+
+    /**
+     * Whether this replica must install a snapshot before it can take records from the log: its
+     * service lost writes its log no longer has, or a primary found it below its log start.
+     */
+    boolean installing() {
+        return core.needsSnapshot || installer.active();
+    }
+
+    /** Progress of an install; {@code primary} is where one comes from if none was named yet. */
+    void tick(@Nullable NodeId primary) {
+        if (core.needsSnapshot && !installer.active() && primary != null && !primary.equals(core.self)) {
+            installer.needed(primary);
+        }
+        installer.tick();
+    }
+
+    /**
+     * Tells {@code node}, which needs records below this log's start, to install a snapshot from this
+     * replica; the future completes with its answer.
+     */
+    CompletableFuture<Ack> tell(NodeId node) {
+        logger.info("{}: {} needs records below the log start {}: it installs a snapshot from here", core.name, node,
+                core.log.startLsn());
+        return core.peers.call(node, core.service, core.partition, "install-snapshot", new InstallSnapshot(core.service,
+                core.partition, core.self.value(), core.log.epoch(), core.log.startLsn()), Ack.class);
+    }
+
+    /**
+     * Drops the log records below the lowest LSN still needed, when at least
+     * {@code checkpointRecords} of them can go: only for a service whose state is durable as far as it
+     * applied (it has a CHECK method) and that can be rebuilt elsewhere from a snapshot; never
+     * above what it applied, what a live replica of the partition in {@code view} still lacks (its
+     * log end), or the snapshot a replica is fetching from here, but keeping at most
+     * {@code maxRecords} applied records for lagging replicas.
+     */
+    void checkpoint(List<Replica> view) {
+        if (!core.app.hasCheck() || core.app.snapshottable().isEmpty() || installing()
+                || core.storageFailedAt() != 0) {
+            return;
+        }
+        long applied = core.applied;
+        long keepFrom = applied + 1;
+        for (Replica replica : view) {
+            if (!replica.node().equals(core.self)) {
+                keepFrom = Math.min(keepFrom, replica.logEnd() + 1);
+            }
+        }
+        keepFrom = Math.min(keepFrom, source.pinnedFrom());
+        keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
+        keepFrom = Math.min(keepFrom, Math.min(applied, core.log.committedLsn()) + 1);
+        if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords()) {
+            return;
+        }
+        try {
+            core.app.snapshottable().orElseThrow().force(core.partition);   // what CHECK says now survives a power loss
+        } catch (IOException | RuntimeException e) {
+            logger.warn("{}: cannot force the service's state; keeping the log records below {}: {}", core.name,
+                    keepFrom, e.toString());
+            return;
+        }
+        core.log.truncateBefore(keepFrom);
+    }
+}
