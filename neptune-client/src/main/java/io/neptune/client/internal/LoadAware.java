@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code load-aware} policy: random polling that polls only when what it knows is stale.
@@ -31,8 +33,13 @@ import java.util.function.LongSupplier;
  * [{@value #MIN_BOUND_MICROS} µs, {@value #MAX_BOUND_MILLIS} ms]; the number starts at
  * {@value #INITIAL_FACTOR} and follows how well the estimates predict: each new report of a replica
  * that its estimate predicted within one request lengthens the bound by a tenth, each report that
- * differs by more halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus hardly
- * polled, and one whose load moves is polled about as often as it moves.
+ * differs by more halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady
+ * cluster is thus hardly polled, and one whose load moves is polled about as often as it moves.
+ *
+ * <p>Cost per call: a call that needs no poll allocates nothing here but its completed future, and
+ * touches one {@link Estimate} per candidate (found without allocating a key); the caller keeps the
+ * {@link Estimate} it was sent with ({@link #sent}) and hands it back when the call ends
+ * ({@link #ended}), so the end of a call needs no lookup either.
  *
  * <p>Thread-safety: thread-safe; reports and counts are per-replica atomics and volatiles, read
  * without locks (an estimate may be a report behind, which is what staleness bounds anyway).
@@ -50,45 +57,94 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     static final double MAX_FACTOR = 10_000;
     /** Weight of a new response time in the mean. */
     private static final double EWMA_WEIGHT = 0.1;
+    private static final long MIN_BOUND_NANOS = TimeUnit.MICROSECONDS.toNanos(MIN_BOUND_MICROS);
+    private static final long MAX_BOUND_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_BOUND_MILLIS);
 
     private final Selectors.Poller poller;
     private final EventLoopGroup timer;
     private final int sampleSize;
     private final long pollWaitNanos;
     private final LongSupplier clock;
-    private final Map<Key, Estimate> estimates = new ConcurrentHashMap<>();
-    private final Map<String, Freshness> freshness = new ConcurrentHashMap<>();
+    /** Per service: its freshness bound and, per service class, its replicas' estimates. */
+    private final Map<String, ServiceLoads> services = new ConcurrentHashMap<>();
 
-    private record Key(NodeId node, String service, String serviceClass) {}
+    /** What this client knows of one service's replicas. */
+    private static final class ServiceLoads {
+        final Freshness freshness = new Freshness();
+        /** Per service class, per node. */
+        final Map<String, Map<NodeId, Estimate>> classes = new ConcurrentHashMap<>();
 
-    /** What this client knows of one replica's load. */
-    private static final class Estimate {
-        /** Calls this client sent and has no answer to. */
-        final AtomicInteger inflight = new AtomicInteger();
-        /** The last report, or -1 before the first. */
-        volatile int reported = -1;
-        /** When it arrived, by the clock. */
-        volatile long reportedAt;
-        /** {@link #inflight} when it arrived: the report counts those. */
-        volatile int inflightAtReport;
-
-        /** The report plus the calls sent since; -1 without a report. */
-        int value() {
-            int report = reported;
-            return report < 0 ? -1 : report + Math.max(0, inflight.get() - inflightAtReport);
+        Map<NodeId, Estimate> of(String serviceClass) {
+            Map<NodeId, Estimate> replicas = classes.get(serviceClass);
+            return replicas != null ? replicas : classes.computeIfAbsent(serviceClass, c -> new ConcurrentHashMap<>());
         }
     }
 
-    /** A service's freshness bound. */
-    private static final class Freshness {
-        volatile double responseNanos = -1;
-        volatile double factor = INITIAL_FACTOR;
+    /**
+     * What this client knows of one replica's load of one service class: the handle a call keeps
+     * from {@link #sent} to {@link #ended}.
+     */
+    static final class Estimate {
+        private static final AtomicIntegerFieldUpdater<Estimate> INFLIGHT =
+                AtomicIntegerFieldUpdater.newUpdater(Estimate.class, "inflight");
+
+        final Freshness freshness;
+        /** Calls this client sent and has no answer to. */
+        private volatile int inflight;
+        /**
+         * The last report in the high 32 bits (-1 before the first) and {@link #inflight} when it
+         * arrived in the low 32 (the report counts those): one word, so that a reader never pairs a
+         * report with another report's count.
+         */
+        private volatile long report = -1L << 32;
+        /** When the report arrived, by the clock. */
+        private volatile long reportedAt;
+
+        Estimate(Freshness freshness) {
+            this.freshness = freshness;
+        }
+
+        int inflight() {
+            return inflight;
+        }
+
+        /** The report plus the calls sent since; -1 without a report. */
+        int value() {
+            long word = report;
+            int reported = (int) (word >> 32);
+            return reported < 0 ? -1 : reported + Math.max(0, inflight - (int) word);
+        }
+
+        /** {@link #value()} if the report arrived within {@code boundNanos} before {@code now}, else -1. */
+        int freshValue(long now, long boundNanos) {
+            return now - reportedAt <= boundNanos ? value() : -1;
+        }
+
+        void reported(int load, long now) {
+            int predicted = value();
+            if (predicted >= 0) {
+                freshness.predicted(Math.abs(predicted - load) <= 1);
+            }
+            reportedAt = now;
+            report = ((long) load << 32) | (inflight & 0xFFFF_FFFFL);
+        }
+    }
+
+    /**
+     * A service's freshness bound. The two numbers are read on every call and written on every
+     * response, by whichever I/O thread has it: plain volatiles, no compare-and-set, so two
+     * responses at once may both count as one (the mean and the factor are estimates anyway). A
+     * write that would not change the value is skipped, so a steady factor at its limit costs
+     * the other threads no cache-line transfer.
+     */
+    static final class Freshness {
+        private volatile double responseNanos = -1;
+        private volatile double factor = INITIAL_FACTOR;
 
         long boundNanos() {
-            double response = responseNanos < 0 ? TimeUnit.MICROSECONDS.toNanos(MIN_BOUND_MICROS) : responseNanos;
-            long bound = (long) (factor * response);
-            return Math.max(TimeUnit.MICROSECONDS.toNanos(MIN_BOUND_MICROS),
-                    Math.min(TimeUnit.MILLISECONDS.toNanos(MAX_BOUND_MILLIS), bound));
+            double response = responseNanos;
+            long bound = response < 0 ? MIN_BOUND_NANOS : (long) (factor * response);
+            return Math.max(MIN_BOUND_NANOS, Math.min(MAX_BOUND_NANOS, bound));
         }
 
         void responded(long nanos) {
@@ -98,7 +154,10 @@ final class LoadAware implements ReplicaSelector.ClassAware {
 
         void predicted(boolean well) {
             double f = factor;
-            factor = well ? Math.min(MAX_FACTOR, f * 1.1) : Math.max(MIN_FACTOR, f / 2);
+            double next = well ? Math.min(MAX_FACTOR, f * 1.1) : Math.max(MIN_FACTOR, f / 2);
+            if (next != f) {
+                factor = next;
+            }
         }
     }
 
@@ -114,38 +173,115 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     @Override
     public CompletableFuture<Replica> select(String service, int partition, String serviceClass,
             List<Replica> candidates) {
-        if (candidates.size() == 1) {
+        int count = candidates.size();
+        if (count == 1) {
             return CompletableFuture.completedFuture(candidates.get(0));
         }
-        List<Replica> sample = Selectors.sample(candidates, sampleSize);
+        ServiceLoads loads = loads(service);
+        Map<NodeId, Estimate> estimates = loads.of(serviceClass);
         long now = clock.getAsLong();
-        long bound = freshness(service).boundNanos();
+        long bound = loads.freshness.boundNanos();
+        if (count > Long.SIZE) {
+            return selectAmongMany(service, partition, serviceClass, candidates, estimates, now, bound);
+        }
+        long sample = sample(count, sampleSize);
+        long stale = 0; // sampled candidates without a fresh report
+        Replica best = null;
+        int bestLoad = Integer.MAX_VALUE;
+        int ties = 0;
+        for (int i = 0; i < count; i++) { // every candidate it knows well enough counts, not only the sample
+            Replica replica = candidates.get(i);
+            Estimate estimate = estimates.get(replica.node());
+            int value = estimate == null ? -1 : estimate.freshValue(now, bound);
+            if (value < 0) {
+                stale |= sample & (1L << i);
+            } else if (value < bestLoad) {
+                best = replica;
+                bestLoad = value;
+                ties = 1;
+            } else if (value == bestLoad && ThreadLocalRandom.current().nextInt(++ties) == 0) {
+                best = replica; // reservoir sampling keeps the choice uniform among equals
+            }
+        }
+        if (stale == 0 && best != null) {
+            return CompletableFuture.completedFuture(best);
+        }
+        List<Replica> polled = new ArrayList<>(Long.bitCount(stale));
+        for (long bits = stale; bits != 0; bits &= bits - 1) {
+            polled.add(candidates.get(Long.numberOfTrailingZeros(bits)));
+        }
+        return pollAndPick(service, partition, serviceClass, candidates, estimates, polled, best, bestLoad);
+    }
+
+    /** {@link #select} for more candidates than a bit mask holds: the same choice, with lists. */
+    private CompletableFuture<Replica> selectAmongMany(String service, int partition, String serviceClass,
+            List<Replica> candidates, Map<NodeId, Estimate> estimates, long now, long bound) {
+        List<Replica> sample = Selectors.sample(candidates, sampleSize);
         Map<Replica, Integer> known = new HashMap<>();
-        for (Replica replica : candidates) { // every candidate it knows well enough counts, not only the sample
-            Estimate estimate = estimates.get(new Key(replica.node(), service, serviceClass));
-            int value = estimate == null ? -1 : estimate.value();
-            if (estimate != null && value >= 0 && now - estimate.reportedAt <= bound) {
+        for (Replica replica : candidates) {
+            Estimate estimate = estimates.get(replica.node());
+            int value = estimate == null ? -1 : estimate.freshValue(now, bound);
+            if (value >= 0) {
                 known.put(replica, value);
             }
         }
-        List<Replica> stale = new ArrayList<>();
-        for (Replica replica : sample) {
-            if (!known.containsKey(replica)) {
-                stale.add(replica);
-            }
+        List<Replica> stale = sample.stream().filter(r -> !known.containsKey(r)).toList();
+        if (known.isEmpty()) {
+            return pollAndPick(service, partition, serviceClass, candidates, estimates, stale, null, Integer.MAX_VALUE);
         }
+        Replica best = Selectors.leastLoaded(List.copyOf(known.keySet()), known::get);
         if (stale.isEmpty()) {
-            return CompletableFuture.completedFuture(Selectors.leastLoaded(List.copyOf(known.keySet()), known::get));
+            return CompletableFuture.completedFuture(best);
         }
+        return pollAndPick(service, partition, serviceClass, candidates, estimates, stale, best,
+                known.getOrDefault(best, Integer.MAX_VALUE));
+    }
+
+    /**
+     * Polls {@code stale} and picks the least loaded of them and {@code known} (the best fresh
+     * candidate, {@code knownLoad}); a random candidate if nothing is known and no poll answers.
+     */
+    private CompletableFuture<Replica> pollAndPick(String service, int partition, String serviceClass,
+            List<Replica> candidates, Map<NodeId, Estimate> estimates, List<Replica> stale, @Nullable Replica known,
+            int knownLoad) {
         return Selectors.poll(poller, timer, stale, service, partition, serviceClass, pollWaitNanos).thenApply(loads -> {
-            loads.forEach((replica, load) -> report(replica.node(), service, serviceClass, load));
-            Map<Replica, Integer> all = new HashMap<>(known);
-            for (Replica replica : loads.keySet()) {
-                all.put(replica, estimate(replica.node(), service, serviceClass).value());
+            long now = clock.getAsLong();
+            Replica best = known;
+            int bestLoad = knownLoad;
+            int ties = known == null ? 0 : 1;
+            for (Map.Entry<Replica, Integer> answer : loads.entrySet()) {
+                Estimate estimate = estimate(estimates, loads(service).freshness, answer.getKey().node());
+                estimate.reported(answer.getValue(), now);
+                int value = estimate.value();
+                if (value < bestLoad) {
+                    best = answer.getKey();
+                    bestLoad = value;
+                    ties = 1;
+                } else if (value == bestLoad && ThreadLocalRandom.current().nextInt(++ties) == 0) {
+                    best = answer.getKey();
+                }
             }
-            return all.isEmpty() ? Selectors.randomOf(candidates)
-                    : Selectors.leastLoaded(List.copyOf(all.keySet()), all::get);
+            return best == null ? Selectors.randomOf(candidates) : best;
         });
+    }
+
+    /**
+     * {@code size} distinct random indexes below {@code count} (at most 64) as a bit mask; all of
+     * them if {@code size >= count}.
+     */
+    static long sample(int count, int size) {
+        long all = count == Long.SIZE ? -1L : (1L << count) - 1;
+        if (size >= count) {
+            return all;
+        }
+        boolean complement = size > count / 2; // draw the ones left out instead
+        int draws = complement ? count - size : size;
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long drawn = 0;
+        while (Long.bitCount(drawn) < draws) {
+            drawn |= 1L << random.nextInt(count);
+        }
+        return complement ? all & ~drawn : drawn;
     }
 
     /**
@@ -153,50 +289,66 @@ final class LoadAware implements ReplicaSelector.ClassAware {
      * fewer of this client's calls unanswered (ties at random).
      */
     ReplicaSelector powerOfTwoChoices() {
-        return (ReplicaSelector.ClassAware) (service, partition, serviceClass, candidates) ->
-                CompletableFuture.completedFuture(Selectors.leastLoaded(Selectors.sample(candidates, 2),
-                        r -> estimate(r.node(), service, serviceClass).inflight.get()));
+        return (ReplicaSelector.ClassAware) (service, partition, serviceClass, candidates) -> {
+            int count = candidates.size();
+            if (count == 1) {
+                return CompletableFuture.completedFuture(candidates.get(0));
+            }
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            int first = random.nextInt(count);
+            int second = random.nextInt(count - 1);
+            if (second >= first) {
+                second++; // two distinct candidates, uniformly
+            }
+            ServiceLoads loads = loads(service);
+            Map<NodeId, Estimate> estimates = loads.of(serviceClass);
+            int a = inflight(estimates, candidates.get(first).node());
+            int b = inflight(estimates, candidates.get(second).node());
+            int pick = a < b ? first : b < a ? second : random.nextBoolean() ? first : second;
+            return CompletableFuture.completedFuture(candidates.get(pick));
+        };
     }
 
-    /** A call of {@code service} in {@code serviceClass} was sent to {@code node}. */
-    void sent(NodeId node, String service, String serviceClass) {
-        estimate(node, service, serviceClass).inflight.incrementAndGet();
+    private static int inflight(Map<NodeId, Estimate> estimates, NodeId node) {
+        Estimate estimate = estimates.get(node);
+        return estimate == null ? 0 : estimate.inflight();
     }
 
     /**
-     * The call sent to {@code node} ended after {@code nanos}: answered with {@code load} (-1 if the
-     * answer carried none, or there was no answer).
+     * A call of {@code service} in {@code serviceClass} was sent to {@code node}; returns the
+     * estimate to hand to {@link #ended} when it ends.
      */
-    void ended(NodeId node, String service, String serviceClass, long nanos, int load) {
-        Estimate estimate = estimate(node, service, serviceClass);
-        estimate.inflight.decrementAndGet();
+    Estimate sent(NodeId node, String service, String serviceClass) {
+        ServiceLoads loads = loads(service);
+        Estimate estimate = estimate(loads.of(serviceClass), loads.freshness, node);
+        Estimate.INFLIGHT.incrementAndGet(estimate);
+        return estimate;
+    }
+
+    /**
+     * The call that {@link #sent} counted in {@code estimate} ended after {@code nanos}: answered
+     * with {@code load} (-1 if the answer carried none, or there was no answer).
+     */
+    void ended(Estimate estimate, long nanos, int load) {
+        Estimate.INFLIGHT.decrementAndGet(estimate);
         if (load >= 0) {
-            freshness(service).responded(nanos);
-            report(node, service, serviceClass, load);
+            estimate.freshness.responded(nanos);
+            estimate.reported(load, clock.getAsLong());
         }
     }
 
-    private void report(NodeId node, String service, String serviceClass, int load) {
-        Estimate estimate = estimate(node, service, serviceClass);
-        int predicted = estimate.value();
-        if (predicted >= 0) {
-            freshness(service).predicted(Math.abs(predicted - load) <= 1);
-        }
-        estimate.inflightAtReport = estimate.inflight.get();
-        estimate.reportedAt = clock.getAsLong();
-        estimate.reported = load;
+    private static Estimate estimate(Map<NodeId, Estimate> estimates, Freshness freshness, NodeId node) {
+        Estimate estimate = estimates.get(node);
+        return estimate != null ? estimate : estimates.computeIfAbsent(node, n -> new Estimate(freshness));
     }
 
-    private Estimate estimate(NodeId node, String service, String serviceClass) {
-        return estimates.computeIfAbsent(new Key(node, service, serviceClass), k -> new Estimate());
-    }
-
-    private Freshness freshness(String service) {
-        return freshness.computeIfAbsent(service, s -> new Freshness());
+    private ServiceLoads loads(String service) {
+        ServiceLoads loads = services.get(service);
+        return loads != null ? loads : services.computeIfAbsent(service, s -> new ServiceLoads());
     }
 
     /** The current freshness bound of {@code service}, for tests. */
     long boundNanos(String service) {
-        return freshness(service).boundNanos();
+        return loads(service).freshness.boundNanos();
     }
 }

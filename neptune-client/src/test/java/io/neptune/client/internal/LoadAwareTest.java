@@ -73,8 +73,7 @@ class LoadAwareTest {
 
     /** A call to {@code replica} that took {@code micros} and came back carrying {@code load}, just now. */
     private void answered(Replica replica, long micros, int load) {
-        selector.sent(replica.node(), SERVICE, CLASS);
-        selector.ended(replica.node(), SERVICE, CLASS, micros * MICROS, load);
+        selector.ended(selector.sent(replica.node(), SERVICE, CLASS), micros * MICROS, load);
     }
 
     @Test
