@@ -346,7 +346,8 @@ final class Call<T> implements TimerTask {
         LoadAware.Estimate estimate = inFlight;
         if (estimate != null) { // here rather than in a callback of its own, which cost a lambda and a stage per call
             inFlight = null;
-            client.loadAware().ended(estimate, System.nanoTime() - sentNanos, response == null ? -1 : response.load());
+            client.loadAware().ended(estimate, System.nanoTime() - sentNanos,
+                    LoadAware.loadLeft(response, message.mode()));
         }
         awaiting = null;
         if (result.isDone()) {

@@ -1,7 +1,10 @@
 package io.neptune.client.internal;
 
+import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,21 +23,33 @@ import org.jspecify.annotations.Nullable;
  * The {@code load-aware} policy: random polling that polls only when what it knows is stale.
  *
  * <p>Every response carries the serving node's load of the service (wire flag {@code 0x01} of
- * RESPONSE), and every poll reply does too; the client keeps the latest report per replica with the
+ * RESPONSE; a read's answer still counts the read, which {@link #loadLeft} takes off), and every
+ * poll reply does too; the client keeps the latest report per replica with the
  * time it arrived, and counts its own calls in flight to each replica. A replica's estimate is its
  * last report plus the calls this client sent it since (the report already counts those in flight
- * then). A call weighs every candidate whose report is fresh by its estimate, samples
- * {@code poll-size} random candidates like random polling and polls only those of the sample whose
- * report is stale (in parallel, within {@code poll-deadline}); it picks the lowest estimate among
- * all it knows, ties at random.
+ * then). A call weighs every candidate whose report is fresh by its estimate, samples random
+ * candidates like random polling and polls only those of the sample whose report is stale (in
+ * parallel, within {@code poll-deadline}); it picks the lowest estimate among all it knows, ties at
+ * random.
+ *
+ * <p>How many it samples depends on what a poll costs beside the call: {@code poll-size}, or more
+ * when the service's response time is long beside a poll round trip (both exponentially weighted
+ * means of what this client measures): as many as there are poll rounds in a
+ * {@value #POLL_SHARE}th of a response time, up to every candidate. Polls cost about the same
+ * whatever the service does, while the queueing that a better-informed choice avoids grows with
+ * its service time: a call that takes 100 µs samples {@code poll-size}, one that takes 20 ms
+ * weighs every replica it may have to wait behind (16 replicas at 90% load: poll-3 queues about
+ * 1.4 times as long as a choice that knows every queue).
  *
  * <p>How long a report stays fresh adapts per service. The bound is a number of the service's
  * response times (an exponentially weighted mean of what this client measures), clamped to
  * [{@value #MIN_BOUND_MICROS} µs, {@value #MAX_BOUND_MILLIS} ms]; the number starts at
  * {@value #INITIAL_FACTOR} and follows how well the estimates predict: each new report of a replica
- * that its estimate predicted within one request lengthens the bound by a tenth, each report that
- * differs by more halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady
- * cluster is thus hardly polled, and one whose load moves is polled about as often as it moves.
+ * that its estimate predicted exactly lengthens the bound by a tenth, each report that differs
+ * halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus
+ * hardly polled, and one whose load moves is polled about as often as it moves. (Within one
+ * request was once enough to lengthen it; at 90% load queues are short, so nearly every report
+ * was within one of any estimate, and reports were trusted for several service times.)
  *
  * <p>Cost per call: a call that needs no poll allocates nothing here but its completed future, and
  * touches one {@link Estimate} per candidate (found without allocating a key); the caller keeps the
@@ -52,11 +67,13 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     /** The bound's starting number of response times. */
     static final double INITIAL_FACTOR = 1;
     /** The fewest response times the bound may shrink to. */
-    static final double MIN_FACTOR = 0.25;
+    static final double MIN_FACTOR = 0.05;
     /** The most response times the bound may grow to. */
     static final double MAX_FACTOR = 10_000;
-    /** Weight of a new response time in the mean. */
+    /** Weight of a new response time (or poll round) in its mean. */
     private static final double EWMA_WEIGHT = 0.1;
+    /** A call samples as many candidates as poll rounds fit in this fraction (1/n) of a response time. */
+    static final int POLL_SHARE = 4;
     private static final long MIN_BOUND_NANOS = TimeUnit.MICROSECONDS.toNanos(MIN_BOUND_MICROS);
     private static final long MAX_BOUND_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_BOUND_MILLIS);
 
@@ -65,6 +82,8 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     private final int sampleSize;
     private final long pollWaitNanos;
     private final LongSupplier clock;
+    /** Mean time from sending a call's polls to deciding, in nanoseconds; -1 before the first poll. */
+    private volatile double pollRoundNanos = -1;
     /** Per service: its freshness bound and, per service class, its replicas' estimates. */
     private final Map<String, ServiceLoads> services = new ConcurrentHashMap<>();
 
@@ -123,7 +142,7 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         void reported(int load, long now) {
             int predicted = value();
             if (predicted >= 0) {
-                freshness.predicted(Math.abs(predicted - load) <= 1);
+                freshness.predicted(predicted == load);
             }
             reportedAt = now;
             report = ((long) load << 32) | (inflight & 0xFFFF_FFFFL);
@@ -150,6 +169,16 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         void responded(long nanos) {
             double mean = responseNanos;
             responseNanos = mean < 0 ? nanos : mean + EWMA_WEIGHT * (nanos - mean);
+        }
+
+        /** How many candidates of {@code count} a call samples, given the mean poll round. */
+        int sampleSize(int pollSize, int count, double pollRound) {
+            double response = responseNanos;
+            if (response <= 0 || pollRound <= 0) {
+                return Math.min(pollSize, count);
+            }
+            double affordable = response / (POLL_SHARE * pollRound);
+            return (int) Math.min(count, Math.max(pollSize, affordable));
         }
 
         void predicted(boolean well) {
@@ -184,7 +213,7 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         if (count > Long.SIZE) {
             return selectAmongMany(service, partition, serviceClass, candidates, estimates, now, bound);
         }
-        long sample = sample(count, sampleSize);
+        long sample = sample(count, loads.freshness.sampleSize(sampleSize, count, pollRoundNanos));
         long stale = 0; // sampled candidates without a fresh report
         Replica best = null;
         int bestLoad = Integer.MAX_VALUE;
@@ -216,7 +245,8 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     /** {@link #select} for more candidates than a bit mask holds: the same choice, with lists. */
     private CompletableFuture<Replica> selectAmongMany(String service, int partition, String serviceClass,
             List<Replica> candidates, Map<NodeId, Estimate> estimates, long now, long bound) {
-        List<Replica> sample = Selectors.sample(candidates, sampleSize);
+        List<Replica> sample = Selectors.sample(candidates,
+                loads(service).freshness.sampleSize(sampleSize, candidates.size(), pollRoundNanos));
         Map<Replica, Integer> known = new HashMap<>();
         for (Replica replica : candidates) {
             Estimate estimate = estimates.get(replica.node());
@@ -244,8 +274,11 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     private CompletableFuture<Replica> pollAndPick(String service, int partition, String serviceClass,
             List<Replica> candidates, Map<NodeId, Estimate> estimates, List<Replica> stale, @Nullable Replica known,
             int knownLoad) {
+        long started = clock.getAsLong();
         return Selectors.poll(poller, timer, stale, service, partition, serviceClass, pollWaitNanos).thenApply(loads -> {
             long now = clock.getAsLong();
+            double mean = pollRoundNanos;
+            pollRoundNanos = mean < 0 ? now - started : mean + EWMA_WEIGHT * (now - started - mean);
             Replica best = known;
             int bestLoad = knownLoad;
             int ties = known == null ? 0 : 1;
@@ -335,6 +368,23 @@ final class LoadAware implements ReplicaSelector.ClassAware {
             estimate.freshness.responded(nanos);
             estimate.reported(load, clock.getAsLong());
         }
+    }
+
+    /**
+     * The load {@code response} reports, less the call it answers; -1 if it carries none. A node
+     * answers a read while the thread that ran it still counts it in its load (the reply is written
+     * before the worker lets go of the request), so a read's answer reports one more than the node
+     * has left once it is sent: an idle replica would look busy to the caller it just served. Other
+     * answers (refusals before the method ran, replicated writes, which are counted out before the
+     * reply) report what they say.
+     */
+    static int loadLeft(@Nullable ResponseMessage response, AccessMode mode) {
+        if (response == null) {
+            return -1;
+        }
+        int load = response.load();
+        boolean ran = response.status() == Status.OK || response.status() == Status.METHOD_FAILED;
+        return mode == AccessMode.READ && ran && load > 0 ? load - 1 : load;
     }
 
     private static Estimate estimate(Map<NodeId, Estimate> estimates, Freshness freshness, NodeId node) {
