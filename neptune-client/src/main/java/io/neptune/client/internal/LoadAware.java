@@ -34,10 +34,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>How many it samples depends on what a poll costs beside the call: {@code poll-size}, or more
  * when the service's response time is long beside a poll round trip (both exponentially weighted
- * means of what this client measures): as many as there are poll rounds in a
- * {@value #POLL_SHARE}th of a response time, up to every candidate. Polls cost about the same
- * whatever the service does, while the queueing that a better-informed choice avoids grows with
- * its service time: a call that takes 100 µs samples {@code poll-size}, one that takes 20 ms
+ * means of what this client measures): as many as there are poll rounds in a response time, up
+ * to every candidate. Polls cost about the same whatever the service does (and a call waits for
+ * one round however many it sends), while the queueing that a better-informed choice avoids grows
+ * with the service time: a call that takes 100 µs samples {@code poll-size}, one that takes 20 ms
  * weighs every replica it may have to wait behind (16 replicas at 90% load: poll-3 queues about
  * 1.4 times as long as a choice that knows every queue).
  *
@@ -72,8 +72,6 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     static final double MAX_FACTOR = 10_000;
     /** Weight of a new response time (or poll round) in its mean. */
     private static final double EWMA_WEIGHT = 0.1;
-    /** A call samples as many candidates as poll rounds fit in this fraction (1/n) of a response time. */
-    static final int POLL_SHARE = 4;
     private static final long MIN_BOUND_NANOS = TimeUnit.MICROSECONDS.toNanos(MIN_BOUND_MICROS);
     private static final long MAX_BOUND_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_BOUND_MILLIS);
 
@@ -171,13 +169,16 @@ final class LoadAware implements ReplicaSelector.ClassAware {
             responseNanos = mean < 0 ? nanos : mean + EWMA_WEIGHT * (nanos - mean);
         }
 
-        /** How many candidates of {@code count} a call samples, given the mean poll round. */
+        /**
+         * How many candidates of {@code count} a call samples, given the mean poll round: as many as
+         * poll rounds fit in a response time, at least {@code pollSize}.
+         */
         int sampleSize(int pollSize, int count, double pollRound) {
             double response = responseNanos;
             if (response <= 0 || pollRound <= 0) {
                 return Math.min(pollSize, count);
             }
-            double affordable = response / (POLL_SHARE * pollRound);
+            double affordable = response / pollRound; // poll rounds in a response time
             return (int) Math.min(count, Math.max(pollSize, affordable));
         }
 
