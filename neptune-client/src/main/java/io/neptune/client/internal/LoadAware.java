@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>How long a report stays fresh adapts per service. The bound is a number of the service's
  * response times (an exponentially weighted mean of what this client measures), clamped to
- * [{@value #MIN_BOUND_MICROS} µs, {@value #MAX_BOUND_MILLIS} ms]; the number starts at
+ * [{@value #MIN_BOUND_MICROS} µs or a poll round if longer, {@value #MAX_BOUND_MILLIS} ms]; the number starts at
  * {@value #INITIAL_FACTOR} and follows how well the estimates predict: each new report of a replica
  * that its estimate predicted exactly lengthens the bound by a tenth, each report that differs
  * halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus
@@ -158,10 +158,16 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         private volatile double responseNanos = -1;
         private volatile double factor = INITIAL_FACTOR;
 
-        long boundNanos() {
+        /**
+         * How long a report stays fresh; never less than {@code pollRound}, the mean poll round (-1
+         * before the first): a poll could not bring anything fresher, its answer being half a round
+         * old when it is used. Without that floor, a busy client of a fast service whose reports
+         * missed by one polled on most calls, for reports a few tens of microseconds old.
+         */
+        long boundNanos(double pollRound) {
             double response = responseNanos;
             long bound = response < 0 ? MIN_BOUND_NANOS : (long) (factor * response);
-            return Math.max(MIN_BOUND_NANOS, Math.min(MAX_BOUND_NANOS, bound));
+            return Math.max(Math.max(MIN_BOUND_NANOS, (long) pollRound), Math.min(MAX_BOUND_NANOS, bound));
         }
 
         void responded(long nanos) {
@@ -210,7 +216,7 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         ServiceLoads loads = loads(service);
         Map<NodeId, Estimate> estimates = loads.of(serviceClass);
         long now = clock.getAsLong();
-        long bound = loads.freshness.boundNanos();
+        long bound = loads.freshness.boundNanos(pollRoundNanos);
         if (count > Long.SIZE) {
             return selectAmongMany(service, partition, serviceClass, candidates, estimates, now, bound);
         }
@@ -400,6 +406,6 @@ final class LoadAware implements ReplicaSelector.ClassAware {
 
     /** The current freshness bound of {@code service}, for tests. */
     long boundNanos(String service) {
-        return loads(service).freshness.boundNanos();
+        return loads(service).freshness.boundNanos(pollRoundNanos);
     }
 }

@@ -178,6 +178,25 @@ class LoadAwareTest {
     }
 
     @Test
+    void aReportYoungerThanAPollRoundIsFreshHoweverBadlyReportsPredicted() throws Exception {
+        pollNanos = 100 * MICROS;
+        pollAnswers.put(b.node(), 1);
+        pollAnswers.put(c.node(), 1);
+        answered(a, 100, 0); // 100 µs calls
+        pick(); // polls b and c: a poll round of 200 µs
+        assertThat(polled()).containsExactlyInAnyOrder(b.node(), c.node());
+        for (int i = 0; i < 20; i++) {
+            answered(a, 100, i % 2 == 0 ? 5 : 0); // every report misses: the factor falls to its floor
+            answered(b, 100, 1);
+            answered(c, 100, 1);
+        }
+        assertThat(selector.boundNanos(SERVICE)).as("floored at the poll round").isGreaterThanOrEqualTo(200 * MICROS);
+        clock.addAndGet(150 * MICROS); // older than 0.05 x 100 µs and than 50 µs, younger than a poll round
+        pick();
+        assertThat(polled()).isEmpty();
+    }
+
+    @Test
     void aReportOneOffTheEstimateShortensTheBound() {
         answered(a, 100, 3);
         answered(a, 100, 3); // predicted exactly: the bound grows
