@@ -45,8 +45,9 @@ import org.jspecify.annotations.Nullable;
  * response times (an exponentially weighted mean of what this client measures), clamped to
  * [{@value #MIN_BOUND_MICROS} µs or a poll round if longer, {@value #MAX_BOUND_MILLIS} ms]; the number starts at
  * {@value #INITIAL_FACTOR} and follows how well the estimates predict: each new report of a replica
- * that its estimate predicted exactly lengthens the bound by a tenth, each report that differs
- * halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus
+ * that its estimate predicted exactly (within one request while a poll round takes more than a
+ * {@value #CHEAP_POLLS}th of a response time) lengthens the bound by a tenth, each report that
+ * differs more halves it (down to {@value #MIN_FACTOR} of a response time). An idle or steady cluster is thus
  * hardly polled, and one whose load moves is polled about as often as it moves. (Within one
  * request was once enough to lengthen it; at 90% load queues are short, so nearly every report
  * was within one of any estimate, and reports were trusted for several service times.)
@@ -70,6 +71,8 @@ final class LoadAware implements ReplicaSelector.ClassAware {
     static final double MIN_FACTOR = 0.05;
     /** The most response times the bound may grow to. */
     static final double MAX_FACTOR = 10_000;
+    /** Polls are cheap when this many poll rounds fit in a response time. */
+    static final int CHEAP_POLLS = 10;
     /** Weight of a new response time (or poll round) in its mean. */
     private static final double EWMA_WEIGHT = 0.1;
     private static final long MIN_BOUND_NANOS = TimeUnit.MICROSECONDS.toNanos(MIN_BOUND_MICROS);
@@ -137,10 +140,12 @@ final class LoadAware implements ReplicaSelector.ClassAware {
             return now - reportedAt <= boundNanos ? value() : -1;
         }
 
-        void reported(int load, long now) {
+        /** A report of {@code load} arrived at {@code now}; {@code pollRound}: the mean poll round, or -1. */
+        void reported(int load, long now, double pollRound) {
             int predicted = value();
             if (predicted >= 0) {
-                freshness.predicted(predicted == load);
+                freshness.predicted(predicted == load
+                        || Math.abs(predicted - load) <= 1 && !freshness.pollsCheap(pollRound));
             }
             reportedAt = now;
             report = ((long) load << 32) | (inflight & 0xFFFF_FFFFL);
@@ -173,6 +178,16 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         void responded(long nanos) {
             double mean = responseNanos;
             responseNanos = mean < 0 ? nanos : mean + EWMA_WEIGHT * (nanos - mean);
+        }
+
+        /**
+         * Whether a poll round is at most {@value #CHEAP_POLLS}th of a response time: then only an
+         * exact prediction lengthens the bound. Where a poll costs about as much as the call, a
+         * report within one request of its prediction lengthens it too, so that a fine-grained
+         * service is hardly polled.
+         */
+        boolean pollsCheap(double pollRound) {
+            return pollRound > 0 && responseNanos >= CHEAP_POLLS * pollRound;
         }
 
         /**
@@ -291,7 +306,7 @@ final class LoadAware implements ReplicaSelector.ClassAware {
             int ties = known == null ? 0 : 1;
             for (Map.Entry<Replica, Integer> answer : loads.entrySet()) {
                 Estimate estimate = estimate(estimates, loads(service).freshness, answer.getKey().node());
-                estimate.reported(answer.getValue(), now);
+                estimate.reported(answer.getValue(), now, pollRoundNanos);
                 int value = estimate.value();
                 if (value < bestLoad) {
                     best = answer.getKey();
@@ -373,7 +388,7 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         Estimate.INFLIGHT.decrementAndGet(estimate);
         if (load >= 0) {
             estimate.freshness.responded(nanos);
-            estimate.reported(load, clock.getAsLong());
+            estimate.reported(load, clock.getAsLong(), pollRoundNanos);
         }
     }
 

@@ -197,12 +197,30 @@ class LoadAwareTest {
     }
 
     @Test
-    void aReportOneOffTheEstimateShortensTheBound() {
-        answered(a, 100, 3);
-        answered(a, 100, 3); // predicted exactly: the bound grows
+    void whenPollsAreCheapAReportOneOffTheEstimateShortensTheBound() throws Exception {
+        pollNanos = 10 * MICROS;
+        pollAnswers.put(b.node(), 1);
+        pollAnswers.put(c.node(), 1);
+        answered(a, 1_000, 3); // 1 ms calls
+        pick(); // polls b and c: a 20 µs round
+        answered(a, 1_000, 3);
+        answered(a, 1_000, 3); // predicted exactly: the bound grows
         long grown = selector.boundNanos(SERVICE);
-        answered(a, 100, 4); // one off
+        answered(a, 1_000, 4); // one off
         assertThat(selector.boundNanos(SERVICE)).isLessThan(grown);
+    }
+
+    @Test
+    void whenAPollCostsAboutTheCallAReportWithinOneStillLengthensTheBound() throws Exception {
+        pollNanos = 100 * MICROS;
+        pollAnswers.put(b.node(), 1);
+        pollAnswers.put(c.node(), 1);
+        answered(a, 1_000, 3); // 1 ms calls
+        pick(); // polls b and c: a 200 µs round, a fifth of a call
+        answered(a, 1_000, 3);
+        long before = selector.boundNanos(SERVICE);
+        answered(a, 1_000, 4); // one off
+        assertThat(selector.boundNanos(SERVICE)).isGreaterThan(before);
     }
 
     @Test
