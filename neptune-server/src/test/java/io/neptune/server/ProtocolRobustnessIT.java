@@ -183,6 +183,9 @@ class ProtocolRobustnessIT {
      */
     @Test
     void aReadsAnswerCountsTheReadInTheLoadItCarries() throws Exception {
+        // another test's call may still be running there (callOutliving... leaves a 2 s sleep behind)
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> node.load().getOrDefault("echo", -1) == 0);
         try (Socket socket = connect(node)) {
             send(socket, encode(echoRequest(9, "alone")));
             ResponseMessage answer = readResponse(socket);
