@@ -95,7 +95,7 @@ final class LoadBalancingReports {
                 + "by every response, or a poll reply) is stale, adding the client's own calls in flight; it samples "
                 + "3, or more when the service's response time is long beside a poll round (here every server); "
                 + "p2c: two random candidates, the one with fewer of this client's calls in flight, no polls "
-                + "(Finagle/Envoy). Each runs in a round of its own with its own ideal. The model treats them as "
+                + "(Finagle/Envoy); they share a round only while the message budget allows. The model treats them as "
                 + "poll-3 and poll-2 with exact information. Neither is in the plot, whose x axis is the poll size. "
                 + "polls_per_call: load polls the policy's clients sent over the round's calls, warm-up included.");
         report.note("Random polling discards polls slower than 10 ms (Neptune's default) in every poll-k row; "
