@@ -127,6 +127,11 @@ final class BalancingCluster implements AutoCloseable {
         return clientNodes.stream().map(n -> n.client(setup)).toList();
     }
 
+    /** Load polls the clients of {@code setup} sent so far, all client nodes together. */
+    long pollsSent(PolicySetup setup) {
+        return clientNodes.stream().mapToLong(n -> n.pollsSent(setup)).sum();
+    }
+
     /** The load-index (poll) addresses of the servers of {@code slot}, as a client node sees them. */
     List<InetSocketAddress> pollAddresses(int slot) {
         return clientNodes.get(0).yellowPage.replicas(service(slot), 0).stream().map(Replica::pollAddress).toList();
@@ -220,6 +225,11 @@ final class BalancingCluster implements AutoCloseable {
         synchronized NeptuneClient client(PolicySetup setup) {
             return clients.computeIfAbsent(setup, s -> new DefaultNeptuneClient(node, s.clientConfig(), yellowPage,
                     group, BIND, null, tracker, List.of()));
+        }
+
+        synchronized long pollsSent(PolicySetup setup) {
+            DefaultNeptuneClient client = clients.get(setup);
+            return client == null ? 0 : client.pollsSent();
         }
 
         @Override

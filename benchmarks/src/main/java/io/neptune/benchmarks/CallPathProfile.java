@@ -40,11 +40,12 @@ import one.profiler.Counter;
  *
  * <p>Systems: {@code fixed} (Neptune to a single replica, {@code echo}: the method runs on a worker),
  * {@code non-blocking} (the same with {@code @Read(blocking = false)}: it runs on the server's I/O
- * thread) and {@code raw} (raw Netty TCP ping-pong, the floor). Nodes and callers share this JVM,
- * as in the overhead bench.
+ * thread), {@code raw} (raw Netty TCP ping-pong, the floor), and {@code load-aware} and {@code p2c}
+ * (the two balancing policies of the overhead bench over the same two replicas). Nodes and callers
+ * share this JVM, as in the overhead bench.
  *
- * <p>Usage: {@code ./neptune bench profile [--quick] [--callers N] [--systems fixed,non-blocking,raw]
- * [--tag NAME]}; a tag goes into the file names ({@code call-path-NAME-fixed-cpu.svg}) so that a
+ * <p>Usage: {@code ./neptune bench profile [--quick] [--callers N]
+ * [--systems fixed,non-blocking,raw,load-aware,p2c] [--tag NAME]}; a tag goes into the file names ({@code call-path-NAME-fixed-cpu.svg}) so that a
  * profile of another commit can sit beside the current one.
  */
 public final class CallPathProfile {
@@ -53,7 +54,8 @@ public final class CallPathProfile {
     /** Allocation sampling interval, bytes. */
     private static final long ALLOC_INTERVAL_BYTES = 64 * 1024;
     private static final Map<String, String> LABELS = Map.of("fixed", InvocationOverheadExperiment.FIXED,
-            "non-blocking", InvocationOverheadExperiment.INLINE, "raw", InvocationOverheadExperiment.RAW);
+            "non-blocking", InvocationOverheadExperiment.INLINE, "raw", InvocationOverheadExperiment.RAW,
+            "load-aware", InvocationOverheadExperiment.LOAD_AWARE, "p2c", InvocationOverheadExperiment.P2C);
 
     private CallPathProfile() {}
 
@@ -73,12 +75,13 @@ public final class CallPathProfile {
                 case "--systems" -> systems = List.of(value(args, ++i, "--systems").split(","));
                 case "--tag" -> tag = value(args, ++i, "--tag") + "-";
                 default -> throw new IllegalArgumentException("argument: '" + args[i]
-                        + "' (expected: --quick, --callers N, --systems fixed,non-blocking,raw or --tag NAME)");
+                        + "' (expected: --quick, --callers N, --systems fixed,non-blocking,raw,load-aware,p2c or --tag NAME)");
             }
         }
         for (String system : systems) {
             if (!LABELS.containsKey(system)) {
-                throw new IllegalArgumentException("system: '" + system + "' (expected: fixed, non-blocking or raw)");
+                throw new IllegalArgumentException("system: '" + system
+                        + "' (expected: fixed, non-blocking, raw, load-aware or p2c)");
             }
         }
         Duration warmUp = Duration.ofSeconds(quick ? 10 : 20);
@@ -99,6 +102,10 @@ public final class CallPathProfile {
             calls.put("fixed", () -> neptune.echo(EchoCluster.FIXED_PARTITION, random));
             calls.put("non-blocking", () -> neptune.echo(EchoCluster.FIXED_PARTITION, "echoInline", random));
             calls.put("raw", raw::roundTripAsync);
+            CallOptions loadAware = CallOptions.builder().policy(BalancingPolicy.LOAD_AWARE).build();
+            CallOptions p2c = CallOptions.builder().policy(BalancingPolicy.P2C).build();
+            calls.put("load-aware", () -> neptune.echo(EchoCluster.SHARED_PARTITION, loadAware));
+            calls.put("p2c", () -> neptune.echo(EchoCluster.SHARED_PARTITION, p2c));
             for (String system : systems) { // all of them first, so that the JIT is done before any profile
                 new ClosedLoop(requireNonNull(calls.get(system), system)).run(callers, warmUp, Duration.ofMillis(1));
             }

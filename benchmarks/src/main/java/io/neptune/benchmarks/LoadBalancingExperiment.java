@@ -40,7 +40,8 @@ public final class LoadBalancingExperiment {
             List.of(PolicySetup.polling(3, true), KEEP_SLOW_POLLS, PolicySetup.RANDOM),
             List.of(PolicySetup.polling(2, true), PolicySetup.polling(4, true)),
             List.of(PolicySetup.polling(8, true)),
-            List.of(PolicySetup.LOAD_AWARE, PolicySetup.P2C));
+            List.of(PolicySetup.LOAD_AWARE),
+            List.of(PolicySetup.P2C));
     /**
      * Calls plus load polls per second one round may offer. Every node shares the host's 2 cores,
      * so a round that polls 16 servers 8 times per call would measure CPU contention instead of the
@@ -90,16 +91,17 @@ public final class LoadBalancingExperiment {
      * @param modelWindow the {@link QueueingModel}'s mean response time normalized to its ideal, on
      *     the same requests in the same window (NaN until computed)
      * @param modelSteady the same over a long window: the model's steady state (NaN until computed)
+     * @param pollsPerCall load polls the policy's clients sent per call during the round, warm-up included
      */
     record Point(Workload workload, double load, PolicySetup setup, double intervalMillis, OpenLoopRun.Result result,
-            double ideal, double cores, double modelWindow, double modelSteady) {
+            double ideal, double cores, double modelWindow, double modelSteady, double pollsPerCall) {
         /** The mean response time normalized to the ideal policy's. */
         double normalized() {
             return result.mean() / ideal;
         }
 
         Point withModel(double window, double steady) {
-            return new Point(workload, load, setup, intervalMillis, result, ideal, cores, window, steady);
+            return new Point(workload, load, setup, intervalMillis, result, ideal, cores, window, steady, pollsPerCall);
         }
     }
 
@@ -190,10 +192,13 @@ public final class LoadBalancingExperiment {
         return groups;
     }
 
-    /** Calls plus polls per arrival of {@code policies}. */
+    /**
+     * Calls plus polls per arrival of {@code policies}, at most: load-aware may weigh every server
+     * when its service takes long beside a poll, and then polls those whose report is stale.
+     */
     private static int messages(List<PolicySetup> policies) {
-        return policies.stream().mapToInt(p -> p.policy() == BalancingPolicy.RANDOM_POLLING ? 1 + p.pollSize() : 1)
-                .sum();
+        return policies.stream().mapToInt(p -> p.policy() == BalancingPolicy.RANDOM_POLLING ? 1 + p.pollSize()
+                : p.policy() == BalancingPolicy.LOAD_AWARE ? 1 + BalancingCluster.SERVERS : 1).sum();
     }
 
     /** Figure 3.2: broadcast against ideal, one cluster per mean announce interval. */
@@ -245,14 +250,17 @@ public final class LoadBalancingExperiment {
         long cpuBefore = processCpuNanos();
         long wallBefore = System.nanoTime();
         int probed = entries.stream().map(Entry::setup).toList().indexOf(KEEP_SLOW_POLLS);
+        long[] pollsBefore = entries.stream().mapToLong(e -> cluster.pollsSent(e.setup())).toArray();
         List<OpenLoopRun.Result> results = runRound(cluster, entries, plan.warmup(), plan.measure(), probed);
         double cores = (processCpuNanos() - cpuBefore) / (double) (System.nanoTime() - wallBefore);
         List<Point> points = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
             double ideal = idealMean(entries, results, e);
+            double calls = e.workload().rate(e.load(), BalancingCluster.SERVERS, BalancingCluster.WORKERS)
+                    * (plan.warmup().toNanos() + plan.measure().toNanos()) / 1e9;
             Point point = new Point(e.workload(), e.load(), e.setup(), intervalMillis, results.get(i), ideal, cores,
-                    Double.NaN, Double.NaN);
+                    Double.NaN, Double.NaN, (cluster.pollsSent(e.setup()) - pollsBefore[i]) / calls);
             points.add(point);
             print(point);
         }
@@ -314,10 +322,10 @@ public final class LoadBalancingExperiment {
         String interval = Double.isNaN(p.intervalMillis()) ? ""
                 : String.format(Locale.ROOT, " every %.2f ms", p.intervalMillis());
         System.out.printf(Locale.ROOT, "[%4d s] %-12s %2.0f%% %-16s mean %7.1f ms = %5.2f x ideal, p50 %7.1f, "
-                        + "p99 %7.1f ms, n=%d, failed=%d, held %.1f ms, lag %.1f/%.0f ms, JVM %.2f cores%s%n",
+                        + "p99 %7.1f ms, n=%d, failed=%d, held %.1f ms, lag %.1f/%.0f ms, JVM %.2f cores, %.2f polls/call%s%n",
                 elapsedSeconds(), p.workload().label(), p.load() * 100, p.setup().label() + interval, r.mean(),
                 p.normalized(), r.p50(), r.p99(), r.requests(), r.failures(), r.held(), r.meanLag(), r.maxLag(),
-                p.cores(), r.failures() > 0 ? " (first failure: " + r.firstFailure() + ")" : "");
+                p.cores(), p.pollsPerCall(), r.failures() > 0 ? " (first failure: " + r.firstFailure() + ")" : "");
     }
 
     private long elapsedSeconds() {

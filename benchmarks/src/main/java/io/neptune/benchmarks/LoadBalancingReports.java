@@ -74,14 +74,14 @@ final class LoadBalancingReports {
     private Report pollSizes() {
         Report report = new Report("load-balancing", "Mean response time by policy, normalized to ideal (16 servers)",
                 "workload", "load_pct", "policy", "requests", "failures", "mean_ms", "vs_ideal", "model_window",
-                "model_steady", "ideal_ms", "p50_ms", "p99_ms", "held_ms", "lag_ms", "jvm_cores");
+                "model_steady", "ideal_ms", "p50_ms", "p99_ms", "held_ms", "lag_ms", "jvm_cores", "polls_per_call");
         report.axes("poll size (1 = random, 16 = ideal)", "mean response time / ideal", true).legendOutside();
         Map<String, SortedMap<Integer, Double>> lines = new LinkedHashMap<>();
         for (Point p : pollPoints) {
             OpenLoopRun.Result r = p.result();
             report.row(p.workload().label(), pct(p.load()), p.setup().label(), r.requests(), r.failures(), r.mean(),
                     p.normalized(), p.modelWindow(), p.modelSteady(), p.ideal(), r.p50(), r.p99(), r.held(),
-                    r.meanLag(), p.cores());
+                    r.meanLag(), p.cores(), p.pollsPerCall());
             boolean pollSizeLine = p.setup().policy() == BalancingPolicy.RANDOM_POLLING
                     || p.setup().policy() == BalancingPolicy.RANDOM || p.setup().policy() == BalancingPolicy.IDEAL;
             if (p.setup().discardSlowPolls() && pollSizeLine) {
@@ -91,11 +91,13 @@ final class LoadBalancingReports {
         }
         lines.forEach((line, points) -> points.forEach((x, y) -> report.point(line, x, y)));
         report.note(emulation());
-        report.note("load-aware: random polling of 3 that polls only candidates whose last load report (carried by "
-                + "every response, or a poll reply) is stale, adding the client's own calls in flight; p2c: two random "
-                + "candidates, the one with fewer of this client's calls in flight, no polls (Finagle/Envoy). The "
-                + "model treats them as poll-3 and poll-2 with exact information (the best they could do). Neither "
-                + "is in the plot, whose x axis is the poll size.");
+        report.note("load-aware: random polling that polls only sampled candidates whose last load report (carried "
+                + "by every response, or a poll reply) is stale, adding the client's own calls in flight; it samples "
+                + "3, or more when the service's response time is long beside a poll round (here every server); "
+                + "p2c: two random candidates, the one with fewer of this client's calls in flight, no polls "
+                + "(Finagle/Envoy); they share a round only while the message budget allows. The model treats them as "
+                + "poll-3 and poll-2 with exact information. Neither is in the plot, whose x axis is the poll size. "
+                + "polls_per_call: load polls the policy's clients sent over the round's calls, warm-up included.");
         report.note("Random polling discards polls slower than 10 ms (Neptune's default) in every poll-k row; "
                 + "poll-3-keep-slow waits for all three polls, up to 1 s (the dissertation's Figure 3.5 setting). "
                 + "held_ms is the mean time a worker was really held (the sleep is shortened by each worker's recent "

@@ -1,31 +1,48 @@
 package io.neptune.benchmarks;
 
 import io.neptune.client.BalancingPolicy;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.function.IntToDoubleFunction;
 import java.util.function.IntUnaryOperator;
 
 /**
  * The dissertation's simulation model of chapter 3, without any overhead: {@code servers} servers,
- * each one worker with a FIFO queue; a request goes to the server a policy picks at its arrival
- * time, and load information is exact and free (ideal, random polling) or as of the server's latest
- * announcement (broadcast). Requests come from the same generator as the measured runs ({@link
- * Workload}). {@link LoadBalancingExperiment} prints it next to the measurements so that the gap
- * between the dissertation and Neptune can be split into "the model says so" and "overhead".
+ * each with {@code workers} non-preemptive workers (the dissertation's model: 1) and a FIFO queue;
+ * a request goes to the server a policy picks at its arrival time, and load information (the
+ * requests at a server, running and queued) is exact and free (ideal, random polling) or as of the
+ * server's latest announcement (broadcast). Requests come from the same generator as the measured
+ * runs ({@link Workload}). {@link LoadBalancingExperiment} prints it next to the measurements so
+ * that the gap between the dissertation and Neptune can be split into "the model says so" and
+ * "overhead"; {@link DissertationConditions} runs it under the dissertation's other conditions.
  *
  * <p>Thread-safety: stateless; each call simulates on its own.
  */
 final class QueueingModel {
     private final int servers;
+    private final int workers;
 
     /** A model of {@code servers} single-worker servers. */
     QueueingModel(int servers) {
-        this.servers = servers;
+        this(servers, 1);
     }
+
+    /** A model of {@code servers} servers of {@code workers} workers each. */
+    QueueingModel(int servers, int workers) {
+        this.servers = servers;
+        this.workers = workers;
+    }
+
+    /**
+     * What one simulation measured over its window.
+     *
+     * @param meanMillis the mean response time
+     * @param within the fraction of responses within the limit asked for
+     */
+    record Outcome(double meanMillis, double within) {}
 
     /**
      * The mean response time in milliseconds of {@code setup} on {@code workload} at {@code load}
@@ -35,23 +52,34 @@ final class QueueingModel {
      */
     double meanResponseMillis(Workload workload, double load, PolicySetup setup, double intervalMillis, long seed,
             double warmupMillis, double windowMillis) {
+        return simulate(workload, workload.rate(load, servers, workers), setup, intervalMillis, seed, warmupMillis,
+                windowMillis, 0, Double.MAX_VALUE).meanMillis();
+    }
+
+    /**
+     * Simulates {@code perSecond} requests per second of {@code workload}; every response takes
+     * {@code latencyMillis} longer than its time at the server (the network, which does not delay
+     * the server), and {@link Outcome#within} counts those within {@code limitMillis}.
+     */
+    Outcome simulate(Workload workload, double perSecond, PolicySetup setup, double intervalMillis, long seed,
+            double warmupMillis, double windowMillis, double latencyMillis, double limitMillis) {
         Random requests = new Random(seed);
         Random choices = new Random(seed ^ 0x5DEECE66DL);
-        double rate = workload.rate(load, servers, 1);
-        double[] free = new double[servers]; // when each server's queue empties, in ms
-        List<ArrayDeque<Double>> inSystem = new ArrayList<>(servers); // completion times of the requests at each server
+        double[][] free = new double[servers][workers]; // when each worker is next free, in ms
+        List<PriorityQueue<Double>> inSystem = new ArrayList<>(servers); // completion times at each server
         double[] announced = new double[servers];
         double[] nextAnnounce = new double[servers];
         for (int s = 0; s < servers; s++) {
-            inSystem.add(new ArrayDeque<>());
+            inSystem.add(new PriorityQueue<>());
             nextAnnounce[s] = choices.nextDouble() * intervalMillis;
         }
         double now = 0;
         double sum = 0;
         long recorded = 0;
+        long within = 0;
         double end = warmupMillis + windowMillis;
         while (true) {
-            now += workload.arrivalNanos(requests, rate) / 1e6;
+            now += workload.arrivalNanos(requests, perSecond) / 1e6;
             double service = workload.serviceMicros(requests) / 1e3;
             if (now >= end) {
                 break;
@@ -65,18 +93,29 @@ final class QueueingModel {
                 }
             }
             int target = pick(setup, inSystem, announced, now, choices);
-            double done = Math.max(now, free[target]) + service;
-            free[target] = done;
-            inSystem.get(target).addLast(done);
+            double[] serverFree = free[target];
+            int worker = 0;
+            for (int w = 1; w < workers; w++) {
+                if (serverFree[w] < serverFree[worker]) {
+                    worker = w; // FIFO: requests start in arrival order, on the worker free first
+                }
+            }
+            double done = Math.max(now, serverFree[worker]) + service;
+            serverFree[worker] = done;
+            inSystem.get(target).add(done);
             if (now >= warmupMillis) {
-                sum += done - now;
+                double response = done - now + latencyMillis;
+                sum += response;
                 recorded++;
+                if (response <= limitMillis) {
+                    within++;
+                }
             }
         }
-        return sum / recorded;
+        return new Outcome(sum / recorded, within / (double) recorded);
     }
 
-    private int pick(PolicySetup setup, List<ArrayDeque<Double>> inSystem, double[] announced, double now,
+    private int pick(PolicySetup setup, List<PriorityQueue<Double>> inSystem, double[] announced, double now,
             Random random) {
         return switch (setup.policy()) {
             case RANDOM -> random.nextInt(servers);
@@ -127,9 +166,9 @@ final class QueueingModel {
     }
 
     /** Requests at a server at {@code time}, forgetting those done by then (times only move forward). */
-    private static int queueLength(ArrayDeque<Double> inSystem, double time) {
-        while (!inSystem.isEmpty() && inSystem.peekFirst() <= time) {
-            inSystem.pollFirst();
+    private static int queueLength(PriorityQueue<Double> inSystem, double time) {
+        while (!inSystem.isEmpty() && inSystem.peek() <= time) {
+            inSystem.poll();
         }
         return inSystem.size();
     }

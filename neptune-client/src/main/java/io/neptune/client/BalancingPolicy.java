@@ -34,8 +34,10 @@ public enum BalancingPolicy {
      * Random polling that polls only when what it knows is stale: every response carries the
      * serving node's load, the client adds its own calls in flight, and a sampled candidate is
      * polled only if its last report is older than a bound that adapts to the service's response
-     * time and to how well past reports predicted the next. For fine-grained services, where a poll
-     * per call costs as much as the call.
+     * time and to how well past reports predicted the next. It samples {@code poll-size}
+     * candidates, or more (up to all) when the service's response time is long beside a poll round
+     * trip. For fine-grained services, where a poll per call costs as much as the call, it hardly
+     * polls; for slow ones it polls the replicas it knows too little about.
      */
     LOAD_AWARE,
     /**

@@ -176,6 +176,24 @@ class ProtocolRobustnessIT {
         }
     }
 
+    /**
+     * A read's answer carries the node's load with the read still counted: the reply is written
+     * before the worker lets go of it. The client's load-aware policy relies on this and takes the
+     * read off ({@code LoadAware.loadLeft}); if the node stops counting it, change both.
+     */
+    @Test
+    void aReadsAnswerCountsTheReadInTheLoadItCarries() throws Exception {
+        // another test's call may still be running there (callOutliving... leaves a 2 s sleep behind)
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> node.load().getOrDefault("echo", -1) == 0);
+        try (Socket socket = connect(node)) {
+            send(socket, encode(echoRequest(9, "alone")));
+            ResponseMessage answer = readResponse(socket);
+            assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.OK);
+            assertThat(answer.load()).as("the load of a node serving nothing but this read").isEqualTo(1);
+        }
+    }
+
     // ---------------------------------------------------------------- bad payloads
 
     @Test

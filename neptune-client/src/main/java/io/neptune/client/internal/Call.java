@@ -81,6 +81,12 @@ final class Call<T> implements TimerTask {
     private volatile @Nullable NeptuneException inDoubt;
     /** Where the current attempt went until it is answered; read by the deadline's thread. */
     private volatile @Nullable NodeId awaiting;
+    /**
+     * The load-aware estimate that counts the current attempt in flight (load-aware and p2c), and
+     * when the attempt was sent; handed from {@link #send} to {@link #onResponse} by the response future.
+     */
+    private LoadAware.@Nullable Estimate inFlight;
+    private long sentNanos;
 
     Call(DefaultNeptuneClient client, NeptuneHandle handle, RequestMessage message, JavaType responseType,
             BalancingPolicy policy, long timeoutNanos, @Nullable Supplier<CompletableFuture<Object>> retry) {
@@ -330,16 +336,19 @@ final class Call<T> implements TimerTask {
             response.whenComplete((r, e) -> client.tracker().end(replica.node(), message.service()));
         }
         if (policy == BalancingPolicy.LOAD_AWARE || policy == BalancingPolicy.P2C) { // both count calls in flight
-            LoadAware loads = client.loadAware();
-            long sentAt = System.nanoTime();
-            loads.sent(replica.node(), message.service(), message.serviceClass());
-            response.whenComplete((r, e) -> loads.ended(replica.node(), message.service(), message.serviceClass(),
-                    System.nanoTime() - sentAt, r == null ? -1 : r.load()));
+            inFlight = client.loadAware().sent(replica.node(), message.service(), message.serviceClass());
+            sentNanos = System.nanoTime();
         }
         response.whenComplete((r, e) -> onResponse(replica, r, e));
     }
 
     private void onResponse(Replica replica, @Nullable ResponseMessage response, @Nullable Throwable error) {
+        LoadAware.Estimate estimate = inFlight;
+        if (estimate != null) { // here rather than in a callback of its own, which cost a lambda and a stage per call
+            inFlight = null;
+            client.loadAware().ended(estimate, System.nanoTime() - sentNanos,
+                    LoadAware.loadLeft(response, message.mode()));
+        }
         awaiting = null;
         if (result.isDone()) {
             return;

@@ -2,11 +2,14 @@ package io.neptune.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.Poll;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -36,6 +39,7 @@ class LoadAwareTest {
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private final Map<NodeId, Integer> pollAnswers = new ConcurrentHashMap<>();
     private final List<NodeId> polled = new ArrayList<>();
+    private volatile long pollNanos;
     private final LoadAware selector = new LoadAware(this::poll, timer, 3, Duration.ofMillis(200), clock::get);
 
     @BeforeAll
@@ -57,6 +61,7 @@ class LoadAwareTest {
     private synchronized CompletableFuture<Poll.Reply> poll(Replica replica, String service, int partition,
             String serviceClass) {
         polled.add(replica.node());
+        clock.addAndGet(pollNanos); // each poll takes this long to answer
         Integer load = pollAnswers.get(replica.node());
         return load == null ? new CompletableFuture<>() : CompletableFuture.completedFuture(new Poll.Reply(1, load, 0));
     }
@@ -73,8 +78,7 @@ class LoadAwareTest {
 
     /** A call to {@code replica} that took {@code micros} and came back carrying {@code load}, just now. */
     private void answered(Replica replica, long micros, int load) {
-        selector.sent(replica.node(), SERVICE, CLASS);
-        selector.ended(replica.node(), SERVICE, CLASS, micros * MICROS, load);
+        selector.ended(selector.sent(replica.node(), SERVICE, CLASS), micros * MICROS, load);
     }
 
     @Test
@@ -121,6 +125,102 @@ class LoadAwareTest {
         assertThat(chosen).isEqualTo(b);
         clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
         assertThat(all).contains(pick()); // nothing answers and nothing is fresh: a random one, within the deadline
+    }
+
+    @Test
+    void aReadsAnswerReportsTheLoadLeftWithoutTheReadItself() throws Exception {
+        ResponseMessage idleAfterRead = ResponseMessage.ok(1, 0, new byte[0]).withLoad(1); // the node counted the read
+        assertThat(LoadAware.loadLeft(idleAfterRead, AccessMode.READ)).isZero();
+        assertThat(LoadAware.loadLeft(idleAfterRead.withLoad(4), AccessMode.READ)).isEqualTo(3);
+        assertThat(LoadAware.loadLeft(ResponseMessage.error(1, Status.METHOD_FAILED, "boom").withLoad(2),
+                AccessMode.READ)).as("it ran, and threw").isEqualTo(1);
+        assertThat(LoadAware.loadLeft(ResponseMessage.error(1, Status.NOT_HOSTED, "moved").withLoad(2),
+                AccessMode.READ)).as("refused before it ran").isEqualTo(2);
+        assertThat(LoadAware.loadLeft(idleAfterRead, AccessMode.WRITE)).as("replicated writes are counted out first")
+                .isEqualTo(1);
+        assertThat(LoadAware.loadLeft(ResponseMessage.ok(1, 0, new byte[0]), AccessMode.READ)).as("no load carried")
+                .isEqualTo(-1);
+        assertThat(LoadAware.loadLeft(null, AccessMode.READ)).as("no answer").isEqualTo(-1);
+
+        // a served idle, b one queued behind its running call: the idle replica that just answered is the pick
+        selector.ended(selector.sent(a.node(), SERVICE, CLASS), 100 * MICROS, LoadAware.loadLeft(idleAfterRead,
+                AccessMode.READ));
+        selector.ended(selector.sent(b.node(), SERVICE, CLASS), 100 * MICROS, LoadAware.loadLeft(
+                idleAfterRead.withLoad(2), AccessMode.READ));
+        selector.ended(selector.sent(c.node(), SERVICE, CLASS), 100 * MICROS, LoadAware.loadLeft(
+                idleAfterRead.withLoad(2), AccessMode.READ));
+        for (int i = 0; i < 20; i++) {
+            assertThat(pick()).isEqualTo(a);
+        }
+    }
+
+    @Test
+    void itWeighsEveryReplicaWhenAPollCostsLittleBesideTheResponseTime() throws Exception {
+        List<Replica> sixteen = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            sixteen.add(replica("r" + i));
+            pollAnswers.put(sixteen.get(i).node(), 2);
+        }
+        pollNanos = 100 * MICROS; // a poll round of three takes 300 µs here
+        selector.ended(selector.sent(sixteen.get(0).node(), "slow", CLASS), 20_000 * MICROS, 2); // 20 ms calls
+        selector.ended(selector.sent(sixteen.get(0).node(), "fast", CLASS), 100 * MICROS, 2); // 100 µs calls
+        for (String service : List.of("slow", "fast")) {
+            clock.addAndGet(TimeUnit.SECONDS.toNanos(5)); // nothing is fresh
+            selector.select(service, 0, CLASS, sixteen).get(5, TimeUnit.SECONDS);
+            assertThat(polled()).as("no poll round measured yet: poll-size").hasSize(3);
+        }
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        selector.select("slow", 0, CLASS, sixteen).get(5, TimeUnit.SECONDS);
+        assertThat(polled()).as("20 ms beside 300 µs rounds: every replica").hasSize(16);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        selector.select("fast", 0, CLASS, sixteen).get(5, TimeUnit.SECONDS);
+        assertThat(polled()).as("100 µs calls: poll-size").hasSize(3);
+    }
+
+    @Test
+    void aReportYoungerThanAPollRoundIsFreshHoweverBadlyReportsPredicted() throws Exception {
+        pollNanos = 100 * MICROS;
+        pollAnswers.put(b.node(), 1);
+        pollAnswers.put(c.node(), 1);
+        answered(a, 100, 0); // 100 µs calls
+        pick(); // polls b and c: a poll round of 200 µs
+        assertThat(polled()).containsExactlyInAnyOrder(b.node(), c.node());
+        for (int i = 0; i < 20; i++) {
+            answered(a, 100, i % 2 == 0 ? 5 : 0); // every report misses: the factor falls to its floor
+            answered(b, 100, 1);
+            answered(c, 100, 1);
+        }
+        assertThat(selector.boundNanos(SERVICE)).as("floored at the poll round").isGreaterThanOrEqualTo(200 * MICROS);
+        clock.addAndGet(150 * MICROS); // older than 0.05 x 100 µs and than 50 µs, younger than a poll round
+        pick();
+        assertThat(polled()).isEmpty();
+    }
+
+    @Test
+    void whenPollsAreCheapAReportOneOffTheEstimateShortensTheBound() throws Exception {
+        pollNanos = 10 * MICROS;
+        pollAnswers.put(b.node(), 1);
+        pollAnswers.put(c.node(), 1);
+        answered(a, 1_000, 3); // 1 ms calls
+        pick(); // polls b and c: a 20 µs round
+        answered(a, 1_000, 3);
+        answered(a, 1_000, 3); // predicted exactly: the bound grows
+        long grown = selector.boundNanos(SERVICE);
+        answered(a, 1_000, 4); // one off
+        assertThat(selector.boundNanos(SERVICE)).isLessThan(grown);
+    }
+
+    @Test
+    void whenAPollCostsAboutTheCallAReportWithinOneStillLengthensTheBound() throws Exception {
+        pollNanos = 100 * MICROS;
+        pollAnswers.put(b.node(), 1);
+        pollAnswers.put(c.node(), 1);
+        answered(a, 1_000, 3); // 1 ms calls
+        pick(); // polls b and c: a 200 µs round, a fifth of a call
+        answered(a, 1_000, 3);
+        long before = selector.boundNanos(SERVICE);
+        answered(a, 1_000, 4); // one off
+        assertThat(selector.boundNanos(SERVICE)).isGreaterThan(before);
     }
 
     @Test
