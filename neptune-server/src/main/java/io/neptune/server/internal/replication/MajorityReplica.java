@@ -1,5 +1,7 @@
 package io.neptune.server.internal.replication;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
@@ -19,6 +21,7 @@ import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
 import java.time.Duration;
@@ -105,8 +108,13 @@ final class MajorityReplica implements PartitionReplica {
     private boolean matched;
     private boolean applyQueued;
     private long lastHandoverNanos;
-    /** A promote an operator asked for, answered when the election it started ends. */
+    /** A promote or take-over an operator asked for, answered when the election it started ends. */
     private @Nullable Consumer<Object> promoteReply;
+    /** An operator's handover away from this primary, or null. */
+    private @Nullable Handoff handoff;
+    /** Primary by an operator's move-primary: refuses handovers by priority while it leads; the next election's if pending. */
+    private boolean pinned;
+    private boolean pinOnWin;
     /** Level 3: a read-index request is on its way, sent at {@link #readIndexSentNanos}. */
     private boolean readIndexInFlight;
     private long readIndexSentNanos;
@@ -157,7 +165,7 @@ final class MajorityReplica implements PartitionReplica {
                         + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + replicaSet.size()
                         + " replicas (" + replicaSet.quorum() + " needed) within "
                         + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
-            } else {
+            } else if (handoff == null || !handoff.hold(request, reply)) {
                 leader.write(request, reply);
             }
         });
@@ -180,6 +188,7 @@ final class MajorityReplica implements PartitionReplica {
             case "handover" -> Handover.class;
             case "demote" -> Demote.class;
             case "promote" -> Promote.class;
+            case "takeOver" -> TakeOver.class;
             default -> throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
         };
     }
@@ -196,7 +205,9 @@ final class MajorityReplica implements PartitionReplica {
             } else if (message instanceof ReadIndex) {
                 onReadIndex(reply);
             } else if (message instanceof Handover m) {
-                reply.accept(onHandover(m));
+                onHandover(m, reply);
+            } else if (message instanceof TakeOver m) {
+                takeOver(m, reply);
             } else if (message instanceof Promote) {
                 promote(reply);
             } else if (message instanceof Join) {
@@ -319,18 +330,49 @@ final class MajorityReplica implements PartitionReplica {
         }
     }
 
-    private HandoverReply onHandover(Handover m) {
+    private void onHandover(Handover m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
-        if (leading == null) {
-            return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
+        String refusal = leading == null ? "not the primary" : handoff != null && !handoff.done()
+                ? "a handover to " + handoff.target() + " is under way" : pinned && !m.operator()
+                ? "primary by an operator's move-primary" : null;
+        if (refusal != null) {
+            reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
+        } else if (m.operator()) {
+            handoff = new Handoff(core, node, () -> leading != null && phase == Phase.LEADER && !closed,
+                    t -> leading != null && leading.idle() && leading.match(t) >= core.log.lastLsn(),
+                    t -> stepDown("handover to " + t + " (operator)"), this, reply);
+        } else if (!requireNonNull(leading).idle() || leading.match(node) < core.log.lastLsn()) {
+            reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
+        } else {
+            logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
+            stepDown("handover to " + node);
+            reply.accept(new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn()));
         }
-        if (!leading.idle() || leading.match(node) < core.log.lastLsn()) {
-            return new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn());
+    }
+
+    /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
+    private void takeOver(TakeOver m, Consumer<Object> reply) {
+        NodeId p = primary;
+        String refusal = TakeOvers.refusal(phase == Phase.LEADER, phase == Phase.DIVERGED || !matched
+                || core.storageFailedAt() != 0 || core.log.lostTailEnd() > 0, phase == Phase.CANDIDATE
+                || promoteReply != null, p);
+        if (refusal != null || p == null) {
+            reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
+                    core.log.epoch()));
+            return;
         }
-        logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
-        stepDown("handover to " + node);
-        return new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn());
+        core.peers.call(p, core.service, core.partition, "handover", new Handover(core.service, core.partition,
+                core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
+                    if (r == null || !r.accepted() || phase != Phase.FOLLOWER || promoteReply != null
+                            || core.log.lastLsn() < r.logEnd()) {
+                        reply.accept(new PromoteReply(false, TakeOvers.refused(p, r, e), core.log.epoch()));
+                        return;
+                    }
+                    promoteReply = reply;
+                    pinOnWin = m.pin();
+                    startElection(true);
+                }));
     }
 
     // ---------------------------------------------------------------- elections
@@ -391,7 +433,8 @@ final class MajorityReplica implements PartitionReplica {
         }
         // A replica whose storage fails, or whose log lost records its service applied, does not stand: it
         // could not serve as primary (the lost records come back only from a peer that has them).
-        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0) {
+        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0
+                && !core.draining.getAsBoolean()) { // a draining node hands its primaries away: it does not stand
             startElection(false);
             return;
         }
@@ -525,6 +568,7 @@ final class MajorityReplica implements PartitionReplica {
     private void endCandidacy(String why) {
         phase = Phase.FOLLOWER;
         round++;
+        pinOnWin = false;
         answerPromote(false, why);
     }
 
@@ -535,6 +579,8 @@ final class MajorityReplica implements PartitionReplica {
         }
         phase = Phase.LEADER;
         primary = core.self;
+        pinned = pinOnWin;
+        pinOnWin = false;
         setMatched(true);
         QuorumLeader leader = new QuorumLeader(core, new QuorumLeader.Host() {
             @Override
@@ -575,7 +621,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void maybeHandover(Replica live, long now) {
-        if (core.log.lostTailEnd() > 0 || now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
+        if (core.log.lostTailEnd() > 0 || core.draining.getAsBoolean() || now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
                 || core.applied < core.log.lastLsn()) {
             return;
         }
@@ -652,6 +698,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         logger.warn("{}: [NEP-REPL-004] stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
         phase = Phase.FOLLOWER;
+        pinned = false;
         QuorumLeader leader = leading;
         leading = null;
         if (leader != null) {

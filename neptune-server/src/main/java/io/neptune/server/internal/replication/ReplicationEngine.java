@@ -30,6 +30,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +73,7 @@ public final class ReplicationEngine implements AutoCloseable {
     private volatile @Nullable DefaultNeptuneClient client;
     private volatile Runnable announce = () -> { };
     private final MeterRegistry registry;
+    private volatile boolean draining;
 
     /**
      * Opens the REDO logs of every replicated hosted partition and registers their meters in
@@ -134,6 +136,7 @@ public final class ReplicationEngine implements AutoCloseable {
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
         core.maxBatchBytes = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
+        core.draining = () -> draining;
         ConsistencyLevel level = runtime.descriptor().consistency();
         PartitionReplica replica = stateMachine(runtime, core);
         ReplicationMeters.bind(registry, core, replica, level, yellowPage);
@@ -188,6 +191,59 @@ public final class ReplicationEngine implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Marks the node as draining: its replicas stand for no election and ask for no handover by
+     * priority from now on, so the primary roles {@link #handOver} moves away stay away.
+     */
+    public void drain() {
+        draining = true;
+    }
+
+    /** Whether {@link #drain()} was called. */
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** The hosted partitions, as {@code service#partition}, whose replica here is the primary (levels 2 and 3). */
+    public List<String> primaries() {
+        List<String> primaries = new ArrayList<>();
+        replicas.forEach((service, byPartition) -> {
+            for (int p = 0; p < byPartition.length; p++) {
+                PartitionReplica replica = byPartition[p];
+                if (replica != null && !(replica instanceof WriteAnywhereReplica)
+                        && replica.state().role() == ReplicaRole.PRIMARY) {
+                    primaries.add(service + "#" + p);
+                }
+            }
+        });
+        primaries.sort(null);
+        return primaries;
+    }
+
+    /**
+     * Asks the best other replica of {@code service#partition} (serving, on a node that is not
+     * draining, the most complete log, then the highest priority) to take the primary role over from
+     * this node's replica. Completes with the node that took it, or fails with why none did.
+     */
+    public CompletableFuture<NodeId> handOver(String service, int partition) {
+        Replica target = yellowPage.replicas(service, partition).stream()
+                .filter(r -> !r.node().equals(self) && !r.draining() && r.role() == ReplicaRole.SECONDARY)
+                .max(Comparator.comparingLong(Replica::logEnd).thenComparingInt(Replica::priority))
+                .orElse(null);
+        if (target == null) {
+            return CompletableFuture.failedFuture(new NeptuneException(service + "#" + partition
+                    + ": no serving replica on a node that is not draining to hand the primary role to"));
+        }
+        return new ClientPeers().call(target.node(), service, partition, "takeOver",
+                new PeerMessages.TakeOver(service, partition, false), PeerMessages.PromoteReply.class).thenApply(r -> {
+                    if (!r.accepted()) {
+                        throw new NeptuneException(target.node() + " did not take " + service + "#" + partition
+                                + " over: " + r.reason());
+                    }
+                    return target.node();
+                });
     }
 
     /** Whether writes of {@code service} go through replication. */
