@@ -66,12 +66,20 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     /** Defines node {@code name} hosting {@code serviceClass} on all partitions with {@code priority}. */
     void define(String name, Class<?> serviceClass, int priority, int replicas) {
-        define(name, serviceClass, priority, replicas, null, "");
+        define(name, serviceClass, priority, replicas, null, "", "");
+    }
+
+    /**
+     * Defines node {@code name} like {@link #define(String, Class, int, int)}, with per-partition
+     * {@code priorities} (the YAML flow map of the {@code priorities} key, e.g. {@code "{0: 4, 1: 3}"}).
+     */
+    void define(String name, Class<?> serviceClass, String priorities, int replicas) {
+        define(name, serviceClass, 0, replicas, null, "", "    priorities: " + priorities + "\n");
     }
 
     /** Like {@link #define(String, Class, int, int)}, in fail-over {@code mode}. */
     void define(String name, Class<?> serviceClass, int priority, int replicas, FailoverMode mode) {
-        define(name, serviceClass, priority, replicas, mode, "");
+        define(name, serviceClass, priority, replicas, mode, "", "");
     }
 
     /**
@@ -80,11 +88,11 @@ final class ReplicatedProcesses implements AutoCloseable {
 "}) added to its config.
      */
     void define(String name, Class<?> serviceClass, int priority, int replicas, String settings) {
-        define(name, serviceClass, priority, replicas, null, settings);
+        define(name, serviceClass, priority, replicas, null, settings, "");
     }
 
     private void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode,
-            String settings) {
+            String settings, String serviceSettings) {
         configs.put(name, settings + """
                 node: %s
                 io-threads: 1
@@ -102,7 +110,7 @@ final class ReplicatedProcesses implements AutoCloseable {
                     workers: 4
                 """.formatted(name, root.resolve("data").resolve(name), cluster, root.resolve("discovery"),
                 serviceClass.getName(), priority, replicas)
-                + (mode == null ? "" : "    failover: " + mode.configName() + "\n"));
+                + (mode == null ? "" : "    failover: " + mode.configName() + "\n") + serviceSettings);
     }
 
     /** Sets environment variables for node {@code name}'s processes started from now on (e.g. {@code CrashFs}'s). */
@@ -184,6 +192,15 @@ final class ReplicatedProcesses implements AutoCloseable {
         if (process != null) {
             process.close();
         }
+    }
+
+    /** The running process of node {@code name}. */
+    NodeProcess process(String name) {
+        NodeProcess process = processes.get(name);
+        if (process == null) {
+            throw new IllegalStateException(name + " is not running (expected: one of " + processes.keySet() + ")");
+        }
+        return process;
     }
 
     /** Kills every node named with SIGKILL at (nearly) the same instant. */
