@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -78,6 +79,7 @@ final class NodeDrain {
 
     private boolean handOverAll(long deadline, Consumer<String> progress) throws InterruptedException {
         Set<String> reported = ConcurrentHashMap.newKeySet(); // written by the callbacks' threads
+        Map<String, Set<NodeId>> refused = new ConcurrentHashMap<>(); // by partition: who refused, tried last
         while (true) {
             List<String> primaries = replication.primaries();
             if (primaries.isEmpty()) {
@@ -92,10 +94,16 @@ final class NodeDrain {
                 int hash = primary.lastIndexOf('#');
                 String service = primary.substring(0, hash);
                 int partition = Integer.parseInt(primary.substring(hash + 1));
-                rounds.add(replication.handOver(service, partition).whenComplete((to, e) -> {
+                Set<NodeId> refusedBy = refused.computeIfAbsent(primary, k -> ConcurrentHashMap.newKeySet());
+                rounds.add(replication.handOver(service, partition, Set.copyOf(refusedBy)).whenComplete((to, e) -> {
                     if (e == null) {
                         progress.accept(primary + ": primary role handed to " + to);
-                    } else if (reported.add(primary)) { // once: it is retried every round
+                        return;
+                    }
+                    if (e.getCause() instanceof ReplicationEngine.HandOverRefusedException r) {
+                        refusedBy.add(r.node());
+                    }
+                    if (reported.add(primary)) { // once: it is retried every round
                         progress.accept(primary + ": not handed over yet (" + rootMessage(e) + "); retrying");
                     }
                 }).exceptionally(e -> null));

@@ -34,6 +34,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -225,11 +226,14 @@ public final class ReplicationEngine implements AutoCloseable {
     /**
      * Asks the best other replica of {@code service#partition} (serving, on a node that is not
      * draining, the most complete log, then the highest priority) to take the primary role over from
-     * this node's replica. Completes with the node that took it, or fails with why none did.
+     * this node's replica; the nodes in {@code refused} only if no other qualifies (they refused
+     * lately: still catching up, say). Completes with the node that took it, or fails with why none did.
      */
-    public CompletableFuture<NodeId> handOver(String service, int partition) {
-        Replica target = yellowPage.replicas(service, partition).stream()
-                .filter(r -> !r.node().equals(self) && !r.draining() && r.role() == ReplicaRole.SECONDARY)
+    public CompletableFuture<NodeId> handOver(String service, int partition, Set<NodeId> refused) {
+        List<Replica> candidates = yellowPage.replicas(service, partition).stream()
+                .filter(r -> !r.node().equals(self) && !r.draining() && r.role() == ReplicaRole.SECONDARY).toList();
+        Replica target = candidates.stream().filter(r -> !refused.contains(r.node()) || candidates.stream()
+                        .allMatch(other -> refused.contains(other.node())))
                 .max(Comparator.comparingLong(Replica::logEnd).thenComparingInt(Replica::priority))
                 .orElse(null);
         if (target == null) {
@@ -239,11 +243,27 @@ public final class ReplicationEngine implements AutoCloseable {
         return new ClientPeers().call(target.node(), service, partition, "takeOver",
                 new PeerMessages.TakeOver(service, partition, false), PeerMessages.PromoteReply.class).thenApply(r -> {
                     if (!r.accepted()) {
-                        throw new NeptuneException(target.node() + " did not take " + service + "#" + partition
-                                + " over: " + r.reason());
+                        throw new HandOverRefusedException(target.node(), target.node() + " did not take " + service
+                                + "#" + partition + " over: " + r.reason());
                     }
                     return target.node();
                 });
+    }
+
+    /** A replica refused to take a primary role over: {@link #node()} may qualify again later. */
+    public static final class HandOverRefusedException extends NeptuneException {
+        private static final long serialVersionUID = 1L;
+        private final transient NodeId node;
+
+        HandOverRefusedException(NodeId node, String message) {
+            super(message);
+            this.node = node;
+        }
+
+        /** The replica that refused. */
+        public NodeId node() {
+            return node;
+        }
     }
 
     /** Whether writes of {@code service} go through replication. */
