@@ -153,7 +153,7 @@ final class ReplicatedProcesses implements AutoCloseable {
             started.add(launch(name));
         }
         for (NodeProcess process : started) {
-            process.awaitLine(line -> line.startsWith("READY "), Duration.ofSeconds(60), process.name() + " to start");
+            process.awaitLine(line -> line.startsWith("READY "), Duration.ofSeconds(180), process.name() + " to start");
         }
         return started;
     }

@@ -88,6 +88,18 @@ public final class AdminCommand implements Runnable {
         }
     }
 
+    /**
+     * Waits, up to {@code --wait} more, until node {@code id} is in {@code admin}'s yellow page: {@link
+     * Target#join} answers once the page stopped changing, which on a busy cluster can be before every
+     * node was heard.
+     */
+    static void awaitNode(Target target, NeptuneNode admin, String id) throws InterruptedException {
+        long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", target.wait).toNanos();
+        while (admin.knownNodes().stream().noneMatch(n -> n.value().equals(id)) && System.nanoTime() - deadline < 0) {
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
     /** {@code admin nodes}. */
     @Command(name = "nodes", mixinStandardHelpOptions = true, description = "List the nodes in the yellow page.")
     static final class Nodes implements Callable<Integer> {
@@ -202,6 +214,7 @@ public final class AdminCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             try (NeptuneNode node = target.join()) {
+                awaitNode(target, node, nodeId);
                 System.out.println(node.admin().movePrimary(service, partition, nodeId).get(30, TimeUnit.SECONDS));
                 return 0;
             }
@@ -227,6 +240,7 @@ public final class AdminCommand implements Runnable {
         public Integer call() throws Exception {
             Duration limit = ConfigNode.parseDuration("--timeout", timeout);
             try (NeptuneNode node = target.join()) {
+                awaitNode(target, node, nodeId);
                 List<String> primaries = node.admin().drain(nodeId, limit).get(30, TimeUnit.SECONDS);
                 System.out.println(nodeId + " is draining; primaries to hand over: "
                         + (primaries.isEmpty() ? "none" : String.join(", ", primaries)));
