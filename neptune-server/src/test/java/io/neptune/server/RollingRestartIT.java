@@ -142,12 +142,16 @@ class RollingRestartIT {
     /** Waits until every node's replica of every partition serves (none recovering) at once. */
     private static void awaitServing(ReplicatedProcesses cluster, List<String> nodes) {
         ReplicatedProcesses.await(() -> {
-            for (String node : nodes) {
-                for (int p = 0; p < PARTITIONS; p++) {
-                    if ("RECOVERING".equals(cluster.status(node, SERVICE, p).get("role"))) {
-                        return false;
+            try {
+                for (String node : nodes) {
+                    for (int p = 0; p < PARTITIONS; p++) {
+                        if ("RECOVERING".equals(cluster.status(node, SERVICE, p).get("role"))) {
+                            return false;
+                        }
                     }
                 }
+            } catch (AssertionError e) {
+                return false; // not heard of yet, or too starved to answer within 10 s
             }
             return true;
         }, Duration.ofSeconds(120), "every replica of " + SERVICE + " serving");
