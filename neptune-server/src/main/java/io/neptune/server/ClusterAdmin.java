@@ -10,8 +10,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What an operator can ask of the cluster through any node: who is there, the state of every
- * replica of a partition (so divergence is visible), and promoting a replica by hand after a
- * total outage. Obtained from {@link NeptuneNode#admin()}.
+ * replica of a partition (so divergence is visible), promoting a replica by hand after a total
+ * outage, moving a primary role, and draining a node. Obtained from {@link NeptuneNode#admin()}.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -101,4 +101,32 @@ public interface ClusterAdmin {
      * refuses (e.g. a live primary exists).
      */
     CompletableFuture<String> promote(String service, int partition, String node);
+
+    /**
+     * Moves the primary role of {@code service#partition} (level 2 or 3, either fail-over mode) to
+     * {@code node}'s replica, which must be serving (caught up, not recovering). The current primary
+     * holds new writes until that replica has logged every write, steps down, and the replica takes
+     * over at a new epoch: no acknowledged write is lost, there are never two primaries, and the
+     * writes held meanwhile go on to the new primary. The new primary keeps the role against
+     * higher-priority replicas (which would otherwise take it back once caught up) until the role
+     * next changes: a fail-over, a drain, or another move.
+     *
+     * @return a future completed with a line saying where the role went, or failed with a
+     *     {@link io.neptune.core.NeptuneException} that says why: an unknown service, partition or
+     *     node, a node that hosts no replica of the partition, a level-1 service (no primary), a
+     *     replica that is not caught up, or no live primary to take the role from
+     */
+    CompletableFuture<String> movePrimary(String service, int partition, String node);
+
+    /**
+     * Asks {@code node} to drain ({@link NeptuneNode#drain(java.time.Duration)}) and then stop: it
+     * hands every primary role away, clients stop choosing it, and it leaves once its calls finished
+     * or {@code timeout} passed. Completes as soon as the node accepted, with the partitions
+     * ({@code service#partition}) it is about to hand over; the node's departure from the yellow page
+     * says that it finished.
+     *
+     * @return the future, failed with a {@link io.neptune.core.NeptuneException} for a node not in
+     *     the yellow page or one that already drains
+     */
+    CompletableFuture<List<String>> drain(String node, java.time.Duration timeout);
 }

@@ -71,7 +71,7 @@ public final class NeptuneNode implements AutoCloseable {
         lifecycle.transition(Lifecycle.State.STARTING);
         logger.info("{}: starting with {}", node, config);
         try {
-            NodeRuntime started = new NodeRuntime(config, services, this::isRunning);
+            NodeRuntime started = new NodeRuntime(config, services, this::isRunning, this::drainInBackground);
             runtime = started;
             lifecycle.transition(Lifecycle.State.RUNNING);
             logger.info("{}: running; requests on {}, polls on {}, admin on {}, hosting {}", node,
@@ -229,6 +229,54 @@ public final class NeptuneNode implements AutoCloseable {
     /** Whether the node is started and not yet closed. */
     public boolean isRunning() {
         return lifecycle.state() == Lifecycle.State.RUNNING;
+    }
+
+    /**
+     * Takes the node out of service without failing a call, then {@linkplain #close() closes} it: the
+     * node announces that it is draining (clients choose it for no new call while another replica can
+     * serve), hands every primary role it holds to another caught-up replica (no acknowledged write is
+     * lost; writes that arrive meanwhile wait briefly and go to the new primary), then refuses new
+     * calls, which clients retry on another replica, and waits for the calls in progress. Replicas of
+     * level-1 services just stop being chosen. What {@code neptune admin drain <node>} asks a node to do.
+     *
+     * <pre>{@code
+     * if (!node.drain(Duration.ofSeconds(30))) {
+     *     // closed anyway; its log names the primaries it could not hand over or the calls cut short
+     * }
+     * }</pre>
+     *
+     * @param timeout how long to try at most before closing anyway
+     * @return whether every primary was handed over and every call finished within {@code timeout};
+     *     false also if the node was not running
+     * @throws InterruptedException if the calling thread is interrupted (the node is closed then too)
+     */
+    public boolean drain(Duration timeout) throws InterruptedException {
+        requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout: " + timeout + " (expected: > 0)");
+        }
+        NodeRuntime started = runtime;
+        if (started == null || !isRunning()) {
+            return false;
+        }
+        try {
+            return started.drain(timeout, line -> logger.info("{}", line));
+        } finally {
+            close();
+        }
+    }
+
+    /** A drain an operator asked for over the network: runs on a thread of its own, then closes the node. */
+    private void drainInBackground(Duration timeout) {
+        Thread thread = new Thread(() -> {
+            try {
+                drain(timeout);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "neptune-" + node + "-drain");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /** Leaves the cluster, refuses queued requests and stops every thread; idempotent. */

@@ -189,6 +189,16 @@ final class NodeProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Waits at most {@code timeout} for the process to exit on its own; returns whether it did. */
+    boolean awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The exit status of the process, which has exited. */
+    int exitValue() {
+        return process.exitValue();
+    }
+
     /** Sends SIGKILL without waiting: to kill several processes at (nearly) the same instant. */
     void signalKill() {
         process.destroyForcibly();

@@ -66,12 +66,20 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     /** Defines node {@code name} hosting {@code serviceClass} on all partitions with {@code priority}. */
     void define(String name, Class<?> serviceClass, int priority, int replicas) {
-        define(name, serviceClass, priority, replicas, null, "");
+        define(name, serviceClass, priority, replicas, null, "", "");
+    }
+
+    /**
+     * Defines node {@code name} like {@link #define(String, Class, int, int)}, with per-partition
+     * {@code priorities} (the YAML flow map of the {@code priorities} key, e.g. {@code "{0: 4, 1: 3}"}).
+     */
+    void define(String name, Class<?> serviceClass, String priorities, int replicas) {
+        define(name, serviceClass, 0, replicas, null, "", "    priorities: " + priorities + "\n");
     }
 
     /** Like {@link #define(String, Class, int, int)}, in fail-over {@code mode}. */
     void define(String name, Class<?> serviceClass, int priority, int replicas, FailoverMode mode) {
-        define(name, serviceClass, priority, replicas, mode, "");
+        define(name, serviceClass, priority, replicas, mode, "", "");
     }
 
     /**
@@ -80,12 +88,17 @@ final class ReplicatedProcesses implements AutoCloseable {
 "}) added to its config.
      */
     void define(String name, Class<?> serviceClass, int priority, int replicas, String settings) {
-        define(name, serviceClass, priority, replicas, null, settings);
+        define(name, serviceClass, priority, replicas, null, settings, "");
     }
 
     /** Defines node {@code name} like {@link #define(String, Class, int, int, String)}, in fail-over {@code mode}. */
     void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode,
             String settings) {
+        define(name, serviceClass, priority, replicas, mode, settings, "");
+    }
+
+    private void define(String name, Class<?> serviceClass, int priority, int replicas, @Nullable FailoverMode mode,
+            String settings, String serviceSettings) {
         configs.put(name, settings + """
                 node: %s
                 io-threads: 1
@@ -103,7 +116,7 @@ final class ReplicatedProcesses implements AutoCloseable {
                     workers: 4
                 """.formatted(name, root.resolve("data").resolve(name), cluster, root.resolve("discovery"),
                 serviceClass.getName(), priority, replicas)
-                + (mode == null ? "" : "    failover: " + mode.configName() + "\n"));
+                + (mode == null ? "" : "    failover: " + mode.configName() + "\n") + serviceSettings);
     }
 
     /** Sets environment variables for node {@code name}'s processes started from now on (e.g. {@code CrashFs}'s). */
@@ -146,7 +159,7 @@ final class ReplicatedProcesses implements AutoCloseable {
             started.add(launch(name));
         }
         for (NodeProcess process : started) {
-            process.awaitLine(line -> line.startsWith("READY "), Duration.ofSeconds(60), process.name() + " to start");
+            process.awaitLine(line -> line.startsWith("READY "), Duration.ofSeconds(180), process.name() + " to start");
         }
         return started;
     }
@@ -185,6 +198,15 @@ final class ReplicatedProcesses implements AutoCloseable {
         if (process != null) {
             process.close();
         }
+    }
+
+    /** The running process of node {@code name}. */
+    NodeProcess process(String name) {
+        NodeProcess process = processes.get(name);
+        if (process == null) {
+            throw new IllegalStateException(name + " is not running (expected: one of " + processes.keySet() + ")");
+        }
+        return process;
     }
 
     /** Kills every node named with SIGKILL at (nearly) the same instant. */

@@ -259,7 +259,8 @@ final class Call<T> implements TimerTask {
     /**
      * The replicas that may serve this call (DESIGN §6): any live one for level 1; the primary for
      * level 2 and 3 writes; non-recovering ones for reads, and at level 3 only those whose version
-     * reaches both the staleness bound and the session's version, else the primary.
+     * reaches both the staleness bound and the session's version, else the primary. Replicas on a
+     * draining node are left out while another one qualifies: that node is about to leave.
      */
     private List<Replica> eligible() {
         List<Replica> all = client.yellowPage().replicas(message.service(), message.partition());
@@ -289,13 +290,16 @@ final class Call<T> implements TimerTask {
                 live.add(primary);
             }
         }
+        if (live.size() > 1 && live.stream().anyMatch(Replica::draining) && !live.stream().allMatch(Replica::draining)) {
+            live.removeIf(Replica::draining);
+        }
         return live;
     }
 
     private boolean allEligible(List<Replica> all) {
         List<NodeId> triedNow = tried;
         for (Replica r : all) {
-            if (r.role() == ReplicaRole.RECOVERING || triedNow.contains(r.node())) {
+            if (r.role() == ReplicaRole.RECOVERING || r.draining() || triedNow.contains(r.node())) {
                 return false;
             }
         }

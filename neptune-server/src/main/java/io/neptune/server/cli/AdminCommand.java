@@ -20,15 +20,19 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /** {@code neptune admin}: look at a running cluster and act on it, from a node that hosts nothing. */
 @Command(name = "admin", mixinStandardHelpOptions = true,
-        description = "Inspect a running cluster: nodes, replica states and digests; promote a replica.",
-        subcommands = {AdminCommand.Nodes.class, AdminCommand.Replicas.class, AdminCommand.Promote.class})
+        description = "Inspect a running cluster (nodes, replica states and digests) and change it: promote a"
+                + " replica, move a primary role, drain a node.",
+        subcommands = {AdminCommand.Nodes.class, AdminCommand.Replicas.class, AdminCommand.Promote.class,
+                AdminCommand.MovePrimary.class, AdminCommand.Drain.class})
 public final class AdminCommand implements Runnable {
     @Override
     public void run() {
-        System.out.println("Usage: neptune admin (nodes | replicas | promote) --config FILE ...; see --help");
+        System.out.println("Usage: neptune admin (nodes | replicas | promote | move-primary | drain) --config FILE ...;"
+                + " see --help");
     }
 
     /** How the admin node finds the cluster. */
@@ -81,6 +85,18 @@ public final class AdminCommand implements Runnable {
                 TimeUnit.MILLISECONDS.sleep(50);
             }
             return node;
+        }
+    }
+
+    /**
+     * Waits, up to {@code --wait} more, until node {@code id} is in {@code admin}'s yellow page: {@link
+     * Target#join} answers once the page stopped changing, which on a busy cluster can be before every
+     * node was heard.
+     */
+    static void awaitNode(Target target, NeptuneNode admin, String id) throws InterruptedException {
+        long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", target.wait).toNanos();
+        while (admin.knownNodes().stream().noneMatch(n -> n.value().equals(id)) && System.nanoTime() - deadline < 0) {
+            TimeUnit.MILLISECONDS.sleep(50);
         }
     }
 
@@ -174,6 +190,61 @@ public final class AdminCommand implements Runnable {
             try (NeptuneNode node = target.join()) {
                 System.out.println(node.admin().promote(service, partition, nodeId).get(30, TimeUnit.SECONDS));
                 return 0;
+            }
+        }
+    }
+
+    /** {@code admin move-primary}. */
+    @Command(name = "move-primary", mixinStandardHelpOptions = true,
+            description = "Hand the primary role of a partition to another caught-up replica, without losing or"
+                    + " failing a write.")
+    static final class MovePrimary implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "0", paramLabel = "SERVICE")
+        String service;
+
+        @Parameters(index = "1", paramLabel = "PARTITION")
+        int partition;
+
+        @Parameters(index = "2", paramLabel = "NODE", description = "The node whose replica becomes the primary.")
+        String nodeId;
+
+        @Override
+        public Integer call() throws Exception {
+            try (NeptuneNode node = target.join()) {
+                awaitNode(target, node, nodeId);
+                System.out.println(node.admin().movePrimary(service, partition, nodeId).get(30, TimeUnit.SECONDS));
+                return 0;
+            }
+        }
+    }
+
+    /** {@code admin drain}. */
+    @Command(name = "drain", mixinStandardHelpOptions = true,
+            description = "Take a node out of service: it hands its primaries to other replicas, clients stop"
+                    + " choosing it, it finishes its calls and exits.")
+    static final class Drain implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "0", paramLabel = "NODE")
+        String nodeId;
+
+        @Option(names = "--timeout", defaultValue = "60s", paramLabel = "TIME",
+                description = "Longest time the node tries before it stops anyway (default: ${DEFAULT-VALUE}).")
+        String timeout;
+
+        @Override
+        public Integer call() throws Exception {
+            Duration limit = ConfigNode.parseDuration("--timeout", timeout);
+            try (NeptuneNode node = target.join()) {
+                awaitNode(target, node, nodeId);
+                List<String> primaries = node.admin().drain(nodeId, limit).get(30, TimeUnit.SECONDS);
+                System.out.println(nodeId + " is draining; primaries to hand over: "
+                        + (primaries.isEmpty() ? "none" : String.join(", ", primaries)));
+                return DrainProgress.watch(node.admin(), nodeId, primaries, limit.plusSeconds(10)) ? 0 : 5;
             }
         }
     }

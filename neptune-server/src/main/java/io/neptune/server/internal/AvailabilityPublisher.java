@@ -92,7 +92,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
         }
         return new Announcement(node.value(), requestAddress.getAddress().getHostAddress(), requestAddress.getPort(),
                 pollAddress.getPort(), ProcessHandle.current().pid(), incarnation, sequence.incrementAndGet(), total,
-                services, served, adminPort);
+                services, served, adminPort, replication.isDraining());
     }
 
     private void publish() {

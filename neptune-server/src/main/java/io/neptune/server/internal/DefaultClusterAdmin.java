@@ -3,9 +3,12 @@ package io.neptune.server.internal;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ClassStats;
+import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.UnknownPartitionException;
+import io.neptune.core.UnknownServiceException;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.Replica;
@@ -17,13 +20,16 @@ import io.neptune.server.ClusterAdmin;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** {@link ClusterAdmin} over the yellow page and the replication peer protocol. Thread-safe. */
 public final class DefaultClusterAdmin implements ClusterAdmin {
@@ -99,14 +105,87 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         });
     }
 
+    @Override
+    public CompletableFuture<String> movePrimary(String service, int partition, String node) {
+        NeptuneException invalid = invalidMove(service, partition, node);
+        if (invalid != null) {
+            return CompletableFuture.failedFuture(invalid);
+        }
+        String from = yellowPage.replicas(service, partition).stream().filter(r -> r.role() == ReplicaRole.PRIMARY)
+                .map(r -> r.node().value()).findFirst().orElse("(none announced)");
+        return call(NodeId.of(node), ReplicationEngine.SERVICE, partition, "takeOver",
+                Map.of("service", service, "partition", partition, "pin", true)).thenApply(json -> {
+                    if (!Boolean.TRUE.equals(json.get("accepted"))) {
+                        throw new NeptuneException(node + " did not take over the primary role of " + service + "#"
+                                + partition + ": " + json.get("reason"));
+                    }
+                    return "already primary".equals(json.get("reason")) ? node + " is already the primary of " + service
+                            + "#" + partition : "moved the primary role of " + service + "#" + partition + " from " + from
+                            + " to " + node + " (epoch " + json.get("epoch") + ")";
+                });
+    }
+
+    /** Why {@code node} cannot take the primary role of {@code service#partition}, or null. */
+    private @Nullable NeptuneException invalidMove(String service, int partition, String node) {
+        OptionalInt partitions = yellowPage.partitions(service);
+        if (partitions.isEmpty()) {
+            return new UnknownServiceException(service, "no node in the yellow page hosts it");
+        }
+        if (partition < 0 || partition >= partitions.getAsInt()) {
+            return new UnknownPartitionException(service, partition, partitions.getAsInt());
+        }
+        if (yellowPage.announcement(NodeId.of(node)).isEmpty()) {
+            return new NeptuneException("node: '" + node + "' (expected: a node in the yellow page: " + nodeIds() + ")");
+        }
+        if (yellowPage.consistency(service).orElse(ConsistencyLevel.LEVEL_1) == ConsistencyLevel.LEVEL_1) {
+            return new NeptuneException(service + " is a level-1 (write-anywhere) service: it has no primary to move");
+        }
+        List<String> replicas = yellowPage.replicas(service, partition).stream().map(r -> r.node().value()).sorted()
+                .toList();
+        if (!replicas.contains(node)) {
+            return new NeptuneException("node: '" + node + "' is not a replica of " + service + "#" + partition
+                    + " (expected: one of " + replicas + ")");
+        }
+        return null;
+    }
+
+    @Override
+    public CompletableFuture<List<String>> drain(String node, Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("timeout: " + timeout
+                    + " (expected: > 0)"));
+        }
+        if (yellowPage.announcement(NodeId.of(node)).isEmpty()) {
+            return CompletableFuture.failedFuture(new NeptuneException("node: '" + node
+                    + "' (expected: a node in the yellow page: " + nodeIds() + ")"));
+        }
+        return call(NodeId.of(node), NodeControl.SERVICE, 0, NodeControl.DRAIN,
+                Map.of("timeoutMillis", timeout.toMillis())).thenApply(json -> {
+                    if (!Boolean.TRUE.equals(json.get("accepted"))) {
+                        throw new NeptuneException(node + " did not start draining: " + json.get("reason"));
+                    }
+                    Object primaries = json.get("primaries");
+                    return primaries instanceof List<?> list ? list.stream().map(String::valueOf).toList() : List.of();
+                });
+    }
+
+    private List<String> nodeIds() {
+        return yellowPage.announcements().stream().map(Announcement::node).sorted().toList();
+    }
+
     private CompletableFuture<Map<String, Object>> call(NodeId node, String service, int partition, String method) {
+        return call(node, ReplicationEngine.SERVICE, partition, method, Map.of("service", service, "partition", partition));
+    }
+
+    private CompletableFuture<Map<String, Object>> call(NodeId node, String target, int partition, String method,
+            Map<String, Object> body) {
         byte[] payload;
         try {
-            payload = Json.mapper().writeValueAsBytes(Map.of("service", service, "partition", partition));
+            payload = Json.mapper().writeValueAsBytes(body);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        RequestMessage request = new RequestMessage(0, ReplicationEngine.SERVICE, partition, method, AccessMode.WRITE,
+        RequestMessage request = new RequestMessage(0, target, partition, method, AccessMode.WRITE,
                 TIMEOUT_MILLIS, 0, RequestId.NONE, payload);
         return client.sendTo(node, request, partition).orTimeout(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
                 .thenApply(response -> {

@@ -20,6 +20,7 @@ import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -31,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,13 +54,18 @@ public final class NodeRuntime implements AutoCloseable {
     private final ReplicationEngine replication;
     private final @Nullable AdminServer adminServer;
     private final BooleanSupplier running;
+    private final Router router;
+    private final AvailabilityPublisher publisher;
 
     /**
      * Starts the node's components; on failure releases what was started and rethrows.
      *
      * @param running whether the node counts as running (its lifecycle), for {@code /health/ready}
+     * @param drainRequested starts draining and then stopping the node with the given timeout, when an
+     *     operator asks for it over the network ({@link NodeControl}); must not block
      */
-    public NodeRuntime(NodeConfig config, Map<String, ServiceRuntime> services, BooleanSupplier running) {
+    public NodeRuntime(NodeConfig config, Map<String, ServiceRuntime> services, BooleanSupplier running,
+            Consumer<Duration> drainRequested) {
         this.node = config.node();
         this.services = Map.copyOf(services);
         this.running = running;
@@ -87,7 +94,8 @@ public final class NodeRuntime implements AutoCloseable {
                 String name = service.descriptor().name();
                 service.versions(partition -> replication.readVersion(name, partition));
             }
-            Router router = new Router(node, services, yellowPage, replication, metrics.serverCalls());
+            router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
+                    new NodeControl(node, replication, drainRequested));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     router);
             resources.add(requestServer);
@@ -106,7 +114,7 @@ public final class NodeRuntime implements AutoCloseable {
             client = new DefaultNeptuneClient(node, config.client(), yellowPage, io, config.bindAddress(),
                     new Local(router), new LoadTracker(), List.of(), metrics.client());
             resources.add(client);
-            AvailabilityPublisher publisher = new AvailabilityPublisher(node, requestServer.address(),
+            publisher = new AvailabilityPublisher(node, requestServer.address(),
                     loadIndexServer.address(), adminServer == null ? 0 : adminServer.address().getPort(), router,
                     replication, membership, yellowPage,
                     config.membership().announceInterval(), scheduler);
@@ -123,6 +131,15 @@ public final class NodeRuntime implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Drains the node ({@link NodeDrain}): announces it as draining, hands its primaries away, and
+     * refuses new calls once clients stopped choosing it and the calls in progress finished. Blocks;
+     * returns whether it all happened within {@code timeout}. The node still has to be closed.
+     */
+    public boolean drain(Duration timeout, Consumer<String> progress) throws InterruptedException {
+        return new NodeDrain(node, replication, router, publisher::publishNow, services.values()).run(timeout, progress);
     }
 
     /** The embedded client. */

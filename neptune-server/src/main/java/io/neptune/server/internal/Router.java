@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -33,15 +34,24 @@ public final class Router {
     private final YellowPage yellowPage;
     private final ReplicationEngine replication;
     private final CallTimers calls;
+    private final NodeControl control;
+    /** Client calls routed so far: a draining node waits until none arrives for a while. */
+    private final AtomicLong arrivals = new AtomicLong();
+    /** Set by a drain once clients stopped choosing this node: new client calls are refused, unrun. */
+    private volatile boolean refusing;
 
     /** The outcome tag of each status: its name in lower case. */
     private static final String[] OUTCOMES = Arrays.stream(Status.values())
             .map(s -> s.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
 
-    /** Creates a router over the node's hosted services, timing their calls in {@code calls}. */
+    /**
+     * Creates a router over the node's hosted services, timing their calls in {@code calls}; node
+     * commands go to {@code control}.
+     */
     public Router(NodeId node, Map<String, ServiceRuntime> services, YellowPage yellowPage,
-            ReplicationEngine replication, CallTimers calls) {
+            ReplicationEngine replication, CallTimers calls, NodeControl control) {
         this.node = requireNonNull(node, "node");
+        this.control = requireNonNull(control, "control");
         this.calls = requireNonNull(calls, "calls");
         this.replication = requireNonNull(replication, "replication");
         this.services = Map.copyOf(services);
@@ -62,6 +72,16 @@ public final class Router {
         long id = request.requestId();
         if (request.service().equals(ReplicationEngine.SERVICE)) {
             replication.handlePeer(request, reply);
+            return;
+        }
+        if (request.service().equals(NodeControl.SERVICE)) {
+            control.handle(request, reply);
+            return;
+        }
+        arrivals.incrementAndGet();
+        if (refusing) {
+            reply.accept(ResponseMessage.error(id, Status.UNAVAILABLE, node + " is draining: it takes no new calls"
+                    + " (the call did not run; another replica serves it)"));
             return;
         }
         ServiceRuntime runtime = services.get(request.service());
@@ -147,6 +167,16 @@ public final class Router {
             return;
         }
         runtime.submit(request, method, answer, stream);
+    }
+
+    /** From now on, refuses every client call with UNAVAILABLE before it runs (a drain's last step). */
+    void refuseCalls() {
+        refusing = true;
+    }
+
+    /** Client calls routed since start (refused ones included). */
+    long arrivals() {
+        return arrivals.get();
     }
 
     /** {@code reply}, recording the call in {@code neptune.server.calls} when it is answered. */

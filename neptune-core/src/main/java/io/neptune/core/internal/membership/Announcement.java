@@ -29,6 +29,9 @@ import java.util.List;
  *     field, from an older node, reads as 0
  * @param adminPort the node's admin HTTP port ({@code /metrics}, {@code /health}) on {@code host}; 0 when
  *     it serves none, and in an announcement from an older node, which lacks the field
+ * @param draining whether the node is draining ({@code admin drain}): it hands its primaries away and
+ *     finishes its calls before it leaves, so clients choose it for no new call while another replica
+ *     can serve (false from an older node)
  */
 @JsonIgnoreProperties(ignoreUnknown = true) // a newer node may announce more; an older one must still read it
 public record Announcement(
@@ -42,7 +45,8 @@ public record Announcement(
         int load,
         List<HostedService> services,
         @JsonSetter(nulls = Nulls.AS_EMPTY) long served,
-        @JsonSetter(nulls = Nulls.AS_EMPTY) int adminPort) {
+        @JsonSetter(nulls = Nulls.AS_EMPTY) int adminPort,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) boolean draining) {
 
     /** Validates the fields. */
     public Announcement {
@@ -65,13 +69,19 @@ public record Announcement(
     /** An announcement that does not count the requests served. */
     public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
             int load, List<HostedService> services) {
-        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, 0, 0);
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, 0, 0, false);
     }
 
     /** An announcement without an admin port. */
     public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
             int load, List<HostedService> services, long served) {
-        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, 0);
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, 0, false);
+    }
+
+    /** An announcement of a node that is not draining. */
+    public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
+            int load, List<HostedService> services, long served, int adminPort) {
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, adminPort, false);
     }
 
     /**

@@ -20,6 +20,7 @@ import java.net.InetSocketAddress;
  * @param logEnd the last LSN in its REDO log
  * @param lastEpoch the epoch of the last record in its REDO log (0 if empty)
  * @param boundVersion on a level-3 primary, its version x seconds ago; else 0
+ * @param draining whether its node is draining: a client sends it no new call while another replica serves
  */
 public record Replica(
         NodeId node,
@@ -32,7 +33,8 @@ public record Replica(
         long epoch,
         long logEnd,
         long lastEpoch,
-        long boundVersion) {
+        long boundVersion,
+        boolean draining) {
 
     /** Validates the fields. */
     public Replica {
@@ -45,7 +47,14 @@ public record Replica(
     /** A replica without replication state. */
     public Replica(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress, int priority,
             ReplicaRole role, long version, int load) {
-        this(node, requestAddress, pollAddress, priority, role, version, load, 0, version, 0, 0);
+        this(node, requestAddress, pollAddress, priority, role, version, load, 0, version, 0, 0, false);
+    }
+
+    /** A replica on a node that is not draining. */
+    public Replica(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress, int priority,
+            ReplicaRole role, long version, int load, long epoch, long logEnd, long lastEpoch, long boundVersion) {
+        this(node, requestAddress, pollAddress, priority, role, version, load, epoch, logEnd, lastEpoch, boundVersion,
+                false);
     }
 
     @Override

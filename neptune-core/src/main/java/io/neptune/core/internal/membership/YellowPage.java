@@ -287,7 +287,8 @@ public final class YellowPage {
                 for (Announcement.ReplicaState r : s.replicas()) {
                     if (r.partition() >= 0 && r.partition() < partitions.size()) {
                         partitions.get(r.partition()).add(new Replica(e.getKey(), request, poll, r.priority(), r.role(),
-                                r.version(), s.load(), r.epoch(), r.logEnd(), r.lastEpoch(), r.boundVersion()));
+                                r.version(), s.load(), r.epoch(), r.logEnd(), r.lastEpoch(), r.boundVersion(),
+                                a.draining()));
                     }
                 }
             }

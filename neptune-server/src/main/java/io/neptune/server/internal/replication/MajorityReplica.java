@@ -1,5 +1,7 @@
 package io.neptune.server.internal.replication;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
@@ -19,6 +21,7 @@ import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
 import java.time.Duration;
@@ -26,7 +29,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -79,6 +81,7 @@ final class MajorityReplica implements PartitionReplica {
     private final long electionTimeoutNanos;
     private final long stalenessNanos;
     private final VersionSampler versions;
+    private final WakeGrace wakeGrace;
 
     private Phase phase = Phase.FOLLOWER;
     private @Nullable QuorumLeader leading;
@@ -105,13 +108,13 @@ final class MajorityReplica implements PartitionReplica {
     private boolean matched;
     private boolean applyQueued;
     private long lastHandoverNanos;
-    /** When the last tick ran; {@link Long#MIN_VALUE} before the first. */
-    private long lastTickNanos = Long.MIN_VALUE;
-    /** Until when this replica, woken from a pause, does not judge the others by their silence (see {@link #noticePause}). */
-    private long graceUntilNanos = Long.MIN_VALUE;
-    private long lastGraceNanos = Long.MIN_VALUE;
-    /** A promote an operator asked for, answered when the election it started ends. */
+    /** A promote or take-over an operator asked for, answered when the election it started ends. */
     private @Nullable Consumer<Object> promoteReply;
+    /** An operator's handover away from this primary, or null. */
+    private @Nullable Handoff handoff;
+    /** Primary by an operator's move-primary: refuses handovers by priority while it leads; the next election's if pending. */
+    private boolean pinned;
+    private boolean pinOnWin;
     /** Level 3: a read-index request is on its way, sent at {@link #readIndexSentNanos}. */
     private boolean readIndexInFlight;
     private long readIndexSentNanos;
@@ -130,6 +133,7 @@ final class MajorityReplica implements PartitionReplica {
         this.priority = priority;
         this.replicaSet = new ReplicaSet(core.name, core.log.directory(), core.self, configuredReplicas);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
+        this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos, core.clock);
         core.afterDurable = () -> {
@@ -162,7 +166,7 @@ final class MajorityReplica implements PartitionReplica {
                         + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + replicaSet.size()
                         + " replicas (" + replicaSet.quorum() + " needed) within "
                         + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
-            } else {
+            } else if (handoff == null || !handoff.hold(request, reply)) {
                 leader.write(request, reply);
             }
         });
@@ -185,6 +189,7 @@ final class MajorityReplica implements PartitionReplica {
             case "handover" -> Handover.class;
             case "demote" -> Demote.class;
             case "promote" -> Promote.class;
+            case "takeOver" -> TakeOver.class;
             default -> {
                 Class<?> type = Snapshots.messageType(method);
                 if (type == null) {
@@ -210,7 +215,9 @@ final class MajorityReplica implements PartitionReplica {
             } else if (message instanceof ReadIndex) {
                 onReadIndex(reply);
             } else if (message instanceof Handover m) {
-                reply.accept(onHandover(m));
+                onHandover(m, reply);
+            } else if (message instanceof TakeOver m) {
+                takeOver(m, reply);
             } else if (message instanceof Promote) {
                 promote(reply);
             } else if (message instanceof Join) {
@@ -338,18 +345,49 @@ final class MajorityReplica implements PartitionReplica {
         }
     }
 
-    private HandoverReply onHandover(Handover m) {
+    private void onHandover(Handover m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
-        if (leading == null) {
-            return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
+        String refusal = leading == null ? "not the primary" : handoff != null && !handoff.done()
+                ? "a handover to " + handoff.target() + " is under way" : pinned && !m.operator()
+                ? "primary by an operator's move-primary" : null;
+        if (refusal != null) {
+            reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
+        } else if (m.operator()) {
+            handoff = new Handoff(core, node, () -> leading != null && phase == Phase.LEADER && !closed,
+                    t -> leading != null && leading.idle() && leading.match(t) >= core.log.lastLsn(),
+                    t -> stepDown("handover to " + t + " (operator)"), this, reply);
+        } else if (!requireNonNull(leading).idle() || leading.match(node) < core.log.lastLsn()) {
+            reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
+        } else {
+            logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
+            stepDown("handover to " + node);
+            reply.accept(new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn()));
         }
-        if (!leading.idle() || leading.match(node) < core.log.lastLsn()) {
-            return new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn());
+    }
+
+    /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
+    private void takeOver(TakeOver m, Consumer<Object> reply) {
+        NodeId p = primary;
+        String refusal = TakeOvers.refusal(phase == Phase.LEADER, phase == Phase.DIVERGED || !matched
+                || core.storageFailedAt() != 0 || core.log.lostTailEnd() > 0, phase == Phase.CANDIDATE
+                || promoteReply != null, p);
+        if (refusal != null || p == null) {
+            reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
+                    core.log.epoch()));
+            return;
         }
-        logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
-        stepDown("handover to " + node);
-        return new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn());
+        core.peers.call(p, core.service, core.partition, "handover", new Handover(core.service, core.partition,
+                core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
+                    if (r == null || !r.accepted() || phase != Phase.FOLLOWER || promoteReply != null
+                            || core.log.lastLsn() < r.logEnd()) {
+                        reply.accept(new PromoteReply(false, TakeOvers.refused(p, r, e), core.log.epoch()));
+                        return;
+                    }
+                    promoteReply = reply;
+                    pinOnWin = m.pin();
+                    startElection(true);
+                }));
     }
 
     // ---------------------------------------------------------------- elections
@@ -365,7 +403,9 @@ final class MajorityReplica implements PartitionReplica {
             view.forEach(r -> nodes.add(r.node()));
             replicaSet.add(nodes);
             versions.sample(core.applied);
-            noticePause(core.clock.getAsLong());
+            if (wakeGrace.tick(core.clock.getAsLong()) && phase == Phase.FOLLOWER) {
+                restartElectionTimer(); // woken from a pause: the primary gets a timeout to be heard
+            }
             if (phase == Phase.LEADER || phase == Phase.FOLLOWER) {
                 core.snapshots().checkpoint(view);
             }
@@ -395,7 +435,7 @@ final class MajorityReplica implements PartitionReplica {
         leader.tick();
         long since = leader.majoritySince();
         long now = core.clock.getAsLong();
-        if ((since == Long.MIN_VALUE || now - since > electionTimeoutNanos) && !inGrace(now)) {
+        if ((since == Long.MIN_VALUE || now - since > electionTimeoutNanos) && !wakeGrace.active(now)) {
             stepDown("no majority answered within " + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms");
         }
     }
@@ -419,7 +459,8 @@ final class MajorityReplica implements PartitionReplica {
             core.snapshots().tick(p);   // it cannot serve as primary before it has the snapshot
             return;
         }
-        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0) {
+        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0
+                && !core.draining.getAsBoolean()) { // a draining node hands its primaries away: it does not stand
             startElection(false);
             return;
         }
@@ -432,46 +473,8 @@ final class MajorityReplica implements PartitionReplica {
         }
     }
 
-    /**
-     * A replica whose ticks stopped for half an election timeout (SIGSTOP, a long GC pause, a machine
-     * too starved to run it) heard nothing in that time because it listened to nothing. As the yellow
-     * page does for its expiry, it then gives the others one election timeout to be heard before it
-     * judges them by their silence: a primary does not step down for want of answers, and a follower
-     * does not stand, within that grace. On a machine-wide stall every replica of every partition
-     * would otherwise stand or step down at once when it wakes. Safety does not depend on it: a primary
-     * deposed meanwhile learns the higher epoch from the first answer, and fresh reads keep their own
-     * lease. The grace is given at most once per three election timeouts, so a process that stays
-     * starved still fails over, one timeout late at most.
-     */
-    private void noticePause(long now) {
-        long last = lastTickNanos;
-        lastTickNanos = now;
-        if (last == Long.MIN_VALUE || now - last <= electionTimeoutNanos / 2
-                || lastGraceNanos != Long.MIN_VALUE && now - lastGraceNanos < 3 * electionTimeoutNanos) {
-            return;
-        }
-        lastGraceNanos = now;
-        graceUntilNanos = now + electionTimeoutNanos;
-        logger.debug("{}: ran nothing for {} ms (paused or starved); the others get {} ms to be heard", name,
-                TimeUnit.NANOSECONDS.toMillis(now - last), TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos));
-        if (phase == Phase.FOLLOWER) {
-            restartElectionTimer();
-        }
-    }
-
-    private boolean inGrace(long now) {
-        return graceUntilNanos != Long.MIN_VALUE && now - graceUntilNanos < 0;
-    }
-
-    /**
-     * How long to wait before standing for election: {@code base}, plus {@code step} for every live
-     * replica of higher priority, plus a random jitter below {@code jitter} that is smaller than a step.
-     * Candidates thus stand in priority order (the dissertation's choice of primary), and replicas of
-     * one priority rarely split the vote.
-     */
     private long electionDelay(List<Replica> view, long base, long step, long jitter) {
-        long higher = view.stream().filter(r -> r.priority() > priority && !r.node().equals(core.self)).count();
-        return base + higher * step + ThreadLocalRandom.current().nextLong(jitter);
+        return Election.standDelay(view, core.self, priority, base, step, jitter);
     }
 
     private void heardFromPrimary(@Nullable NodeId from) {
@@ -584,6 +587,7 @@ final class MajorityReplica implements PartitionReplica {
     private void endCandidacy(String why) {
         phase = Phase.FOLLOWER;
         round++;
+        pinOnWin = false;
         answerPromote(false, why);
     }
 
@@ -594,6 +598,8 @@ final class MajorityReplica implements PartitionReplica {
         }
         phase = Phase.LEADER;
         primary = core.self;
+        pinned = pinOnWin;
+        pinOnWin = false;
         setMatched(true);
         QuorumLeader leader = new QuorumLeader(core, new QuorumLeader.Host() {
             @Override
@@ -634,7 +640,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void maybeHandover(Replica live, long now) {
-        if (core.log.lostTailEnd() > 0 || now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
+        if (core.log.lostTailEnd() > 0 || core.draining.getAsBoolean() || now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
                 || core.applied < core.log.lastLsn()) {
             return;
         }
@@ -711,6 +717,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         logger.warn("{}: [NEP-REPL-004] stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
         phase = Phase.FOLLOWER;
+        pinned = false;
         QuorumLeader leader = leading;
         leading = null;
         if (leader != null) {

@@ -1,5 +1,7 @@
 package io.neptune.server.internal.replication;
 
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
@@ -91,8 +93,26 @@ final class PeerMessages {
     record JoinReply(boolean accepted, String reason, long epoch, long keepUpTo, long commitLsn, List<Entry> entries,
             boolean joined, long keepEpoch, String keepOrigin) {}
 
-    /** Caught-up higher-priority secondary → primary: hand the role over to me. */
-    record Handover(String service, int partition, String node, long lastLsn) {}
+    /**
+     * Secondary → primary: hand the role over to me. A caught-up secondary of higher priority asks on
+     * its own; with {@code operator}, an operator ({@code move-primary}, {@code drain}) asked for it,
+     * and the primary holds new writes until this secondary has every logged one ({@link Handoff}).
+     */
+    record Handover(String service, int partition, String node, long lastLsn,
+            @JsonSetter(nulls = Nulls.AS_EMPTY) boolean operator) {
+        /** A handover by priority. */
+        Handover(String service, int partition, String node, long lastLsn) {
+            this(service, partition, node, lastLsn, false);
+        }
+    }
+
+    /**
+     * Operator (or a draining node) → secondary: take the primary role over from the live primary by
+     * an operator's {@link Handover}; {@code pin}: then refuse handovers by priority (an operator's
+     * {@code move-primary} chose this replica) until the role changes again. Answered with a
+     * {@link PromoteReply} once this replica leads, or refused.
+     */
+    record TakeOver(String service, int partition, boolean pin) {}
 
     /** The primary's answer: whether it stepped down, and its log end at that moment. */
     record HandoverReply(boolean accepted, String reason, long epoch, long logEnd) {}

@@ -19,6 +19,7 @@ import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -94,6 +95,10 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** A primary demoted this replica while its join was under way: the join it answered no longer holds. */
     private boolean demotedWhileJoining;
     private long lastHandoverNanos;
+    /** An operator's handover away from this primary, or null. */
+    private @Nullable Handoff handoff;
+    /** Primary by an operator's move-primary: refuses handovers by priority while it leads. */
+    private boolean pinned;
     /** When this secondary first saw a primary announced at a newer epoch than its own, or 0. */
     private long newerPrimarySinceNanos;
     private long lastFromPrimaryNanos = System.nanoTime();
@@ -162,9 +167,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
         core.exec.execute(() -> {
             if (role != ReplicaRole.PRIMARY || electing) {
                 reply.accept(notPrimary(request.requestId()));
-                return;
+            } else if (handoff == null || !handoff.hold(request, reply)) {
+                pipeline.write(request, reply);
             }
-            pipeline.write(request, reply);
         });
     }
 
@@ -183,6 +188,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             case "handover" -> Handover.class;
             case "demote" -> Demote.class;
             case "promote" -> Promote.class;
+            case "takeOver" -> TakeOver.class;
             default -> {
                 Class<?> type = Snapshots.messageType(method);
                 if (type == null) {
@@ -206,7 +212,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
             } else if (message instanceof Join m) {
                 reply.accept(onJoin(m));
             } else if (message instanceof Handover m) {
-                reply.accept(onHandover(m));
+                onHandover(m, reply);
+            } else if (message instanceof TakeOver m) {
+                takeOver(m, reply);
             } else if (message instanceof Demote m) {
                 if (m.epoch() >= core.log.epoch() && role == ReplicaRole.SECONDARY) {
                     stepDown(ReplicaRole.RECOVERING, "the primary stopped waiting for this replica");
@@ -363,21 +371,53 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 joined, core.log.epochOf(keep), core.log.originOf(keep));
     }
 
-    private HandoverReply onHandover(Handover m) {
+    private void onHandover(Handover m, Consumer<Object> reply) {
         NodeId node = NodeId.of(m.node());
-        if (role != ReplicaRole.PRIMARY || electing) {
-            return new HandoverReply(false, "not the primary", core.log.epoch(), core.log.lastLsn());
+        String refusal = role != ReplicaRole.PRIMARY || electing ? "not the primary" : handoff != null && !handoff.done()
+                ? "a handover to " + handoff.target() + " is under way" : pinned && !m.operator()
+                ? "primary by an operator's move-primary" : null;
+        if (refusal != null) {
+            reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
+        } else if (m.operator()) {
+            handoff = new Handoff(core, node, () -> role == ReplicaRole.PRIMARY && !electing && !closed,
+                    t -> pipeline.idle() && pipeline.secondaries().contains(t), this::handTo, this, reply);
+        } else if (!pipeline.acknowledged(node, m.lastLsn()) || !pipeline.idle() || m.lastLsn() < core.log.lastLsn()) {
+            reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
+        } else {
+            logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
+            handTo(node);
+            reply.accept(new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn()));
         }
-        boolean inSync = pipeline.acknowledged(node, m.lastLsn());
-        if (!pipeline.idle() || !inSync || m.lastLsn() < core.log.lastLsn()) {
-            return new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn());
-        }
-        logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
+    }
+
+    private void handTo(NodeId node) {
         stepDown(ReplicaRole.SECONDARY, "handover to " + node);
         primary = node;
         handingOverTo = node;
         handoverUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 2 * ackTimeoutMillis));
-        return new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn());
+    }
+
+    /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
+    private void takeOver(TakeOver m, Consumer<Object> reply) {
+        Replica live = livePrimary(core.peers.replicas(core.service, core.partition));
+        String refusal = TakeOvers.refusal(role == ReplicaRole.PRIMARY, role != ReplicaRole.SECONDARY
+                || core.log.lostTailEnd() > 0, electing, live == null ? null : live.node());
+        if (refusal != null || live == null) {
+            reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
+                    core.log.epoch()));
+            return;
+        }
+        core.peers.call(live.node(), core.service, core.partition, "handover", new Handover(core.service,
+                core.partition, core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) ->
+                core.exec.execute(() -> {
+                    if (r == null || !r.accepted() || role != ReplicaRole.SECONDARY || core.log.lastLsn() < r.logEnd()) {
+                        reply.accept(new PromoteReply(false, TakeOvers.refused(live.node(), r, e), core.log.epoch()));
+                        return;
+                    }
+                    takeOverFrom(live, r, "took over by an operator's request");
+                    pinned = m.pin();
+                    reply.accept(new PromoteReply(true, "", core.log.epoch()));
+                }));
     }
 
     // ---------------------------------------------------------------- election and recovery
@@ -696,7 +736,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private void maybeHandover(Replica live) {
-        if (core.log.lostTailEnd() > 0) {
+        if (core.log.lostTailEnd() > 0 || core.draining.getAsBoolean()) {
             return; // its log lacks records its service applied: it cannot lead
         }
         long now = System.nanoTime();
@@ -709,20 +749,25 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
                 .whenComplete((r, e) -> core.exec.execute(() -> {
                     if (r != null && r.accepted() && role == ReplicaRole.SECONDARY && core.log.lastLsn() >= r.logEnd()) {
-                        List<ReplicaStatus> followers = new ArrayList<>();
-                        for (Replica other : core.peers.replicas(core.service, core.partition)) {
-                            if (!other.node().equals(core.self) && other.role() != ReplicaRole.RECOVERING) {
-                                followers.add(new ReplicaStatus(other.node().value(), ReplicaRole.SECONDARY.name(), other.epoch(),
-                                        other.lastEpoch(), Math.min(other.logEnd(), core.log.lastLsn()), other.version(),
-                                        other.priority(), ""));
-                            }
-                        }
-                        followers.removeIf(f -> f.node().equals(live.node().value()));
-                        followers.add(new ReplicaStatus(live.node().value(), ReplicaRole.SECONDARY.name(), r.epoch(), r.epoch(),
-                                r.logEnd(), r.logEnd(), live.priority(), ""));
-                        becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, followers, "took over by priority");
+                        takeOverFrom(live, r, "took over by priority");
                     }
                 }));
+    }
+
+    /** Takes the primary role from {@code live}, which handed it over with {@code r}. */
+    private void takeOverFrom(Replica live, HandoverReply r, String why) {
+        List<ReplicaStatus> followers = new ArrayList<>();
+        for (Replica other : core.peers.replicas(core.service, core.partition)) {
+            if (!other.node().equals(core.self) && other.role() != ReplicaRole.RECOVERING) {
+                followers.add(new ReplicaStatus(other.node().value(), ReplicaRole.SECONDARY.name(), other.epoch(),
+                        other.lastEpoch(), Math.min(other.logEnd(), core.log.lastLsn()), other.version(),
+                        other.priority(), ""));
+            }
+        }
+        followers.removeIf(f -> f.node().equals(live.node().value()));
+        followers.add(new ReplicaStatus(live.node().value(), ReplicaRole.SECONDARY.name(), r.epoch(), r.epoch(),
+                r.logEnd(), r.logEnd(), live.priority(), ""));
+        becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, followers, why);
     }
 
     private void adoptEpoch(long epoch) {
@@ -734,6 +779,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void stepDown(ReplicaRole next, String why) {
         if (role == ReplicaRole.PRIMARY) {
+            pinned = false;
             logger.warn("{}: stepping down as primary: {}", name, why);
             pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
                     + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
@@ -92,6 +93,8 @@ final class ReplicaCore {
     LongConsumer tookOver = nanos -> { };
     /** Runs on the executor whenever {@link #durable} advanced. */
     Runnable afterDurable = () -> { };
+    /** Whether the node drains: its replica neither stands for election nor asks for a handover by priority. */
+    BooleanSupplier draining = () -> false;
     /**
      * Hands a record to the log: {@link RedoLog#append}. Tests may put a log in front that refuses
      * chosen records, as the log itself refuses one it cannot take (it stays usable then).

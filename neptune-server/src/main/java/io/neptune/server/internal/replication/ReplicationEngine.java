@@ -30,9 +30,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,6 +74,7 @@ public final class ReplicationEngine implements AutoCloseable {
     private volatile @Nullable DefaultNeptuneClient client;
     private volatile Runnable announce = () -> { };
     private final MeterRegistry registry;
+    private volatile boolean draining;
 
     /**
      * Opens the REDO logs of every replicated hosted partition and registers their meters in
@@ -135,6 +138,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
         core.maxBatchBytes = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
         core.retention = config.logRetention();
+        core.draining = () -> draining;
         ConsistencyLevel level = runtime.descriptor().consistency();
         PartitionReplica replica = stateMachine(runtime, core);
         ReplicationMeters.bind(registry, core, replica, level, yellowPage);
@@ -188,6 +192,78 @@ public final class ReplicationEngine implements AutoCloseable {
                     replica.tick();
                 }
             }
+        }
+    }
+
+    /**
+     * Marks the node as draining: its replicas stand for no election and ask for no handover by
+     * priority from now on, so the primary roles {@link #handOver} moves away stay away.
+     */
+    public void drain() {
+        draining = true;
+    }
+
+    /** Whether {@link #drain()} was called. */
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** The hosted partitions, as {@code service#partition}, whose replica here is the primary (levels 2 and 3). */
+    public List<String> primaries() {
+        List<String> primaries = new ArrayList<>();
+        replicas.forEach((service, byPartition) -> {
+            for (int p = 0; p < byPartition.length; p++) {
+                PartitionReplica replica = byPartition[p];
+                if (replica != null && !(replica instanceof WriteAnywhereReplica)
+                        && replica.state().role() == ReplicaRole.PRIMARY) {
+                    primaries.add(service + "#" + p);
+                }
+            }
+        });
+        primaries.sort(null);
+        return primaries;
+    }
+
+    /**
+     * Asks the best other replica of {@code service#partition} (serving, on a node that is not
+     * draining, the most complete log, then the highest priority) to take the primary role over from
+     * this node's replica; the nodes in {@code refused} only if no other qualifies (they refused
+     * lately: still catching up, say). Completes with the node that took it, or fails with why none did.
+     */
+    public CompletableFuture<NodeId> handOver(String service, int partition, Set<NodeId> refused) {
+        List<Replica> candidates = yellowPage.replicas(service, partition).stream()
+                .filter(r -> !r.node().equals(self) && !r.draining() && r.role() == ReplicaRole.SECONDARY).toList();
+        Replica target = candidates.stream().filter(r -> !refused.contains(r.node()) || candidates.stream()
+                        .allMatch(other -> refused.contains(other.node())))
+                .max(Comparator.comparingLong(Replica::logEnd).thenComparingInt(Replica::priority))
+                .orElse(null);
+        if (target == null) {
+            return CompletableFuture.failedFuture(new NeptuneException(service + "#" + partition
+                    + ": no serving replica on a node that is not draining to hand the primary role to"));
+        }
+        return new ClientPeers().call(target.node(), service, partition, "takeOver",
+                new PeerMessages.TakeOver(service, partition, false), PeerMessages.PromoteReply.class).thenApply(r -> {
+                    if (!r.accepted()) {
+                        throw new HandOverRefusedException(target.node(), target.node() + " did not take " + service
+                                + "#" + partition + " over: " + r.reason());
+                    }
+                    return target.node();
+                });
+    }
+
+    /** A replica refused to take a primary role over: {@link #node()} may qualify again later. */
+    public static final class HandOverRefusedException extends NeptuneException {
+        private static final long serialVersionUID = 1L;
+        private final transient NodeId node;
+
+        HandOverRefusedException(NodeId node, String message) {
+            super(message);
+            this.node = node;
+        }
+
+        /** The replica that refused. */
+        public NodeId node() {
+            return node;
         }
     }
 

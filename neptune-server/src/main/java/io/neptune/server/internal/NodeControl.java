@@ -1,0 +1,78 @@
+package io.neptune.server.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.replication.ReplicationEngine;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Node-level operator commands over the request protocol, as requests to the reserved service
+ * {@value #SERVICE} (no user service can take a name starting with {@code $}): {@code drain} with
+ * {@code {"timeoutMillis": n}} starts draining the node ({@link NodeDrain}) and answers at once with
+ * the primaries it is about to hand over; the operator watches the rest in the yellow page.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class NodeControl {
+    /** The reserved service name of node commands. */
+    public static final String SERVICE = "$node";
+    /** The command that drains the node. */
+    public static final String DRAIN = "drain";
+
+    private final NodeId node;
+    private final ReplicationEngine replication;
+    private final Consumer<Duration> drain;
+
+    /**
+     * Creates the endpoint of a node.
+     *
+     * @param drain starts draining the node with the given timeout, then stops it; must not block
+     */
+    public NodeControl(NodeId node, ReplicationEngine replication, Consumer<Duration> drain) {
+        this.node = requireNonNull(node, "node");
+        this.replication = requireNonNull(replication, "replication");
+        this.drain = requireNonNull(drain, "drain");
+    }
+
+    /** Handles a request to {@value #SERVICE}; {@code reply} receives exactly one response. */
+    public void handle(RequestMessage request, Consumer<ResponseMessage> reply) {
+        long id = request.requestId();
+        if (!request.method().equals(DRAIN)) {
+            reply.accept(ResponseMessage.error(id, Status.UNKNOWN_METHOD, "node command '" + request.method()
+                    + "' (expected: " + DRAIN + ")"));
+            return;
+        }
+        long timeoutMillis;
+        try {
+            timeoutMillis = Json.mapper().readTree(request.payload()).path("timeoutMillis").asLong(0);
+        } catch (IOException e) {
+            reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad drain request: " + e.getMessage()));
+            return;
+        }
+        if (timeoutMillis < 1) {
+            reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "timeoutMillis: " + timeoutMillis
+                    + " (expected: >= 1)"));
+            return;
+        }
+        boolean already = replication.isDraining();
+        List<String> primaries = replication.primaries();
+        if (!already) {
+            drain.accept(Duration.ofMillis(timeoutMillis));
+        }
+        try {
+            reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(Map.of("node", node.value(),
+                    "accepted", !already, "primaries", primaries, "reason", already ? "already draining" : ""))));
+        } catch (IOException e) {
+            reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED, String.valueOf(e.getMessage())));
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The answers a replica asked to take the primary role over ({@link PeerMessages.TakeOver}) gives,
+ * shared by both fail-over modes, so that an operator reads the same words whichever mode a service
+ * runs in.
+ */
+final class TakeOvers {
+    /** The reason of an accepted take-over by a replica that already leads. */
+    static final String ALREADY_PRIMARY = "already primary";
+
+    private TakeOvers() {}
+
+    /**
+     * Why the replica cannot start taking over: {@link #ALREADY_PRIMARY} if it leads, a refusal, or
+     * null if it may go ahead and ask {@code primary} for a handover.
+     */
+    static @Nullable String refusal(boolean leads, boolean behind, boolean electing, @Nullable NodeId primary) {
+        if (leads) {
+            return ALREADY_PRIMARY;
+        }
+        if (behind) {
+            return "not caught up: it is recovering (catching up with the primary) or out of service";
+        }
+        if (electing) {
+            return "an election is under way";
+        }
+        return primary == null ? "no live primary to take over from (after an outage, use promote)" : null;
+    }
+
+    /** Why the primary's answer (or its absence) ended the take-over. */
+    static String refused(NodeId primary, @Nullable HandoverReply reply, @Nullable Throwable error) {
+        if (reply == null) {
+            return primary + " did not answer the handover: " + (error == null ? "no reply" : error.getMessage());
+        }
+        return reply.accepted() ? "the replica's state changed while " + primary + " handed over; ask again"
+                : primary + " refused the handover: " + reply.reason();
+    }
+}

@@ -1,0 +1,144 @@
+package io.neptune.server.internal.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.core.FailoverMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
+import io.neptune.server.internal.replication.PeerMessages.Handover;
+import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
+import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
+import io.neptune.server.internal.replication.PeerMessages.TakeOver;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * An operator's handover ({@link Handoff}, {@link TakeOver}) on a network the test controls, in
+ * both fail-over modes: the primary holds new writes until the target has every logged one, then
+ * steps down and sends the held writes to the target; a target that does not catch up in time is
+ * refused and the held writes run at the old primary; a replica moved in by {@code move-primary}
+ * keeps the role against a caught-up replica of higher priority.
+ */
+class HandoffTest {
+    @TempDir
+    Path dir;
+
+    private FaultInjectingCluster cluster;
+    private Node a;
+    private Node b;
+    private Node c;
+
+    @AfterEach
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** Three replicas with priorities a > b > c; returns once a leads and b and c follow. */
+    private void startThree(FailoverMode mode) {
+        cluster = new FaultInjectingCluster(dir, mode, 3);
+        a = cluster.start("a", 3);
+        b = cluster.start("b", 2);
+        c = cluster.start("c", 1);
+        cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
+                && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+    }
+
+    private ResponseMessage answered(CompletableFuture<ResponseMessage> write) {
+        cluster.runUntil(write::isDone, "the write answered");
+        return write.join();
+    }
+
+    private <T> T peer(Node node, String method, Object message, Class<T> type) {
+        CompletableFuture<Object> reply = new CompletableFuture<>();
+        node.replica.onPeerMessage(method, message, reply::complete);
+        cluster.runUntil(reply::isDone, method + " answered by " + node.id);
+        return type.cast(reply.join());
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailoverMode.class)
+    void takeOverMovesTheRoleToALowerPriorityReplicaThatKeepsIt(FailoverMode mode) {
+        startThree(mode);
+        assertThat(answered(cluster.write(a, "w1")).status()).isEqualTo(Status.OK);
+
+        PromoteReply reply = peer(c, "takeOver", new TakeOver(FaultInjectingCluster.SERVICE, 0, true),
+                PromoteReply.class);
+
+        assertThat(reply.accepted()).as(reply.reason()).isTrue();
+        cluster.runUntil(() -> c.role() == ReplicaRole.PRIMARY && a.role() == ReplicaRole.SECONDARY,
+                "c primary, a following");
+        assertThat(answered(cluster.write(c, "w2")).status()).isEqualTo(Status.OK);
+        for (int i = 0; i < 30; i++) { // 3 s: a, of higher priority and caught up, would ask for it back every 500 ms
+            cluster.advance(Duration.ofMillis(100));
+            assertThat(c.role()).as("c keeps the role the operator gave it").isEqualTo(ReplicaRole.PRIMARY);
+        }
+        assertThat(a.applied()).containsExactly("w1", "w2");
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailoverMode.class)
+    void writesArrivingDuringAHandoverAreHeldAndSentOnToTheNewPrimary(FailoverMode mode) {
+        startThree(mode);
+        CompletableFuture<ResponseMessage> inFlight = cluster.write(a, "w1");
+        CompletableFuture<Object> handover = new CompletableFuture<>();
+        a.replica.onPeerMessage("handover", new Handover(FaultInjectingCluster.SERVICE, 0, "b", 0, true),
+                handover::complete);
+        CompletableFuture<ResponseMessage> held = cluster.write(a, "w2");
+
+        cluster.runUntil(handover::isDone, "a answered the handover");
+        assertThat(((HandoverReply) handover.join()).accepted()).isTrue();
+        assertThat(answered(inFlight).status()).as("the write logged before the handover commits").isEqualTo(Status.OK);
+        ResponseMessage redirected = answered(held);
+        assertThat(redirected.status()).as("the held write did not run at a").isEqualTo(Status.NOT_PRIMARY);
+        assertThat(redirected.suggestedPrimary()).isEqualTo(NodeId.of("b"));
+        assertThat(a.applied()).containsExactly("w1");
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailoverMode.class)
+    void aTargetThatDoesNotCatchUpIsRefusedAndTheHeldWritesRunAtThePrimary(FailoverMode mode) {
+        startThree(mode);
+        cluster.pause(c); // it logs nothing more
+        CompletableFuture<ResponseMessage> unacknowledged = cluster.write(a, "w1");
+        if (mode == FailoverMode.MAJORITY) {
+            assertThat(answered(unacknowledged).status()).isEqualTo(Status.OK); // a and b are a majority
+        }
+        CompletableFuture<Object> handover = new CompletableFuture<>();
+        a.replica.onPeerMessage("handover", new Handover(FaultInjectingCluster.SERVICE, 0, "c", 0, true),
+                handover::complete);
+        CompletableFuture<ResponseMessage> held = cluster.write(a, "w2");
+
+        cluster.runUntil(handover::isDone, "a answered the handover");
+        HandoverReply reply = (HandoverReply) handover.join();
+        assertThat(reply.accepted()).isFalse();
+        assertThat(reply.reason()).contains("c did not catch up within 800 ms");
+        cluster.resume(c);
+        assertThat(answered(held).status()).as("the held write ran at a after all").isEqualTo(Status.OK);
+        assertThat(a.role()).isEqualTo(ReplicaRole.PRIMARY);
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailoverMode.class)
+    void aRecoveringReplicaRefusesToTakeOver(FailoverMode mode) {
+        startThree(mode);
+        cluster.kill(c);
+        assertThat(answered(cluster.write(a, "w1")).status()).isIn(Status.OK, Status.IN_DOUBT);
+        c = cluster.start("c", 1); // recovering until it fetched w1
+
+        PromoteReply reply = peer(c, "takeOver", new TakeOver(FaultInjectingCluster.SERVICE, 0, true),
+                PromoteReply.class);
+
+        assertThat(reply.accepted()).isFalse();
+        assertThat(reply.reason()).startsWith("not caught up");
+    }
+}
