@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Snapshots {
     private static final Logger logger = LoggerFactory.getLogger(Snapshots.class);
+    /** How many records above the service's recorded LSN (no-ops) a checkpoint looks through before it gives up. */
+    private static final int MAX_UNRECORDED = 64;
 
     private final ReplicaCore core;
     private final SnapshotSource source;
@@ -126,6 +128,15 @@ final class Snapshots {
         keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
         keepFrom = Math.min(keepFrom, Math.min(applied, core.log.committedLsn()) + 1);
         if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords()) {
+            return;
+        }
+        // A snapshot carries the LSN its service recorded, which stops at the last write that touched it: the
+        // no-op that opens each epoch lies above it until the next write. Dropping such a record left every
+        // snapshot below the log's start, and a replica that needed one waited for ever (found by SnapshotIT in CI).
+        for (int i = 0; i < MAX_UNRECORDED && keepFrom > core.log.startLsn() && !core.app.isApplied(keepFrom - 1); i++) {
+            keepFrom--;
+        }
+        if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords() || !core.app.isApplied(keepFrom - 1)) {
             return;
         }
         try {
