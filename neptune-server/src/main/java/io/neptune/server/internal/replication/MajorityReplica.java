@@ -190,13 +190,7 @@ final class MajorityReplica implements PartitionReplica {
             case "demote" -> Demote.class;
             case "promote" -> Promote.class;
             case "takeOver" -> TakeOver.class;
-            default -> {
-                Class<?> type = Snapshots.messageType(method);
-                if (type == null) {
-                    throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
-                }
-                yield type;
-            }
+            default -> Snapshots.messageType(method); // throws for a method that is not a replication one
         };
     }
 

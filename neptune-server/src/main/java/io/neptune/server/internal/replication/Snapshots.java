@@ -40,13 +40,13 @@ final class Snapshots {
         this.installer = new SnapshotInstaller(core, directory);
     }
 
-    /** The message type of a snapshot method of the peer protocol, or null if {@code method} is not one. */
-    static @Nullable Class<?> messageType(String method) {
+    /** The message type of a snapshot method of the peer protocol; throws {@link IllegalArgumentException} for any other method. */
+    static Class<?> messageType(String method) {
         return switch (method) {
             case "install-snapshot" -> InstallSnapshot.class;
             case "snapshot" -> SnapshotRequest.class;
             case "chunk" -> ChunkRequest.class;
-            default -> null;
+            default -> throw new IllegalArgumentException("method: '" + method + "' (expected: a replication method)");
         };
     }
 
