@@ -36,6 +36,8 @@ public final class YellowPage {
 
     private static final Logger logger = LoggerFactory.getLogger(YellowPage.class);
 
+    private static final long NEVER_CHECKED = Long.MIN_VALUE;
+
     private final NodeId self;
     private final long expiryNanos;
     private final LongSupplier nanoTime;
@@ -51,8 +53,11 @@ public final class YellowPage {
 
     private record Entry(Announcement announcement, long heardNanos, int failures, boolean excluded) {}
 
-    /** When {@link #expire(Duration)} last ran; guarded by {@code lock}. */
-    private long lastCheckNanos;
+    /**
+     * When {@link #expire(Duration)} last ran, or {@link #NEVER_CHECKED}: the task starts once the
+     * JGroups join returns, and however long that took, it was no pause. Guarded by {@code lock}.
+     */
+    private long lastCheckNanos = NEVER_CHECKED;
 
     /**
      * Creates an empty yellow page.
@@ -65,7 +70,6 @@ public final class YellowPage {
         this.self = requireNonNull(self, "self");
         this.expiryNanos = expiry.toNanos();
         this.nanoTime = requireNonNull(nanoTime, "nanoTime");
-        this.lastCheckNanos = nanoTime.getAsLong();
     }
 
     /** Records an announcement; stale ones (older incarnation or sequence) are ignored. */
@@ -135,7 +139,7 @@ public final class YellowPage {
     public int expire(Duration period) {
         long now = nanoTime.getAsLong();
         synchronized (lock) {
-            long gap = now - lastCheckNanos;
+            long gap = lastCheckNanos == NEVER_CHECKED ? 0 : now - lastCheckNanos;
             lastCheckNanos = now;
             if (gap > Math.max(expiryNanos / 2, 10 * period.toNanos())) {
                 entries.replaceAll((node, entry) -> new Entry(entry.announcement(), Math.max(entry.heardNanos(), now),

@@ -176,6 +176,17 @@ class YellowPageTest {
     }
 
     @Test
+    void theFirstCheckIsNoPauseHowEverLongTheJoinTook() {
+        // The expiry task starts once the JGroups join returns, which on a busy cluster takes seconds
+        // (ten 1 s JOIN attempts before a member gives up): that wait is not a pause of this process.
+        Duration period = EXPIRY.dividedBy(10);
+        page.update(announce(A, 1, 1, 0));
+        advance(EXPIRY.plusSeconds(2));
+        assertThat(page.expire(period)).as("A, silent for longer than the expiry while this process ran").isEqualTo(1);
+        assertThat(nodesOf(0)).isEmpty();
+    }
+
+    @Test
     void announcementsKeepAnEntryAlive() {
         page.update(announce(A, 1, 1, 0));
         for (int i = 2; i < 10; i++) {
