@@ -95,7 +95,14 @@ class DistributionIT {
             }
         }
 
-        List<String> adminNodes = run(home, "bin/neptune", "admin", "nodes", "--config", "config/node-1.yaml");
+        // A generous --wait: the admin process is a JGroups member, and on a busy machine its join can time out
+        // and leave it alone in its view until a merge (a CI run: ten 1 s JOIN attempts to node-3 unanswered).
+        List<String> adminNodes;
+        try {
+            adminNodes = run(home, "bin/neptune", "admin", "nodes", "--config", "config/node-1.yaml", "--wait", "30s");
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + nodeWarnings(), e);
+        }
         assertThat(String.join("\n", adminNodes)).contains("node-1", "node-2", "node-3");
 
         for (NodeProcess node : nodes) {
@@ -105,6 +112,18 @@ class DistributionIT {
         // The shipped logging config stamps every line with its time (config/simplelogger.properties).
         assertThat(Files.readAllLines(directory.resolve("node-1.log")))
                 .anyMatch(l -> l.matches("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}.* INFO .*"));
+    }
+
+    /** The last warnings and errors each node logged, for a failure message. */
+    private String nodeWarnings() throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (NodeProcess node : nodes) {
+            List<String> warnings = Files.readAllLines(directory.resolve(node.name() + ".log")).stream()
+                    .filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
+            out.append("\n").append(node.name()).append(" warned:\n").append(String.join("\n",
+                    warnings.subList(Math.max(0, warnings.size() - 20), warnings.size())));
+        }
+        return out.toString();
     }
 
     private static List<ReplicaRole> roles(NeptuneNode client, int partition) throws Exception {

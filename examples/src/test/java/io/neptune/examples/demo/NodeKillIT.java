@@ -77,8 +77,13 @@ class NodeKillIT {
                 Duration observerLeft = Duration.ofNanos(System.nanoTime() - killedAt);
                 for (String survivor : List.of("node-1", "node-3")) {
                     Path log = logs.resolve(survivor + ".log");
-                    awaitTrue(() -> read(log).contains(survivor + ": node-2 left the yellow page"),
-                            LEAVE_LIMIT.plusSeconds(3), "node-2 leaving the yellow page of " + survivor);
+                    try {
+                        awaitTrue(() -> read(log).contains(survivor + ": node-2 left the yellow page"),
+                                LEAVE_LIMIT.plusSeconds(3), "node-2 leaving the yellow page of " + survivor);
+                    } catch (org.awaitility.core.ConditionTimeoutException e) {
+                        throw new AssertionError(e.getMessage() + "; what " + survivor + " logged last:\n"
+                                + tail(read(log), 40), e);
+                    }
                 }
                 Duration allLeft = Duration.ofNanos(System.nanoTime() - killedAt);
                 System.out.printf("NodeKillIT: node-2 left the observer's yellow page after %d ms, every yellow page after"
@@ -106,6 +111,11 @@ class NodeKillIT {
             }
         }
         return last;
+    }
+
+    private static String tail(String log, int lines) {
+        List<String> all = log.lines().toList();
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
 
     private static String read(Path file) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.NeptuneException;
 import io.neptune.core.internal.config.ConfigNode;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
@@ -13,6 +14,7 @@ import io.neptune.server.NodeConfigFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -83,6 +85,16 @@ public final class AdminCommand implements Runnable {
                     break; // announcements come every second or so: the yellow page is complete
                 }
                 TimeUnit.MILLISECONDS.sleep(50);
+            }
+            if (node.knownNodes().isEmpty()) {
+                node.close();
+                // A JGroups join that timed out leaves this process alone in its view until a merge: on a busy
+                // cluster that can outlast --wait.
+                throw new NeptuneException("heard no node of cluster '" + membership.cluster() + "' within " + wait
+                        + " (" + membership.stack().name().toLowerCase(Locale.ROOT) + " stack"
+                        + (membership.stack() == MembershipConfig.Stack.LOOPBACK ? ", discovery directory "
+                        + membership.discoveryDirectory() : "") + "): is a node of it running with these membership"
+                        + " settings? A busy cluster may need a longer --wait.");
             }
             return node;
         }

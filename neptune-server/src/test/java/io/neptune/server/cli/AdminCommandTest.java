@@ -1,0 +1,31 @@
+package io.neptune.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code neptune admin} against a cluster nobody runs: a clear error, not an empty table. */
+class AdminCommandTest {
+    @TempDir
+    Path discovery;
+
+    @Test
+    void anAdminCommandThatHearsNoNodeSaysSoAndWhichClusterItLookedFor() {
+        String cluster = "nobody-" + ProcessHandle.current().pid();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new NeptuneCli()).setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true));
+
+        int status = NeptuneCli.execute(commandLine, "admin", "nodes", "--cluster", cluster, "--discovery-directory",
+                discovery.toString(), "--wait", "1s");
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).contains("heard no node of cluster '" + cluster + "' within 1s", "--wait");
+    }
+}
