@@ -11,7 +11,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -140,15 +142,16 @@ public class RedoLogAppendBenchmark {
     @Threads(1)
     @OperationsPerInvocation(BATCH)
     public void appendBatch(LogState state) {
-        CompletableFuture<Void> durable = CompletableFuture.completedFuture(null);
-        synchronized (state.lsnLock) {
+        List<CompletableFuture<Void>> durable;
+        synchronized (state.lsnLock) {   // a follower's pattern: one replicate message's records in one step
             long lsn = state.log.lastLsn();
+            List<LogRecord> records = new ArrayList<>(BATCH);
             for (int i = 1; i <= BATCH; i++) {
-                durable = state.log.append(new LogRecord(lsn + i, 0, RecordKind.WRITE, RequestId.random(), "", 0,
-                        "put", PAYLOAD));
+                records.add(new LogRecord(lsn + i, 0, RecordKind.WRITE, RequestId.random(), "", 0, "put", PAYLOAD));
             }
+            durable = state.log.appendAll(records);
         }
-        durable.join(); // appends complete in LSN order
+        durable.get(BATCH - 1).join(); // appends complete in LSN order
     }
 
     @Benchmark

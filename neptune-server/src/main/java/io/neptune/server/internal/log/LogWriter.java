@@ -124,9 +124,29 @@ final class LogWriter {
         }
     }
 
-    /** Queues an append; its future fails if the writer has failed or stopped. */
-    void append(Append append) {
-        enqueue(append);
+    /**
+     * Queues {@code appends} in one step, so that one drain takes them all; their futures fail if the
+     * writer has failed or stopped.
+     */
+    void appendAll(List<Append> appends) {
+        if (appends.isEmpty()) {
+            return;
+        }
+        boolean drain;
+        lock.lock();
+        try {
+            if (refuse(appends)) {
+                return;
+            }
+            queue.addAll(appends);
+            unwritten.addAll(appends);
+            drain = claimDrain();
+        } finally {
+            lock.unlock();
+        }
+        if (drain) {
+            submitDrain();
+        }
     }
 
     /**
@@ -168,15 +188,10 @@ final class LogWriter {
         boolean drain;
         lock.lock();
         try {
-            if (failure != null || stopping) {
-                op.done().completeExceptionally(
-                        failure != null ? failure : new IllegalStateException(name + ": closed"));
+            if (refuse(List.of(op))) {
                 return;
             }
             queue.add(op);
-            if (op instanceof Append append) {
-                unwritten.add(append);
-            }
             drain = claimDrain();
         } finally {
             lock.unlock();
@@ -184,6 +199,17 @@ final class LogWriter {
         if (drain) {
             submitDrain();
         }
+    }
+
+    /** Fails {@code ops} and returns true if the writer has failed or is stopping. */
+    private boolean refuse(List<? extends Op> ops) {
+        assert lock.isHeldByCurrentThread();
+        if (failure == null && !stopping) {
+            return false;
+        }
+        RuntimeException cause = failure != null ? failure : new IllegalStateException(name + ": closed");
+        ops.forEach(op -> op.done().completeExceptionally(cause));
+        return true;
     }
 
     /**

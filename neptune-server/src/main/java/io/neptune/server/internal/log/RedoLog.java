@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -324,32 +325,63 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalArgumentException if the LSN or epoch is out of sequence or a field is too large
      */
     public CompletableFuture<Void> append(LogRecord record) {
-        requireNonNull(record, "record");
-        byte[] frame = RecordCodec.encode(record);
+        return appendAll(List.of(requireNonNull(record, "record"))).get(0);
+    }
+
+    /**
+     * Appends {@code records}, which must follow each other and {@link #lastLsn()} as {@link #append}
+     * requires, in one step: the writer sees them together, so under {@link FsyncPolicy#GROUP} they
+     * are written with one force (appended one by one, the writer wakes at the first and forces again
+     * for the rest). A follower appends each batch from its primary this way.
+     *
+     * @return one future per record, as {@link #append} returns; if a record cannot be the write the
+     *     service applied at its LSN (see {@link #lostTailEnd()}), those before it are appended and its
+     *     future and those after fail
+     * @throws IllegalArgumentException if an LSN or epoch is out of sequence or a field is too large;
+     *     then none of {@code records} is appended
+     */
+    public List<CompletableFuture<Void>> appendAll(List<LogRecord> records) {
+        List<byte[]> frames = new ArrayList<>(records.size());
+        for (LogRecord record : records) {
+            frames.add(RecordCodec.encode(requireNonNull(record, "record")));
+        }
         synchronized (lock) {
-            if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException(name + ": closed"));
+            RuntimeException refusal = closed ? new IllegalStateException(name + ": closed") : writer.failure();
+            if (refusal != null) {
+                return Collections.nCopies(records.size(), CompletableFuture.failedFuture(refusal));
             }
-            LogException failure = writer.failure();
-            if (failure != null) {
-                return CompletableFuture.failedFuture(failure);
+            long lsn = index.lastLsn();
+            long epoch = index.lastEpoch();
+            for (LogRecord record : records) {
+                if (record.lsn() != lsn + 1) {
+                    throw new IllegalArgumentException(
+                            "lsn: " + record.lsn() + " (expected: " + (lsn + 1) + ", the next LSN)");
+                }
+                if (record.epoch() < epoch) {
+                    throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= " + epoch
+                            + ", the epoch of record " + lsn + ")");
+                }
+                lsn = record.lsn();
+                epoch = record.epoch();
             }
-            if (record.lsn() != index.lastLsn() + 1) {
-                throw new IllegalArgumentException(
-                        "lsn: " + record.lsn() + " (expected: " + (index.lastLsn() + 1) + ", the next LSN)");
+            List<CompletableFuture<Void>> done = new ArrayList<>(records.size());
+            List<LogWriter.Append> appends = new ArrayList<>(records.size());
+            for (int i = 0; i < records.size(); i++) {
+                LogRecord record = records.get(i);
+                if (!lostTail.admits(record)) {
+                    LogException lost = lostTail.refuse(record, name, directory);
+                    done.addAll(Collections.nCopies(records.size() - i, CompletableFuture.failedFuture(lost)));
+                    break;
+                }
+                byte[] frame = frames.get(i);
+                long offset = index.end();
+                index.add(record.lsn(), record.epoch(), record.requestId(), offset, frame.length);
+                LogWriter.Append append = new LogWriter.Append(record.lsn(), offset, frame, new CompletableFuture<>());
+                appends.add(append);
+                done.add(append.done());
             }
-            if (record.epoch() < index.lastEpoch()) {
-                throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= "
-                        + index.lastEpoch() + ", the epoch of record " + index.lastLsn() + ")");
-            }
-            if (!lostTail.admits(record)) {
-                return CompletableFuture.failedFuture(lostTail.refuse(record, name, directory));
-            }
-            long offset = index.end();
-            index.add(record.lsn(), record.epoch(), record.requestId(), offset, frame.length);
-            LogWriter.Append append = new LogWriter.Append(record.lsn(), offset, frame, new CompletableFuture<>());
-            writer.append(append);
-            return append.done();
+            writer.appendAll(appends);
+            return done;
         }
     }
 

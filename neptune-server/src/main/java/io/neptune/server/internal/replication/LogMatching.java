@@ -1,6 +1,7 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.server.internal.replication.PeerMessages.Entry;
+import io.neptune.server.internal.log.LogRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -56,6 +57,7 @@ final class LogMatching {
             return new Result(Outcome.MISMATCH, Math.min(prevLsn - 1, core.applied), List.of());
         }
         List<CompletableFuture<Void>> appends = new ArrayList<>();
+        List<LogRecord> records = new ArrayList<>();   // past this log's end: no entry after them is compared
         long expected = prevLsn;
         for (Entry entry : entries) {
             expected++;
@@ -78,8 +80,9 @@ final class LogMatching {
                         + " (epoch {})", core.name, entry.lsn(), core.log.lastLsn(), entry.lsn(), entry.epoch());
                 core.truncateAfter(entry.lsn() - 1);
             }
-            appends.add(core.append(entry.toRecord(entry.lsn())));
+            records.add(entry.toRecord(entry.lsn()));
         }
+        appends.addAll(core.appendAll(records));   // one step: the log forces the batch once
         return new Result(Outcome.MATCHED, expected, appends);
     }
 

@@ -96,10 +96,10 @@ final class ReplicaCore {
     /** Whether the node drains: its replica neither stands for election nor asks for a handover by priority. */
     BooleanSupplier draining = () -> false;
     /**
-     * Hands a record to the log: {@link RedoLog#append}. Tests may put a log in front that refuses
+     * Hands records to the log: {@link RedoLog#appendAll}. Tests may put a log in front that refuses
      * chosen records, as the log itself refuses one it cannot take (it stays usable then).
      */
-    Function<LogRecord, CompletableFuture<Void>> logAppend;
+    Function<List<LogRecord>, List<CompletableFuture<Void>>> logAppend;
     /**
      * Most bytes of records (as their JSON form on the wire estimates them) one replication message
      * carries: half the frame limit by default, set from the node's {@code max-frame-size}, so a
@@ -128,7 +128,7 @@ final class ReplicaCore {
         this.peers = peers;
         this.exec = exec;
         this.timer = timer;
-        this.logAppend = log::append;
+        this.logAppend = log::appendAll;
     }
 
     /**
@@ -197,13 +197,27 @@ final class ReplicaCore {
      * its record may be gone, or replaced by another at the same LSN that is not durable yet.
      */
     CompletableFuture<Void> append(LogRecord record) {
+        return appendAll(List.of(record)).get(0);
+    }
+
+    /**
+     * {@link #append}s {@code records} in one step, so that the log forces them together: a
+     * follower's batch costs one force, not two or more.
+     */
+    List<CompletableFuture<Void>> appendAll(List<LogRecord> records) {
         long generation = truncations;
-        return logAppend.apply(record).whenComplete((v, e) -> exec.execute(() -> {
-            if (e == null && generation == truncations && record.lsn() > durable) {
-                durable = record.lsn();
-                afterDurable.run();
-            }
-        }));
+        List<CompletableFuture<Void>> appended = logAppend.apply(records);
+        List<CompletableFuture<Void>> done = new ArrayList<>(appended.size());
+        for (int i = 0; i < appended.size(); i++) {
+            long lsn = records.get(i).lsn();
+            done.add(appended.get(i).whenComplete((v, e) -> exec.execute(() -> {
+                if (e == null && generation == truncations && lsn > durable) {
+                    durable = lsn;
+                    afterDurable.run();
+                }
+            })));
+        }
+        return done;
     }
 
     /** The replica's checkpoints and snapshot transfer; created on first use. */

@@ -205,6 +205,33 @@ class RedoLogTest {
     }
 
     @Test
+    void aBatchAppendedInOneCallIsWrittenWithOneForce() throws Exception {
+        // A follower appends each replicate message's records together: one force for the batch, not one for
+        // the first record (the writer woke at it) and another for the rest.
+        try (RedoLog log = RedoLog.open(dir.resolve("batch"), FsyncPolicy.GROUP)) {
+            for (int batch = 0; batch < 5; batch++) {
+                long first = log.lastLsn() + 1;
+                long forcesBefore = log.forces();
+                List<CompletableFuture<Void>> done = log.appendAll(LongStream.range(first, first + 64)
+                        .mapToObj(lsn -> record(lsn, 1, 200)).toList());
+                assertThat(done).hasSize(64);
+                CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                assertThat(log.forces() - forcesBefore).as("forces for batch " + batch).isEqualTo(1);
+            }
+            assertThat(log.read(1, 1000)).hasSize(5 * 64).allSatisfy(r -> assertThat(r).isEqualTo(record(r.lsn(), 1, 200)));
+        }
+    }
+
+    @Test
+    void aBatchWithAnLsnOutOfSequenceIsRefusedWhole() {
+        try (RedoLog log = RedoLog.open(dir.resolve("gap"), FsyncPolicy.GROUP)) {
+            assertThatThrownBy(() -> log.appendAll(List.of(record(1, 1, 10), record(3, 1, 10))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lsn: 3 (expected: 2");
+            assertThat(log.lastLsn()).as("nothing of the refused batch").isZero();
+        }
+    }
+
+    @Test
     void alwaysForcesEveryRecordAndNoneForcesNone() {
         try (RedoLog log = RedoLog.open(dir.resolve("always"), FsyncPolicy.ALWAYS)) {
             appendAll(log, LongStream.rangeClosed(1, 20).mapToObj(TestRecords::record).toList());

@@ -367,31 +367,34 @@ final class FaultInjectingCluster implements AutoCloseable {
             RedoLog log = RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP);
             core = new ReplicaCore(SERVICE, 0, id, log, app, new NetworkPeers(id), new SerialExecutor(gate, name), timer);
             core.clock = clock::get;
-            core.logAppend = record -> {
-                if (throwOnAppend.test(record)) {
-                    throw new LogException(log.directory(), "cannot force record " + record.lsn() + " ("
-                            + record.method() + "): injected by the test");
-                }
-                if (failWrites) {
-                    if (!writeFailed) {
-                        writeFailed = true;
-                        log.append(record); // taken, and then its write fails
-                    }
-                    return CompletableFuture.failedFuture(new LogException(log.directory(),
-                            "cannot write record " + record.lsn() + ": injected by the test"));
-                }
-                if (refuseAppend.test(record)) {
-                    refused.incrementAndGet();
-                    return CompletableFuture.failedFuture(new LogException(log.directory(),
-                            "refused record " + record.lsn() + " (" + record.method() + "): injected by the test"));
-                }
-                return log.append(record);
-            };
+            core.logAppend = records -> records.stream().map(record -> append(log, record)).toList();
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
             replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
                     : mode == FailoverMode.MAJORITY
                     ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1))
                     : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
+        }
+
+        /** What the log in front of this node's REDO log does with one record (see {@link ReplicaCore#logAppend}). */
+        private CompletableFuture<Void> append(RedoLog log, LogRecord record) {
+            if (throwOnAppend.test(record)) {
+                throw new LogException(log.directory(), "cannot force record " + record.lsn() + " ("
+                        + record.method() + "): injected by the test");
+            }
+            if (failWrites) {
+                if (!writeFailed) {
+                    writeFailed = true;
+                    log.append(record); // taken, and then its write fails
+                }
+                return CompletableFuture.failedFuture(new LogException(log.directory(),
+                        "cannot write record " + record.lsn() + ": injected by the test"));
+            }
+            if (refuseAppend.test(record)) {
+                refused.incrementAndGet();
+                return CompletableFuture.failedFuture(new LogException(log.directory(),
+                        "refused record " + record.lsn() + " (" + record.method() + "): injected by the test"));
+            }
+            return log.append(record);
         }
 
         ReplicaRole role() {
