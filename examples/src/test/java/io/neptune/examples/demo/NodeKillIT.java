@@ -82,7 +82,9 @@ class NodeKillIT {
                                 LEAVE_LIMIT.plusSeconds(3), "node-2 leaving the yellow page of " + survivor);
                     } catch (org.awaitility.core.ConditionTimeoutException e) {
                         throw new AssertionError(e.getMessage() + "; what " + survivor + " logged last:\n"
-                                + tail(read(log), 40), e);
+                                + tail(read(log), 40) + "\nwarnings of node-1 and node-3 (a GMS that missed view acks"
+                                + " names the member that did not answer):\n" + warnings(logs.resolve("node-1.log"))
+                                + "\n" + warnings(logs.resolve("node-3.log")), e);
                     }
                 }
                 Duration allLeft = Duration.ofNanos(System.nanoTime() - killedAt);
@@ -111,6 +113,11 @@ class NodeKillIT {
             }
         }
         return last;
+    }
+
+    private static String warnings(Path log) {
+        return tail(read(log).lines().filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+                .collect(java.util.stream.Collectors.joining("\n")), 20);
     }
 
     private static String tail(String log, int lines) {
