@@ -694,6 +694,10 @@ final class PrimaryBackupReplica implements PartitionReplica {
         commitLsn = Math.max(commitLsn, reply.commitLsn());
         CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
             joining = false;
+            if (role != ReplicaRole.RECOVERING) {
+                demotedWhileJoining = false; // it led (or followed) meanwhile: this join no longer concerns it
+                return;
+            }
             if (demotedWhileJoining) {
                 demotedWhileJoining = false; // excluded before this join finished: join again at the next tick
                 core.applyUpTo(commitLsn);
