@@ -1,10 +1,15 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
+import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pure rules of choosing a primary and committing writes ({@code docs/protocols/replication.md}):
@@ -37,6 +42,56 @@ final class Election {
             c = Integer.compare(priorityA, priorityB);
         }
         return c != 0 ? c : nodeB.compareTo(nodeA);
+    }
+
+    /** A fail-stop election won: the epoch to lead and the rivals that follow (those that answered SECONDARY). */
+    record FailStopWin(long epoch, List<ReplicaStatus> followers) {}
+
+    /**
+     * Decides a fail-stop election from the rivals' fresh statuses ({@code null}: a rival did not
+     * answer) for a candidate at {@code epoch} whose log ends at ({@code lastEpoch}, {@code lastLsn}):
+     * null if someone else leads or may have to (a rival answered as primary, a candidate rival ranks
+     * above it by {@link #compare}, or a rival did not answer and its log may be more complete); else
+     * the epoch above every one seen, with the secondaries as followers. Candidates are the rivals that
+     * answered SECONDARY, and in a {@code catastrophic} election (after every replica was down) the
+     * RECOVERING ones too.
+     */
+    static @Nullable FailStopWin failStop(List<@Nullable ReplicaStatus> statuses, boolean catastrophic, long epoch,
+            long lastEpoch, long lastLsn, int priority, String self) {
+        long maxEpoch = epoch;
+        List<ReplicaStatus> followers = new ArrayList<>();
+        for (ReplicaStatus s : statuses) {
+            if (s == null) {
+                return null;
+            }
+            boolean secondary = s.role().equals(ReplicaRole.SECONDARY.name());
+            boolean candidate = secondary || (catastrophic && s.role().equals(ReplicaRole.RECOVERING.name()));
+            if (s.role().equals(ReplicaRole.PRIMARY.name())
+                    || (candidate && compare(s.lastEpoch(), s.logEnd(), s.priority(), s.node(), lastEpoch, lastLsn,
+                            priority, self) > 0)) {
+                return null;
+            }
+            maxEpoch = Math.max(maxEpoch, s.epoch());
+            if (secondary) {
+                followers.add(s);
+            }
+        }
+        return new FailStopWin(maxEpoch + 1, List.copyOf(followers));
+    }
+
+    /**
+     * The replica of {@code view} other than {@code self} that announces itself PRIMARY at
+     * {@code epoch} or later (the latest such epoch if several do), or null.
+     */
+    static @Nullable Replica livePrimary(List<Replica> view, NodeId self, long epoch) {
+        Replica best = null;
+        for (Replica r : view) {
+            if (r.role() == ReplicaRole.PRIMARY && !r.node().equals(self) && r.epoch() >= epoch
+                    && (best == null || r.epoch() > best.epoch())) {
+                best = r;
+            }
+        }
+        return best;
     }
 
     /** How many of {@code replicas} replicas make a majority. */

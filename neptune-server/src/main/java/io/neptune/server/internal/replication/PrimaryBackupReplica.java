@@ -6,7 +6,6 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
@@ -21,12 +20,8 @@ import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -47,10 +42,25 @@ import org.slf4j.LoggerFactory;
  * from older epochs, which fences a deposed primary, and take messages at one epoch from one
  * primary only. Each record names the primary that wrote it: a recovering replica compares its
  * record at the LSN the primary keeps with the primary's and drops a run that differs, which a
- * dead primary's reused epoch number would otherwise hide. The primary's side of the write path
- * (pending writes, in-sync secondaries, committing) is its {@link PrimaryPipeline}.
+ * dead primary's reused epoch number would otherwise hide ({@link Rejoin}). The primary's side of
+ * the write path (pending writes, in-sync secondaries, committing) is its {@link PrimaryPipeline};
+ * an operator's handover away from it is a {@link Handoff}.
  *
- * <p>Thread-safety: all state is confined to the partition's serial executor.
+ * <p>Where the replica stands is its {@link Phase}; the role it announces follows from it
+ * ({@link #role()}). The transitions (a phase may also stay as it is):
+ * <pre>
+ * RECOVERING   -&gt; JOINING (a live primary), ELECTING (catastrophic: all configured replicas back, none a secondary)
+ * JOINING      -&gt; JOINING (the next batch), SECONDARY (joined and applied), RECOVERING (refused, failed, excluded)
+ * SECONDARY    -&gt; ELECTING (no live primary), RECOVERING (excluded, storage failure, a primary leads without it)
+ * HANDING_OVER -&gt; SECONDARY (heard from the successor, or its deadline passed), RECOVERING (as a secondary)
+ * ELECTING     -&gt; PRIMARY (won), the phase it started from (lost, or a primary appeared), RECOVERING, JOINING
+ * PRIMARY      -&gt; HANDING_OVER (a handover), RECOVERING (a newer epoch, a second primary, a log or storage failure)
+ * any but PRIMARY and CLOSED -&gt; PRIMARY (an operator's promote; a take-over by priority or by an operator)
+ * any          -&gt; CLOSED
+ * </pre>
+ *
+ * <p>Thread-safety: all state is confined to the partition's serial executor; each entry point
+ * asserts it.
  */
 final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
@@ -60,23 +70,51 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** A gap between ticks (every 100 ms) longer than this means the process was paused. */
     static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
+    /** Where this replica stands; the published {@link ReplicaRole} follows from it ({@link #role()}). */
+    enum Phase {
+        /** Out of service (after a start, a step-down, an exclusion): joins a live primary at the next tick. */
+        RECOVERING,
+        /** Recovering, with a join under way: the primary's answer is on its way or its records are being logged. */
+        JOINING,
+        /** Follows the primary: logs what it sends, applies what it commits. */
+        SECONDARY,
+        /** Handed the primary role over a moment ago: follows, but answers a status as primary (see {@link #status}). */
+        HANDING_OVER,
+        /** Asked its rivals for their status to take over a lost primary (from SECONDARY, or RECOVERING if catastrophic). */
+        ELECTING,
+        /** Leads: assigns LSNs and commits through its {@link PrimaryPipeline}. */
+        PRIMARY,
+        /** Shut down: takes nothing and answers nothing more. */
+        CLOSED;
+
+        /** Whether a replica in {@code from} may move to this phase (see the class javadoc). */
+        boolean allowedFrom(Phase from) {
+            return from == this || this == CLOSED || from != CLOSED && switch (this) {
+                case RECOVERING, PRIMARY, CLOSED -> true;
+                case JOINING -> from == RECOVERING || from == ELECTING;
+                case SECONDARY -> from == JOINING || from == HANDING_OVER || from == ELECTING;
+                case HANDING_OVER -> from == PRIMARY;
+                case ELECTING -> from == SECONDARY || from == RECOVERING;
+            };
+        }
+    }
+
     private final ReplicaCore core;
     private final String name;
     private final int priority;
     private final int configuredReplicas;
     private final long ackTimeoutMillis;
-    private final long stalenessNanos;
+    private final PrimaryPipeline pipeline;
+    private final Rejoin rejoin;
+    private final VersionSampler versions;
 
-    private ReplicaRole role = ReplicaRole.RECOVERING;
+    private Phase phase = Phase.RECOVERING;
     private @Nullable NodeId primary;
     private long commitLsn;
-    private final PrimaryPipeline pipeline;
-    private final TreeMap<Long, Long> epochStarts = new TreeMap<>();
-    private final Deque<long[]> versionSamples = new ArrayDeque<>();
-    private boolean electing;
     /** An {@link #applyCommitted} slice is queued on the executor. */
     private boolean applyQueued;
-    private boolean joining;
+    /** JOINING: the join under way. */
+    private Rejoin.@Nullable Attempt joinAttempt;
     /**
      * The primary whose join reply made this recovering replica its follower: the only one whose
      * {@code replicate} a recovering replica takes. Acknowledging another's, or one sent before the
@@ -86,23 +124,23 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** The one node whose {@code replicate} this replica takes at its current epoch (set by the first). */
     private @Nullable NodeId epochLeader;
     /**
-     * This replica handed the primary role to {@code handingOverTo} and reports itself as primary to
-     * {@code status} until it hears from it at a new epoch or {@link #handoverUntilNanos} passes:
-     * a rival electing meanwhile must not find the partition leaderless and take a second primary.
+     * HANDING_OVER: the replica this one handed the primary role to, and until when it answers a
+     * status as primary unless it hears from it first: a rival electing meanwhile must not find the
+     * partition leaderless and take a second primary.
      */
-    private @Nullable NodeId handingOverTo;
+    private @Nullable NodeId successor;
     private long handoverUntilNanos;
-    /** A primary demoted this replica while its join was under way: the join it answered no longer holds. */
-    private boolean demotedWhileJoining;
+    /** ELECTING: the phase the election started from (SECONDARY, or RECOVERING if catastrophic), and its round. */
+    private Phase electingFrom = Phase.SECONDARY;
+    private long electionRound;
     private long lastHandoverNanos;
     /** An operator's handover away from this primary, or null. */
     private @Nullable Handoff handoff;
-    /** Primary by an operator's move-primary: refuses handovers by priority while it leads. */
+    /** PRIMARY by an operator's move-primary: refuses handovers by priority while it leads. */
     private boolean pinned;
     /** When this secondary first saw a primary announced at a newer epoch than its own, or 0. */
     private long newerPrimarySinceNanos;
-    private long lastFromPrimaryNanos = System.nanoTime();
-    private boolean closed;
+    private long lastFromPrimaryNanos;
 
     PrimaryBackupReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
             @Nullable Duration staleness) {
@@ -111,21 +149,23 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.priority = priority;
         this.configuredReplicas = configuredReplicas;
         this.ackTimeoutMillis = ackTimeout.toMillis();
-        this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
+        this.rejoin = new Rejoin(core);
+        this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos(), () -> core.clock.getAsLong());
+        this.lastFromPrimaryNanos = core.clock.getAsLong();
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
             @Override
             public boolean leads() {
-                return role == ReplicaRole.PRIMARY && !closed;
+                return phase == Phase.PRIMARY;
             }
 
             @Override
             public void stepDown(String why) {
-                PrimaryBackupReplica.this.stepDown(ReplicaRole.RECOVERING, why);
+                PrimaryBackupReplica.this.stepDown(Phase.RECOVERING, why);
             }
 
             @Override
             public void assigned(long epoch, long lsn) {
-                epochStarts.putIfAbsent(epoch, lsn);
+                rejoin.noteEpochStart(epoch, lsn);
             }
 
             @Override
@@ -139,7 +179,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
         });
         core.afterDurable = () -> {
-            if (role == ReplicaRole.PRIMARY) {
+            if (phase == Phase.PRIMARY) {
                 pipeline.commitReady();
             }
         };
@@ -149,15 +189,35 @@ final class PrimaryBackupReplica implements PartitionReplica {
     public void start() {
         core.exec.execute(() -> {
             core.internalSync();
-            rebuildEpochStarts();
+            rejoin.rebuildEpochStarts();
             publish();
         });
     }
 
-    private void rebuildEpochStarts() {
-        epochStarts.clear();
-        epochStarts.put(core.log.boundary().epoch(), core.log.boundary().lsn());   // where its run starts is not known
-        core.forEachRecord(r -> epochStarts.putIfAbsent(r.epoch(), r.lsn()));
+    /** The role this replica announces in {@code phase}. */
+    private ReplicaRole role() {
+        return switch (phase) {
+            case PRIMARY -> ReplicaRole.PRIMARY;
+            case SECONDARY, HANDING_OVER -> ReplicaRole.SECONDARY;
+            case ELECTING -> electingFrom == Phase.SECONDARY ? ReplicaRole.SECONDARY : ReplicaRole.RECOVERING;
+            case RECOVERING, JOINING, CLOSED -> ReplicaRole.RECOVERING;
+        };
+    }
+
+    /** Moves to {@code next}; what a phase leaves behind is cleared here. */
+    private void enter(Phase next) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        assert next.allowedFrom(phase) : name + ": " + phase + " -> " + next;
+        if (next != Phase.JOINING) {
+            joinAttempt = null;
+        }
+        if (next != Phase.HANDING_OVER) {
+            successor = null;
+        }
+        if (next != Phase.PRIMARY) {
+            pinned = false;
+        }
+        phase = next;
     }
 
     // ---------------------------------------------------------------- client writes (primary)
@@ -165,16 +225,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         core.exec.execute(() -> {
-            if (role != ReplicaRole.PRIMARY || electing) {
-                reply.accept(notPrimary(request.requestId()));
+            if (phase != Phase.PRIMARY) {
+                reply.accept(core.notPrimary(request.requestId(), primary));
             } else if (handoff == null || !handoff.hold(request, reply)) {
                 pipeline.write(request, reply);
             }
         });
-    }
-
-    private ResponseMessage notPrimary(long requestId) {
-        return core.notPrimary(requestId, primary);
     }
 
     // ---------------------------------------------------------------- peer messages
@@ -196,25 +252,22 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
-            if (core.snapshots().onPeerMessage(message, reply)) {
-                return;
+            if (phase == Phase.CLOSED || core.snapshots().onPeerMessage(message, reply)) {
+                return; // closed: silent, as a stopped process is
             }
             if (message instanceof Replicate m) {
                 onReplicate(m, reply);
             } else if (message instanceof StatusRequest) {
                 reply.accept(status());
             } else if (message instanceof Join m) {
-                reply.accept(onJoin(m));
+                reply.accept(phase == Phase.PRIMARY ? rejoin.answer(m, pipeline)
+                        : Rejoin.refused("not the primary", core.log.epoch()));
             } else if (message instanceof Handover m) {
                 onHandover(m, reply);
             } else if (message instanceof TakeOver m) {
                 takeOver(m, reply);
             } else if (message instanceof Demote m) {
-                if (m.epoch() >= core.log.epoch() && role == ReplicaRole.SECONDARY) {
-                    stepDown(ReplicaRole.RECOVERING, "the primary stopped waiting for this replica");
-                } else if (m.epoch() >= core.log.epoch() && joining) {
-                    demotedWhileJoining = true;
-                }
+                onDemote(m);
                 reply.accept(new Ack(true, core.log.lastLsn(), core.log.epoch(), ""));
             } else if (message instanceof Promote) {
                 promoteByOperator(reply);
@@ -224,17 +277,30 @@ final class PrimaryBackupReplica implements PartitionReplica {
         });
     }
 
+    /** The primary stopped waiting for this replica (it excluded it): it recovers through a join. */
+    private void onDemote(Demote m) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (m.epoch() >= core.log.epoch() && role() == ReplicaRole.SECONDARY) {
+            stepDown(Phase.RECOVERING, "the primary stopped waiting for this replica");
+        } else if (m.epoch() >= core.log.epoch() && joinAttempt != null) { // JOINING
+            joinAttempt.excluded = true; // the join it answered no longer holds: join again when this one ends
+        }
+    }
+
     /** Whether this replica handed the primary role over a moment ago and has not heard from its successor yet. */
     private boolean handingOver() {
-        return handingOverTo != null && System.nanoTime() - handoverUntilNanos < 0;
+        return phase == Phase.HANDING_OVER && core.clock.getAsLong() - handoverUntilNanos < 0;
     }
 
     private ReplicaStatus status() {
-        return new ReplicaStatus(core.self.value(), handingOver() ? ReplicaRole.PRIMARY.name() : role.name(), core.log.epoch(),
-                core.log.lastEpoch(), core.log.lastLsn(), core.applied, priority, core.app.digest().orElse(""));
+        assert core.exec.inExecutor() : "off the partition's executor";
+        return new ReplicaStatus(core.self.value(), handingOver() ? ReplicaRole.PRIMARY.name() : role().name(),
+                core.log.epoch(), core.log.lastEpoch(), core.log.lastLsn(), core.applied, priority,
+                core.app.digest().orElse(""));
     }
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         long epoch = core.log.epoch();
         if (m.epoch() < epoch) {
             logger.info("{}: rejected replication from {} at stale epoch {} (mine {})", name, m.from(), m.epoch(), epoch);
@@ -244,16 +310,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
         NodeId from = NodeId.of(m.from());
         if (m.epoch() > epoch) {
             adoptEpoch(m.epoch());
-            if (role == ReplicaRole.PRIMARY) {
-                stepDown(ReplicaRole.RECOVERING, from + " is primary at epoch " + m.epoch());
+            if (phase == Phase.PRIMARY) {
+                stepDown(Phase.RECOVERING, from + " is primary at epoch " + m.epoch());
             }
         }
-        if (role == ReplicaRole.PRIMARY) {
+        if (phase == Phase.PRIMARY) {
             // two primaries of one epoch (each elected without seeing the other): never mix their logs
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "primary at epoch " + epoch));
             return;
         }
-        if (role == ReplicaRole.RECOVERING && !from.equals(joinedTo)) {
+        if (role() == ReplicaRole.RECOVERING && !from.equals(joinedTo)) {
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "recovering"));
             return;
         }
@@ -264,26 +330,26 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return;
         }
         epochLeader = from;
-        if (from.equals(handingOverTo)) {
-            handingOverTo = null; // it leads now
+        if (phase == Phase.HANDING_OVER && from.equals(successor)) {
+            enter(Phase.SECONDARY); // it leads now
         }
         primary = from;
-        lastFromPrimaryNanos = System.nanoTime();
+        lastFromPrimaryNanos = core.clock.getAsLong();
         LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
                 true);
         for (Entry entry : m.entries()) {
-            epochStarts.putIfAbsent(entry.epoch(), entry.lsn());
+            rejoin.noteEpochStart(entry.epoch(), entry.lsn());
         }
         if (result.outcome() != LogMatching.Outcome.MATCHED) {
             if (result.outcome() == LogMatching.Outcome.DIVERGED) {
-                stepDown(ReplicaRole.RECOVERING, "an applied record differs from " + from + "'s");
+                stepDown(Phase.RECOVERING, "an applied record differs from " + from + "'s");
             }
-            rebuildEpochStarts();
+            rejoin.rebuildEpochStarts();
             // gap: resend from my log end; mismatch: from what is surely the primary's (what I applied)
             reply.accept(new Ack(false, result.match(), core.log.epoch(), "gap"));
             return;
         }
-        rebuildEpochStartsIfTruncated(result);
+        rejoin.rebuildIfTruncated();
         // apply only what is known to be the primary's: a tail of this log beyond the entries may not be
         long match = result.match();
         commitLsn = Math.max(commitLsn, Math.min(m.commitLsn(), match));
@@ -300,13 +366,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 }));
     }
 
-    private void rebuildEpochStartsIfTruncated(LogMatching.Result result) {
-        Map.Entry<Long, Long> last = epochStarts.lastEntry();
-        if (last != null && last.getValue() > core.log.lastLsn()) {
-            rebuildEpochStarts();
-        }
-    }
-
     /**
      * Applies committed writes a slice at a time ({@value #APPLY_SLICE_MILLIS} ms), each slice a
      * task of its own: a backlog of slow writes never delays the acknowledgement of a
@@ -314,18 +373,18 @@ final class PrimaryBackupReplica implements PartitionReplica {
      * secondary for a failed one.
      */
     private void applyCommitted() {
-        if (applyQueued || role == ReplicaRole.PRIMARY) {
+        if (applyQueued || phase == Phase.PRIMARY) {
             return;
         }
         applyQueued = true;
         core.exec.execute(() -> {
             applyQueued = false;
-            if (role == ReplicaRole.PRIMARY || closed) {
+            if (phase == Phase.PRIMARY || phase == Phase.CLOSED) {
                 return; // a primary applies through commitReady
             }
             boolean ok = core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(APPLY_SLICE_MILLIS));
-            if (!ok && role == ReplicaRole.SECONDARY) {
-                stepDown(ReplicaRole.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
+            if (!ok && role() == ReplicaRole.SECONDARY) {
+                stepDown(Phase.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
             }
             publish();
             if (ok && core.applied < Math.min(commitLsn, core.durable)) {
@@ -334,46 +393,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
         });
     }
 
-    private JoinReply onJoin(Join m) {
-        if (role != ReplicaRole.PRIMARY || electing) {
-            return new JoinReply(false, "not the primary", core.log.epoch(), 0, 0, List.of(), false, 0, "");
-        }
-        long keep = Math.min(m.lastLsn(), core.log.lastLsn());
-        Map.Entry<Long, Long> nextEpoch = epochStarts.higherEntry(m.lastEpoch());
-        if (nextEpoch != null) {
-            keep = Math.min(keep, nextEpoch.getValue() - 1); // its records from there on were never committed
-        }
-        NodeId node = NodeId.of(m.node());
-        if (keep + 1 < core.log.startLsn()) {
-            core.snapshots().tell(node);
-            return new JoinReply(false, "truncated below " + core.log.startLsn() + ": install a snapshot",
-                    core.log.epoch(), 0, 0, List.of(), false, 0, "");
-        }
-        List<LogRecord> records = core.batch(keep + 1);
-        boolean joined = keep + records.size() >= core.log.lastLsn();
-        pipeline.forget(node); // a replica that asks to join is not in sync, whatever this primary still counted
-        if (core.peers.replicas(core.service, core.partition).stream().noneMatch(r -> r.node().equals(node))) {
-            // this primary could not send it anything yet; it would exclude it at the next tick
-            return new JoinReply(false, m.node() + " is not in " + core.self + "'s yellow page yet", core.log.epoch(),
-                    0, 0, List.of(), false, 0, "");
-        }
-        if (joined) {
-            pipeline.follow(node, keep);
-            logger.info("{}: {} joined as secondary at {}", name, node, core.log.lastLsn());
-        }
-        return new JoinReply(true, "", core.log.epoch(), keep, core.applied, records.stream().map(Entry::of).toList(),
-                joined, core.log.epochOf(keep), core.log.originOf(keep));
-    }
-
     private void onHandover(Handover m, Consumer<Object> reply) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
-        String refusal = role != ReplicaRole.PRIMARY || electing ? "not the primary" : handoff != null && !handoff.done()
+        String refusal = phase != Phase.PRIMARY ? "not the primary" : handoff != null && !handoff.done()
                 ? "a handover to " + handoff.target() + " is under way" : pinned && !m.operator()
                 ? "primary by an operator's move-primary" : null;
         if (refusal != null) {
             reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
         } else if (m.operator()) {
-            handoff = new Handoff(core, node, () -> role == ReplicaRole.PRIMARY && !electing && !closed,
+            handoff = new Handoff(core, node, () -> phase == Phase.PRIMARY,
                     t -> pipeline.idle() && pipeline.secondaries().contains(t), this::handTo, this, reply);
         } else if (!pipeline.acknowledged(node, m.lastLsn()) || !pipeline.idle() || m.lastLsn() < core.log.lastLsn()) {
             reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
@@ -384,18 +413,21 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
     }
 
+    /** Steps down for {@code node}, answering status requests as primary until it leads (see {@link #successor}). */
     private void handTo(NodeId node) {
-        stepDown(ReplicaRole.SECONDARY, "handover to " + node);
+        stepDown(Phase.HANDING_OVER, "handover to " + node);
+        successor = node;
+        handoverUntilNanos = core.clock.getAsLong()
+                + TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 2 * ackTimeoutMillis));
         primary = node;
-        handingOverTo = node;
-        handoverUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 2 * ackTimeoutMillis));
     }
 
     /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
     private void takeOver(TakeOver m, Consumer<Object> reply) {
+        assert core.exec.inExecutor() : "off the partition's executor";
         Replica live = livePrimary(core.peers.replicas(core.service, core.partition));
-        String refusal = TakeOvers.refusal(role == ReplicaRole.PRIMARY, role != ReplicaRole.SECONDARY
-                || core.log.lostTailEnd() > 0, electing, live == null ? null : live.node());
+        String refusal = TakeOvers.refusal(phase == Phase.PRIMARY, role() != ReplicaRole.SECONDARY
+                || core.log.lostTailEnd() > 0, phase == Phase.ELECTING, live == null ? null : live.node());
         if (refusal != null || live == null) {
             reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
                     core.log.epoch()));
@@ -404,7 +436,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         core.peers.call(live.node(), core.service, core.partition, "handover", new Handover(core.service,
                 core.partition, core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) ->
                 core.exec.execute(() -> {
-                    if (r == null || !r.accepted() || role != ReplicaRole.SECONDARY || core.log.lastLsn() < r.logEnd()) {
+                    if (r == null || !r.accepted() || role() != ReplicaRole.SECONDARY
+                            || core.log.lastLsn() < r.logEnd()) {
                         reply.accept(new PromoteReply(false, TakeOvers.refused(live.node(), r, e), core.log.epoch()));
                         return;
                     }
@@ -419,65 +452,31 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void tick() {
         core.exec.execute(() -> {
-            if (closed) {
+            if (phase == Phase.CLOSED) {
                 return;
             }
-            sampleVersion();
+            versions.sample(core.applied);
+            if (phase == Phase.HANDING_OVER && !handingOver()) {
+                enter(Phase.SECONDARY); // its successor stayed silent until the deadline: an ordinary secondary
+            }
             List<Replica> view = core.peers.replicas(core.service, core.partition);
             Replica live = livePrimary(view);
             pipeline.ticked();
-            if (role != ReplicaRole.RECOVERING) {
+            if (role() != ReplicaRole.RECOVERING) {
                 core.snapshots().checkpoint(view);
             }
-            if (role == ReplicaRole.PRIMARY) {
-                if (live != null && live.epoch() > core.log.epoch()) {
-                    stepDown(ReplicaRole.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
-                    return;
-                }
-                if (live != null && (live.priority() > priority
-                        || live.priority() == priority && live.node().value().compareTo(core.self.value()) < 0)) {
-                    // Two primaries of one epoch: a race the election guards against went wrong. Their logs differ,
-                    // so one must go, and the writes only it acknowledged are lost; both agree which by rank.
-                    logger.error("{}: [NEP-REPL-002] {} is also primary at epoch {}; stepping down for it (higher"
-                            + " priority or node id)", name, live.node(), live.epoch());
-                    stepDown(ReplicaRole.RECOVERING, "a second primary at epoch " + live.epoch());
-                    return;
-                }
-                pipeline.excludeAbsent(view); // not right after a pause: its yellow page may have expired meanwhile
-                pipeline.tick();
-                publish();
+            if (phase == Phase.PRIMARY) {
+                lead(view, live);
                 return;
             }
             if (live != null) {
-                primary = live.node();
-                boolean newerEpoch = role == ReplicaRole.SECONDARY && live.epoch() > core.log.epoch();
-                if (newerEpoch) {
-                    awaitNewPrimary(live);
-                } else {
-                    newerPrimarySinceNanos = 0;
-                    if (role == ReplicaRole.SECONDARY
-                            && (live.logEnd() > core.log.lastLsn() || live.version() > core.applied)
-                            && System.nanoTime() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
-                        // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
-                        // timeout: it excluded this replica, and its "demote" did not arrive or came too early
-                        stepDown(ReplicaRole.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
-                                + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
-                    }
-                }
-                if (role == ReplicaRole.RECOVERING && core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
-                    logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
-                } else if (role == ReplicaRole.RECOVERING && core.snapshots().installing()) {
-                    core.snapshots().tick(live.node());
-                } else if (role == ReplicaRole.RECOVERING) {
-                    join(live.node());
-                } else if (priority > live.priority() && !newerEpoch) {
-                    maybeHandover(live);
-                }
-            } else if (role == ReplicaRole.SECONDARY && !newPrimaryNotAnnouncedYet(view) && !handingOver()) {
+                follow(live);
+            } else if (phase == Phase.SECONDARY && !newPrimaryNotAnnouncedYet(view)) {
                 if (core.log.lostTailEnd() == 0) { // its log lacks records its service applied: it cannot lead
                     elect(view, false);
                 }
-            } else if (view.stream().noneMatch(r -> r.role() == ReplicaRole.SECONDARY && !r.node().equals(core.self))
+            } else if (phase == Phase.RECOVERING
+                    && view.stream().noneMatch(r -> r.role() == ReplicaRole.SECONDARY && !r.node().equals(core.self))
                     && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
                 if (core.log.lostTailEnd() == 0) {
                     elect(view, true); // catastrophic: every replica was down and all configured ones are back
@@ -485,6 +484,57 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             publish();
         });
+    }
+
+    /** A primary's tick: fenced by a newer epoch, ranked against a second primary, excludes the absent. */
+    private void lead(List<Replica> view, @Nullable Replica live) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (live != null && live.epoch() > core.log.epoch()) {
+            stepDown(Phase.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
+            return;
+        }
+        if (live != null && (live.priority() > priority
+                || live.priority() == priority && live.node().value().compareTo(core.self.value()) < 0)) {
+            // Two primaries of one epoch: a race the election guards against went wrong. Their logs differ,
+            // so one must go, and the writes only it acknowledged are lost; both agree which by rank.
+            logger.error("{}: [NEP-REPL-002] {} is also primary at epoch {}; stepping down for it (higher"
+                    + " priority or node id)", name, live.node(), live.epoch());
+            stepDown(Phase.RECOVERING, "a second primary at epoch " + live.epoch());
+            return;
+        }
+        pipeline.excludeAbsent(view); // not right after a pause: its yellow page may have expired meanwhile
+        pipeline.tick();
+        publish();
+    }
+
+    /** A tick of a replica that sees {@code live} as primary: it checks it is followed, joins, or asks for the role. */
+    private void follow(Replica live) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        primary = live.node();
+        boolean newerEpoch = role() == ReplicaRole.SECONDARY && live.epoch() > core.log.epoch();
+        if (newerEpoch) {
+            awaitNewPrimary(live);
+        } else {
+            newerPrimarySinceNanos = 0;
+            if (role() == ReplicaRole.SECONDARY && (live.logEnd() > core.log.lastLsn() || live.version() > core.applied)
+                    && core.clock.getAsLong() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
+                // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
+                // timeout: it excluded this replica, and its "demote" did not arrive or came too early
+                stepDown(Phase.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
+                        + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
+            }
+        }
+        if (role() != ReplicaRole.RECOVERING) {
+            if (priority > live.priority() && !newerEpoch) {
+                maybeHandover(live);
+            }
+        } else if (core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
+            logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
+        } else if (core.snapshots().installing()) {
+            core.snapshots().tick(live.node());
+        } else {
+            join(live.node());
+        }
     }
 
     /**
@@ -495,24 +545,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
      * every fail-over into a round of joins, with reads refused meanwhile.
      */
     private void awaitNewPrimary(Replica live) {
-        long now = System.nanoTime();
+        long now = core.clock.getAsLong();
         if (newerPrimarySinceNanos == 0) {
             newerPrimarySinceNanos = now;
         } else if (now - newerPrimarySinceNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
             newerPrimarySinceNanos = 0;
-            stepDown(ReplicaRole.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
+            stepDown(Phase.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
         }
     }
 
     private @Nullable Replica livePrimary(List<Replica> view) {
-        Replica best = null;
-        for (Replica r : view) {
-            if (r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch()
-                    && (best == null || r.epoch() > best.epoch())) {
-                best = r;
-            }
-        }
-        return best;
+        return Election.livePrimary(view, core.self, core.log.epoch());
     }
 
     /**
@@ -527,68 +570,49 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 && view.stream().anyMatch(r -> r.node().equals(last) && r.epoch() < core.log.epoch());
     }
 
-    private boolean outranks(long epoch, long lsn, int prio, String node) {
-        return Election.compare(epoch, lsn, prio, node, core.log.lastEpoch(), core.log.lastLsn(), priority,
-                core.self.value()) > 0;
-    }
-
     private void elect(List<Replica> view, boolean catastrophic) {
-        if (electing) {
-            return;
-        }
+        assert core.exec.inExecutor() : "off the partition's executor";
         // Every candidate asks its rivals; finishElection compares their fresh (last epoch, log end). An
         // announcement carries a replica's current epoch, which runs ahead of its last record's epoch
         // when the epoch has no writes yet, so ruling candidates out on it could leave no one to elect.
         // Every live replica is asked, whatever it announces: an announcement lags, and a replica that just
         // finished joining still looks RECOVERING (or a new primary right after a handover does). Left out, it
         // could hold an election of its own at the same epoch; its fresh status tells what it is.
-        ReplicaRole roleAtStart = role;
         long epochAtStart = core.log.epoch();
-        List<Replica> rivals = new ArrayList<>();
+        long round = ++electionRound;
+        electingFrom = phase;
+        enter(Phase.ELECTING);
+        List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
         for (Replica r : view) {
             if (!r.node().equals(core.self)) {
-                rivals.add(r);
+                statuses.add(core.peers.call(r.node(), core.service, core.partition, "status",
+                        new StatusRequest(core.service, core.partition), ReplicaStatus.class)
+                        .orTimeout(1, TimeUnit.SECONDS).exceptionally(e -> null));
             }
         }
-        electing = true;
-        List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
-        for (Replica r : rivals) {
-            statuses.add(core.peers.call(r.node(), core.service, core.partition, "status",
-                    new StatusRequest(core.service, core.partition), ReplicaStatus.class)
-                    .orTimeout(1, TimeUnit.SECONDS).exceptionally(e -> null));
-        }
         CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
-                () -> finishElection(statuses.stream().map(CompletableFuture::join).toList(), catastrophic,
-                        roleAtStart, epochAtStart)));
+                () -> finishElection(round, statuses.stream().map(CompletableFuture::join).toList(), catastrophic,
+                        epochAtStart)));
     }
 
-    private void finishElection(List<@Nullable ReplicaStatus> statuses, boolean catastrophic, ReplicaRole roleAtStart,
+    private void finishElection(long round, List<@Nullable ReplicaStatus> statuses, boolean catastrophic,
             long epochAtStart) {
-        electing = false;
-        if (role != roleAtStart || core.log.epoch() != epochAtStart || closed
-                || livePrimary(core.peers.replicas(core.service, core.partition)) != null) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (phase != Phase.ELECTING || round != electionRound) {
+            return; // it left ELECTING meanwhile (promoted, stepped down, joining, closed): this round is over
+        }
+        enter(electingFrom);
+        if (core.log.epoch() != epochAtStart || livePrimary(core.peers.replicas(core.service, core.partition)) != null) {
             // Things changed while the statuses were on their way: another replica took over (its first replicate
             // brought a new epoch before its announcement did), and the statuses, older than this log, are stale.
             return;
         }
-        long maxEpoch = core.log.epoch();
-        List<ReplicaStatus> followers = new ArrayList<>();
-        for (ReplicaStatus s : statuses) {
-            if (s == null) {
-                return; // a rival did not answer: its log may be more complete; try again at the next tick
-            }
-            boolean candidate = s.role().equals(ReplicaRole.SECONDARY.name())
-                    || (catastrophic && s.role().equals(ReplicaRole.RECOVERING.name()));
-            if (s.role().equals(ReplicaRole.PRIMARY.name())
-                    || (candidate && outranks(s.lastEpoch(), s.logEnd(), s.priority(), s.node()))) {
-                return; // fresher information says someone else should lead
-            }
-            maxEpoch = Math.max(maxEpoch, s.epoch());
-            if (s.role().equals(ReplicaRole.SECONDARY.name())) {
-                followers.add(s);
-            }
+        Election.FailStopWin win = Election.failStop(statuses, catastrophic, core.log.epoch(), core.log.lastEpoch(),
+                core.log.lastLsn(), priority, core.self.value());
+        if (win != null) { // else a rival leads, outranks it, or did not answer: the next tick may try again
+            becomePrimary(win.epoch(), win.followers(), catastrophic ? "all configured replicas are back"
+                    : "primary lost");
         }
-        becomePrimary(maxEpoch + 1, followers, catastrophic ? "all configured replicas are back" : "primary lost");
     }
 
     /**
@@ -597,10 +621,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
      */
     private void becomePrimary(long epoch, List<ReplicaStatus> followers, String why) {
         adoptEpoch(epoch);
-        role = ReplicaRole.PRIMARY;
+        enter(Phase.PRIMARY);
         primary = core.self;
         epochLeader = core.self;
-        handingOverTo = null;
         pipeline.lead(followers);
         logger.info("{}: became primary at epoch {} ({}); log end {}, applied {}, followers {}", name, epoch, why,
                 core.log.lastLsn(), core.applied, pipeline.secondaries());
@@ -609,12 +632,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     private void promoteByOperator(Consumer<Object> reply) {
-        if (role == ReplicaRole.PRIMARY) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (phase == Phase.PRIMARY) {
             reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
             return;
         }
-        List<Replica> view = core.peers.replicas(core.service, core.partition);
-        Replica live = livePrimary(view);
+        Replica live = livePrimary(core.peers.replicas(core.service, core.partition));
         if (live != null) {
             reply.accept(new PromoteReply(false, "a live primary exists: " + live.node(), core.log.epoch()));
             return;
@@ -626,114 +649,73 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     /** Recovery phase 2: fetch what this replica missed from the primary, truncating any divergent tail. */
     private void join(NodeId target) {
-        if (joining) {
+        if (phase == Phase.JOINING) {
             return;
         }
-        joining = true;
+        Rejoin.Attempt attempt = new Rejoin.Attempt(target);
+        enter(Phase.JOINING);
+        joinAttempt = attempt;
         joinedTo = null;
         Join request = new Join(core.service, core.partition, core.self.value(), core.log.lastLsn(),
                 core.log.lastEpoch());
         core.peers.call(target, core.service, core.partition, "join", request, JoinReply.class)
-                .whenComplete((r, e) -> core.exec.execute(() -> onJoinReply(target, r, e)));
+                .whenComplete((r, e) -> core.exec.execute(() -> onJoinReply(attempt, r, e)));
     }
 
-    private void onJoinReply(NodeId target, @Nullable JoinReply reply, @Nullable Throwable error) {
-        if (error != null || reply == null || !reply.accepted() || role != ReplicaRole.RECOVERING || demotedWhileJoining) {
-            joining = false;
-            demotedWhileJoining = false;
+    private void onJoinReply(Rejoin.Attempt attempt, @Nullable JoinReply reply, @Nullable Throwable error) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (attempt != joinAttempt) {
+            return; // it left JOINING meanwhile (promoted, elected, stepped down): this join no longer concerns it
+        }
+        if (error != null || reply == null || !reply.accepted() || attempt.excluded) {
+            enter(Phase.RECOVERING);
             return;
         }
         if (reply.epoch() > core.log.epoch()) {
             adoptEpoch(reply.epoch());
         }
-        if (!sameRecordAt(reply.keepUpTo(), reply.keepEpoch(), reply.keepOrigin())) {
-            // Same LSN, another write: a primary that died before anyone saw its epoch left records here under an
-            // epoch number its successor reused. Drop that run of records and join again from before it.
-            long mineEpoch = core.log.epochOf(reply.keepUpTo());
-            String mineOrigin = core.log.originOf(reply.keepUpTo());
-            long runStart = Math.max(core.log.startLsn(), epochStarts.getOrDefault(mineEpoch, reply.keepUpTo()));
-            joining = false;
-            if (runStart - 1 < core.applied) {
-                logger.error("{}: [NEP-REPL-001] applied writes up to {}, but from LSN {} on this log differs from {}'s"
-                        + " (epoch {} by {} here, epoch {} by {} there); this replica diverged and needs to be rebuilt",
-                        name, core.applied, runStart, target, mineEpoch, mineOrigin, reply.keepEpoch(),
-                        reply.keepOrigin());
-                return;
-            }
-            logger.warn("{}: records {}..{} (epoch {} by {}) are not {}'s (epoch {} by {} at {}); truncating them and"
-                    + " joining again", name, runStart, core.log.lastLsn(), mineEpoch, mineOrigin, target,
-                    reply.keepEpoch(), reply.keepOrigin(), reply.keepUpTo());
-            core.truncateAfter(runStart - 1);
-            rebuildEpochStarts();
+        if (!rejoin.reconcile(attempt.target, reply)) {
+            enter(Phase.RECOVERING);
             return;
         }
-        if (reply.keepUpTo() < core.log.lastLsn()) {
-            if (reply.keepUpTo() < core.applied) {
-                logger.error("{}: [NEP-REPL-001] applied writes up to {} that the primary's log does not have past {};"
-                        + " this replica diverged and needs to be rebuilt", name, core.applied, reply.keepUpTo());
-                joining = false;
-                return;
-            }
-            logger.info("{}: truncating uncommitted log tail {}..{} (not in the primary's log)", name,
-                    reply.keepUpTo() + 1, core.log.lastLsn());
-            core.truncateAfter(reply.keepUpTo());
-            rebuildEpochStarts();
-        }
-        primary = target;
-        epochLeader = target;
+        primary = attempt.target;
+        epochLeader = attempt.target;
         if (reply.joined()) {
-            joinedTo = target; // its replicate messages may now arrive before this replica is a secondary
+            joinedTo = attempt.target; // its replicate messages may now arrive before this replica is a secondary
         }
-        List<CompletableFuture<Void>> appends = new ArrayList<>();
-        for (Entry entry : reply.entries()) {
-            if (entry.lsn() == core.log.lastLsn() + 1) {
-                epochStarts.putIfAbsent(entry.epoch(), entry.lsn());
-                appends.add(core.append(entry.toRecord(entry.lsn())));
-            }
-        }
+        List<CompletableFuture<Void>> appends = rejoin.logRecords(reply);
         commitLsn = Math.max(commitLsn, reply.commitLsn());
-        CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(() -> {
-            joining = false;
-            if (demotedWhileJoining) {
-                demotedWhileJoining = false; // excluded before this join finished: join again at the next tick
-                core.applyUpTo(commitLsn);
-                return;
-            }
-            if (e == null && !reply.joined()) {
-                join(target); // the next batch travels and is logged while this one is applied
-            }
-            boolean applied = core.applyUpTo(commitLsn);
-            if (!applied) {
-                logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
-            } else if (e == null && reply.joined()) {
-                role = ReplicaRole.SECONDARY; // recovery phase 3: resume
-                lastFromPrimaryNanos = System.nanoTime();
-                publish();
-            }
-        }));
+        CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) ->
+                core.exec.execute(() -> afterJoinBatch(attempt, reply.joined(), e)));
     }
 
-    /**
-     * Whether this log's record {@code lsn} is the primary's (epoch {@code epoch}, written by primary
-     * {@code origin}); trivially so for LSN 0, past this log's end, and for records logged before
-     * primaries named themselves in them (empty origin).
-     */
-    private boolean sameRecordAt(long lsn, long epoch, @Nullable String origin) {
-        if (lsn < 1 || lsn > core.log.lastLsn() || lsn < core.log.startLsn() - 1) {
-            return true;   // below the boundary: what it applied there is checked against keepUpTo next
+    /** The records of a join reply are durable (or failed): join on for the next batch, or resume (phase 3). */
+    private void afterJoinBatch(Rejoin.Attempt attempt, boolean joined, @Nullable Throwable error) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (attempt != joinAttempt) {
+            return; // it left JOINING meanwhile (promoted, elected, stepped down): this join no longer concerns it
         }
-        if (core.log.epochOf(lsn) != epoch) {
-            return false;
+        if (attempt.excluded || error != null || !joined) {
+            enter(Phase.RECOVERING); // excluded before this join finished, or failed: join again at the next tick
+            if (!attempt.excluded && error == null) {
+                join(attempt.target); // the next batch travels and is logged while this one is applied
+            }
+            core.applyUpTo(commitLsn);
+        } else if (core.applyUpTo(commitLsn)) {
+            enter(Phase.SECONDARY); // recovery phase 3: resume
+            lastFromPrimaryNanos = core.clock.getAsLong();
+            publish();
+        } else {
+            enter(Phase.RECOVERING);
+            logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
         }
-        String mine = core.log.originOf(lsn);
-        return origin == null || origin.isEmpty() || mine.isEmpty() || mine.equals(origin);
     }
 
     private void maybeHandover(Replica live) {
         if (core.log.lostTailEnd() > 0 || core.draining.getAsBoolean()) {
             return; // its log lacks records its service applied: it cannot lead
         }
-        long now = System.nanoTime();
+        long now = core.clock.getAsLong();
         if (now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
                 || core.applied < core.log.lastLsn()) {
             return;
@@ -742,7 +724,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         core.peers.call(live.node(), core.service, core.partition, "handover",
                 new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
                 .whenComplete((r, e) -> core.exec.execute(() -> {
-                    if (r != null && r.accepted() && role == ReplicaRole.SECONDARY && core.log.lastLsn() >= r.logEnd()) {
+                    if (r != null && r.accepted() && role() == ReplicaRole.SECONDARY
+                            && core.log.lastLsn() >= r.logEnd()) {
                         takeOverFrom(live, r, "took over by priority");
                     }
                 }));
@@ -750,18 +733,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     /** Takes the primary role from {@code live}, which handed it over with {@code r}. */
     private void takeOverFrom(Replica live, HandoverReply r, String why) {
-        List<ReplicaStatus> followers = new ArrayList<>();
-        for (Replica other : core.peers.replicas(core.service, core.partition)) {
-            if (!other.node().equals(core.self) && other.role() != ReplicaRole.RECOVERING) {
-                followers.add(new ReplicaStatus(other.node().value(), ReplicaRole.SECONDARY.name(), other.epoch(),
-                        other.lastEpoch(), Math.min(other.logEnd(), core.log.lastLsn()), other.version(),
-                        other.priority(), ""));
-            }
-        }
-        followers.removeIf(f -> f.node().equals(live.node().value()));
-        followers.add(new ReplicaStatus(live.node().value(), ReplicaRole.SECONDARY.name(), r.epoch(), r.epoch(),
-                r.logEnd(), r.logEnd(), live.priority(), ""));
-        becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, followers, why);
+        becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, TakeOvers.followers(core.peers.replicas(core.service,
+                core.partition), core.self, core.log.lastLsn(), live, r), why);
     }
 
     private void adoptEpoch(long epoch) {
@@ -771,51 +744,33 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
     }
 
-    private void stepDown(ReplicaRole next, String why) {
-        if (role == ReplicaRole.PRIMARY) {
-            pinned = false;
+    /**
+     * Moves to {@code next} (RECOVERING, or HANDING_OVER from PRIMARY), and publishes. A primary's
+     * writes waiting to commit are answered IN_DOUBT: the next primary may still commit them.
+     */
+    private void stepDown(Phase next, String why) {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        if (phase == Phase.PRIMARY) {
             logger.warn("{}: stepping down as primary: {}", name, why);
             pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
                     + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why
                     + ") before the write committed; the next primary may still commit it"));
         } else {
-            logger.warn("{}: {} -> {}: {}", name, role, next, why);
+            logger.warn("{}: {} -> {}: {}", name, phase, next, why);
         }
-        if (next == ReplicaRole.RECOVERING) {
+        if (next == Phase.RECOVERING) {
             joinedTo = null;
         }
-        role = next;
+        enter(next);
         publish();
     }
 
-    private void sampleVersion() {
-        if (stalenessNanos == 0) {
-            return;
-        }
-        long now = System.nanoTime();
-        versionSamples.addLast(new long[] {now, core.applied});
-        while (versionSamples.size() > 2 && now - versionSamples.peekFirst()[0] > stalenessNanos * 2) {
-            versionSamples.pollFirst();
-        }
-    }
-
-    /** The primary's version {@code staleness} ago: the highest sample at least that old. */
-    private long boundVersion() {
-        if (role != ReplicaRole.PRIMARY || stalenessNanos == 0) {
-            return 0;
-        }
-        long cutoff = System.nanoTime() - stalenessNanos;
-        long bound = 0;
-        for (long[] sample : versionSamples) {
-            if (sample[0] <= cutoff) {
-                bound = sample[1];
-            }
-        }
-        return bound;
-    }
-
     private void publish() {
-        core.publish(role, boundVersion());
+        if (phase != Phase.CLOSED) {
+            core.publish(role(), phase == Phase.PRIMARY ? versions.boundVersion() : 0);
+        }
     }
 
     @Override
@@ -836,7 +791,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void close() {
         core.exec.execute(() -> {
-            closed = true;
+            enter(Phase.CLOSED);
             pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
                     + " is shutting down before the write committed; it may still commit under the next primary"));
         });

@@ -1,7 +1,12 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.membership.Replica;
 import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
+import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +35,27 @@ final class TakeOvers {
             return "an election is under way";
         }
         return primary == null ? "no live primary to take over from (after an outage, use promote)" : null;
+    }
+
+    /**
+     * The in-sync secondaries of a fail-stop replica that took the primary role over from
+     * {@code primary}, which handed it over with {@code reply}: every other replica of {@code view}
+     * not announced RECOVERING, assumed to have logged up to its announced log end (at most
+     * {@code lastLsn}, this replica's), and the former primary, which has logged what it said.
+     */
+    static List<ReplicaStatus> followers(List<Replica> view, NodeId self, long lastLsn, Replica primary,
+            HandoverReply reply) {
+        List<ReplicaStatus> followers = new ArrayList<>();
+        for (Replica other : view) {
+            if (!other.node().equals(self) && !other.node().equals(primary.node())
+                    && other.role() != ReplicaRole.RECOVERING) {
+                followers.add(new ReplicaStatus(other.node().value(), ReplicaRole.SECONDARY.name(), other.epoch(),
+                        other.lastEpoch(), Math.min(other.logEnd(), lastLsn), other.version(), other.priority(), ""));
+            }
+        }
+        followers.add(new ReplicaStatus(primary.node().value(), ReplicaRole.SECONDARY.name(), reply.epoch(),
+                reply.epoch(), reply.logEnd(), reply.logEnd(), primary.priority(), ""));
+        return followers;
     }
 
     /** Why the primary's answer (or its absence) ended the take-over. */

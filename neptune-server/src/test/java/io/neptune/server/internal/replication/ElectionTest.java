@@ -3,6 +3,8 @@ package io.neptune.server.internal.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -45,5 +47,48 @@ class ElectionTest {
         assertThat(Election.compare(2, 1, 0, "b", 1, 9, 9, "a")).isPositive();
         assertThat(Election.compare(2, 5, 0, "b", 2, 5, 1, "a")).isNegative();
         assertThat(Election.compare(2, 5, 1, "a", 2, 5, 1, "b")).isPositive();
+    }
+
+    private static ReplicaStatus status(String node, String role, long epoch, long lastEpoch, long logEnd, int priority) {
+        return new ReplicaStatus(node, role, epoch, lastEpoch, logEnd, logEnd, priority, "");
+    }
+
+    /** A fail-stop election of candidate "a" at epoch 3, its log ending at (epoch 2, LSN 10), priority 1. */
+    private static Election.FailStopWin failStop(boolean catastrophic, ReplicaStatus... rivals) {
+        return Election.failStop(Arrays.asList(rivals), catastrophic, 3, 2, 10, 1, "a");
+    }
+
+    @Test
+    void aFailStopCandidateWinsAboveEveryEpochSeenWithTheSecondariesAsFollowers() {
+        ReplicaStatus behind = status("b", "SECONDARY", 4, 2, 9, 5);
+        ReplicaStatus recovering = status("c", "RECOVERING", 3, 2, 12, 9);
+
+        Election.FailStopWin win = failStop(false, behind, recovering);
+
+        assertThat(win).isNotNull();
+        assertThat(win.epoch()).as("above b's epoch 4").isEqualTo(5);
+        assertThat(win.followers()).containsExactly(behind);
+    }
+
+    @Test
+    void aFailStopCandidateLosesToAPrimaryToASecondaryThatOutranksItAndToSilence() {
+        assertThat(failStop(false, status("b", "PRIMARY", 3, 1, 1, 0))).as("a rival still leads").isNull();
+        assertThat(failStop(false, status("b", "SECONDARY", 3, 2, 11, 0))).as("a longer log").isNull();
+        assertThat(failStop(false, status("b", "SECONDARY", 3, 2, 10, 2))).as("the same log, higher priority")
+                .isNull();
+        assertThat(failStop(false, status("b", "SECONDARY", 3, 2, 10, 1), null)).as("a rival did not answer")
+                .isNull();
+        assertThat(failStop(false, status("b", "SECONDARY", 3, 2, 10, 1))).as("ties go to the lower node id")
+                .isNotNull();
+    }
+
+    @Test
+    void aRecoveringReplicaCompetesOnlyInACatastrophicElection() {
+        ReplicaStatus recovering = status("b", "RECOVERING", 3, 3, 1, 0);
+
+        assertThat(failStop(false, recovering)).as("normal: it is out of service").isNotNull();
+        assertThat(failStop(true, recovering)).as("catastrophic: its log is more complete").isNull();
+        assertThat(failStop(true, status("b", "RECOVERING", 3, 2, 4, 0)).followers())
+                .as("it competes but does not follow").isEmpty();
     }
 }

@@ -102,6 +102,19 @@ final class FaultInjectingCluster implements AutoCloseable {
         return node;
     }
 
+    /**
+     * Starts a, b and c with priorities 3, 2 and 1 and advances time until a leads and b and c
+     * follow; returns them in that order.
+     */
+    List<Node> startThree() {
+        Node a = start("a", 3);
+        Node b = start("b", 2);
+        Node c = start("c", 1);
+        runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
+                && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+        return List.of(a, b, c);
+    }
+
     /** Stops {@code node} at once, as SIGKILL would (its log keeps what was durable or written). */
     void kill(Node node) {
         nodes.remove(node.id);

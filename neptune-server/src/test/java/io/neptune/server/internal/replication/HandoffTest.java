@@ -14,6 +14,7 @@ import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,11 +47,10 @@ class HandoffTest {
     /** Three replicas with priorities a > b > c; returns once a leads and b and c follow. */
     private void startThree(FailoverMode mode) {
         cluster = new FaultInjectingCluster(dir, mode, 3);
-        a = cluster.start("a", 3);
-        b = cluster.start("b", 2);
-        c = cluster.start("c", 1);
-        cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
-                && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+        List<Node> abc = cluster.startThree();
+        a = abc.get(0);
+        b = abc.get(1);
+        c = abc.get(2);
     }
 
     private ResponseMessage answered(CompletableFuture<ResponseMessage> write) {

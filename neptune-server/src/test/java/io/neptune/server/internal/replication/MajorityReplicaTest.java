@@ -43,11 +43,10 @@ class MajorityReplicaTest {
     /** Three replicas with priorities a > b > c; returns once a leads and b and c follow. */
     private void startThree() {
         cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3);
-        a = cluster.start("a", 3);
-        b = cluster.start("b", 2);
-        c = cluster.start("c", 1);
-        cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY && c.role() == ReplicaRole.SECONDARY,
-                "a primary with b and c following");
+        List<Node> abc = cluster.startThree();
+        a = abc.get(0);
+        b = abc.get(1);
+        c = abc.get(2);
     }
 
     private ResponseMessage committed(CompletableFuture<ResponseMessage> write) {

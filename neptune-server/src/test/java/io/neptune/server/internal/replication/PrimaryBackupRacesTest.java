@@ -307,6 +307,44 @@ class PrimaryBackupRacesTest {
                 .hasSize(1);
     }
 
+    /**
+     * A recovering replica logs the records its join fetched; meanwhile its primary dies and an
+     * operator promotes it. When the join's records became durable, the join's last step turned the
+     * new primary into a secondary behind its own back: it announced SECONDARY, kept its pipeline, and
+     * sent writes away with NOT_PRIMARY naming itself until the next election.
+     */
+    @Test
+    void aReplicaPromotedWhileItsJoinIsLoggedStaysPrimary() {
+        Node p = start("p", 1);
+        promoteAndFollow(p);
+        List<ResponseMessage> before = new CopyOnWriteArrayList<>();
+        write(p, "w1", before);
+        await().atMost(WAIT).until(() -> before.size() == 1);
+        assertThat(before.get(0).status()).isEqualTo(Status.OK);
+
+        Node s = start("s", 2);
+        CompletableFuture<Void> disk = new CompletableFuture<>();
+        RedoLog log = s.core.log;
+        s.core.logAppend = r -> log.append(r).thenCompose(v -> disk); // logged, durable only once the disk says so
+        s.replica.tick(); // joins p: the reply carries w1, which s logs
+        await().atMost(WAIT).until(() -> log.lastLsn() == 1);
+        nodes.remove(p.id); // p dies
+        CompletableFuture<Object> promoted = new CompletableFuture<>();
+        s.replica.onPeerMessage("promote", new Promote(SERVICE, 0), promoted::complete);
+        awaitRole(s, ReplicaRole.PRIMARY);
+
+        disk.complete(null);
+        await().atMost(WAIT).until(() -> s.core.applied == 1);
+        sync(s);
+        sync(s);
+        assertThat(s.replica.state().role()).as("s after its join's records became durable")
+                .isEqualTo(ReplicaRole.PRIMARY);
+        List<ResponseMessage> after = new CopyOnWriteArrayList<>();
+        write(s, "w2", after);
+        await().atMost(WAIT).until(() -> after.size() == 1);
+        assertThat(after.get(0).status()).as(after.get(0).toString()).isEqualTo(Status.OK);
+    }
+
     @Test
     void aTaskThatThrowsAnErrorDoesNotStopTheExecutor() throws Exception {
         SerialExecutor executor = new SerialExecutor(pool, "errors");
