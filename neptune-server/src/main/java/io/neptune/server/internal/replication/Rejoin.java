@@ -145,16 +145,21 @@ final class Rejoin {
         return true;
     }
 
-    /** Logs the records of {@code reply} that extend this log; the futures complete when each is durable. */
+    /**
+     * Logs the records of {@code reply} that extend this log, in one step (one force for the batch);
+     * the futures complete when each is durable.
+     */
     List<CompletableFuture<Void>> logRecords(JoinReply reply) {
-        List<CompletableFuture<Void>> appends = new ArrayList<>();
+        List<LogRecord> records = new ArrayList<>();
+        long next = core.log.lastLsn() + 1;
         for (Entry entry : reply.entries()) {
-            if (entry.lsn() == core.log.lastLsn() + 1) {
+            if (entry.lsn() == next) {
                 noteEpochStart(entry.epoch(), entry.lsn());
-                appends.add(core.append(entry.toRecord(entry.lsn())));
+                records.add(entry.toRecord(entry.lsn()));
+                next++;
             }
         }
-        return appends;
+        return core.appendAll(records);
     }
 
     /**

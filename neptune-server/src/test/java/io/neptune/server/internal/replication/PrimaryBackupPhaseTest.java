@@ -107,8 +107,9 @@ class PrimaryBackupPhaseTest {
         assertThat(answered(cluster.write(a, "w1")).status()).isEqualTo(Status.OK);
         c = cluster.start("c", 1);
         CompletableFuture<Void> disk = new CompletableFuture<>();
-        Function<LogRecord, CompletableFuture<Void>> append = c.core.logAppend;
-        c.core.logAppend = r -> append.apply(r).thenCompose(v -> disk); // logged, durable once the disk says so
+        Function<List<LogRecord>, List<CompletableFuture<Void>>> append = c.core.logAppend;
+        c.core.logAppend = records -> append.apply(records).stream() // logged, durable once the disk says so
+                .map(done -> done.thenCompose(v -> disk)).toList();
 
         cluster.runUntil(() -> c.core.log.lastLsn() == 1, "c logged w1 from a's join reply");
         c.replica.onPeerMessage("demote", new Demote(SERVICE, 0, a.epoch()), reply -> { });

@@ -325,7 +325,8 @@ class PrimaryBackupRacesTest {
         Node s = start("s", 2);
         CompletableFuture<Void> disk = new CompletableFuture<>();
         RedoLog log = s.core.log;
-        s.core.logAppend = r -> log.append(r).thenCompose(v -> disk); // logged, durable only once the disk says so
+        s.core.logAppend = records -> log.appendAll(records).stream() // logged, durable only once the disk says so
+                .map(done -> done.thenCompose(v -> disk)).toList();
         s.replica.tick(); // joins p: the reply carries w1, which s logs
         await().atMost(WAIT).until(() -> log.lastLsn() == 1);
         nodes.remove(p.id); // p dies
