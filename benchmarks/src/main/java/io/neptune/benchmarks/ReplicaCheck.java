@@ -118,7 +118,7 @@ final class ReplicaCheck {
         try {
             return driver.admin().replicas(service, partition).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
-            return List.of(new ReplicaStatus("?", ReplicaRole.RECOVERING, 0, 0, 0, 0, "", e.toString()));
+            return List.of(new ReplicaStatus("?", ReplicaRole.RECOVERING, 0, 0, 0, 0, 0, "", e.toString()));
         }
     }
 

@@ -61,14 +61,16 @@ public interface ClusterAdmin {
      * @param node the hosting node
      * @param role its role as it answered (as last announced when it did not answer)
      * @param epoch its current epoch
+     * @param logStart the first LSN its REDO log still holds: 1 until a checkpoint dropped the records
+     *     below it (a replica further behind than that installs a snapshot); 0 when it did not answer
      * @param logEnd the last LSN in its REDO log
      * @param version the last LSN applied to the service (the version reads see)
      * @param priority its static priority for the partition
      * @param digest the service's digest of the partition; empty without a {@code @Digest} method
      * @param error why the replica did not answer; empty when it did
      */
-    record ReplicaStatus(String node, ReplicaRole role, long epoch, long logEnd, long version, int priority, String digest,
-            String error) {}
+    record ReplicaStatus(String node, ReplicaRole role, long epoch, long logStart, long logEnd, long version, int priority,
+            String digest, String error) {}
 
     /**
      * One replica as the latest announcement of its node describes it (no round trip, so it may

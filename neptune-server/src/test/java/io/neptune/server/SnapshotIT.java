@@ -56,6 +56,13 @@ class SnapshotIT {
                 assertThat(truncatedPartitions(cluster.output(node))).as("partitions %s dropped records on", node)
                         .isGreaterThanOrEqualTo(PARTITIONS / 2);
             }
+            long highestStart = 0;   // and operators see it: `admin replicas` reports where each log now starts
+            for (int p = 0; p < PARTITIONS; p++) {
+                highestStart = Math.max(highestStart, cluster.observer().admin().replicas(SERVICE, p)
+                        .get(30, TimeUnit.SECONDS).stream().filter(r -> r.node().equals("node-1"))
+                        .mapToLong(ClusterAdmin.ReplicaStatus::logStart).max().orElse(0));
+            }
+            assertThat(highestStart).as("the highest log start node-1 reports").isGreaterThan(1);
 
             cluster.stop("node-2");   // a restart on a truncated log
             cluster.start("node-2");

@@ -154,11 +154,12 @@ public final class AdminCommand implements Runnable {
                     throw new ConfigException("--service", "'" + service + "#" + partition
                             + "' has no replica in the yellow page");
                 }
-                System.out.printf("%-16s %-10s %6s %8s %8s %4s  %s%n", "node", "role", "epoch", "log-end", "version",
-                        "prio", "digest");
+                System.out.printf("%-16s %-10s %6s %9s %8s %8s %4s  %s%n", "node", "role", "epoch", "log-start",
+                        "log-end", "version", "prio", "digest");
                 for (ReplicaStatus r : replicas) {
-                    System.out.printf("%-16s %-10s %6d %8d %8d %4d  %s%n", r.node(), r.role(), r.epoch(), r.logEnd(),
-                            r.version(), r.priority(), r.error().isEmpty() ? r.digest() : "ERROR " + r.error());
+                    System.out.printf("%-16s %-10s %6d %9s %8d %8d %4d  %s%n", r.node(), r.role(), r.epoch(),
+                            r.logStart() == 0 ? "-" : Long.toString(r.logStart()), r.logEnd(), r.version(), r.priority(),
+                            r.error().isEmpty() ? r.digest() : "ERROR " + r.error());
                 }
                 // Only the replicas that answered: a silent one's row holds its last announced version, no digest.
                 List<ReplicaStatus> answered = replicas.stream().filter(r -> r.error().isEmpty()).toList();

@@ -84,11 +84,11 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         List<CompletableFuture<ReplicaStatus>> answers = new ArrayList<>();
         for (Replica replica : yellowPage.replicas(service, partition)) {
             answers.add(call(replica.node(), service, partition, "status").handle((json, e) -> e != null
-                    ? new ReplicaStatus(replica.node().value(), replica.role(), replica.epoch(), replica.logEnd(),
+                    ? new ReplicaStatus(replica.node().value(), replica.role(), replica.epoch(), 0, replica.logEnd(),
                             replica.version(), replica.priority(), "", rootMessage(e))
                     : new ReplicaStatus(replica.node().value(), ReplicaRole.valueOf(text(json, "role")), number(json, "epoch"),
-                            number(json, "logEnd"), number(json, "applied"), (int) number(json, "priority"),
-                            text(json, "digest"), "")));
+                            number(json, "logStart"), number(json, "logEnd"), number(json, "applied"),
+                            (int) number(json, "priority"), text(json, "digest"), "")));
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> answers.stream()
                 .map(CompletableFuture::join).sorted(Comparator.comparing(ReplicaStatus::node)).toList());

@@ -227,7 +227,7 @@ final class MajorityReplica implements PartitionReplica {
 
     private ReplicaStatus status() {
         return new ReplicaStatus(core.self.value(), role().name(), core.log.epoch(), core.log.lastEpoch(),
-                core.log.lastLsn(), core.applied, priority, core.app.digest().orElse(""));
+                core.log.lastLsn(), core.applied, priority, core.app.digest().orElse(""), core.log.startLsn());
     }
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {

@@ -78,9 +78,12 @@ final class PeerMessages {
     /** Anyone → replica: report your replication state. */
     record StatusRequest(String service, int partition) {}
 
-    /** A replica's replication state, and its digest when the service has one. */
+    /**
+     * A replica's replication state, and its digest when the service has one; {@code logStart} is the
+     * first LSN its REDO log still holds (1 until a checkpoint dropped records; 0 where unknown).
+     */
     record ReplicaStatus(String node, String role, long epoch, long lastEpoch, long logEnd, long applied, int priority,
-            String digest) {}
+            String digest, long logStart) {}
 
     /** Recovering replica → primary: bring me up to date from my log end; include me when I reach yours. */
     record Join(String service, int partition, String node, long lastLsn, long lastEpoch) {}

@@ -296,7 +296,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         assert core.exec.inExecutor() : "off the partition's executor";
         return new ReplicaStatus(core.self.value(), handingOver() ? ReplicaRole.PRIMARY.name() : role().name(),
                 core.log.epoch(), core.log.lastEpoch(), core.log.lastLsn(), core.applied, priority,
-                core.app.digest().orElse(""));
+                core.app.digest().orElse(""), core.log.startLsn());
     }
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {

@@ -50,11 +50,11 @@ final class TakeOvers {
             if (!other.node().equals(self) && !other.node().equals(primary.node())
                     && other.role() != ReplicaRole.RECOVERING) {
                 followers.add(new ReplicaStatus(other.node().value(), ReplicaRole.SECONDARY.name(), other.epoch(),
-                        other.lastEpoch(), Math.min(other.logEnd(), lastLsn), other.version(), other.priority(), ""));
+                        other.lastEpoch(), Math.min(other.logEnd(), lastLsn), other.version(), other.priority(), "", 0));
             }
         }
         followers.add(new ReplicaStatus(primary.node().value(), ReplicaRole.SECONDARY.name(), reply.epoch(),
-                reply.epoch(), reply.logEnd(), reply.logEnd(), primary.priority(), ""));
+                reply.epoch(), reply.logEnd(), reply.logEnd(), primary.priority(), "", 0));
         return followers;
     }
 

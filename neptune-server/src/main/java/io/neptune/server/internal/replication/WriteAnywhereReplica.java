@@ -323,7 +323,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 reply.accept(missing(pull.seen()));
             } else {
                 reply.accept(new ReplicaStatus(core.self.value(), role.name(), 0, 0, core.log.lastLsn(), core.applied, priority,
-                        core.app.digest().orElse("")));
+                        core.app.digest().orElse(""), core.log.startLsn()));
             }
         });
     }

@@ -50,7 +50,7 @@ class ElectionTest {
     }
 
     private static ReplicaStatus status(String node, String role, long epoch, long lastEpoch, long logEnd, int priority) {
-        return new ReplicaStatus(node, role, epoch, lastEpoch, logEnd, logEnd, priority, "");
+        return new ReplicaStatus(node, role, epoch, lastEpoch, logEnd, logEnd, priority, "", 1);
     }
 
     /** A fail-stop election of candidate "a" at epoch 3, its log ending at (epoch 2, LSN 10), priority 1. */
