@@ -160,4 +160,18 @@ final class PeerMessages {
 
     /** A chunk of a snapshot and its CRC32C, or why there is none ({@code ok} false: the snapshot is gone). */
     record Chunk(boolean ok, String reason, long offset, byte[] data, int crc32c) {}
+
+    /**
+     * Operator → primary ({@code majority} mode, {@code docs/protocols/placement.md}): make {@code add}
+     * a voter once it caught up, or {@code remove} no voter (one of them non-empty; both empty only
+     * makes the implicit replica set explicit), within {@code timeoutMillis}. Answered with a
+     * {@link ReconfigureReply} once the configuration committed, or refused.
+     */
+    record Reconfigure(String service, int partition, String add, String remove, long timeoutMillis) {}
+
+    /**
+     * The answer to a {@link Reconfigure}: whether the configuration committed, why not (starting with
+     * a {@code NEP-PLACE-} code), and the voters in force when answered.
+     */
+    record ReconfigureReply(boolean accepted, String reason, List<String> voters) {}
 }

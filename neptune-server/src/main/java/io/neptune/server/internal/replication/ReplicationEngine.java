@@ -155,7 +155,8 @@ public final class ReplicationEngine implements AutoCloseable {
         Duration staleness = level == ConsistencyLevel.LEVEL_3
                 ? Duration.ofMillis(runtime.descriptor().stalenessMillis()) : null;
         if (runtime.hosting().failoverOf(runtime.descriptor()) == FailoverMode.MAJORITY) {
-            return new MajorityReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
+            return new MajorityReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness,
+                    false);
         }
         return new PrimaryBackupReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
     }
