@@ -188,6 +188,14 @@ final class ConfigChange {
         }
     }
 
+    /** Abandons {@code change} if there is one ({@link #abandon(String)}); returns null, the change now under way. */
+    static @Nullable ConfigChange abandon(@Nullable ConfigChange change, String why) {
+        if (change != null) {
+            change.abandon(why);
+        }
+        return null;
+    }
+
     /** Answers now with a refusal: the primary steps down or closes. */
     void abandon(String why) {
         if (pending == 0) {

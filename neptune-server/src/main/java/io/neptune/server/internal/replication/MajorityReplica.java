@@ -137,6 +137,7 @@ final class MajorityReplica implements PartitionReplica {
         this.name = core.name;
         this.priority = priority;
         this.membership = new Membership(core.name, core.log.directory(), core.self, configuredReplicas, learner);
+        membership.bind(core);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
@@ -382,13 +383,6 @@ final class MajorityReplica implements PartitionReplica {
                     pinOnWin = m.pin();
                     startElection(true);
                 }));
-    }
-
-    private void abandonChange(String why) {
-        if (change != null) {
-            change.abandon(why);
-        }
-        change = null;
     }
 
     // ---------------------------------------------------------------- elections
@@ -718,7 +712,7 @@ final class MajorityReplica implements PartitionReplica {
         logger.warn("{}: [NEP-REPL-004] stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
         phase = Phase.FOLLOWER;
         pinned = false;
-        abandonChange("it stopped being the primary (" + why + ")");
+        change = ConfigChange.abandon(change, "it stopped being the primary (" + why + ")");
         QuorumLeader leader = leading;
         leading = null;
         if (leader != null) {
@@ -837,7 +831,7 @@ final class MajorityReplica implements PartitionReplica {
     public void close() {
         core.exec.execute(() -> {
             closed = true;
-            abandonChange("shutting down");
+            change = ConfigChange.abandon(change, "shutting down");
             QuorumLeader leader = leading;
             leading = null;
             if (leader != null) {

@@ -118,6 +118,15 @@ final class Membership {
         }
     }
 
+    /** Lets {@code core}'s snapshots carry and install the configuration in force at their boundary. */
+    void bind(ReplicaCore core) {
+        core.configAt = lsn -> {
+            Config c = at(lsn);
+            return c == null ? "" : c.encode();
+        };
+        core.installedConfig = members -> installed(members.isBlank() ? null : Config.parse(members));
+    }
+
     /** Whether {@code logDirectory} holds an explicit membership (a placement change reached it). */
     static boolean isExplicit(Path logDirectory) {
         return Files.exists(logDirectory.resolve(FILE));

@@ -150,10 +150,18 @@ final class PeerMessages {
     /**
      * The answer to a {@link SnapshotRequest}: not {@code ready} while the snapshot is being written
      * (ask again); else its id, the LSN, epoch and origin of its last write (the receiver's log
-     * boundary), its size, SHA-256 and the chunk size its chunks come in.
+     * boundary), its size, SHA-256 and the chunk size its chunks come in; in {@code majority} mode the
+     * configuration in force at the boundary ({@code docs/protocols/placement.md}: {@code "lsn epoch
+     * a,b,c"}, empty or null where the replica set was implicit there).
      */
     record SnapshotOffer(boolean ready, String reason, String id, long lsn, long epoch, String origin, long size,
-            String sha256, int chunkBytes) {}
+            String sha256, int chunkBytes, @Nullable String members) {
+        /** An offer without a configuration. */
+        SnapshotOffer(boolean ready, String reason, String id, long lsn, long epoch, String origin, long size,
+                String sha256, int chunkBytes) {
+            this(ready, reason, id, lsn, epoch, origin, size, sha256, chunkBytes, null);
+        }
+    }
 
     /** Replica → snapshot source: send the chunk of snapshot {@code id} at {@code offset}. */
     record ChunkRequest(String service, int partition, String id, long offset) {}
