@@ -52,6 +52,8 @@ class PlacementIT {
             }
             cluster.add("node-3", ClientConfig.defaults(), PlacementIT::node3);
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
+            // the admin must know node-3, as the CLI's add-replica waits for it
+            await().atMost(Duration.ofSeconds(30)).until(() -> admin.knownNodes().contains(NodeId.of("node-3")));
             await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-0") == ReplicaRole.PRIMARY
                     && admin.replicaRoles(SERVICE, PARTITION).values().stream()
                             .filter(r -> r == ReplicaRole.SECONDARY).count() == 2);
