@@ -9,6 +9,7 @@ import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
+import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
@@ -120,6 +121,23 @@ class PlacementIT {
                     TimeUnit.SECONDS)).contains("voters now [node-0, node-1, node-3]");
             assertThatThrownBy(() -> operator.addReplica(SERVICE, PARTITION, "node-9", Duration.ofSeconds(5))
                     .get(30, TimeUnit.SECONDS)).hasMessageContaining("NEP-PLACE-005 node: 'node-9'");
+        }
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aFailStopPartitionRefusesPlacementChanges() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (int i = 0; i < 3; i++) {
+                int priority = 3 - i;
+                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                        HostingConfig.builder().replicas(3).priority(priority).failover(FailoverMode.FAIL_STOP).build()));
+            }
+            NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
+            await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-0") == ReplicaRole.PRIMARY);
+            assertThatThrownBy(() -> admin.admin().removeReplica(SERVICE, PARTITION, "node-2").get(30, TimeUnit.SECONDS))
+                    .hasMessageContaining("NEP-PLACE-001");
+            assertThat(admin.replicaRoles(SERVICE, PARTITION)).containsKey(NodeId.of("node-2"));
         }
     }
 

@@ -462,6 +462,12 @@ public final class ReplicationEngine implements AutoCloseable {
                 reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, self + " has no replica of " + target));
                 return;
             }
+            if (request.method().equals("reconfigure") && !(replica instanceof MajorityReplica)) {
+                reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "NEP-PLACE-001 " + target + " is not in"
+                        + " majority mode (level-2/3 with failover: majority): its placement changes only through the"
+                        + " node configs (docs/protocols/placement.md)"));
+                return;
+            }
             message = Json.mapper().readValue(request.payload(), replica.messageType(request.method()));
         } catch (IOException | RuntimeException e) {
             reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad replication message " + request.method()
