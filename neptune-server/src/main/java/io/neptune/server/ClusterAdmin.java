@@ -131,4 +131,29 @@ public interface ClusterAdmin {
      *     the yellow page or one that already drains
      */
     CompletableFuture<List<String>> drain(String node, java.time.Duration timeout);
+
+    /**
+     * Adds {@code node} as a voting replica of {@code service#partition} (majority mode only,
+     * {@code docs/protocols/placement.md}): the primary first makes the partition's replica set explicit,
+     * {@code node} starts hosting the partition as a learner (and keeps hosting it after a restart: its
+     * placement file overrides its config), catches up from a snapshot and the log while writes go on,
+     * and the primary then commits the configuration that makes it a voter. Adding a voter again changes
+     * nothing.
+     *
+     * @param timeout how long the new replica may take to catch up
+     * @return a future completed with a line naming the voters now, or failed with a
+     *     {@link io.neptune.core.NeptuneException} whose message starts with a {@code NEP-PLACE-} code
+     */
+    CompletableFuture<String> addReplica(String service, int partition, String node, java.time.Duration timeout);
+
+    /**
+     * Removes {@code node} from the voters of {@code service#partition} (majority mode only): the primary
+     * commits the configuration without it (stepping down first if it is that node), then {@code node}
+     * stops hosting the partition; its log and data stay on disk. Removing a node that is no voter only
+     * stops it hosting the partition.
+     *
+     * @return a future completed with a line naming the voters now, or failed with a
+     *     {@link io.neptune.core.NeptuneException} whose message starts with a {@code NEP-PLACE-} code
+     */
+    CompletableFuture<String> removeReplica(String service, int partition, String node);
 }

@@ -27,13 +27,15 @@ import picocli.CommandLine.Parameters;
 /** {@code neptune admin}: look at a running cluster and act on it, from a node that hosts nothing. */
 @Command(name = "admin", mixinStandardHelpOptions = true,
         description = "Inspect a running cluster (nodes, replica states and digests) and change it: promote a"
-                + " replica, move a primary role, drain a node.",
+                + " replica, move a primary role, drain a node, add or remove a replica.",
         subcommands = {AdminCommand.Nodes.class, AdminCommand.Replicas.class, AdminCommand.Promote.class,
-                AdminCommand.MovePrimary.class, AdminCommand.Drain.class})
+                AdminCommand.MovePrimary.class, AdminCommand.Drain.class, AdminCommand.AddReplica.class,
+                AdminCommand.RemoveReplica.class})
 public final class AdminCommand implements Runnable {
     @Override
     public void run() {
-        System.out.println("Usage: neptune admin (nodes | replicas | promote | move-primary | drain) --config FILE ...;"
+        System.out.println("Usage: neptune admin (nodes | replicas | promote | move-primary | drain | add-replica"
+                + " | remove-replica) --config FILE ...;"
                 + " see --help");
     }
 
@@ -258,6 +260,65 @@ public final class AdminCommand implements Runnable {
                 System.out.println(nodeId + " is draining; primaries to hand over: "
                         + (primaries.isEmpty() ? "none" : String.join(", ", primaries)));
                 return DrainProgress.watch(node.admin(), nodeId, primaries, limit.plusSeconds(10)) ? 0 : 5;
+            }
+        }
+    }
+
+    /** {@code admin add-replica}. */
+    @Command(name = "add-replica", mixinStandardHelpOptions = true,
+            description = "Make a node host a partition (majority mode): it catches up as a learner while writes go"
+                    + " on, then becomes a voter; it keeps hosting it across restarts (docs/protocols/placement.md).")
+    static final class AddReplica implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "0", paramLabel = "SERVICE")
+        String service;
+
+        @Parameters(index = "1", paramLabel = "PARTITION")
+        int partition;
+
+        @Parameters(index = "2", paramLabel = "NODE", description = "The node that is to host the partition.")
+        String nodeId;
+
+        @Option(names = "--timeout", defaultValue = "60s", paramLabel = "TIME",
+                description = "Longest time the new replica may take to catch up (default: ${DEFAULT-VALUE}).")
+        String timeout;
+
+        @Override
+        public Integer call() throws Exception {
+            Duration limit = ConfigNode.parseDuration("--timeout", timeout);
+            try (NeptuneNode node = target.join()) {
+                awaitNode(target, node, nodeId);
+                System.out.println(node.admin().addReplica(service, partition, nodeId, limit)
+                        .get(limit.toSeconds() + 30, TimeUnit.SECONDS));
+                return 0;
+            }
+        }
+    }
+
+    /** {@code admin remove-replica}. */
+    @Command(name = "remove-replica", mixinStandardHelpOptions = true,
+            description = "Make a node stop hosting a partition (majority mode): the primary commits the replica set"
+                    + " without it, then it closes its replica; its files stay on disk.")
+    static final class RemoveReplica implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "0", paramLabel = "SERVICE")
+        String service;
+
+        @Parameters(index = "1", paramLabel = "PARTITION")
+        int partition;
+
+        @Parameters(index = "2", paramLabel = "NODE", description = "The node that is to stop hosting the partition.")
+        String nodeId;
+
+        @Override
+        public Integer call() throws Exception {
+            try (NeptuneNode node = target.join()) {
+                System.out.println(node.admin().removeReplica(service, partition, nodeId).get(60, TimeUnit.SECONDS));
+                return 0;
             }
         }
     }

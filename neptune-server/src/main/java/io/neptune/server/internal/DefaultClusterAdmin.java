@@ -169,6 +169,88 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
                 });
     }
 
+    @Override
+    public CompletableFuture<String> addReplica(String service, int partition, String node, Duration timeout) {
+        NeptuneException invalid = invalidPlacement(service, partition, node);
+        if (invalid != null) {
+            return CompletableFuture.failedFuture(invalid);
+        }
+        // explicit set first, so the learner is never one of the voters C0 takes over from the implicit set
+        return reconfigure(service, partition, "", "", 10_000)
+                .thenCompose(v -> call(NodeId.of(node), NodeControl.SERVICE, partition, NodeControl.HOST,
+                        Map.of("service", service, "partition", partition)))
+                .thenCompose(json -> {
+                    if (!Boolean.TRUE.equals(json.get("accepted"))) {
+                        throw new NeptuneException(String.valueOf(json.get("reason")));
+                    }
+                    return reconfigure(service, partition, node, "", timeout.toMillis());
+                })
+                .thenApply(voters -> "added " + node + " to " + service + "#" + partition + "; voters now " + voters);
+    }
+
+    @Override
+    public CompletableFuture<String> removeReplica(String service, int partition, String node) {
+        NeptuneException invalid = invalidPlacement(service, partition, null);
+        if (invalid != null) {
+            return CompletableFuture.failedFuture(invalid);
+        }
+        return reconfigure(service, partition, "", node, 30_000).thenCompose(voters -> {
+            if (yellowPage.announcement(NodeId.of(node)).isEmpty()) {
+                return CompletableFuture.completedFuture("removed " + node + " from the voters of " + service + "#"
+                        + partition + " (voters now " + voters + "); " + node + " is not in the yellow page: run"
+                        + " remove-replica again once it is back, or it keeps hosting the partition as a non-voter");
+            }
+            return call(NodeId.of(node), NodeControl.SERVICE, partition, NodeControl.UNHOST,
+                    Map.of("service", service, "partition", partition)).thenApply(json -> {
+                        if (!Boolean.TRUE.equals(json.get("accepted"))) {
+                            throw new NeptuneException(String.valueOf(json.get("reason")));
+                        }
+                        return "removed " + node + " from " + service + "#" + partition + "; voters now " + voters;
+                    });
+        });
+    }
+
+    /** Sends a placement change to the partition's primary; completes with the voters once it committed. */
+    private CompletableFuture<List<String>> reconfigure(String service, int partition, String add, String remove,
+            long timeoutMillis) {
+        NodeId primary = yellowPage.replicas(service, partition).stream().filter(r -> r.role() == ReplicaRole.PRIMARY)
+                .map(r -> r.node()).findFirst().orElse(null);
+        if (primary == null) {
+            return CompletableFuture.failedFuture(new NeptuneException("NEP-PLACE-002 " + service + "#" + partition
+                    + " has no primary in the yellow page: retry once one is elected"));
+        }
+        Map<String, Object> body = Map.of("service", service, "partition", partition, "add", add, "remove", remove,
+                "timeoutMillis", timeoutMillis);
+        return call(primary, ReplicationEngine.SERVICE, partition, "reconfigure", body, timeoutMillis + TIMEOUT_MILLIS)
+                .thenApply(json -> {
+                    if (!Boolean.TRUE.equals(json.get("accepted"))) {
+                        throw new NeptuneException(String.valueOf(json.get("reason")));
+                    }
+                    Object voters = json.get("voters");
+                    return voters instanceof List<?> list ? list.stream().map(String::valueOf).toList() : List.of();
+                });
+    }
+
+    /** Why the placement of {@code service#partition} cannot change (on {@code node}, if named), or null. */
+    private @Nullable NeptuneException invalidPlacement(String service, int partition, @Nullable String node) {
+        OptionalInt partitions = yellowPage.partitions(service);
+        if (partitions.isEmpty()) {
+            return new UnknownServiceException(service, "no node in the yellow page hosts it");
+        }
+        if (partition < 0 || partition >= partitions.getAsInt()) {
+            return new UnknownPartitionException(service, partition, partitions.getAsInt());
+        }
+        if (node != null && yellowPage.announcement(NodeId.of(node)).isEmpty()) {
+            return new NeptuneException("NEP-PLACE-005 node: '" + node + "' (expected: a node in the yellow page: "
+                    + nodeIds() + ")");
+        }
+        if (yellowPage.consistency(service).orElse(ConsistencyLevel.LEVEL_1) == ConsistencyLevel.LEVEL_1) {
+            return new NeptuneException("NEP-PLACE-001 " + service + " is a level-1 (write-anywhere) service: its"
+                    + " placement changes only through the node configs");
+        }
+        return null;
+    }
+
     private List<String> nodeIds() {
         return yellowPage.announcements().stream().map(Announcement::node).sorted().toList();
     }
@@ -179,6 +261,11 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
 
     private CompletableFuture<Map<String, Object>> call(NodeId node, String target, int partition, String method,
             Map<String, Object> body) {
+        return call(node, target, partition, method, body, TIMEOUT_MILLIS);
+    }
+
+    private CompletableFuture<Map<String, Object>> call(NodeId node, String target, int partition, String method,
+            Map<String, Object> body, long timeoutMillis) {
         byte[] payload;
         try {
             payload = Json.mapper().writeValueAsBytes(body);
@@ -186,8 +273,8 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
             throw new UncheckedIOException(e);
         }
         RequestMessage request = new RequestMessage(0, target, partition, method, AccessMode.WRITE,
-                TIMEOUT_MILLIS, 0, RequestId.NONE, payload);
-        return client.sendTo(node, request, partition).orTimeout(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                (int) Math.min(Integer.MAX_VALUE, timeoutMillis), 0, RequestId.NONE, payload);
+        return client.sendTo(node, request, partition).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
                 .thenApply(response -> {
                     if (response.status() != Status.OK) {
                         throw new NeptuneException(node + ": " + response.status() + " " + response.errorMessage());

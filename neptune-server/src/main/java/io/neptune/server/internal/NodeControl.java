@@ -19,6 +19,8 @@ import java.util.function.Consumer;
  * {@value #SERVICE} (no user service can take a name starting with {@code $}): {@code drain} with
  * {@code {"timeoutMillis": n}} starts draining the node ({@link NodeDrain}) and answers at once with
  * the primaries it is about to hand over; the operator watches the rest in the yellow page.
+ * {@code host} and {@code unhost} with {@code {"service": s, "partition": p}} start or stop hosting a
+ * partition (an operator's add-replica or remove-replica, {@code docs/protocols/placement.md}).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -27,6 +29,10 @@ public final class NodeControl {
     public static final String SERVICE = "$node";
     /** The command that drains the node. */
     public static final String DRAIN = "drain";
+    /** The command that makes the node host a partition as a learner ({@code {"service", "partition"}}). */
+    public static final String HOST = "host";
+    /** The command that makes the node stop hosting a partition ({@code {"service", "partition"}}). */
+    public static final String UNHOST = "unhost";
 
     private final NodeId node;
     private final ReplicationEngine replication;
@@ -46,9 +52,13 @@ public final class NodeControl {
     /** Handles a request to {@value #SERVICE}; {@code reply} receives exactly one response. */
     public void handle(RequestMessage request, Consumer<ResponseMessage> reply) {
         long id = request.requestId();
+        if (request.method().equals(HOST) || request.method().equals(UNHOST)) {
+            place(request, reply);
+            return;
+        }
         if (!request.method().equals(DRAIN)) {
             reply.accept(ResponseMessage.error(id, Status.UNKNOWN_METHOD, "node command '" + request.method()
-                    + "' (expected: " + DRAIN + ")"));
+                    + "' (expected: " + DRAIN + ", " + HOST + " or " + UNHOST + ")"));
             return;
         }
         long timeoutMillis;
@@ -71,6 +81,34 @@ public final class NodeControl {
         try {
             reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(Map.of("node", node.value(),
                     "accepted", !already, "primaries", primaries, "reason", already ? "already draining" : ""))));
+        } catch (IOException e) {
+            reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED, String.valueOf(e.getMessage())));
+        }
+    }
+
+    /** {@value #HOST} or {@value #UNHOST}: answers {@code {"accepted", "reason"}}. */
+    private void place(RequestMessage request, Consumer<ResponseMessage> reply) {
+        long id = request.requestId();
+        String reason;
+        boolean accepted;
+        try {
+            com.fasterxml.jackson.databind.JsonNode body = Json.mapper().readTree(request.payload());
+            String service = body.path("service").asText();
+            int partition = body.path("partition").asInt(-1);
+            reason = request.method().equals(HOST) ? replication.host(service, partition)
+                    : replication.unhost(service, partition);
+            accepted = true;
+        } catch (IOException e) {
+            reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad " + request.method() + " request: "
+                    + e.getMessage()));
+            return;
+        } catch (RuntimeException e) {
+            reason = String.valueOf(e.getMessage());
+            accepted = false;
+        }
+        try {
+            reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(Map.of("node", node.value(),
+                    "accepted", accepted, "reason", reason))));
         } catch (IOException e) {
             reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED, String.valueOf(e.getMessage())));
         }

@@ -80,6 +80,11 @@ public final class NodeRuntime implements AutoCloseable {
                 return thread;
             });
             resources.add(scheduler::shutdownNow);
+            PlacementStore placement = new PlacementStore(config.dataDirectory());
+            for (ServiceRuntime service : services.values()) {
+                // an operator's add-replica or remove-replica overrides the config's partitions
+                placement.partitions(service.descriptor().name()).ifPresent(service::place);
+            }
             for (ServiceRuntime service : services.values()) {
                 service.start(ReplicationEngine.serviceDirectory(config, service.descriptor().name()));
                 resources.add(service);
@@ -88,7 +93,7 @@ public final class NodeRuntime implements AutoCloseable {
             yellowPage = new YellowPage(node, config.membership().expiry(), System::nanoTime);
             metrics.bindServices(services.values());
             metrics.bindYellowPage(yellowPage);
-            replication = new ReplicationEngine(config, services, yellowPage, metrics.registry());
+            replication = new ReplicationEngine(config, services, yellowPage, metrics.registry(), placement);
             resources.add(replication);
             for (ServiceRuntime service : services.values()) {
                 String name = service.descriptor().name();

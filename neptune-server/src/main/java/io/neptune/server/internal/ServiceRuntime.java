@@ -76,6 +76,8 @@ public final class ServiceRuntime implements AutoCloseable {
     private final Map<String, AtomicLong> writeCosts = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private volatile ToLongFunction<Integer> versions = partition -> 0;
+    /** The hosted partitions an operator's placement change set ({@link PlacementStore}), or null: the config's. */
+    private volatile @Nullable Set<Integer> placed;
 
     /** Creates the runtime, scheduling its queue by {@code scheduling}; {@link #start()} starts its workers. */
     public ServiceRuntime(NodeId node, ServiceDescriptor descriptor, Object instance, HostingConfig hosting,
@@ -209,7 +211,27 @@ public final class ServiceRuntime implements AutoCloseable {
 
     /** Whether {@code partition} is hosted here. */
     public boolean hosts(int partition) {
-        return hosting.hosts(partition, descriptor.partitions());
+        Set<Integer> p = placed;
+        return p != null ? p.contains(partition) : hosting.hosts(partition, descriptor.partitions());
+    }
+
+    /** The partitions hosted here now. */
+    public Set<Integer> hosted() {
+        return hostedPartitions();
+    }
+
+    /**
+     * Hosts exactly {@code partitions} from now on, overriding the config's {@code partitions:}
+     * ({@code docs/protocols/placement.md}); the service's environment keeps the set it started with.
+     */
+    public void place(Set<Integer> partitions) {
+        for (int partition : partitions) {
+            if (partition < 0 || partition >= descriptor.partitions()) {
+                throw new IllegalArgumentException(descriptor.name() + " partition: " + partition + " (expected: 0.."
+                        + (descriptor.partitions() - 1) + ")");
+            }
+        }
+        placed = Set.copyOf(partitions);
     }
 
     /** Active plus queued requests, including replicated writes in progress: the load index. */

@@ -49,9 +49,24 @@ public final class InternalSync {
         requireNonNull(isApplied, "isApplied");
         long mark = log.committedLsn();
         long applied = highestApplied(mark, isApplied);
-        while (isApplied.test(applied + 1) || isRepeat(log, applied + 1)) {
-            applied++;   // a repeat is never executed, so CHECK need not know it (asked second: it reads the log)
+        long known = applied;   // applied by CHECK's word, or a repeat (level 1 counts those as its own)
+        while (true) {
+            if (isApplied.test(applied + 1)) {
+                known = ++applied;
+            } else if (isNotExecuted(log, applied + 1)) {
+                // never executed, so CHECK need not know it (asked second: it reads the log)
+                applied++;
+                if (log.record(applied).map(r -> r.kind() == RecordKind.REPEAT).orElse(false)) {
+                    known = applied;
+                }
+            } else {
+                break;
+            }
         }
+        // A no-op or configuration record at the tail counts as applied only below the committed mark: one a
+        // majority-mode primary logged just before it crashed may never have committed, and the next primary may
+        // write another record at its LSN, which log matching must then be free to take.
+        applied = Math.max(known, Math.min(applied, mark));
         long last = log.lastLsn();
         if (applied > last) {
             logger.error("{}: [NEP-LOG-001] the service applied writes up to LSN {} but the log ends at {}: the log"
@@ -118,8 +133,8 @@ public final class InternalSync {
         return low;
     }
 
-    private static boolean isRepeat(RedoLog log, long lsn) {
-        // a repeat or a new primary's no-op: never executed, so CHECK need not know it
+    private static boolean isNotExecuted(RedoLog log, long lsn) {
+        // a repeat, a new primary's no-op or a configuration: never executed, so CHECK need not know it
         return lsn >= log.startLsn() && lsn <= log.lastLsn() && log.record(lsn).map(r -> !r.kind().executes()).orElse(false);
     }
 }

@@ -19,7 +19,13 @@ public enum RecordKind {
      * inherited, which a primary may never count as committed by replica counts alone (an older
      * epoch's record on a majority can still be overwritten, Raft §5.4.2).
      */
-    NOOP(3);
+    NOOP(3),
+    /**
+     * A {@code majority}-mode partition's configuration ({@code docs/protocols/placement.md}): the
+     * payload is the comma-separated ids of its voting replicas. Logged by the primary, never executed;
+     * each replica counts its majority over the latest one in its log.
+     */
+    CONFIG(4);
 
     private static final RecordKind[] KINDS = values();
 

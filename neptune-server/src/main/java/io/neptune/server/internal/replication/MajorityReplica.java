@@ -16,7 +16,9 @@ import io.neptune.server.internal.replication.PeerMessages.Join;
 import io.neptune.server.internal.replication.PeerMessages.JoinReply;
 import io.neptune.server.internal.replication.PeerMessages.Promote;
 import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
+import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndex;
+import io.neptune.server.internal.replication.PeerMessages.Reconfigure;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
@@ -77,7 +79,9 @@ final class MajorityReplica implements PartitionReplica {
     private final ReplicaCore core;
     private final String name;
     private final int priority;
-    private final ReplicaSet replicaSet;
+    private final Membership membership;
+    /** An operator's placement change this primary carries out, or null. */
+    private @Nullable ConfigChange change;
     private final long electionTimeoutNanos;
     private final long stalenessNanos;
     private final VersionSampler versions;
@@ -126,12 +130,14 @@ final class MajorityReplica implements PartitionReplica {
     private volatile boolean freshKnown;
     private boolean closed;
 
+    /** A {@code learner} (added by an operator's add-replica) counts for nothing until a configuration names it. */
     MajorityReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
-            @Nullable Duration staleness) {
+            @Nullable Duration staleness, boolean learner) {
         this.core = core;
         this.name = core.name;
         this.priority = priority;
-        this.replicaSet = new ReplicaSet(core.name, core.log.directory(), core.self, configuredReplicas);
+        this.membership = new Membership(core.name, core.log.directory(), core.self, configuredReplicas, learner);
+        membership.bind(core);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
@@ -147,6 +153,7 @@ final class MajorityReplica implements PartitionReplica {
     public void start() {
         core.exec.execute(() -> {
             core.internalSync();
+            membership.reconcile(core.log);
             commitLsn = core.applied;
             heardFromPrimary(null); // a restarted replica may have voted a moment ago: it waits a timeout first
             publish();
@@ -161,10 +168,10 @@ final class MajorityReplica implements PartitionReplica {
             QuorumLeader leader = leading;
             if (leader == null) {
                 reply.accept(notPrimary(request.requestId()));
-            } else if (leader.inContact(electionTimeoutNanos) < replicaSet.quorum()) {
+            } else if (leader.inContact(electionTimeoutNanos) < membership.quorum()) {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.NO_MAJORITY, name + " has no majority:"
-                        + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + replicaSet.size()
-                        + " replicas (" + replicaSet.quorum() + " needed) within "
+                        + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + membership.size()
+                        + " replicas (" + membership.quorum() + " needed) within "
                         + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
             } else if (handoff == null || !handoff.hold(request, reply)) {
                 leader.write(request, reply);
@@ -180,18 +187,7 @@ final class MajorityReplica implements PartitionReplica {
 
     @Override
     public Class<?> messageType(String method) {
-        return switch (method) {
-            case "replicate" -> Replicate.class;
-            case "status" -> StatusRequest.class;
-            case "vote" -> Vote.class;
-            case "readIndex" -> ReadIndex.class;
-            case "join" -> Join.class;
-            case "handover" -> Handover.class;
-            case "demote" -> Demote.class;
-            case "promote" -> Promote.class;
-            case "takeOver" -> TakeOver.class;
-            default -> Snapshots.messageType(method); // throws for a method that is not a replication one
-        };
+        return ConfigChange.majorityMessageType(method);
     }
 
     @Override
@@ -214,6 +210,8 @@ final class MajorityReplica implements PartitionReplica {
                 takeOver(m, reply);
             } else if (message instanceof Promote) {
                 promote(reply);
+            } else if (message instanceof Reconfigure m) { // an operator's add-replica or remove-replica
+                change = ConfigChange.start(core, membership, leading, primary, change, m, reply);
             } else if (message instanceof Join) {
                 reply.accept(new JoinReply(false, "majority mode has no join", core.log.epoch(), 0, 0, List.of(), false,
                         0, ""));
@@ -262,8 +260,11 @@ final class MajorityReplica implements PartitionReplica {
             reply.accept(new Ack(false, core.log.lastLsn(), epoch, "installing"));
             return;
         }
+        membership.incoming(m.entries().stream().filter(e -> RecordKind.CONFIG.name().equals(e.kind()))
+                .map(e -> Membership.Config.of(e.toRecord(e.lsn()))).toList()); // the file before the log
         LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
                 false);
+        membership.reconcile(core.log);
         switch (result.outcome()) {
             case GAP, MISMATCH -> {
                 setMatched(false);
@@ -364,7 +365,7 @@ final class MajorityReplica implements PartitionReplica {
     private void takeOver(TakeOver m, Consumer<Object> reply) {
         NodeId p = primary;
         String refusal = TakeOvers.refusal(phase == Phase.LEADER, phase == Phase.DIVERGED || !matched
-                || core.storageFailedAt() != 0 || core.log.lostTailEnd() > 0, phase == Phase.CANDIDATE
+                || core.storageFailedAt() != 0 || core.log.lostTailEnd() > 0 || !membership.counts(core.self), phase == Phase.CANDIDATE
                 || promoteReply != null, p);
         if (refusal != null || p == null) {
             reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
@@ -395,7 +396,8 @@ final class MajorityReplica implements PartitionReplica {
             List<Replica> view = core.peers.replicas(core.service, core.partition);
             Set<NodeId> nodes = new HashSet<>();
             view.forEach(r -> nodes.add(r.node()));
-            replicaSet.add(nodes);
+            membership.seen(nodes);
+            membership.reconcile(core.log); // a checkpoint or a snapshot may have moved the log's start
             versions.sample(core.applied);
             if (wakeGrace.tick(core.clock.getAsLong()) && phase == Phase.FOLLOWER) {
                 restartElectionTimer(); // woken from a pause: the primary gets a timeout to be heard
@@ -405,6 +407,9 @@ final class MajorityReplica implements PartitionReplica {
             }
             if (phase == Phase.LEADER) {
                 lead(nodes);
+                if (change != null && phase == Phase.LEADER) {
+                    change.tick(view);
+                }
             } else if (phase == Phase.FOLLOWER) {
                 follow(view);
             } else if (phase == Phase.CANDIDATE && core.clock.getAsLong() - electionDeadlineNanos >= 0) {
@@ -427,6 +432,10 @@ final class MajorityReplica implements PartitionReplica {
             }
         }
         leader.tick();
+        if (ConfigChange.removedSelf(core, membership, leader)) {
+            stepDown("a configuration without this replica committed");
+            return;
+        }
         long since = leader.majoritySince();
         long now = core.clock.getAsLong();
         if ((since == Long.MIN_VALUE || now - since > electionTimeoutNanos) && !wakeGrace.active(now)) {
@@ -454,7 +463,7 @@ final class MajorityReplica implements PartitionReplica {
             return;
         }
         if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0
-                && !core.draining.getAsBoolean()) { // a draining node hands its primaries away: it does not stand
+                && !core.draining.getAsBoolean() && membership.counts(core.self)) { // a learner does not stand // a draining node hands its primaries away: it does not stand
             startElection(false);
             return;
         }
@@ -462,7 +471,7 @@ final class MajorityReplica implements PartitionReplica {
             refreshFreshness(p, now);
         }
         Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
-        if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority()) {
+        if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority() && membership.counts(core.self)) {
             maybeHandover(live, now);
         }
     }
@@ -534,7 +543,7 @@ final class MajorityReplica implements PartitionReplica {
         List<Replica> view = core.peers.replicas(core.service, core.partition);
         Set<NodeId> granted = new HashSet<>();
         Set<NodeId> answered = new HashSet<>();
-        int quorum = replicaSet.quorum();
+        int quorum = membership.quorum();
         Vote request = new Vote(core.service, core.partition, core.self.value(), epoch, core.log.lastEpoch(),
                 core.log.lastLsn(), preVote, transfer);
         List<Replica> others = view.stream().filter(r -> !r.node().equals(core.self)).toList();
@@ -550,7 +559,7 @@ final class MajorityReplica implements PartitionReplica {
                             return;
                         }
                         answered.add(r.node());
-                        if (answer != null && answer.granted()) {
+                        if (answer != null && answer.granted() && membership.counts(r.node())) {
                             granted.add(r.node());
                             if (granted.size() + 1 == quorum) {
                                 won.accept(granted);
@@ -615,7 +624,7 @@ final class MajorityReplica implements PartitionReplica {
             public void publish() {
                 MajorityReplica.this.publish();
             }
-        }, epoch, replicaSet::quorum, voters, votesSentNanos);
+        }, epoch, membership::quorum, membership::counts, voters, votesSentNanos);
         leading = leader;
         Set<NodeId> members = new HashSet<>();
         core.peers.replicas(core.service, core.partition).forEach(r -> {
@@ -649,25 +658,16 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void promote(Consumer<Object> reply) {
-        if (phase == Phase.LEADER) {
-            reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
-            return;
-        }
-        if (core.log.lostTailEnd() > 0) {
-            reply.accept(new PromoteReply(false, "its log lost records up to " + core.log.lostTailEnd()
-                    + " that its service applied; they come back only from a peer", core.log.epoch()));
-            return;
-        }
-        if (phase == Phase.DIVERGED || promoteReply != null) {
-            reply.accept(new PromoteReply(false, phase == Phase.DIVERGED ? "diverged" : "an election is under way",
-                    core.log.epoch()));
-            return;
-        }
         Replica live = core.peers.replicas(core.service, core.partition).stream()
                 .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
                 .findFirst().orElse(null);
-        if (live != null) {
-            reply.accept(new PromoteReply(false, "a live primary exists: " + live.node(), core.log.epoch()));
+        String refusal = phase == Phase.LEADER ? "already primary" : !membership.counts(core.self)
+                ? "not a voter of the partition's configuration " + membership : core.log.lostTailEnd() > 0
+                ? "its log lost records up to " + core.log.lostTailEnd() + " that its service applied; they come back"
+                        + " only from a peer" : phase == Phase.DIVERGED ? "diverged" : promoteReply != null
+                ? "an election is under way" : live != null ? "a live primary exists: " + live.node() : null;
+        if (refusal != null) {
+            reply.accept(new PromoteReply(phase == Phase.LEADER, refusal, core.log.epoch()));
             return;
         }
         logger.warn("{}: an operator asked for an election now (a majority must still vote)", name);
@@ -712,6 +712,7 @@ final class MajorityReplica implements PartitionReplica {
         logger.warn("{}: [NEP-REPL-004] stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
         phase = Phase.FOLLOWER;
         pinned = false;
+        change = ConfigChange.abandon(change, "it stopped being the primary (" + why + ")");
         QuorumLeader leader = leading;
         leading = null;
         if (leader != null) {
@@ -808,6 +809,9 @@ final class MajorityReplica implements PartitionReplica {
         core.publish(role(), phase == Phase.LEADER ? versions.boundVersion() : 0);
     }
 
+    /** Who counts towards this partition's majority, as this replica sees it. */
+    Membership membership() { return membership; }
+
     @Override
     public ReplicaState state() {
         return core.state();
@@ -827,6 +831,7 @@ final class MajorityReplica implements PartitionReplica {
     public void close() {
         core.exec.execute(() -> {
             closed = true;
+            change = ConfigChange.abandon(change, "shutting down");
             QuorumLeader leader = leading;
             leading = null;
             if (leader != null) {

@@ -153,14 +153,36 @@ final class PeerMessages {
     /**
      * The answer to a {@link SnapshotRequest}: not {@code ready} while the snapshot is being written
      * (ask again); else its id, the LSN, epoch and origin of its last write (the receiver's log
-     * boundary), its size, SHA-256 and the chunk size its chunks come in.
+     * boundary), its size, SHA-256 and the chunk size its chunks come in; in {@code majority} mode the
+     * configuration in force at the boundary ({@code docs/protocols/placement.md}: {@code "lsn epoch
+     * a,b,c"}, empty or null where the replica set was implicit there).
      */
     record SnapshotOffer(boolean ready, String reason, String id, long lsn, long epoch, String origin, long size,
-            String sha256, int chunkBytes) {}
+            String sha256, int chunkBytes, @Nullable String members) {
+        /** An offer without a configuration. */
+        SnapshotOffer(boolean ready, String reason, String id, long lsn, long epoch, String origin, long size,
+                String sha256, int chunkBytes) {
+            this(ready, reason, id, lsn, epoch, origin, size, sha256, chunkBytes, null);
+        }
+    }
 
     /** Replica → snapshot source: send the chunk of snapshot {@code id} at {@code offset}. */
     record ChunkRequest(String service, int partition, String id, long offset) {}
 
     /** A chunk of a snapshot and its CRC32C, or why there is none ({@code ok} false: the snapshot is gone). */
     record Chunk(boolean ok, String reason, long offset, byte[] data, int crc32c) {}
+
+    /**
+     * Operator → primary ({@code majority} mode, {@code docs/protocols/placement.md}): make {@code add}
+     * a voter once it caught up, or {@code remove} no voter (one of them non-empty; both empty only
+     * makes the implicit replica set explicit), within {@code timeoutMillis}. Answered with a
+     * {@link ReconfigureReply} once the configuration committed, or refused.
+     */
+    record Reconfigure(String service, int partition, String add, String remove, long timeoutMillis) {}
+
+    /**
+     * The answer to a {@link Reconfigure}: whether the configuration committed, why not (starting with
+     * a {@code NEP-PLACE-} code), and the voters in force when answered.
+     */
+    record ReconfigureReply(boolean accepted, String reason, List<String> voters) {}
 }

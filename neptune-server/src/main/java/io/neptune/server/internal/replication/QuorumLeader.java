@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.LongFunction;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,6 +70,8 @@ final class QuorumLeader {
     private final long epoch;
     /** How many replicas make a majority: asked anew each time, since more replicas may be seen while leading. */
     private final IntSupplier quorum;
+    /** Whether a replica's log and contact count towards the majority (a voter of the latest configuration). */
+    private final Predicate<NodeId> counts;
     private final Map<NodeId, Follower> followers = new HashMap<>();
     private final TreeMap<Long, List<Waiting>> waiting = new TreeMap<>();
     private final List<ReadIndexWaiter> readIndexWaiters = new ArrayList<>();
@@ -105,10 +108,17 @@ final class QuorumLeader {
      * to messages sent at {@code votesSentNanos}, which counts as contact for the lease.
      */
     QuorumLeader(ReplicaCore core, Host host, long epoch, IntSupplier quorum, Set<NodeId> voters, long votesSentNanos) {
+        this(core, host, epoch, quorum, node -> true, voters, votesSentNanos);
+    }
+
+    /** Like the other constructor, counting only the replicas {@code counts} accepts ({@code docs/protocols/placement.md}). */
+    QuorumLeader(ReplicaCore core, Host host, long epoch, IntSupplier quorum, Predicate<NodeId> counts,
+            Set<NodeId> voters, long votesSentNanos) {
         this.core = core;
         this.host = host;
         this.epoch = epoch;
         this.quorum = quorum;
+        this.counts = counts;
         this.commitLsn = core.applied;
         for (NodeId voter : voters) {
             Follower f = follower(voter);
@@ -155,9 +165,11 @@ final class QuorumLeader {
      */
     long majoritySince() {
         List<Long> contacts = new ArrayList<>();
-        contacts.add(core.clock.getAsLong());
+        if (counts.test(core.self)) {
+            contacts.add(core.clock.getAsLong());
+        }
         for (Follower f : followers.values()) {
-            if (f.hasContact) {
+            if (f.hasContact && counts.test(f.node)) {
                 contacts.add(f.contactNanos);
             }
         }
@@ -167,9 +179,9 @@ final class QuorumLeader {
     /** How many replicas, this one included, answered a message sent in the last {@code withinNanos}. */
     int inContact(long withinNanos) {
         long now = core.clock.getAsLong();
-        int count = 1;
+        int count = counts.test(core.self) ? 1 : 0;
         for (Follower f : followers.values()) {
-            if (f.hasContact && now - f.contactNanos < withinNanos) {
+            if (f.hasContact && now - f.contactNanos < withinNanos && counts.test(f.node)) {
                 count++;
             }
         }
@@ -203,6 +215,31 @@ final class QuorumLeader {
         LogRecord record = new LogRecord(lsn, epoch, RecordKind.WRITE, request.id(), core.self.value(), 0,
                 request.method(), request.payload());
         waiting.computeIfAbsent(lsn, k -> new ArrayList<>(1)).add(new Waiting(request.requestId(), reply));
+        appendAndSend(record);
+    }
+
+    /**
+     * Logs configuration {@code config} (whose LSN must be the next one, of this epoch) and sends it;
+     * {@code answer} gets ALREADY_APPLIED once it committed and applied, or what {@link #abandon}
+     * answers. The caller has written it to its {@link Membership} first.
+     */
+    void appendConfig(Membership.Config config, Consumer<ResponseMessage> answer) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (config.lsn() != core.log.lastLsn() + 1 || config.epoch() != epoch) {
+            throw new IllegalArgumentException("config: " + config + " (expected: LSN " + (core.log.lastLsn() + 1)
+                    + " of epoch " + epoch + ")");
+        }
+        waiting.computeIfAbsent(config.lsn(), k -> new ArrayList<>(1)).add(new Waiting(0, answer));
+        appendAndSend(config.record(core.self));
+    }
+
+    /** Whether a record of this epoch committed (the opening no-op at least): only then may a configuration follow. */
+    boolean committedOwnEpoch() {
+        return commitLsn > 0 && core.log.epochOf(commitLsn) == epoch;
+    }
+
+    private void appendAndSend(LogRecord record) {
+        long lsn = record.lsn();
         core.append(record).whenComplete((v, e) -> {
             if (e != null) {
                 core.exec.execute(() -> {
@@ -337,9 +374,13 @@ final class QuorumLeader {
             return;
         }
         List<Long> positions = new ArrayList<>();
-        positions.add(core.durable);
+        if (counts.test(core.self)) {
+            positions.add(core.durable);
+        }
         for (Follower f : followers.values()) {
-            positions.add(f.match);
+            if (counts.test(f.node)) {
+                positions.add(f.match);
+            }
         }
         long majority = Math.min(Election.majorityPosition(positions, quorum.getAsInt()), core.log.lastLsn());
         // Only a record of this epoch commits by counting; older ones commit with it (Raft §5.4.2).

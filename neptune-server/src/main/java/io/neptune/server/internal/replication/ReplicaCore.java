@@ -114,6 +114,13 @@ final class ReplicaCore {
      */
     boolean needsSnapshot;
     private @Nullable Snapshots snapshots;
+    /**
+     * Majority mode ({@code docs/protocols/placement.md}): the configuration in force at an LSN, as a
+     * snapshot offer carries it ({@code "lsn epoch a,b,c"}, empty if implicit), and what to do with the
+     * one of a snapshot installed here.
+     */
+    java.util.function.LongFunction<String> configAt = lsn -> "";
+    Consumer<String> installedConfig = members -> { };
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 

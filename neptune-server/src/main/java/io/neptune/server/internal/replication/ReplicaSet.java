@@ -63,17 +63,32 @@ final class ReplicaSet {
             logger.warn("{}: {} replicas seen ({}) but 'replicas' is {}; counting a majority of {}", name, seen.size(),
                     seen, configured, seen.size());
         }
+        writeDurably(file, String.join("\n", seen) + "\n", name);
+    }
+
+    /** Replaces {@code file} with {@code content}: a forced temporary file, renamed atomically. */
+    static void writeDurably(Path file, String content, String name) {
         try {
-            Path tmp = file.resolveSibling(FILE + ".tmp");
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(ByteBuffer.wrap((String.join("\n", seen) + "\n").getBytes(StandardCharsets.UTF_8)));
+                ch.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
                 ch.force(true);
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException(name + ": cannot write " + file, e);
         }
+    }
+
+    /** The replicas seen hosting the partition, this one included. */
+    Set<String> seen() {
+        return Set.copyOf(seen);
+    }
+
+    /** The configured count ({@code replicas:}). */
+    int configured() {
+        return configured;
     }
 
     /** How many replicas the partition has: the configured count or, if more were seen, those. */

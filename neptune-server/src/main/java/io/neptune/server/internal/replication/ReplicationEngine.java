@@ -20,6 +20,7 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.NodeConfig;
+import io.neptune.server.internal.PlacementStore;
 import io.neptune.server.internal.ServiceRuntime;
 import io.neptune.server.internal.log.FsyncPolicy;
 import io.neptune.server.internal.log.LogWriterPool;
@@ -36,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -66,8 +68,13 @@ public final class ReplicationEngine implements AutoCloseable {
     private final NodeId self;
     private final YellowPage yellowPage;
     private final Map<String, ServiceRuntime> services;
-    private final Map<String, PartitionReplica[]> replicas = new HashMap<>();
-    private final List<RedoLog> logs = new ArrayList<>();
+    /** Per service, its replicas by partition; an array is replaced, never changed, once published. */
+    private final Map<String, PartitionReplica[]> replicas = new ConcurrentHashMap<>();
+    /** The REDO logs and cores by {@code service#partition}. */
+    private final Map<String, ReplicaCore> cores = new ConcurrentHashMap<>();
+    private final @Nullable PlacementStore placement;
+    private final Peers peers;
+    private volatile boolean started;
     private final LogWriterPool logWriters;
     private final ExecutorService pool;
     private final ScheduledExecutorService timer;
@@ -82,6 +89,16 @@ public final class ReplicationEngine implements AutoCloseable {
      */
     public ReplicationEngine(NodeConfig config, Map<String, ServiceRuntime> services, YellowPage yellowPage,
             MeterRegistry registry) {
+        this(config, services, yellowPage, registry, null);
+    }
+
+    /**
+     * Like the other constructor; {@code placement} records the partitions {@link #host} and
+     * {@link #unhost} change, or is null where placement cannot change.
+     */
+    public ReplicationEngine(NodeConfig config, Map<String, ServiceRuntime> services, YellowPage yellowPage,
+            MeterRegistry registry, @Nullable PlacementStore placement) {
+        this.placement = placement;
         this.config = requireNonNull(config, "config");
         this.registry = requireNonNull(registry, "registry");
         this.self = config.node();
@@ -99,7 +116,7 @@ public final class ReplicationEngine implements AutoCloseable {
             return thread;
         });
         this.logWriters = new LogWriterPool("neptune-" + self + "-log-writer", config.logWriterThreads());
-        Peers peers = new ClientPeers();
+        this.peers = new ClientPeers();
         try {
             for (ServiceRuntime runtime : services.values()) {
                 if (!isReplicated(runtime)) {
@@ -114,7 +131,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 PartitionReplica[] byPartition = new PartitionReplica[runtime.descriptor().partitions()];
                 for (int p = 0; p < byPartition.length; p++) {
                     if (runtime.hosts(p)) {
-                        byPartition[p] = create(runtime, p, peers);
+                        byPartition[p] = create(runtime, p, false);
                     }
                 }
                 replicas.put(runtime.descriptor().name(), byPartition);
@@ -129,24 +146,24 @@ public final class ReplicationEngine implements AutoCloseable {
         return runtime.descriptor().methods().values().stream().anyMatch(m -> m.mode() == AccessMode.WRITE);
     }
 
-    private PartitionReplica create(ServiceRuntime runtime, int partition, Peers peers) {
+    private PartitionReplica create(ServiceRuntime runtime, int partition, boolean learner) {
         String service = runtime.descriptor().name();
         Path directory = config.dataDirectory().resolve(service).resolve("log-" + partition);
         RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()), logWriters);
-        logs.add(log);
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
+        cores.put(service + "#" + partition, core);
         core.maxBatchBytes = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
         core.retention = config.logRetention();
         core.draining = () -> draining;
         ConsistencyLevel level = runtime.descriptor().consistency();
-        PartitionReplica replica = stateMachine(runtime, core);
+        PartitionReplica replica = stateMachine(runtime, core, learner);
         ReplicationMeters.bind(registry, core, replica, level, yellowPage);
         return replica;
     }
 
     /** The state machine of {@code core}'s partition for the service's level and fail-over mode. */
-    private PartitionReplica stateMachine(ServiceRuntime runtime, ReplicaCore core) {
+    private PartitionReplica stateMachine(ServiceRuntime runtime, ReplicaCore core, boolean learner) {
         int priority = runtime.hosting().priorityOf(core.partition);
         ConsistencyLevel level = runtime.descriptor().consistency();
         if (level == ConsistencyLevel.LEVEL_1) {
@@ -155,7 +172,8 @@ public final class ReplicationEngine implements AutoCloseable {
         Duration staleness = level == ConsistencyLevel.LEVEL_3
                 ? Duration.ofMillis(runtime.descriptor().stalenessMillis()) : null;
         if (runtime.hosting().failoverOf(runtime.descriptor()) == FailoverMode.MAJORITY) {
-            return new MajorityReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
+            return new MajorityReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness,
+                    learner);
         }
         return new PrimaryBackupReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
     }
@@ -181,6 +199,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 }
             }
         });
+        started = true;
         timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         yellowPage.addListener(() -> timer.execute(this::tick));
     }
@@ -265,6 +284,85 @@ public final class ReplicationEngine implements AutoCloseable {
         public NodeId node() {
             return node;
         }
+    }
+
+    /**
+     * Starts hosting {@code service#partition} as a learner ({@code docs/protocols/placement.md}): records
+     * it in the placement file, opens its log and starts its replica, which counts for nothing until
+     * the primary commits a configuration that names it. Returns what it did; throws a
+     * {@link NeptuneException} starting with a {@code NEP-PLACE-} code where it cannot.
+     */
+    public synchronized String host(String service, int partition) {
+        ServiceRuntime runtime = placeable(service, partition);
+        PartitionReplica[] byPartition = requireNonNull(replicas.get(service));
+        if (byPartition[partition] != null) {
+            return self + " already hosts " + service + "#" + partition;
+        }
+        java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.hosted());
+        hosted.add(partition);
+        requireNonNull(placement).put(service, hosted);   // durable first: a restart hosts it again
+        PartitionReplica replica = create(runtime, partition, true);
+        PartitionReplica[] copy = byPartition.clone();
+        copy[partition] = replica;
+        replicas.put(service, copy);
+        runtime.place(hosted);
+        if (started) {
+            replica.start();
+        }
+        logger.info("{}: [NEP-PLACE-006] now hosts {}#{} as a learner (an operator's add-replica)", self, service,
+                partition);
+        return self + " hosts " + service + "#" + partition + " as a learner";
+    }
+
+    /**
+     * Stops hosting {@code service#partition} (an operator's remove-replica, after the configuration
+     * without this node committed): closes its replica and log, keeps every file, and records it in the
+     * placement file.
+     */
+    public synchronized String unhost(String service, int partition) {
+        ServiceRuntime runtime = placeable(service, partition);
+        PartitionReplica[] byPartition = requireNonNull(replicas.get(service));
+        PartitionReplica replica = byPartition[partition];
+        if (replica == null) {
+            return self + " does not host " + service + "#" + partition;
+        }
+        java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.hosted());
+        hosted.remove(partition);
+        requireNonNull(placement).put(service, hosted);
+        runtime.place(hosted);
+        PartitionReplica[] copy = byPartition.clone();
+        copy[partition] = null;
+        replicas.put(service, copy);
+        replica.close();
+        ReplicaCore core = cores.remove(service + "#" + partition);
+        if (core != null) {
+            core.exec.execute(core.log::close);   // after the replica's close, on its executor
+        }
+        logger.info("{}: [NEP-PLACE-007] no longer hosts {}#{} (an operator's remove-replica); its files stay", self,
+                service, partition);
+        announce.run();
+        return self + " no longer hosts " + service + "#" + partition + " (its log and data stay on disk)";
+    }
+
+    private ServiceRuntime placeable(String service, int partition) {
+        ServiceRuntime runtime = services.get(service);
+        if (runtime == null || !replicas.containsKey(service)) {
+            throw new NeptuneException("NEP-PLACE-005 " + self + " runs no replicated service '" + service + "'");
+        }
+        if (partition < 0 || partition >= runtime.descriptor().partitions()) {
+            throw new NeptuneException("NEP-PLACE-005 partition: " + partition + " (expected: 0.."
+                    + (runtime.descriptor().partitions() - 1) + ")");
+        }
+        if (runtime.descriptor().consistency() == ConsistencyLevel.LEVEL_1
+                || runtime.hosting().failoverOf(runtime.descriptor()) != FailoverMode.MAJORITY) {
+            throw new NeptuneException("NEP-PLACE-001 " + service + " is not in majority mode (level-2/3 with"
+                    + " failover: majority): add-replica and remove-replica are refused there"
+                    + " (docs/protocols/placement.md)");
+        }
+        if (placement == null) {
+            throw new NeptuneException("NEP-PLACE-005 " + self + " keeps no placement file");
+        }
+        return runtime;
     }
 
     /** Whether writes of {@code service} go through replication. */
@@ -364,6 +462,12 @@ public final class ReplicationEngine implements AutoCloseable {
                 reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, self + " has no replica of " + target));
                 return;
             }
+            if (request.method().equals("reconfigure") && !(replica instanceof MajorityReplica)) {
+                reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "NEP-PLACE-001 " + target + " is not in"
+                        + " majority mode (level-2/3 with failover: majority): its placement changes only through the"
+                        + " node configs (docs/protocols/placement.md)"));
+                return;
+            }
             message = Json.mapper().readValue(request.payload(), replica.messageType(request.method()));
         } catch (IOException | RuntimeException e) {
             reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad replication message " + request.method()
@@ -397,8 +501,8 @@ public final class ReplicationEngine implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         pool.shutdownNow();
-        for (RedoLog log : logs) {
-            log.close();
+        for (ReplicaCore core : cores.values()) {
+            core.log.close();
         }
         logWriters.close();   // after the logs: each log's last drain writes its queue and meta file there
     }

@@ -208,6 +208,7 @@ final class SnapshotInstaller {
                 service.restoreSnapshot(core.partition, in, o.lsn());
             }
             core.installed(new LogBoundary(o.lsn(), o.epoch(), o.origin()));
+            core.installedConfig.accept(o.members() == null ? "" : o.members());
             Files.deleteIfExists(part);
             Files.deleteIfExists(idFile);
         } catch (IOException | RuntimeException e) {

@@ -122,7 +122,7 @@ final class SnapshotSource {
             Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             Offered previous = current;
             current = new Offered(file, new SnapshotOffer(true, "", lsn + "-" + sha.substring(0, 16), lsn,
-                    core.log.epochOf(lsn), core.log.originOf(lsn), size, sha, chunkBytes));
+                    core.log.epochOf(lsn), core.log.originOf(lsn), size, sha, chunkBytes, core.configAt.apply(lsn)));
             if (previous != null && !previous.file().equals(file)) {
                 Files.deleteIfExists(previous.file());
             }

@@ -3,7 +3,9 @@ package io.neptune.server.internal.log;
 import static io.neptune.server.internal.log.TestRecords.record;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.neptune.core.internal.wire.RequestId;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
@@ -51,6 +53,25 @@ class InternalSyncTest {
         }
         try (RedoLog log = RedoLog.open(directory, FsyncPolicy.GROUP)) {
             assertThat(log.committedLsn()).as("the lowered mark was saved").isEqualTo(12);
+        }
+    }
+
+    /**
+     * A primary elected in majority mode logs a no-op (or a configuration) and may crash before it
+     * commits; the next primary may write another record at that LSN. Counted as applied on restart,
+     * the record could never be replaced, and the replica would find itself diverged.
+     */
+    @Test
+    void aTailOfNeverExecutedRecordsAboveTheCommittedMarkIsNotCountedAsApplied() {
+        try (RedoLog log = RedoLog.open(dir.resolve("noop-tail"), FsyncPolicy.GROUP)) {
+            appendAll(log, 1, 3);
+            log.markCommitted(3);
+            for (RecordKind kind : List.of(RecordKind.NOOP, RecordKind.CONFIG)) {
+                long lsn = log.lastLsn() + 1;
+                log.append(new LogRecord(lsn, 2, kind, RequestId.NONE, "a", 0, "", new byte[0])).join();
+            }
+            assertThat(InternalSync.withCheck("p", log, lsn -> lsn <= 3)).isEqualTo(3);
+            log.truncateAfter(3);   // allowed: the tail is not applied
         }
     }
 

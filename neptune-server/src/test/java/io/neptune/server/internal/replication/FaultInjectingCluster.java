@@ -94,7 +94,16 @@ final class FaultInjectingCluster implements AutoCloseable {
      * still reports the writes it applied).
      */
     Node start(String name, int priority, RecordingService app) {
-        Node node = new Node(name, priority, app);
+        return start(name, priority, app, false);
+    }
+
+    /** Starts node {@code name} as an operator's add-replica does: a learner until a configuration names it. */
+    Node startLearner(String name, int priority) {
+        return start(name, priority, new RecordingService(), true);
+    }
+
+    private Node start(String name, int priority, RecordingService app, boolean learner) {
+        Node node = new Node(name, priority, app, learner);
         nodes.put(node.id, node);
         everStarted.add(node);
         node.replica.start();
@@ -287,6 +296,17 @@ final class FaultInjectingCluster implements AutoCloseable {
         return answer;
     }
 
+    /**
+     * Asks {@code node} (meant to be the primary) for a placement change; the future completes with
+     * its answer, once the change committed or was refused.
+     */
+    CompletableFuture<PeerMessages.ReconfigureReply> reconfigure(Node node, String add, String remove) {
+        CompletableFuture<PeerMessages.ReconfigureReply> answer = new CompletableFuture<>();
+        node.replica.onPeerMessage("reconfigure", new PeerMessages.Reconfigure(SERVICE, 0, add, remove, 30_000),
+                reply -> answer.complete((PeerMessages.ReconfigureReply) reply));
+        return answer;
+    }
+
     /** Advances time until every live node serves (level 1: SECONDARY). */
     void awaitServing() {
         runUntil(() -> nodes.values().stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY),
@@ -373,7 +393,7 @@ final class FaultInjectingCluster implements AutoCloseable {
         /** The records whose append throws {@code LogException} at once, as a log sync that throws would. */
         volatile Predicate<LogRecord> throwOnAppend = r -> false;
 
-        Node(String name, int priority, RecordingService app) {
+        Node(String name, int priority, RecordingService app, boolean learner) {
             this.id = NodeId.of(name);
             this.priority = priority;
             this.app = app;
@@ -384,7 +404,7 @@ final class FaultInjectingCluster implements AutoCloseable {
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
             replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
                     : mode == FailoverMode.MAJORITY
-                    ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1))
+                    ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1), learner)
                     : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
         }
 

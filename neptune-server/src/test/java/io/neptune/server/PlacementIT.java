@@ -1,0 +1,163 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.core.AccessMode;
+import io.neptune.core.FailoverMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.JournalTestService.Append;
+import io.neptune.server.JournalTestService.Appended;
+import io.neptune.server.JournalTestService.Entries;
+import io.neptune.server.JournalTestService.ReadAll;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link ClusterAdmin#addReplica} and {@link ClusterAdmin#removeReplica} ({@code docs/protocols/placement.md})
+ * on real nodes under a steady write load: a 4th replica joins a partition, an old one leaves it,
+ * both keep the new placement across a restart (their configs say otherwise), and every
+ * acknowledged write is on every replica at the end.
+ */
+class PlacementIT {
+    private static final String SERVICE = "journal";
+    private static final int PARTITION = 1;
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void addsAReplicaUnderWritesRemovesAnotherAndBothPlacementsSurviveARestart() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (int i = 0; i < 3; i++) {
+                int priority = 3 - i;
+                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                        HostingConfig.builder().replicas(3).priority(priority).build()));
+            }
+            cluster.add("node-3", ClientConfig.defaults(), PlacementIT::node3);
+            NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
+            // the admin must know node-3, as the CLI's add-replica waits for it
+            await().atMost(Duration.ofSeconds(30)).until(() -> admin.knownNodes().contains(NodeId.of("node-3")));
+            await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-0") == ReplicaRole.PRIMARY
+                    && admin.replicaRoles(SERVICE, PARTITION).values().stream()
+                            .filter(r -> r == ReplicaRole.SECONDARY).count() == 2);
+
+            Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+            List<Throwable> failures = new ArrayList<>();
+            AtomicBoolean writing = new AtomicBoolean(true);
+            Thread writer = new Thread(() -> {
+                NeptuneHandle handle = NeptuneHandle.create();
+                for (int i = 0; writing.get(); i++) {
+                    String text = "w" + i;
+                    try {
+                        admin.client().callAsync(handle, SERVICE, PARTITION, "append", AccessMode.WRITE,
+                                new Append(text), Appended.class, CallOptions.timeout(Duration.ofSeconds(20))).join();
+                        acknowledged.add(text);
+                    } catch (RuntimeException e) {
+                        synchronized (failures) {
+                            failures.add(e);
+                        }
+                    }
+                }
+            }, "journal-writer");
+            writer.start();
+            ClusterAdmin operator = admin.admin();
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= 100);
+                String added = operator.addReplica(SERVICE, PARTITION, "node-3", Duration.ofSeconds(60))
+                        .get(90, TimeUnit.SECONDS);
+                assertThat(added).contains("[node-0, node-1, node-2, node-3]");
+                await().atMost(Duration.ofSeconds(20)).until(() -> role(admin, "node-3") == ReplicaRole.SECONDARY);
+                int atAdd = acknowledged.size();
+                await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= atAdd + 100);
+
+                String removed = operator.removeReplica(SERVICE, PARTITION, "node-2").get(60, TimeUnit.SECONDS);
+                assertThat(removed).contains("[node-0, node-1, node-3]");
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> !admin.replicaRoles(SERVICE, PARTITION).containsKey(NodeId.of("node-2")));
+                int atRemove = acknowledged.size();
+                await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= atRemove + 100);
+
+                // restart both: their configs say node-3 does not host journal#1 and node-2 does
+                cluster.node(3).close();
+                cluster.node(2).close();
+                cluster.add("node-3", ClientConfig.defaults(), PlacementIT::node3);
+                cluster.add("node-2", ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                        HostingConfig.builder().replicas(3).priority(1).build()));
+                await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-3") == ReplicaRole.SECONDARY
+                        && admin.replicaRoles(SERVICE, 2).containsKey(NodeId.of("node-2")));
+                assertThat(admin.replicaRoles(SERVICE, PARTITION)).doesNotContainKey(NodeId.of("node-2"));
+                int atRestart = acknowledged.size();
+                await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= atRestart + 100);
+            } finally {
+                writing.set(false);
+                writer.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            assertThat(failures).as("failed writes").isEmpty();
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                List<String> first = entries(admin, "node-0");
+                assertThat(first).containsAll(acknowledged).doesNotHaveDuplicates();
+                assertThat(entries(admin, "node-1")).isEqualTo(first);
+                assertThat(entries(admin, "node-3")).isEqualTo(first);
+            });
+            assertThat(operator.addReplica(SERVICE, PARTITION, "node-3", Duration.ofSeconds(10)).get(30,
+                    TimeUnit.SECONDS)).contains("voters now [node-0, node-1, node-3]");
+            assertThatThrownBy(() -> operator.addReplica(SERVICE, PARTITION, "node-9", Duration.ofSeconds(5))
+                    .get(30, TimeUnit.SECONDS)).hasMessageContaining("NEP-PLACE-005 node: 'node-9'");
+        }
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aFailStopPartitionRefusesPlacementChanges() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (int i = 0; i < 3; i++) {
+                int priority = 3 - i;
+                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                        HostingConfig.builder().replicas(3).priority(priority).failover(FailoverMode.FAIL_STOP).build()));
+            }
+            NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
+            await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-0") == ReplicaRole.PRIMARY);
+            assertThatThrownBy(() -> admin.admin().removeReplica(SERVICE, PARTITION, "node-2").get(30, TimeUnit.SECONDS))
+                    .hasMessageContaining("NEP-PLACE-001");
+            assertThat(admin.replicaRoles(SERVICE, PARTITION)).containsKey(NodeId.of("node-2"));
+        }
+    }
+
+    /** node-3 hosts only journal#0 by its config. */
+    private static NeptuneNode.Builder node3(NeptuneNode.Builder b) {
+        return b.host(new JournalTestService(), HostingConfig.builder().replicas(3).partitions(0).build());
+    }
+
+    private static ReplicaRole role(NeptuneNode observer, String node) {
+        return observer.replicaRoles(SERVICE, PARTITION).getOrDefault(NodeId.of(node), ReplicaRole.RECOVERING);
+    }
+
+    /** The journal of the partition as node {@code node} itself holds it. */
+    private static List<String> entries(NeptuneNode observer, String node) throws Exception {
+        RequestMessage message = new RequestMessage(0, SERVICE, PARTITION, "all", AccessMode.READ, 10_000, 0,
+                RequestId.NONE, Json.mapper().writeValueAsBytes(new ReadAll()));
+        CompletableFuture<ResponseMessage> response = ((DefaultNeptuneClient) observer.client())
+                .sendTo(NodeId.of(node), message, PARTITION);
+        ResponseMessage answer = response.get(15, TimeUnit.SECONDS);
+        assertThat(answer.status()).as("%s: %s", node, answer.errorMessage()).isEqualTo(Status.OK);
+        return Json.mapper().readValue(answer.payload(), Entries.class).entries();
+    }
+}
