@@ -119,15 +119,8 @@ final class MajorityReplica implements PartitionReplica {
     /** Primary by an operator's move-primary: refuses handovers by priority while it leads; the next election's if pending. */
     private boolean pinned;
     private boolean pinOnWin;
-    /** Level 3: a read-index request is on its way, sent at {@link #readIndexSentNanos}. */
-    private boolean readIndexInFlight;
-    private long readIndexSentNanos;
-    /** Level 3: a commit point the primary confirmed for a request sent at {@link #confirmedSentNanos}, not yet applied. */
-    private long confirmedCommit = -1;
-    private long confirmedSentNanos;
-    /** Level 3: the state is fresh as of this time (this node's clock), or never if {@link #fresh} is false. */
-    private volatile long freshAsOfNanos;
-    private volatile boolean freshKnown;
+    /** Level 3, as a follower: confirmed through the primary's read index. */
+    private final FollowerFreshness freshness;
     private boolean closed;
 
     /** A {@code learner} (added by an operator's add-replica) counts for nothing until a configuration names it. */
@@ -142,6 +135,7 @@ final class MajorityReplica implements PartitionReplica {
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos, core.clock);
+        this.freshness = new FollowerFreshness(core, stalenessNanos);
         core.afterDurable = () -> {
             if (leading != null) {
                 leading.advance();
@@ -463,12 +457,16 @@ final class MajorityReplica implements PartitionReplica {
             return;
         }
         if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0
-                && !core.draining.getAsBoolean() && membership.counts(core.self)) { // a learner does not stand // a draining node hands its primaries away: it does not stand
+                && !core.draining.getAsBoolean() && membership.counts(core.self)) {
+            // neither a draining node (it hands its primaries away) nor a learner (it counts for nothing) stands
             startElection(false);
             return;
         }
         if (p != null && matched && stalenessNanos > 0) {
-            refreshFreshness(p, now);
+            freshness.refresh(p, now, confirmed -> {
+                commitLsn = Math.max(commitLsn, Math.min(confirmed, matchLsn));
+                applyCommitted();
+            });
         }
         Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
         if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority() && membership.counts(core.self)) {
@@ -725,7 +723,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         heardFromPrimary(null);
         lastPrimaryNanos = lastContactNanos; // a primary's last word is its own: a fail-over starts here
-        freshKnown = false;
+        freshness.forget();
         publish();
     }
 
@@ -742,34 +740,12 @@ final class MajorityReplica implements PartitionReplica {
                 return;
             }
             core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS));
-            if (confirmedCommit >= 0 && core.applied >= confirmedCommit) {
-                freshAsOfNanos = confirmedSentNanos;
-                freshKnown = true;
-                confirmedCommit = -1;
-            }
+            freshness.applied(core.applied);
             setMatched(core.storageFailedAt() == 0 && core.applied >= Math.min(primaryCommit, commitLsn));
             if (core.storageFailedAt() == 0 && core.applied < Math.min(commitLsn, core.durable)) {
                 applyCommitted(); // the next slice, behind whatever arrived meanwhile
             }
         });
-    }
-
-    private void refreshFreshness(NodeId p, long now) {
-        if (readIndexInFlight || (freshKnown && now - freshAsOfNanos < stalenessNanos / 2)) {
-            return;
-        }
-        readIndexInFlight = true;
-        readIndexSentNanos = now;
-        core.peers.call(p, core.service, core.partition, "readIndex", new ReadIndex(core.service, core.partition),
-                ReadIndexReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
-                    readIndexInFlight = false;
-                    if (r != null && r.ok() && r.epoch() == core.log.epoch()) {
-                        confirmedCommit = r.commitLsn();
-                        confirmedSentNanos = readIndexSentNanos;
-                        commitLsn = Math.max(commitLsn, Math.min(r.commitLsn(), matchLsn));
-                        applyCommitted();
-                    }
-                }));
     }
 
     @Override
@@ -782,7 +758,7 @@ final class MajorityReplica implements PartitionReplica {
         if (leader != null && phase == Phase.LEADER) {
             return now - stalenessNanos - leaderFreshAsOf < 0;
         }
-        return freshKnown && now - freshAsOfNanos < stalenessNanos;
+        return freshness.fresh(now);
     }
 
     /** Level 3 primary: when a majority last followed it (written on the executor, read by {@link #fresh()}). */
