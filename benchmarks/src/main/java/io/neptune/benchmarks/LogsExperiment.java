@@ -43,7 +43,8 @@ import java.util.stream.Stream;
  *       snapshot's size over that time.</li>
  * </ol>
  *
- * <p>Usage: {@code ./neptune bench logs [writes] [mb]} (defaults 200,000 writes, 256 MB).
+ * <p>Usage: {@code ./neptune bench logs [writes] [mb]} (defaults 200,000 writes, 256 MB; 0 writes runs only
+ * the new replica).
  */
 public final class LogsExperiment {
     private static final String SERVICE = "cache";
@@ -58,8 +59,12 @@ public final class LogsExperiment {
                 Report.loadAverage(), work);
         System.out.println("| run | node-1 redo.log after the writes | write rate | node-1 start (phase 1) | start to serving |");
         System.out.println("| --- | --- | --- | --- | --- |");
-        restartRun(work.resolve("truncating"), writes, new LogRetentionConfig(1_000_000, 10_000), "checkpoints every 10,000");
-        restartRun(work.resolve("keep-all"), writes, new LogRetentionConfig(1_000_000, Integer.MAX_VALUE), "whole log kept");
+        if (writes > 0) {   // 0: only the new replica
+            restartRun(work.resolve("truncating"), writes, new LogRetentionConfig(1_000_000, 10_000),
+                    "checkpoints every 10,000");
+            restartRun(work.resolve("keep-all"), writes, new LogRetentionConfig(1_000_000, Integer.MAX_VALUE),
+                    "whole log kept");
+        }
         newReplicaRun(work.resolve("new-replica"), mb);
         System.out.printf(Locale.ROOT, "load average %s%n", Report.loadAverage());
     }
@@ -73,7 +78,7 @@ public final class LogsExperiment {
             }
             awaitServing(client, "node-1", 0);
             long writing = System.nanoTime();
-            int written = writeMany(client.client(), writes, 64);
+            int written = writeMany(client.client(), writes, 64, 10_000);
             double seconds = (System.nanoTime() - writing) / 1e9;
             long target = primaryVersion(client);
             awaitServing(client, "node-1", target);
@@ -103,7 +108,8 @@ public final class LogsExperiment {
             awaitServing(client, "node-1", 0);
             int valueBytes = 16 * 1024;
             long writing = System.nanoTime();
-            int written = writeMany(client.client(), (int) ((long) mb * 1024 * 1024 / valueBytes), valueBytes);
+            int values = (int) ((long) mb * 1024 * 1024 / valueBytes);
+            int written = writeMany(client.client(), values, valueBytes, values);   // each to its own key: mb MB of rows
             double seconds = (System.nanoTime() - writing) / 1e9;
             long target = primaryVersion(client);
             Thread.sleep(500);
@@ -183,7 +189,8 @@ public final class LogsExperiment {
                 && r.role() == ReplicaRole.PRIMARY).mapToLong(AnnouncedReplica::version).max().orElse(0);
     }
 
-    private static int writeMany(NeptuneClient client, int count, int valueBytes) throws InterruptedException {
+    /** Writes {@code count} values of {@code valueBytes} bytes to keys {@code key-0 .. key-(keys - 1)}, in turn. */
+    private static int writeMany(NeptuneClient client, int count, int valueBytes, int keys) throws InterruptedException {
         Semaphore window = new Semaphore(64);
         NeptuneHandle handle = NeptuneHandle.create();
         String value = "v".repeat(valueBytes);
@@ -192,7 +199,7 @@ public final class LogsExperiment {
         for (int i = 0; i < count; i++) {
             window.acquire();
             CompletableFuture<Updated> call = client.callAsync(handle, SERVICE, 0, "CacheUpdate", AccessMode.WRITE,
-                    new CacheUpdate("key-" + i % 10_000, value), Updated.class, CallOptions.timeout(Duration.ofSeconds(30)))
+                    new CacheUpdate("key-" + i % keys, value), Updated.class, CallOptions.timeout(Duration.ofSeconds(30)))
                     .whenComplete((r, e) -> {
                         window.release();
                         if (e == null) {

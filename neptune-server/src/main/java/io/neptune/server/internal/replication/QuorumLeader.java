@@ -92,6 +92,8 @@ final class QuorumLeader {
         /** The send time of the latest message it answered at this epoch. */
         long contactNanos;
         boolean hasContact;
+        /** Why it last refused replication, logged once (a snapshot install is refused for seconds); empty after an accept. */
+        String refusal = "";
 
         Follower(NodeId node, long next) {
             this.node = node;
@@ -341,6 +343,7 @@ final class QuorumLeader {
             f.hasContact = true;
         }
         if (ack.accepted()) {
+            f.refusal = "";
             f.match = Math.max(f.match, ack.lastLsn());
             f.probing = false;
             f.next = Math.max(f.next, f.match + 1);
@@ -354,7 +357,10 @@ final class QuorumLeader {
             f.probing = true;
             f.next = Math.max(f.match, ack.lastLsn()) + 1;
         } else {
-            logger.warn("{}: {} refused replication: {}", core.name, f.node, ack.reason());
+            if (!ack.reason().equals(f.refusal)) {   // once per reason, not at every heartbeat
+                logger.warn("{}: {} refused replication: {}", core.name, f.node, ack.reason());
+                f.refusal = ack.reason();
+            }
             f.probing = true;
             f.next = f.match + 1;
             return; // the next heartbeat retries
