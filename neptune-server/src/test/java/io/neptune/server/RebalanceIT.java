@@ -1,6 +1,7 @@
 package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.client.CallOptions;
@@ -190,6 +191,20 @@ class RebalanceIT {
                 assertThat(admin.replicaRoles(SERVICE, p)).hasSize(3);
             }
             assertThat(operator.planRebalance(SERVICE).get(60, TimeUnit.SECONDS).steps()).isEmpty();
+
+            // a step that cannot succeed stops the run there, naming it and the steps left
+            RebalanceStep refused = new RebalanceStep(RebalanceAction.REMOVE_REPLICA, SERVICE, 2, "node-2");
+            RebalanceStep after = new RebalanceStep(RebalanceAction.MOVE_PRIMARY, SERVICE, 2, "node-2");
+            List<String> progress = Collections.synchronizedList(new ArrayList<>());
+            assertThatThrownBy(() -> operator.rebalance(new RebalancePlan(List.of(refused, after), List.of()),
+                    Duration.ofSeconds(5), progress::add).get(60, TimeUnit.SECONDS))
+                    .cause().isInstanceOfSatisfying(ClusterAdmin.RebalanceException.class, e -> {
+                        assertThat(e.failed()).isEqualTo(refused);
+                        assertThat(e.left()).containsExactly(after);
+                        assertThat(e).hasMessageContaining("NEP-PLACE-001").hasMessageContaining("1 step(s) after it");
+                    });
+            assertThat(progress).containsExactly("[1/2] remove-replica journal 2 node-2 ...");
+            assertThat(admin.replicaRoles(SERVICE, 2)).hasSize(3);
         }
     }
 
