@@ -223,8 +223,9 @@ public interface ClusterAdmin {
      * roles; level-1 services nothing. Changes nothing except that a majority-mode partition whose replica
      * set is still implicit gets it written down (a change of nothing, as {@link #addReplica} does first).
      *
-     * @return a future completed with the plan, or failed with a {@link io.neptune.core.NeptuneException}
-     *     (an unknown service, a partition without a live primary)
+     * @return a future completed with the plan, or failed with a {@link io.neptune.core.NeptuneException}:
+     *     an unknown service, or (starting with {@code NEP-PLACE-002}) a partition of a level-2/3 service
+     *     without a primary in the yellow page, which may also mean a node not heard yet
      */
     CompletableFuture<RebalancePlan> planRebalance(String service);
 

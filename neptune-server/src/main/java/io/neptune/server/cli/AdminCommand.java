@@ -346,7 +346,7 @@ public final class AdminCommand implements Runnable {
         public Integer call() throws Exception {
             Duration limit = ConfigNode.parseDuration("--timeout", timeout);
             try (NeptuneNode node = target.join()) {
-                ClusterAdmin.RebalancePlan plan = node.admin().planRebalance(service).get(60, TimeUnit.SECONDS);
+                ClusterAdmin.RebalancePlan plan = plan(node);
                 plan.notes().forEach(note -> System.out.println("note: " + note));
                 if (plan.steps().isEmpty()) {
                     System.out.println("balanced: nothing to do");
@@ -370,6 +370,25 @@ public final class AdminCommand implements Runnable {
                 }
                 System.out.println("rebalanced: " + plan.steps().size() + " steps done");
                 return 0;
+            }
+        }
+
+        /**
+         * The plan, asked again every half second up to {@code --wait} while a partition has no primary in the
+         * yellow page (NEP-PLACE-002): right after joining, the admin may not have heard every node yet.
+         */
+        private ClusterAdmin.RebalancePlan plan(NeptuneNode node) throws Exception {
+            long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", target.wait).toNanos();
+            while (true) {
+                try {
+                    return node.admin().planRebalance(service).get(60, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    String why = String.valueOf(e.getCause() == null ? null : e.getCause().getMessage());
+                    if (!why.startsWith("NEP-PLACE-002") || System.nanoTime() - deadline > 0) {
+                        throw e;
+                    }
+                    TimeUnit.MILLISECONDS.sleep(500);
+                }
             }
         }
     }

@@ -244,7 +244,14 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         int partitions = yellowPage.partitions(service).orElse(0);
         java.util.SortedMap<Integer, List<Rebalancer.Replica>> layout = new TreeMap<>();
         for (int p = 0; p < partitions; p++) {
-            layout.put(p, yellowPage.replicas(service, p).stream()
+            List<Replica> replicas = yellowPage.replicas(service, p);
+            if (replicas.stream().noneMatch(r -> r.role() == ReplicaRole.PRIMARY)) {
+                // a primary not heard yet may mean a node not heard yet, whose replicas a plan would not see
+                return CompletableFuture.failedFuture(new NeptuneException("NEP-PLACE-002 " + service + "#" + p
+                        + " has no primary in the yellow page: retry once one is elected (or wait longer for"
+                        + " announcements)"));
+            }
+            layout.put(p, replicas.stream()
                     .map(r -> new Rebalancer.Replica(r.node().value(), r.role() == ReplicaRole.PRIMARY)).toList());
         }
         java.util.SortedSet<String> live = new java.util.TreeSet<>();
