@@ -156,4 +156,122 @@ public interface ClusterAdmin {
      *     {@link io.neptune.core.NeptuneException} whose message starts with a {@code NEP-PLACE-} code
      */
     CompletableFuture<String> removeReplica(String service, int partition, String node);
+
+    /**
+     * One placement change of a rebalance, carried out by {@link #addReplica}, {@link #removeReplica} or
+     * {@link #movePrimary}.
+     *
+     * @param action what to do
+     * @param service the service
+     * @param partition the partition id
+     * @param node the node that gains the replica, loses it, or takes the primary role
+     */
+    record RebalanceStep(RebalanceAction action, String service, int partition, String node) {
+        /** Checks the fields. */
+        public RebalanceStep {
+            requireNonNull(action, "action");
+            requireNonNull(service, "service");
+            requireNonNull(node, "node");
+        }
+
+        /** The step as the admin command line would write it, e.g. {@code add-replica kv 3 node-4}. */
+        @Override
+        public String toString() {
+            return action.command() + " " + service + " " + partition + " " + node;
+        }
+    }
+
+    /** The kinds of {@link RebalanceStep}. */
+    enum RebalanceAction {
+        /** {@link #addReplica}. */
+        ADD_REPLICA("add-replica"),
+        /** {@link #removeReplica}. */
+        REMOVE_REPLICA("remove-replica"),
+        /** {@link #movePrimary}. */
+        MOVE_PRIMARY("move-primary");
+
+        private final String command;
+
+        RebalanceAction(String command) {
+            this.command = command;
+        }
+
+        /** The admin subcommand that does it. */
+        public String command() {
+            return command;
+        }
+    }
+
+    /**
+     * What a rebalance would do: the steps in the order they run, and notes on what it leaves as it
+     * is and why (a fail-stop service whose replicas cannot move, a level-1 service, a partition
+     * without a primary).
+     */
+    record RebalancePlan(List<RebalanceStep> steps, List<String> notes) {
+        /** Copies the lists. */
+        public RebalancePlan {
+            steps = List.copyOf(steps);
+            notes = List.copyOf(notes);
+        }
+    }
+
+    /**
+     * Plans how to spread the replicas and primary roles of {@code service} (or of every service when it
+     * is empty) evenly over the live nodes that run it ({@code docs/protocols/placement.md}, "Rebalance"):
+     * replicas per node within 1 of each other and primaries per node within 1, per service, with as few
+     * moves as that takes. Only majority-mode services get replicas moved; fail-stop ones only primary
+     * roles; level-1 services nothing. Changes nothing except that a majority-mode partition whose replica
+     * set is still implicit gets it written down (a change of nothing, as {@link #addReplica} does first).
+     *
+     * @return a future completed with the plan, or failed with a {@link io.neptune.core.NeptuneException}:
+     *     an unknown service, or (starting with {@code NEP-PLACE-002}) a partition of a level-2/3 service
+     *     without a primary in the yellow page, which may also mean a node not heard yet
+     */
+    CompletableFuture<RebalancePlan> planRebalance(String service);
+
+    /**
+     * Carries out {@code plan}'s steps one at a time, each once the previous one completed, and tells
+     * {@code progress} about each before and after it runs.
+     *
+     * @param timeout how long an added replica may take to catch up
+     * @return a future completed when every step did, or failed with a {@link RebalanceException} naming
+     *     the step that failed and the steps left
+     */
+    CompletableFuture<Void> rebalance(RebalancePlan plan, java.time.Duration timeout,
+            java.util.function.Consumer<String> progress);
+
+    /** A rebalance step failed: the plan stopped there. */
+    final class RebalanceException extends io.neptune.core.NeptuneException {
+        private static final long serialVersionUID = 1L;
+
+        private final transient RebalanceStep failed;
+        private final transient List<RebalanceStep> left;
+
+        /** Creates the exception for {@code failed}, with the steps after it that did not run. */
+        public RebalanceException(RebalanceStep failed, List<RebalanceStep> left, Throwable cause) {
+            super("rebalance stopped: step '" + failed + "' failed: " + rootMessage(cause) + "; " + left.size()
+                    + " step(s) after it not run", cause);
+            this.failed = failed;
+            this.left = List.copyOf(left);
+        }
+
+        /** The step that failed. */
+        public RebalanceStep failed() {
+            return failed;
+        }
+
+        /** The steps after it, which did not run. */
+        public List<RebalanceStep> left() {
+            return left;
+        }
+
+        private static String rootMessage(Throwable e) {
+            Throwable cause = e;
+            while (cause.getCause() != null && (cause instanceof java.util.concurrent.CompletionException
+                    || cause instanceof java.util.concurrent.ExecutionException)) {
+                cause = cause.getCause();
+            }
+            return cause.getMessage() == null ? cause.toString() : cause.getMessage();
+        }
+    }
 }

@@ -134,7 +134,10 @@ class PlacementIT {
                         HostingConfig.builder().replicas(3).priority(priority).failover(FailoverMode.FAIL_STOP).build()));
             }
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
-            await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-0") == ReplicaRole.PRIMARY);
+            // all three announced: the check below that node-2 still hosts the partition needs the admin to have
+            // heard it (under load 11 it once had not yet)
+            await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-0") == ReplicaRole.PRIMARY
+                    && admin.replicaRoles(SERVICE, PARTITION).size() == 3);
             assertThatThrownBy(() -> admin.admin().removeReplica(SERVICE, PARTITION, "node-2").get(30, TimeUnit.SECONDS))
                     .hasMessageContaining("NEP-PLACE-001");
             assertThat(admin.replicaRoles(SERVICE, PARTITION)).containsKey(NodeId.of("node-2"));

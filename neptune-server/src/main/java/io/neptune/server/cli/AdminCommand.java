@@ -27,15 +27,15 @@ import picocli.CommandLine.Parameters;
 /** {@code neptune admin}: look at a running cluster and act on it, from a node that hosts nothing. */
 @Command(name = "admin", mixinStandardHelpOptions = true,
         description = "Inspect a running cluster (nodes, replica states and digests) and change it: promote a"
-                + " replica, move a primary role, drain a node, add or remove a replica.",
+                + " replica, move a primary role, drain a node, add or remove a replica, rebalance.",
         subcommands = {AdminCommand.Nodes.class, AdminCommand.Replicas.class, AdminCommand.Promote.class,
                 AdminCommand.MovePrimary.class, AdminCommand.Drain.class, AdminCommand.AddReplica.class,
-                AdminCommand.RemoveReplica.class})
+                AdminCommand.RemoveReplica.class, AdminCommand.Rebalance.class})
 public final class AdminCommand implements Runnable {
     @Override
     public void run() {
         System.out.println("Usage: neptune admin (nodes | replicas | promote | move-primary | drain | add-replica"
-                + " | remove-replica) --config FILE ...;"
+                + " | remove-replica | rebalance) --config FILE ...;"
                 + " see --help");
     }
 
@@ -319,6 +319,76 @@ public final class AdminCommand implements Runnable {
             try (NeptuneNode node = target.join()) {
                 System.out.println(node.admin().removeReplica(service, partition, nodeId).get(60, TimeUnit.SECONDS));
                 return 0;
+            }
+        }
+    }
+
+    /** {@code admin rebalance}. */
+    @Command(name = "rebalance", mixinStandardHelpOptions = true,
+            description = "Spread replicas (majority-mode services) and primary roles evenly over the live nodes: prints"
+                    + " the plan, then carries it out one step at a time (docs/protocols/placement.md, Rebalance).")
+    static final class Rebalance implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Option(names = "--service", defaultValue = "", paramLabel = "SERVICE",
+                description = "Only this service (default: every service in the yellow page).")
+        String service;
+
+        @Option(names = "--dry-run", description = "Print the plan and change nothing.")
+        boolean dryRun;
+
+        @Option(names = "--timeout", defaultValue = "60s", paramLabel = "TIME",
+                description = "Longest time one step may take, e.g. a new replica to catch up (default: ${DEFAULT-VALUE}).")
+        String timeout;
+
+        @Override
+        public Integer call() throws Exception {
+            Duration limit = ConfigNode.parseDuration("--timeout", timeout);
+            try (NeptuneNode node = target.join()) {
+                ClusterAdmin.RebalancePlan plan = plan(node);
+                plan.notes().forEach(note -> System.out.println("note: " + note));
+                if (plan.steps().isEmpty()) {
+                    System.out.println("balanced: nothing to do");
+                    return 0;
+                }
+                System.out.println("plan (" + plan.steps().size() + " steps):");
+                plan.steps().forEach(step -> System.out.println("  " + step));
+                if (dryRun) {
+                    System.out.println("dry run: nothing changed");
+                    return 0;
+                }
+                long seconds = plan.steps().size() * (limit.toSeconds() + 30);
+                try {
+                    node.admin().rebalance(plan, limit, System.out::println).get(seconds, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (e.getCause() instanceof ClusterAdmin.RebalanceException failed) {
+                        System.out.println("FAILED: " + failed.failed() + "; steps not run:");
+                        failed.left().forEach(step -> System.out.println("  " + step));
+                    }
+                    throw e; // NeptuneCli prints the reason and exits with 2, as for every admin command
+                }
+                System.out.println("rebalanced: " + plan.steps().size() + " steps done");
+                return 0;
+            }
+        }
+
+        /**
+         * The plan, asked again every half second up to {@code --wait} while a partition has no primary in the
+         * yellow page (NEP-PLACE-002): right after joining, the admin may not have heard every node yet.
+         */
+        private ClusterAdmin.RebalancePlan plan(NeptuneNode node) throws Exception {
+            long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", target.wait).toNanos();
+            while (true) {
+                try {
+                    return node.admin().planRebalance(service).get(60, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    String why = String.valueOf(e.getCause() == null ? null : e.getCause().getMessage());
+                    if (!why.startsWith("NEP-PLACE-002") || System.nanoTime() - deadline > 0) {
+                        throw e;
+                    }
+                    TimeUnit.MILLISECONDS.sleep(500);
+                }
             }
         }
     }

@@ -29,6 +29,7 @@ import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /** {@link ClusterAdmin} over the yellow page and the replication peer protocol. Thread-safe. */
@@ -208,6 +209,131 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
                         return "removed " + node + " from " + service + "#" + partition + "; voters now " + voters;
                     });
         });
+    }
+
+    @Override
+    public CompletableFuture<RebalancePlan> planRebalance(String service) {
+        List<String> services;
+        if (service.isEmpty()) {
+            services = yellowPage.announcements().stream().flatMap(a -> a.services().stream())
+                    .map(Announcement.HostedService::name).distinct().sorted().toList();
+        } else if (yellowPage.partitions(service).isEmpty()) {
+            return CompletableFuture.failedFuture(new UnknownServiceException(service, "no node in the yellow page hosts it"));
+        } else {
+            services = List.of(service);
+        }
+        CompletableFuture<RebalancePlan> plan = CompletableFuture.completedFuture(new RebalancePlan(List.of(), List.of()));
+        for (String name : services) {
+            plan = plan.thenCompose(sofar -> planService(name).thenApply(next -> {
+                List<RebalanceStep> steps = new ArrayList<>(sofar.steps());
+                steps.addAll(next.steps());
+                List<String> notes = new ArrayList<>(sofar.notes());
+                notes.addAll(next.notes());
+                return new RebalancePlan(steps, notes);
+            }));
+        }
+        return plan;
+    }
+
+    /** The plan of one service, from the yellow page and the replication mode its primaries report. */
+    private CompletableFuture<RebalancePlan> planService(String service) {
+        if (yellowPage.consistency(service).orElse(ConsistencyLevel.LEVEL_1) == ConsistencyLevel.LEVEL_1) {
+            return CompletableFuture.completedFuture(new RebalancePlan(List.of(), List.of(service + " is level 1"
+                    + " (write-anywhere): it has no primaries, and its placement changes only through the node configs")));
+        }
+        int partitions = yellowPage.partitions(service).orElse(0);
+        java.util.SortedMap<Integer, List<Rebalancer.Replica>> layout = new TreeMap<>();
+        for (int p = 0; p < partitions; p++) {
+            List<Replica> replicas = yellowPage.replicas(service, p);
+            if (replicas.stream().noneMatch(r -> r.role() == ReplicaRole.PRIMARY)) {
+                // a primary not heard yet may mean a node not heard yet, whose replicas a plan would not see
+                return CompletableFuture.failedFuture(new NeptuneException("NEP-PLACE-002 " + service + "#" + p
+                        + " has no primary in the yellow page: retry once one is elected (or wait longer for"
+                        + " announcements)"));
+            }
+            layout.put(p, replicas.stream()
+                    .map(r -> new Rebalancer.Replica(r.node().value(), r.role() == ReplicaRole.PRIMARY)).toList());
+        }
+        java.util.SortedSet<String> live = new java.util.TreeSet<>();
+        for (Announcement a : yellowPage.announcements()) {
+            if (!a.draining() && a.services().stream().anyMatch(h -> h.name().equals(service))) {
+                live.add(a.node());
+            }
+        }
+        return mode(service, 0, partitions).thenApply(mode ->
+                Rebalancer.plan(new Rebalancer.Layout(service, mode, layout, live)));
+    }
+
+    /**
+     * Whether {@code service} is in majority mode, as the primary of the first partition from {@code partition}
+     * on that answers says: an empty placement change ({@code reconfigure {}}) is refused with NEP-PLACE-001 by
+     * a fail-stop primary and accepted (making the replica set explicit, a change of nothing) by a majority one.
+     */
+    private CompletableFuture<Rebalancer.Mode> mode(String service, int partition, int partitions) {
+        return reconfigure(service, partition, "", "", 10_000).handle((voters, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(Rebalancer.Mode.MAJORITY);
+            }
+            if (rootMessage(e).contains("NEP-PLACE-001")) {
+                return CompletableFuture.completedFuture(Rebalancer.Mode.FAIL_STOP);
+            }
+            if (partition + 1 < partitions) {
+                return mode(service, partition + 1, partitions);
+            }
+            return CompletableFuture.<Rebalancer.Mode>failedFuture(new NeptuneException("cannot tell whether " + service
+                    + " is in majority mode: no primary of its partitions answered (last: " + rootMessage(e)
+                    + "); retry once they have primaries", e));
+        }).thenCompose(f -> f);
+    }
+
+    @Override
+    public CompletableFuture<Void> rebalance(RebalancePlan plan, Duration timeout, Consumer<String> progress) {
+        CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
+        List<RebalanceStep> steps = plan.steps();
+        for (int i = 0; i < steps.size(); i++) {
+            RebalanceStep step = steps.get(i);
+            List<RebalanceStep> left = steps.subList(i + 1, steps.size());
+            String counter = "[" + (i + 1) + "/" + steps.size() + "] ";
+            done = done.thenCompose(v -> {
+                progress.accept(counter + step + " ...");
+                long deadline = System.nanoTime() + timeout.toNanos();
+                return retrying(step, timeout, deadline).handle((result, e) -> {
+                    if (e != null) {
+                        throw new RebalanceException(step, left, e);
+                    }
+                    progress.accept(counter + result);
+                    return null;
+                });
+            });
+        }
+        return done;
+    }
+
+    /**
+     * Runs {@code step}, again every half second while it fails for a reason that passes by itself: the
+     * yellow page still names the previous primary or does not list a replica just added (it lags by an
+     * announce interval), or the replica to take over is still catching up.
+     */
+    private CompletableFuture<String> retrying(RebalanceStep step, Duration timeout, long deadlineNanos) {
+        CompletableFuture<String> attempt = switch (step.action()) {
+            case ADD_REPLICA -> addReplica(step.service(), step.partition(), step.node(), timeout);
+            case REMOVE_REPLICA -> removeReplica(step.service(), step.partition(), step.node());
+            case MOVE_PRIMARY -> movePrimary(step.service(), step.partition(), step.node());
+        };
+        return attempt.handle((result, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(result);
+            }
+            String why = rootMessage(e);
+            boolean passing = why.contains("NEP-PLACE-002") || why.contains("not caught up")
+                    || why.contains("is not a replica of");
+            if (!passing || System.nanoTime() - deadlineNanos > 0) {
+                return CompletableFuture.<String>failedFuture(e);
+            }
+            return CompletableFuture.supplyAsync(() -> null,
+                    CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS))
+                    .thenCompose(v -> retrying(step, timeout, deadlineNanos));
+        }).thenCompose(f -> f);
     }
 
     /** Sends a placement change to the partition's primary; completes with the voters once it committed. */
