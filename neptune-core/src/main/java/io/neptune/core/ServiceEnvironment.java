@@ -29,6 +29,11 @@ public interface ServiceEnvironment {
      */
     Path dataDirectory();
 
-    /** The ids of the partitions this node hosts, in ascending order; never changes after start. */
+    /**
+     * The ids of the partitions this node hosted when the service started, in ascending order; never
+     * changes after start. A partition an operator adds later ({@code admin add-replica} or
+     * {@code admin rebalance}) is not in it: create per-partition state on first use, or keep it in
+     * rows keyed by partition as {@code PartitionDatabase} does, rather than only here.
+     */
     Set<Integer> partitions();
 }
