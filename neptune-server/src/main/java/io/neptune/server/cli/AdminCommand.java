@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -111,6 +113,33 @@ public final class AdminCommand implements Runnable {
         long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", target.wait).toNanos();
         while (admin.knownNodes().stream().noneMatch(n -> n.value().equals(id)) && System.nanoTime() - deadline < 0) {
             TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
+    /** {@code SERVICE PARTITION NODE}: the replica that move-primary, add-replica and remove-replica change. */
+    static final class ReplicaOf {
+        @Parameters(index = "0", paramLabel = "SERVICE")
+        String service;
+
+        @Parameters(index = "1", paramLabel = "PARTITION")
+        int partition;
+
+        @Parameters(index = "2", paramLabel = "NODE", description = "The node whose replica of the partition changes.")
+        String nodeId;
+
+        /**
+         * Joins the cluster, waits until NODE is heard if {@code await}, and prints what {@code change}
+         * answers within {@code seconds}; 0 once it answered.
+         */
+        int change(Target target, boolean await, long seconds,
+                Function<ClusterAdmin, CompletableFuture<?>> change) throws Exception {
+            try (NeptuneNode node = target.join()) {
+                if (await) {
+                    awaitNode(target, node, nodeId);
+                }
+                System.out.println(change.apply(node.admin()).get(seconds, TimeUnit.SECONDS));
+                return 0;
+            }
         }
     }
 
@@ -217,22 +246,13 @@ public final class AdminCommand implements Runnable {
         @Mixin
         Target target;
 
-        @Parameters(index = "0", paramLabel = "SERVICE")
-        String service;
-
-        @Parameters(index = "1", paramLabel = "PARTITION")
-        int partition;
-
-        @Parameters(index = "2", paramLabel = "NODE", description = "The node whose replica becomes the primary.")
-        String nodeId;
+        @Mixin
+        ReplicaOf replica;
 
         @Override
         public Integer call() throws Exception {
-            try (NeptuneNode node = target.join()) {
-                awaitNode(target, node, nodeId);
-                System.out.println(node.admin().movePrimary(service, partition, nodeId).get(30, TimeUnit.SECONDS));
-                return 0;
-            }
+            return replica.change(target, true, 30, admin -> admin.movePrimary(replica.service, replica.partition,
+                    replica.nodeId));
         }
     }
 
@@ -272,14 +292,8 @@ public final class AdminCommand implements Runnable {
         @Mixin
         Target target;
 
-        @Parameters(index = "0", paramLabel = "SERVICE")
-        String service;
-
-        @Parameters(index = "1", paramLabel = "PARTITION")
-        int partition;
-
-        @Parameters(index = "2", paramLabel = "NODE", description = "The node that is to host the partition.")
-        String nodeId;
+        @Mixin
+        ReplicaOf replica;
 
         @Option(names = "--timeout", defaultValue = "60s", paramLabel = "TIME",
                 description = "Longest time the new replica may take to catch up (default: ${DEFAULT-VALUE}).")
@@ -288,12 +302,8 @@ public final class AdminCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             Duration limit = ConfigNode.parseDuration("--timeout", timeout);
-            try (NeptuneNode node = target.join()) {
-                awaitNode(target, node, nodeId);
-                System.out.println(node.admin().addReplica(service, partition, nodeId, limit)
-                        .get(limit.toSeconds() + 30, TimeUnit.SECONDS));
-                return 0;
-            }
+            return replica.change(target, true, limit.toSeconds() + 30, admin -> admin.addReplica(replica.service,
+                    replica.partition, replica.nodeId, limit));
         }
     }
 
@@ -305,21 +315,13 @@ public final class AdminCommand implements Runnable {
         @Mixin
         Target target;
 
-        @Parameters(index = "0", paramLabel = "SERVICE")
-        String service;
-
-        @Parameters(index = "1", paramLabel = "PARTITION")
-        int partition;
-
-        @Parameters(index = "2", paramLabel = "NODE", description = "The node that is to stop hosting the partition.")
-        String nodeId;
+        @Mixin
+        ReplicaOf replica;
 
         @Override
         public Integer call() throws Exception {
-            try (NeptuneNode node = target.join()) {
-                System.out.println(node.admin().removeReplica(service, partition, nodeId).get(60, TimeUnit.SECONDS));
-                return 0;
-            }
+            return replica.change(target, false, 60, admin -> admin.removeReplica(replica.service, replica.partition,
+                    replica.nodeId));
         }
     }
 

@@ -7,6 +7,8 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /** {@code neptune admin} against a cluster nobody runs: a clear error, not an empty table. */
@@ -27,5 +29,30 @@ class AdminCommandTest {
 
         assertThat(status).isEqualTo(2);
         assertThat(err.toString()).contains("heard no node of cluster '" + cluster + "' within 1s", "--wait");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"move-primary", "add-replica", "remove-replica"})
+    void theReplicaCommandsTakeServicePartitionAndNodeAndSayWhenNobodyAnswers(String command) {
+        String cluster = "nobody-" + ProcessHandle.current().pid();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new NeptuneCli()).setErr(new PrintWriter(err, true));
+
+        int status = NeptuneCli.execute(commandLine, "admin", command, "cache", "3", "node-9", "--cluster", cluster,
+                "--discovery-directory", discovery.toString(), "--wait", "1s");
+
+        assertThat(status).as(err.toString()).isEqualTo(2);
+        assertThat(err.toString()).contains("heard no node of cluster '" + cluster + "'");
+    }
+
+    @Test
+    void aReplicaCommandWithoutItsNodeIsAUsageError() {
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new NeptuneCli()).setErr(new PrintWriter(err, true));
+
+        int status = NeptuneCli.execute(commandLine, "admin", "add-replica", "cache", "3", "--cluster", "c");
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).contains("NODE");
     }
 }
