@@ -538,46 +538,25 @@ final class MajorityReplica implements PartitionReplica {
      * the voters once a majority, this replica included, granted it.
      */
     private void ask(long thisRound, long epoch, boolean preVote, boolean transfer, Consumer<Set<NodeId>> won) {
-        List<Replica> view = core.peers.replicas(core.service, core.partition);
-        Set<NodeId> granted = new HashSet<>();
-        Set<NodeId> answered = new HashSet<>();
-        int quorum = membership.quorum();
-        Vote request = new Vote(core.service, core.partition, core.self.value(), epoch, core.log.lastEpoch(),
-                core.log.lastLsn(), preVote, transfer);
-        List<Replica> others = view.stream().filter(r -> !r.node().equals(core.self)).toList();
-        if (quorum <= 1) {
-            won.accept(granted);
-            return;
-        }
-        for (Replica r : others) {
-            core.peers.call(r.node(), core.service, core.partition, "vote", request, VoteReply.class)
-                    .orTimeout(1, TimeUnit.SECONDS)
-                    .whenComplete((answer, e) -> core.exec.execute(() -> {
-                        if (round != thisRound || phase != Phase.CANDIDATE) {
-                            return;
-                        }
-                        answered.add(r.node());
-                        if (answer != null && answer.granted() && membership.counts(r.node())) {
-                            granted.add(r.node());
-                            if (granted.size() + 1 == quorum) {
-                                won.accept(granted);
-                            }
-                            return;
-                        }
-                        if (answer != null) {
-                            highestSeenEpoch = Math.max(highestSeenEpoch, answer.epoch());
-                            if (!preVote && answer.epoch() > core.log.epoch()) {
-                                adoptEpoch(answer.epoch(), r.node() + " is at epoch " + answer.epoch());
-                            }
-                        }
-                        if (answered.size() == others.size() && granted.size() + 1 < quorum) {
-                            lost(preVote ? "pre-vote" : "vote", granted.size() + 1, quorum);
-                        }
-                    }));
-        }
-        if (others.size() + 1 < quorum) {
-            lost(preVote ? "pre-vote" : "vote", 1, quorum);
-        }
+        VoteRound.ask(core, membership, epoch, preVote, transfer, new VoteRound.Candidate() {
+            @Override
+            public boolean current() {
+                return round == thisRound && phase == Phase.CANDIDATE;
+            }
+
+            @Override
+            public void refusedAt(long e, NodeId voter) {
+                highestSeenEpoch = Math.max(highestSeenEpoch, e);
+                if (!preVote && e > core.log.epoch()) {
+                    adoptEpoch(e, voter + " is at epoch " + e);
+                }
+            }
+
+            @Override
+            public void lost(int votes, int quorum) {
+                MajorityReplica.this.lost(preVote ? "pre-vote" : "vote", votes, quorum);
+            }
+        }, won);
     }
 
     private void lost(String what, int votes, int quorum) {
