@@ -76,6 +76,7 @@ final class PerRequestRun {
             if (!killed) { // await failed before its kill: whatever the program left behind goes, on every path
                 ProcessTree.kill(process, ProcessRunner.KILL_WAIT);
             }
+            process.destroyForcibly(); // it is dead and its pumps are done: this closes what they left open
             runner.unregister(process);
         }
     }

@@ -179,7 +179,7 @@ public final class ProcessRunner implements ServiceLifecycle, Abortable {
                 return;
             }
         }
-        ProcessTree.kill(process, KILL_WAIT);
+        ProcessTree.killAndClose(process, KILL_WAIT);
         throw failure(target, Reason.ABORTED, -1, "", "was killed: " + node + " is shutting down");
     }
 

@@ -95,19 +95,32 @@ public final class ProcessTree {
     /**
      * Kills {@code process}'s group and every descendant of it with SIGKILL, and waits up to
      * {@code wait} for the leader to be gone. Idempotent; safe on an exited process.
+     *
+     * <p>The JVM's ends of the process's pipes stay open, so what it wrote before it died can still
+     * be read to the end ({@link Process#destroyForcibly()} would close them under a reader that has
+     * not got there yet). Whoever reads them closes them, or calls {@link #killAndClose}.
      */
     public static void kill(Process process, Duration wait) {
         List<ProcessHandle> descendants = process.descendants().toList();
         if (SETSID != null && KILL != null) {
             killGroup(process.pid());
         }
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
         descendants.forEach(ProcessHandle::destroyForcibly);
         try {
             process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * {@link #kill}s {@code process}'s tree, then closes the JVM's ends of its pipes, which also
+     * wakes a thread blocked on one of them when a process that escaped the kill still holds the other end.
+     */
+    public static void killAndClose(Process process, Duration wait) {
+        kill(process, wait);
+        process.destroyForcibly(); // the process is gone: this only closes its pipes
     }
 
     private static void killGroup(long pgid) {

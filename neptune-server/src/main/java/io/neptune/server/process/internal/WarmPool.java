@@ -93,7 +93,7 @@ final class WarmPool {
             try {
                 process = new WarmProcess(runner, partition, started);
             } catch (RuntimeException e) { // the runner's threads are gone: the node is closing
-                ProcessTree.kill(started, ProcessRunner.KILL_WAIT);
+                ProcessTree.killAndClose(started, ProcessRunner.KILL_WAIT);
                 throw e;
             }
         } catch (IOException | RuntimeException e) {

@@ -65,7 +65,7 @@ final class WarmProcess {
     }
 
     void kill() {
-        ProcessTree.kill(process, ProcessRunner.KILL_WAIT);
+        ProcessTree.killAndClose(process, ProcessRunner.KILL_WAIT);
     }
 
     /**
