@@ -52,12 +52,14 @@ public interface Snapshottable {
 
     /**
      * Replaces {@code partition}'s state with the snapshot in {@code in}, written by
-     * {@link #writeSnapshot} on another replica, which returned {@code lsn}. Afterwards the
-     * {@link Check} method must report every write up to {@code lsn} applied and none after it.
+     * {@link #writeSnapshot} on another replica. Afterwards the {@link Check} method must report
+     * every write up to {@code lsn} applied and none after it.
      *
      * @param partition the partition, {@code >= 0}
      * @param in the snapshot; not closed by this method
-     * @param lsn the LSN {@link #writeSnapshot} returned for it
+     * @param lsn the LSN {@link #writeSnapshot} returned for it; at consistency level 1, where each
+     *     replica numbers the writes in its own order of arrival, an LSN of the receiving replica's
+     *     own that is at least that one (the snapshot's state then counts as applied up to it)
      * @throws IOException if {@code in} fails
      */
     void restoreSnapshot(int partition, InputStream in, long lsn) throws IOException;

@@ -402,9 +402,11 @@ public final class PartitionDatabase implements AutoCloseable {
      *
      * @param partition the partition id, {@code >= 0}
      * @param in a snapshot {@link #writeSnapshot} wrote for the same partition; not closed
-     * @param lsn the LSN {@link #writeSnapshot} returned for it
-     * @throws IllegalArgumentException if {@code in} is not such a snapshot of LSN {@code lsn}, or
-     *     names a table or column this database lacks; nothing was changed
+     * @param lsn the LSN the partition counts as applied afterwards: the one {@link #writeSnapshot}
+     *     returned for it, or a higher one of the receiving replica's own (level 1, whose LSNs are
+     *     each replica's order of arrival)
+     * @throws IllegalArgumentException if {@code in} is not such a snapshot, or one of a write above
+     *     {@code lsn}, or names a table or column this database lacks; nothing was changed
      * @throws UncheckedIOException if {@code in} fails; nothing was changed
      * @throws StorageException if the database fails; nothing was changed
      */
@@ -418,8 +420,8 @@ public final class PartitionDatabase implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(name + ": cannot read the snapshot of partition " + partition, e);
             }
-            if (snapshotLsn != lsn) {
-                throw new IllegalArgumentException("snapshot lsn: " + snapshotLsn + " (expected: " + lsn + ")");
+            if (snapshotLsn > lsn) {
+                throw new IllegalArgumentException("snapshot lsn: " + snapshotLsn + " (expected: <= " + lsn + ")");
             }
             try (PreparedStatement delete = connection.prepareStatement(
                     "DELETE FROM neptune_applied WHERE partition_id = ?")) {

@@ -90,6 +90,22 @@ class PartitionDatabaseSnapshotTest {
         assertThat(target.appliedLsn(3)).isEqualTo(51);
     }
 
+    /** Level 1: a replica numbers the writes in its own order, so it counts a snapshot as applied up to an LSN of its own. */
+    @Test
+    void aSnapshotCanBeRestoredAtAHigherLsnOfTheReceiversOwn() {
+        PartitionDatabase source = open("source");
+        insert(source, 3, 7, 7, false);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(source.writeSnapshot(3, out)).isEqualTo(7);
+
+        PartitionDatabase target = open("target");
+        target.restoreSnapshot(3, new ByteArrayInputStream(out.toByteArray()), 120);
+
+        assertThat(target.appliedLsn(3)).isEqualTo(120);
+        assertThat(target.isApplied(3, 120)).isTrue();
+        assertThat(target.isApplied(3, 121)).isFalse();
+    }
+
     @Test
     void badSnapshotsAreRefusedWithoutChangingAnything() {
         PartitionDatabase source = open("source");
@@ -104,8 +120,8 @@ class PartitionDatabaseSnapshotTest {
 
         assertThatThrownBy(() -> target.restoreSnapshot(2, new ByteArrayInputStream(snapshot), 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("snapshot partition: 1 (expected: 2)");
-        assertThatThrownBy(() -> target.restoreSnapshot(1, new ByteArrayInputStream(snapshot), 7))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("snapshot lsn: 1 (expected: 7)");
+        assertThatThrownBy(() -> target.restoreSnapshot(1, new ByteArrayInputStream(snapshot), 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("snapshot lsn: 1 (expected: <= 0)");
         byte[] garbage = snapshot.clone();
         garbage[0] = 'X';
         assertThatThrownBy(() -> target.restoreSnapshot(1, new ByteArrayInputStream(garbage), 1))

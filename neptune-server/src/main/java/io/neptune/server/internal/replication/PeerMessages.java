@@ -123,14 +123,23 @@ final class PeerMessages {
     /** Level 1: writes made at an origin replica, for the others to apply once each. */
     record Gossip(String service, int partition, List<Entry> entries) {}
 
-    /** Level 1: send me every write you have whose origin sequence is above what I have seen. */
-    record Pull(String service, int partition, Map<String, Long> seen) {}
+    /**
+     * Level 1: send me every write you have whose origin sequence is above what I have seen (durably):
+     * {@code from}, the puller, lets the answering replica drop from its log what every peer has seen.
+     */
+    record Pull(String service, int partition, Map<String, Long> seen, @Nullable String from) {}
 
     /**
      * Level 1: the writes a {@link Pull} asked for; {@code truncated} if more were left for the next
-     * pull (one reply must fit in a frame).
+     * pull (one reply must fit in a frame); {@code gone}, per origin whose next write the puller needs
+     * was dropped here after a checkpoint, the highest sequence dropped (null if none): the puller
+     * gets those from another peer, or installs a snapshot.
      */
-    record PullReply(List<Entry> entries, boolean truncated) {}
+    record PullReply(List<Entry> entries, boolean truncated, @Nullable Map<String, Long> gone) {
+        PullReply(List<Entry> entries, boolean truncated) {
+            this(entries, truncated, null);
+        }
+    }
 
     /** Primary → secondary it stopped waiting for: you missed writes; recover and join again. */
     record Demote(String service, int partition, long epoch) {}

@@ -121,6 +121,12 @@ final class ReplicaCore {
      */
     java.util.function.LongFunction<String> configAt = lsn -> "";
     Consumer<String> installedConfig = members -> { };
+    /**
+     * Where the log continues after a snapshot offered at a boundary: there, for LSNs that are the
+     * partition's (levels 2 and 3); level 1, whose LSNs are each replica's own, picks one above
+     * everything its log and service hold.
+     */
+    java.util.function.UnaryOperator<LogBoundary> localBoundary = offered -> offered;
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 
@@ -238,16 +244,25 @@ final class ReplicaCore {
     }
 
     /**
-     * The service now holds a snapshot's state, up to the write at {@code boundary.lsn()}: the log
-     * drops its records and continues after it, and the replica counts everything up to it as
-     * applied and durable.
+     * The first step of installing a snapshot whose last write is at {@code boundary.lsn()}: the log
+     * drops every record and continues after it, and until {@link #installed} this replica needs a
+     * snapshot (a crash now leaves a service that applied less than the log's boundary, which
+     * {@link #internalSync} sees, so the install starts over).
+     */
+    void restartLogFor(LogBoundary boundary) {
+        log.restartAfter(boundary);
+        truncations++;
+        needsSnapshot = true;
+    }
+
+    /**
+     * The service now holds a snapshot's state, up to the write at {@code boundary.lsn()}, after
+     * {@link #restartLogFor}: the replica counts everything up to it as applied and durable.
      */
     void installed(LogBoundary boundary) {
-        log.restartAfter(boundary);
         applied = boundary.lsn();
         durable = boundary.lsn();
         applying = applied;
-        truncations++;
         needsSnapshot = false;
         storageFailedAt = 0;
         releaseWaiters();

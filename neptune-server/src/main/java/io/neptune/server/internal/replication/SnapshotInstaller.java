@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * The receiving side of snapshot transfer ({@code docs/protocols/replication.md}, "Snapshots"): asks
  * a source for its snapshot, fetches it chunk by chunk into {@code incoming.part} in the log's
  * {@code snapshots} directory (checking each chunk's CRC32C and, at the end, the SHA-256 of the whole),
- * then restores the service from the file and restarts the log after the snapshot's last write.
+ * then restarts the log after the snapshot's last write and restores the service from the file.
  * The snapshot's id is kept in {@code incoming.id}: a transfer broken off (a lost connection, a
  * killed process) resumes at the last whole chunk if the source still offers the same snapshot.
  *
@@ -204,11 +204,16 @@ final class SnapshotInstaller {
             if (service == null) {
                 throw new IllegalStateException(core.name + ": the service is not Snapshottable");
             }
-            try (InputStream in = new BufferedInputStream(Files.newInputStream(part), 1 << 16)) {
-                service.restoreSnapshot(core.partition, in, o.lsn());
-            }
-            core.installed(new LogBoundary(o.lsn(), o.epoch(), o.origin()));
+            // The log first: a crash after it leaves a service that applied less than the log's boundary, and the
+            // replica installs again; a service restored first would look, after a crash, as if it had applied
+            // the old log up to the snapshot's LSN (at level 1, where LSNs are each replica's own, other writes).
+            LogBoundary boundary = core.localBoundary.apply(new LogBoundary(o.lsn(), o.epoch(), o.origin()));
+            core.restartLogFor(boundary);
             core.installedConfig.accept(o.members() == null ? "" : o.members());
+            try (InputStream in = new BufferedInputStream(Files.newInputStream(part), 1 << 16)) {
+                service.restoreSnapshot(core.partition, in, boundary.lsn());
+            }
+            core.installed(boundary);
             Files.deleteIfExists(part);
             Files.deleteIfExists(idFile);
         } catch (IOException | RuntimeException e) {

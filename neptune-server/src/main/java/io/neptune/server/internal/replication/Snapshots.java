@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,6 +94,12 @@ final class Snapshots {
         installer.tick();
     }
 
+    /** Progress of an install from {@code from}; one under way from another node starts over there. */
+    void installFrom(NodeId from) {
+        installer.needed(from);
+        installer.tick();
+    }
+
     /**
      * Tells {@code node}, which needs records below this log's start, to install a snapshot from this
      * replica; the future completes with its answer.
@@ -113,17 +120,27 @@ final class Snapshots {
      * {@code maxRecords} applied records for lagging replicas.
      */
     void checkpoint(List<Replica> view) {
-        if (!core.app.hasCheck() || core.app.snapshottable().isEmpty() || installing()
-                || core.storageFailedAt() != 0) {
-            return;
-        }
-        long applied = core.applied;
-        long keepFrom = applied + 1;
+        long keepFrom = core.applied + 1;
         for (Replica replica : view) {
             if (!replica.node().equals(core.self)) {
                 keepFrom = Math.min(keepFrom, replica.logEnd() + 1);
             }
         }
+        checkpoint(keepFrom, lsn -> { });
+    }
+
+    /**
+     * {@link #checkpoint(List)} with the lowest LSN the other replicas still need given as
+     * {@code neededFrom} (level 1 knows it from their pulls, not from their log ends); before it
+     * drops the records below {@code lsn}, it calls {@code beforeDrop} with that {@code lsn}.
+     */
+    void checkpoint(long neededFrom, LongConsumer beforeDrop) {
+        if (!core.app.hasCheck() || core.app.snapshottable().isEmpty() || installing()
+                || core.storageFailedAt() != 0) {
+            return;
+        }
+        long applied = core.applied;
+        long keepFrom = Math.min(applied + 1, neededFrom);
         keepFrom = Math.min(keepFrom, source.pinnedFrom());
         keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
         keepFrom = Math.min(keepFrom, Math.min(applied, core.log.committedLsn()) + 1);
@@ -141,8 +158,9 @@ final class Snapshots {
         }
         try {
             core.app.snapshottable().orElseThrow().force(core.partition);   // what CHECK says now survives a power loss
+            beforeDrop.accept(keepFrom);
         } catch (IOException | RuntimeException e) {
-            logger.warn("{}: cannot force the service's state; keeping the log records below {}: {}", core.name,
+            logger.warn("{}: cannot make the checkpoint durable; keeping the log records below {}: {}", core.name,
                     keepFrom, e.toString());
             return;
         }

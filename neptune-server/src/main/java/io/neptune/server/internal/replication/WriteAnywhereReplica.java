@@ -7,8 +7,10 @@ import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.log.LogException;
 import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.OriginBase;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
@@ -83,6 +85,18 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private final Map<String, Long> logged = new HashMap<>();
     /** Per origin, the local LSN of each of its writes, by sequence: a pull reads only what the puller lacks. */
     private final Map<String, LsnsBySeq> byOrigin = new HashMap<>();
+    /**
+     * Per origin, the highest sequence below the log's start ({@link OriginBase}): dropped after a
+     * checkpoint or held by an installed snapshot. A pull that asks for one of those is told they are gone.
+     */
+    private final Map<String, Long> base = new HashMap<>();
+    /** Per peer, what it has durably seen, from its latest pull: a checkpoint drops only writes every peer has. */
+    private final Map<String, Map<String, Long>> peerSeen = new HashMap<>();
+    /** Per peer, when its latest pull found nothing here that it lacked (or null): a snapshot comes only from such a peer. */
+    private final Map<String, Long> pulledAllAt = new HashMap<>();
+    /** The peer this replica installs a snapshot from, or null. */
+    private @Nullable NodeId snapshotFrom;
+    private boolean snapshotStarted;
     private ReplicaRole role = ReplicaRole.RECOVERING;
     /** Why this replica cannot take records until the node restarts or is rebuilt, or null. */
     private @Nullable String outOfService;
@@ -94,6 +108,12 @@ final class WriteAnywhereReplica implements PartitionReplica {
         this.core = core;
         this.priority = priority;
         this.configuredReplicas = configuredReplicas;
+        core.configAt = lsn -> OriginBase.encode(seenAt(lsn));
+        core.installedConfig = this::installedSnapshot;
+        // Above everything the log and the service hold: after a crash during the install the service
+        // applied less than the log's boundary, and the replica installs again.
+        core.localBoundary = offered -> new LogBoundary(Math.max(Math.max(core.log.lastLsn(), core.applied) + 1,
+                offered.lsn()), offered.epoch(), offered.origin());
     }
 
     @Override
@@ -101,6 +121,11 @@ final class WriteAnywhereReplica implements PartitionReplica {
         core.exec.execute(() -> {
             startedNanos = core.clock.getAsLong();
             core.internalSync();
+            base.putAll(OriginBase.read(core.log.directory()));
+            base.forEach((origin, seq) -> {
+                seen.merge(origin, seq, Math::max);
+                logged.merge(origin, seq, Math::max);
+            });
             core.forEachRecord(r -> {
                 seen.merge(r.origin(), r.originSeq(), Math::max);
                 logged.merge(r.origin(), r.originSeq(), Math::max);
@@ -113,7 +138,12 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         + " record can be shown to be one of those writes: rebuild this replica from its peers"
                         + " (docs/OPERATIONS.md, 'Machine crashes')");
             }
-            apply(core.log.lastLsn()); // every logged level-1 write is final where it was logged
+            if (core.needsSnapshot) {
+                logger.error("{}: [NEP-L1-003] its service lost writes its log no longer holds (dropped after a"
+                        + " checkpoint); it installs a snapshot from a peer before it serves", core.name);
+            } else {
+                apply(core.log.lastLsn()); // every logged level-1 write is final where it was logged
+            }
             core.publish(role, 0);
         });
     }
@@ -198,6 +228,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
         if (outOfService != null) {
             return outOfService;
         }
+        if (installing()) {
+            return "installing a snapshot";
+        }
         List<Entry> sorted = new ArrayList<>(entries);
         sorted.sort(Comparator.comparing(Entry::origin).thenComparingLong(Entry::originSeq));
         for (Entry entry : sorted) {
@@ -207,7 +240,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
             }
             // A client retried this write at a second replica before the first one's gossip got there, so
             // both ran it. Each replica runs whichever copy it logged first and logs the other as a repeat.
-            boolean repeat = core.log.lsnOf(new RequestId(entry.idHigh(), entry.idLow())).isPresent();
+            // The response cache remembers the latest writes that ran here after a checkpoint dropped their records.
+            RequestId id = new RequestId(entry.idHigh(), entry.idLow());
+            boolean repeat = core.log.lsnOf(id).isPresent() || core.cached(id) != null;
             LogRecord record;
             try {
                 record = entry.toRecord(core.log.lastLsn() + 1, repeat ? RecordKind.REPEAT : RecordKind.WRITE);
@@ -308,19 +343,33 @@ final class WriteAnywhereReplica implements PartitionReplica {
             case "gossip" -> Gossip.class;
             case "pull" -> Pull.class;
             case "status" -> StatusRequest.class;
-            default -> throw new IllegalArgumentException("method: '" + method + "' (expected: gossip, pull, status)");
+            case "snapshot", "chunk" -> Snapshots.messageType(method);
+            default -> throw new IllegalArgumentException("method: '" + method
+                    + "' (expected: gossip, pull, status, snapshot, chunk)");
         };
     }
 
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
+            if (core.snapshots().onPeerMessage(message, reply)) {
+                return;
+            }
             if (message instanceof Gossip gossip) {
                 String stopped = accept(gossip.entries());
                 reply.accept(stopped == null ? new Ack(true, core.log.lastLsn(), 0, "")
                         : new Ack(false, core.durable, 0, stopped)); // the sender's next pull brings the rest
             } else if (message instanceof Pull pull) {
-                reply.accept(missing(pull.seen()));
+                PullReply answer = missing(pull.seen());
+                if (pull.from() != null) {
+                    peerSeen.put(pull.from(), Map.copyOf(pull.seen()));
+                    if (answer.entries().isEmpty() && !answer.truncated() && answer.gone() == null) {
+                        pulledAllAt.put(pull.from(), core.clock.getAsLong());
+                    } else {
+                        pulledAllAt.remove(pull.from());
+                    }
+                }
+                reply.accept(answer);
             } else {
                 reply.accept(new ReplicaStatus(core.self.value(), role.name(), 0, 0, core.log.lastLsn(), core.applied, priority,
                         core.app.digest().orElse(""), core.log.startLsn()));
@@ -335,12 +384,22 @@ final class WriteAnywhereReplica implements PartitionReplica {
      */
     private PullReply missing(Map<String, Long> theirs) {
         List<Entry> out = new ArrayList<>();
+        Map<String, Long> gone = null;
+        for (Map.Entry<String, Long> dropped : base.entrySet()) {
+            if (theirs.getOrDefault(dropped.getKey(), 0L) < dropped.getValue()) {
+                gone = gone == null ? new HashMap<>() : gone;
+                gone.put(dropped.getKey(), dropped.getValue());
+            }
+        }
         long bytes = 0;
         for (Map.Entry<String, LsnsBySeq> origin : byOrigin.entrySet()) {
             LsnsBySeq lsns = origin.getValue();
-            for (long seq = theirs.getOrDefault(origin.getKey(), 0L) + 1; seq <= lsns.size(); seq++) {
+            if (gone != null && gone.containsKey(origin.getKey())) {
+                continue; // its writes here start after a gap the puller must fill first
+            }
+            for (long seq = theirs.getOrDefault(origin.getKey(), 0L) + 1; seq <= lsns.last(); seq++) {
                 if (out.size() >= MAX_PULL) {
-                    return new PullReply(out, true);
+                    return new PullReply(out, true, gone);
                 }
                 long lsn = lsns.lsn(seq);
                 if (lsn > core.durable) {
@@ -352,28 +411,42 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 }
                 bytes += ReplicaCore.wireBytes(r);
                 if (bytes > core.maxBatchBytes && !out.isEmpty()) {
-                    return new PullReply(out, true); // the rest in the next pull: one reply must fit in a frame
+                    return new PullReply(out, true, gone); // the rest in the next pull: one reply must fit in a frame
                 }
                 out.add(Entry.of(r));
             }
         }
-        return new PullReply(out, false);
+        return new PullReply(out, false, gone);
     }
 
     private void index(LogRecord record) {
-        byOrigin.computeIfAbsent(record.origin(), o -> new LsnsBySeq()).put(record.originSeq(), record.lsn());
+        byOrigin.computeIfAbsent(record.origin(), o -> new LsnsBySeq(base.getOrDefault(o, 0L)))
+                .put(record.originSeq(), record.lsn());
     }
 
-    /** A growable map from an origin's write sequence (1, 2, ...) to the local LSN it was logged at. */
+    /**
+     * A growable map from an origin's write sequences after {@code first - 1} (those below went with
+     * a checkpoint) to the local LSN each was logged at; an origin's writes are logged in sequence,
+     * so its LSNs rise with it.
+     */
     private static final class LsnsBySeq {
+        private long first;
         private long[] lsns = new long[16];
         private int size;
 
+        LsnsBySeq(long dropped) {
+            this.first = dropped + 1;
+        }
+
         void put(long seq, long lsn) {
-            if (seq < 1 || seq > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("seq: " + seq + " (expected: 1.." + Integer.MAX_VALUE + ")");
+            if (seq < first) {
+                return; // dropped already: the checkpoint's base was written just before a crash took the cut
             }
-            int index = (int) seq - 1;
+            if (seq - first >= Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("seq: " + seq + " (expected: " + first + ".."
+                        + (first + Integer.MAX_VALUE - 1) + ")");
+            }
+            int index = (int) (seq - first);
             if (index >= lsns.length) {
                 lsns = Arrays.copyOf(lsns, Math.max(index + 1, lsns.length * 2));
             }
@@ -381,12 +454,42 @@ final class WriteAnywhereReplica implements PartitionReplica {
             size = Math.max(size, index + 1);
         }
 
-        int size() {
-            return size;
+        /** The highest sequence held ({@code first - 1} if none). */
+        long last() {
+            return first - 1 + size;
         }
 
+        /** The LSN of {@code seq}, or 0 if it went with a checkpoint. */
         long lsn(long seq) {
-            return lsns[(int) seq - 1];
+            return seq < first ? 0 : lsns[(int) (seq - first)];
+        }
+
+        /** The highest sequence logged at or below {@code lsn}, or {@code first - 1} if none. */
+        long lastAtOrBelow(long lsn) {
+            int lo = 0;
+            int hi = size - 1;
+            int found = -1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (lsns[mid] <= lsn) {
+                    found = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            return first + found;
+        }
+
+        /** Forgets the sequences up to {@code dropped}. */
+        void dropThrough(long dropped) {
+            if (dropped < first) {
+                return;
+            }
+            int n = (int) Math.min(size, dropped - first + 1);
+            lsns = Arrays.copyOfRange(lsns, n, n + Math.max(16, size - n));
+            size -= n;
+            first = size == 0 ? dropped + 1 : first + n;
         }
     }
 
@@ -405,9 +508,14 @@ final class WriteAnywhereReplica implements PartitionReplica {
             if (outOfService != null) {
                 return; // its log takes nothing until the node restarts: pulling would only fetch what it refuses
             }
+            if (installing()) {
+                installTick();
+                return;
+            }
             if (core.storageFailedAt() != 0) {
                 apply(core.log.lastLsn()); // retry; the next anti-entropy round puts it back in service
             }
+            checkpoint();
             long now = core.clock.getAsLong();
             if (pullsInFlight > 0 || now - lastPullNanos < PULL_INTERVAL_NANOS) {
                 return;
@@ -419,7 +527,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 ready(configuredReplicas <= 1 || now - startedNanos >= ALONE_AFTER_NANOS);
                 return;
             }
-            Pull pull = new Pull(core.service, core.partition, Map.copyOf(seen));
+            Pull pull = new Pull(core.service, core.partition, Map.copyOf(seen), core.self.value());
             Round round = new Round();
             List<CompletableFuture<@Nullable PullReply>> replies = new ArrayList<>();
             for (Replica peer : peers) {
@@ -428,23 +536,46 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         .orTimeout(5, TimeUnit.SECONDS).exceptionally(e -> null)
                         .whenComplete((r, e) -> core.exec.execute(() -> {
                             pullsInFlight--;
-                            round.add(r, core.self.value());
+                            round.add(r, core.self.value(), peer.node());
                             if (r != null && accept(r.entries()) != null) {
                                 round.complete = false;
                             }
                         })));
             }
             CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
-                    () -> ready(round.complete && logged.getOrDefault(core.self.value(), 0L) >= round.ownSeq)));
+                    () -> roundDone(round)));
         });
     }
 
-    /** What one anti-entropy round learned: whether every peer answered in full, and its highest own-origin write. */
+    private void roundDone(Round round) {
+        if (round.complete) {
+            for (Map.Entry<String, Long> gone : round.gone.entrySet()) {
+                if (logged.getOrDefault(gone.getKey(), 0L) < gone.getValue() && !installing()) {
+                    NodeId from = round.goneAt.get(gone.getKey());
+                    logger.error("{}: [NEP-L1-003] it lacks writes of origin {} up to sequence {} that {} dropped after"
+                            + " a checkpoint and no peer sent; it installs a snapshot from {} before it serves again",
+                            core.name, gone.getKey(), gone.getValue(), from, from);
+                    snapshotFrom = from;
+                    snapshotStarted = false;
+                    role = ReplicaRole.RECOVERING;
+                }
+            }
+        }
+        ready(round.complete && logged.getOrDefault(core.self.value(), 0L) >= round.ownSeq);
+    }
+
+    /**
+     * What one anti-entropy round learned: whether every peer answered in full, its highest
+     * own-origin write, and per origin whose writes a peer dropped before what this replica has,
+     * the highest dropped sequence and a peer that said so.
+     */
     private static final class Round {
         boolean complete = true;
         long ownSeq;
+        final Map<String, Long> gone = new HashMap<>();
+        final Map<String, NodeId> goneAt = new HashMap<>();
 
-        void add(@Nullable PullReply reply, String self) {
+        void add(@Nullable PullReply reply, String self, NodeId peer) {
             if (reply == null || reply.truncated()) {
                 complete = false;
                 return;
@@ -454,7 +585,115 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     ownSeq = Math.max(ownSeq, entry.originSeq());
                 }
             }
+            if (reply.gone() != null) {
+                reply.gone().forEach((origin, seq) -> {
+                    if (seq > gone.getOrDefault(origin, 0L)) {
+                        gone.put(origin, seq);
+                        goneAt.put(origin, peer);
+                    }
+                });
+            }
         }
+    }
+
+    /** Whether this replica must install a snapshot before it takes writes again. */
+    private boolean installing() {
+        return snapshotFrom != null || core.needsSnapshot || core.snapshots().installing();
+    }
+
+    /**
+     * Progress of a snapshot install. It starts only once the source's latest pull found nothing here
+     * it lacked (the snapshot then holds every write this replica had, its own among them, or the
+     * source's log after the snapshot does); it ends when the service holds the snapshot, and the
+     * replica serves again after its next full anti-entropy round.
+     */
+    private void installTick() {
+        if (snapshotStarted && !core.snapshots().installing()) {
+            logger.info("{}: installed a snapshot from {}; serving after the next full round of anti-entropy", core.name,
+                    snapshotFrom);
+            snapshotFrom = null;
+            snapshotStarted = false;
+            lastPullNanos = 0;
+            core.publish(role, 0);
+            return;
+        }
+        List<Replica> peers = new ArrayList<>(core.peers.replicas(core.service, core.partition));
+        peers.removeIf(r -> r.node().equals(core.self) || r.role() != ReplicaRole.SECONDARY);
+        NodeId from = snapshotFrom;
+        if (from == null || peers.stream().noneMatch(r -> r.node().equals(snapshotFrom))) {
+            if (peers.isEmpty()) {
+                core.publish(role, 0);
+                return; // no peer serves: wait for one (the install resumes where it stopped)
+            }
+            from = peers.get(0).node();
+            snapshotFrom = from;
+            snapshotStarted = false;
+        }
+        if (!snapshotStarted) {
+            Long pulledAll = pulledAllAt.get(from.value());
+            if (pulledAll == null || core.clock.getAsLong() - pulledAll > 2 * PULL_INTERVAL_NANOS) {
+                core.publish(role, 0);
+                return; // the source has not pulled everything this replica holds yet
+            }
+            core.needsSnapshot = true;
+            snapshotStarted = true;
+        }
+        core.snapshots().installFrom(from);
+        core.publish(role, 0);
+    }
+
+    /** The service now holds a snapshot that has each origin's writes up to {@code text}'s ({@link OriginBase}) sequence. */
+    private void installedSnapshot(String text) {
+        Map<String, Long> installed = OriginBase.parse(text);
+        OriginBase.write(core.log.directory(), installed);
+        base.clear();
+        base.putAll(installed);
+        seen.clear();
+        seen.putAll(installed);
+        logged.clear();
+        logged.putAll(installed);
+        byOrigin.clear();
+    }
+
+    /**
+     * Drops the log records every peer has durably seen, once enough can go ({@link Snapshots#checkpoint}):
+     * a peer that has not pulled since this node started holds back everything, up to {@code log-retention}.
+     */
+    private void checkpoint() {
+        if (role != ReplicaRole.SECONDARY) {
+            return;
+        }
+        long neededFrom = Long.MAX_VALUE;
+        if (peerSeen.size() < configuredReplicas - 1) {
+            neededFrom = core.log.startLsn();
+        } else {
+            for (Map.Entry<String, LsnsBySeq> origin : byOrigin.entrySet()) {
+                long everyone = Long.MAX_VALUE;
+                for (Map<String, Long> theirs : peerSeen.values()) {
+                    everyone = Math.min(everyone, theirs.getOrDefault(origin.getKey(), 0L));
+                }
+                if (everyone < origin.getValue().last()) {
+                    neededFrom = Math.min(neededFrom, origin.getValue().lsn(Math.max(everyone + 1, origin.getValue().first)));
+                }
+            }
+        }
+        long start = core.log.startLsn();
+        core.snapshots().checkpoint(neededFrom, keepFrom -> {
+            Map<String, Long> dropped = seenAt(keepFrom - 1);
+            OriginBase.write(core.log.directory(), dropped);
+            base.clear();
+            base.putAll(dropped);
+        });
+        if (core.log.startLsn() != start) {
+            byOrigin.forEach((origin, lsns) -> lsns.dropThrough(base.getOrDefault(origin, 0L)));
+        }
+    }
+
+    /** Per origin, the highest sequence logged at or below {@code lsn} (which is at or above the log's boundary). */
+    private Map<String, Long> seenAt(long lsn) {
+        Map<String, Long> at = new HashMap<>(base);
+        byOrigin.forEach((origin, lsns) -> at.merge(origin, lsns.lastAtOrBelow(lsn), Math::max));
+        return at;
     }
 
     /**
@@ -463,7 +702,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * serves, and numbers its new writes after those.
      */
     private void ready(boolean caughtUp) {
-        if (role == ReplicaRole.RECOVERING && caughtUp && core.storageFailedAt() == 0 && outOfService == null) {
+        if (role == ReplicaRole.RECOVERING && caughtUp && core.storageFailedAt() == 0 && outOfService == null
+                && !installing()) {
             logger.info("{}: caught up with its peers; serving", core.name);
             role = ReplicaRole.SECONDARY;
         }

@@ -6,11 +6,13 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.Snapshottable;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.internal.log.FsyncPolicy;
 import io.neptune.server.internal.log.LogException;
 import io.neptune.server.internal.log.LogRecord;
@@ -55,6 +57,8 @@ final class FaultInjectingCluster implements AutoCloseable {
     private static final long LOST_AFTER_MILLIS = 50;
 
     private final Path dir;
+    /** Whether new nodes' services are Snapshottable, with this retention; null: neither. */
+    private volatile @Nullable LogRetentionConfig snapshots;
     private final @Nullable FailoverMode mode;
     private final int configuredReplicas;
     private final ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -83,9 +87,17 @@ final class FaultInjectingCluster implements AutoCloseable {
         this.configuredReplicas = configuredReplicas;
     }
 
+    /**
+     * Makes the services of nodes started from now on {@link Snapshottable}, and their logs keep
+     * what {@code retention} says (checkpoints, snapshot installs).
+     */
+    void snapshots(LogRetentionConfig retention) {
+        snapshots = retention;
+    }
+
     /** Starts (or restarts, on its old log) node {@code name} with {@code priority}. */
     Node start(String name, int priority) {
-        return start(name, priority, new RecordingService());
+        return start(name, priority, new RecordingService(snapshots != null));
     }
 
     /**
@@ -340,15 +352,27 @@ final class FaultInjectingCluster implements AutoCloseable {
 
     /**
      * A service that records what it ran; its CHECK answers from that record. While
-     * {@link #failStorage} is set, every write fails in storage.
+     * {@link #failStorage} is set, every write fails in storage. If made with snapshots, it is
+     * {@link Snapshottable}: a snapshot is the list of methods it ran.
      */
-    static final class RecordingService implements PartitionService {
+    static final class RecordingService implements PartitionService, Snapshottable {
         final Set<Long> executed = ConcurrentHashMap.newKeySet();
         final List<String> methods = new CopyOnWriteArrayList<>();
         volatile boolean failStorage;
+        private final boolean snapshots;
+        /** Every LSN up to this one counts as applied: the snapshot restored last held them. */
+        private volatile long restoredUpTo;
+
+        RecordingService() {
+            this(false);
+        }
+
+        RecordingService(boolean snapshots) {
+            this.snapshots = snapshots;
+        }
 
         @Override
-        public ResponseMessage execute(LogRecord record) {
+        public synchronized ResponseMessage execute(LogRecord record) {
             if (failStorage) {
                 return ResponseMessage.error(0, Status.METHOD_FAILED, "io.neptune.server.storage.StorageException: disk");
             }
@@ -359,7 +383,36 @@ final class FaultInjectingCluster implements AutoCloseable {
 
         @Override
         public boolean isApplied(long lsn) {
-            return executed.contains(lsn);
+            return lsn <= restoredUpTo || executed.contains(lsn);
+        }
+
+        @Override
+        public Optional<Snapshottable> snapshottable() {
+            return snapshots ? Optional.of(this) : Optional.empty();
+        }
+
+        @Override
+        public synchronized long writeSnapshot(int partition, java.io.OutputStream out) throws java.io.IOException {
+            long lsn = Math.max(restoredUpTo, executed.stream().mapToLong(Long::longValue).max().orElse(0));
+            out.write((lsn + "\n" + String.join("\n", methods)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return lsn;
+        }
+
+        @Override
+        public synchronized void restoreSnapshot(int partition, java.io.InputStream in, long lsn)
+                throws java.io.IOException {
+            String[] lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n", -1);
+            if (Long.parseLong(lines[0]) > lsn) {
+                throw new IllegalArgumentException("snapshot lsn: " + lines[0] + " (expected: <= " + lsn + ")");
+            }
+            methods.clear();
+            for (int i = 1; i < lines.length; i++) {
+                if (!lines[i].isEmpty()) {
+                    methods.add(lines[i]);
+                }
+            }
+            executed.clear();
+            restoredUpTo = lsn;
         }
 
         @Override
@@ -400,6 +453,10 @@ final class FaultInjectingCluster implements AutoCloseable {
             RedoLog log = RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP);
             core = new ReplicaCore(SERVICE, 0, id, log, app, new NetworkPeers(id), new SerialExecutor(gate, name), timer);
             core.clock = clock::get;
+            LogRetentionConfig retention = snapshots;
+            if (retention != null) {
+                core.retention = retention;
+            }
             core.logAppend = records -> records.stream().map(record -> append(log, record)).toList();
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
             replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
