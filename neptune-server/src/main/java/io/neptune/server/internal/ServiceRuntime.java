@@ -108,7 +108,7 @@ public final class ServiceRuntime implements AutoCloseable {
         for (int partition : hosting.priorities().keySet()) {
             if (!hosting.hosts(partition, descriptor.partitions())) {
                 throw new IllegalArgumentException(descriptor.name() + " priority for partition " + partition
-                        + " (expected: a hosted partition, " + (hosting.partitions().isEmpty() ? "0.."
+                        + " (expected: a hosted partition, " + (hosting.allPartitions() ? "0.."
                                 + (descriptor.partitions() - 1) : hosting.partitions()) + ")");
             }
         }
