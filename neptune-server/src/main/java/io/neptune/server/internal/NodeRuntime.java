@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -99,8 +100,19 @@ public final class NodeRuntime implements AutoCloseable {
                 String name = service.descriptor().name();
                 service.versions(partition -> replication.readVersion(name, partition));
             }
+            ExecutorService placementThread = Executors.newSingleThreadExecutor(r -> {
+                Thread thread = new Thread(r, "neptune-" + node + "-placement");
+                thread.setDaemon(true);
+                return thread;
+            });
+            resources.add(() -> { // a placement change under way ends before the services stop
+                placementThread.shutdown();
+                if (!placementThread.awaitTermination(30, TimeUnit.SECONDS)) {
+                    placementThread.shutdownNow();
+                }
+            });
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
-                    new NodeControl(node, replication, drainRequested));
+                    new NodeControl(node, replication, drainRequested, placementThread));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     router);
             resources.add(requestServer);
