@@ -299,6 +299,10 @@ public final class ServiceRuntime implements AutoCloseable {
      *     partition, and the caller must not host it
      */
     public void partitionAdded(int partition) {
+        if (partition < 0 || partition >= descriptor.partitions()) {
+            throw new IllegalArgumentException(descriptor.name() + " partition: " + partition + " (expected: 0.."
+                    + (descriptor.partitions() - 1) + ")");
+        }
         if (hosts(partition)) {
             throw new IllegalStateException(descriptor.name() + "#" + partition + " is hosted already");
         }
