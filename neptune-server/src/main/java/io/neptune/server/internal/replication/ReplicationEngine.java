@@ -403,8 +403,7 @@ public final class ReplicationEngine implements AutoCloseable {
             throw new NeptuneException("NEP-PLACE-005 partition: " + partition + " (expected: 0.."
                     + (runtime.descriptor().partitions() - 1) + ")");
         }
-        if (runtime.descriptor().consistency() == ConsistencyLevel.LEVEL_1
-                || runtime.hosting().failoverOf(runtime.descriptor()) != FailoverMode.MAJORITY) {
+        if (!acceptsPlacement(runtime)) {
             throw new NeptuneException("NEP-PLACE-001 " + service + " is not in majority mode (level-2/3 with"
                     + " failover: majority): add-replica and remove-replica are refused there"
                     + " (docs/protocols/placement.md)");
@@ -413,6 +412,15 @@ public final class ReplicationEngine implements AutoCloseable {
             throw new NeptuneException("NEP-PLACE-005 " + self + " keeps no placement file");
         }
         return runtime;
+    }
+
+    /**
+     * Whether an operator's add-replica and remove-replica can change where {@code runtime}'s
+     * partitions live: a replicated level-2/3 service in majority mode.
+     */
+    public static boolean acceptsPlacement(ServiceRuntime runtime) {
+        return isReplicated(runtime) && runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1
+                && runtime.hosting().failoverOf(runtime.descriptor()) == FailoverMode.MAJORITY;
     }
 
     /** Whether writes of {@code service} go through replication. */
