@@ -5,11 +5,13 @@ import java.util.Set;
 
 /**
  * What a node tells a hosted service at {@linkplain ServiceLifecycle#start start}: the node it runs
- * on, its private data directory and the partitions it hosts. Immutable.
+ * on, its private data directory and the partitions it hosts. Thread-safe; {@link #node()} and
+ * {@link #dataDirectory()} never change, {@link #partitions()} follows the node's placement.
  */
 public interface ServiceEnvironment {
     /**
-     * Returns an environment with the given values, as a node (or a test) creates it.
+     * Returns an environment with the given values whose partitions never change, as a test (or a
+     * node) creates it.
      *
      * @param node the hosting node
      * @param dataDirectory the service's data directory on that node
@@ -30,10 +32,12 @@ public interface ServiceEnvironment {
     Path dataDirectory();
 
     /**
-     * The ids of the partitions this node hosted when the service started, in ascending order; never
-     * changes after start. A partition an operator adds later ({@code admin add-replica} or
-     * {@code admin rebalance}) is not in it: create per-partition state on first use, or keep it in
-     * rows keyed by partition as {@code PartitionDatabase} does, rather than only here.
+     * The ids of the partitions this node hosts now, in ascending order: an immutable copy taken
+     * when called. At {@link ServiceLifecycle#start} they are the partitions the node starts with. A
+     * partition an operator adds while the node runs ({@code admin add-replica} or
+     * {@code admin rebalance}) joins the set after {@link ServiceLifecycle#partitionAdded} returned
+     * and before its first call; one removed leaves it before
+     * {@link ServiceLifecycle#partitionRemoved} is called.
      */
     Set<Integer> partitions();
 }

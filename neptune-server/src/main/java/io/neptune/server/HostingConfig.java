@@ -14,7 +14,15 @@ import org.jspecify.annotations.Nullable;
  * How a node hosts one service: which partitions, with what priority, how many workers and how
  * long a queue. Immutable; create with {@link #builder()}.
  *
- * @param partitions the hosted partition ids; empty means all of them
+ * <p>The partitions are the node's initial placement: every partition ({@link #allPartitions()},
+ * the default), a chosen set, or none yet, for a node that joins a running cluster to be filled by
+ * {@code admin add-replica} or {@code admin rebalance} (majority mode; {@code docs/OPERATIONS.md}).
+ * An operator's change recorded in the node's {@code placement.json} overrides them.
+ *
+ * @param partitions the partition ids hosted from the start when {@code allPartitions} is false;
+ *     empty then means none yet (an operator's {@code admin add-replica} or {@code admin rebalance}
+ *     places partitions on the node later); empty when {@code allPartitions} is true
+ * @param allPartitions whether the node hosts every partition of the service (the default)
  * @param priority static priority of these replicas for primary election; higher wins
  * @param workers worker threads that run the service's methods
  * @param queueCapacity requests that may wait for a worker; beyond it calls are refused as overloaded
@@ -25,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * @param failover overrides the service's {@link io.neptune.core.NeptuneService#failover()} on
  *     this node, or {@code null} to keep it; every replica of a partition must use the same mode
  */
-public record HostingConfig(SortedSet<Integer> partitions, int priority, int workers, int queueCapacity, int replicas,
+public record HostingConfig(SortedSet<Integer> partitions, boolean allPartitions, int priority, int workers, int queueCapacity, int replicas,
         Map<Integer, Integer> priorities, @Nullable FailoverMode failover) {
     /** Default for {@link #priority()}. */
     public static final int DEFAULT_PRIORITY = 0;
@@ -43,6 +51,10 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
         partitions = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(partitions));
         for (int p : partitions) {
             Checks.atLeast("partition", p, 0);
+        }
+        if (allPartitions && !partitions.isEmpty()) {
+            throw new IllegalArgumentException("partitions: " + partitions + " with allPartitions (expected: one of"
+                    + " them)");
         }
         Checks.atLeast("workers", workers, 1);
         if (queueCapacity < 1 || queueCapacity > MAX_QUEUE_CAPACITY) { // the queue's array is allocated up front
@@ -75,12 +87,13 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
 
     /** Whether {@code partition} of a service with {@code count} partitions is hosted. */
     public boolean hosts(int partition, int count) {
-        return partition >= 0 && partition < count && (partitions.isEmpty() || partitions.contains(partition));
+        return partition >= 0 && partition < count && (allPartitions || partitions.contains(partition));
     }
 
     /** Mutable, single-use builder; not thread-safe. */
     public static final class Builder {
         private SortedSet<Integer> partitions = new TreeSet<>();
+        private boolean allPartitions = true;
         private int priority = DEFAULT_PRIORITY;
         private int workers = DEFAULT_WORKERS;
         private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
@@ -108,16 +121,28 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
             return this;
         }
 
-        /** Sets {@link HostingConfig#partitions()}. */
+        /**
+         * Hosts only {@code partitions} from the start; an empty set hosts none of them until an
+         * operator places some here ({@code admin add-replica}, {@code admin rebalance}). Without
+         * this call the node hosts every partition.
+         */
         public Builder partitions(Iterable<Integer> partitions) {
             this.partitions = new TreeSet<>();
             partitions.forEach(this.partitions::add);
+            this.allPartitions = false;
             return this;
         }
 
-        /** Sets {@link HostingConfig#partitions()}. */
+        /** Like {@link #partitions(Iterable)}: no argument hosts none of them yet. */
         public Builder partitions(Integer... partitions) {
             return partitions(List.of(partitions));
+        }
+
+        /** Hosts every partition of the service, the default; undoes {@link #partitions(Iterable)}. */
+        public Builder allPartitions() {
+            this.partitions = new TreeSet<>();
+            this.allPartitions = true;
+            return this;
         }
 
         /** Sets {@link HostingConfig#priority()}. */
@@ -140,7 +165,8 @@ public record HostingConfig(SortedSet<Integer> partitions, int priority, int wor
 
         /** Validates and builds the configuration. */
         public HostingConfig build() {
-            return new HostingConfig(partitions, priority, workers, queueCapacity, replicas, priorities, failover);
+            return new HostingConfig(partitions, allPartitions, priority, workers, queueCapacity, replicas, priorities,
+                    failover);
         }
     }
 }

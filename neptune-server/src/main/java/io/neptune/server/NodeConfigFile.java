@@ -280,14 +280,14 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
     }
 
     private static HostingConfig hosting(ConfigNode s, int defaultWorkers) {
-        if (s.has("partitions") && s.strings("partitions").isEmpty()) { // not "all", which an absent key means
-            throw new ConfigException(s.path() + ".partitions", "[] (expected: all, a partition id, a range such as"
-                    + " 0-15, or a list of them)");
-        }
         return s.build(h -> {
-            HostingConfig.Builder b = HostingConfig.builder()
-                    .partitions(partitions(h.path() + ".partitions", h.strings("partitions")))
-                    .priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
+            HostingConfig.Builder b = HostingConfig.builder();
+            List<String> specs = h.strings("partitions");
+            // absent or "all": every partition; [] hosts none until an operator places some here
+            if (h.has("partitions") && specs.stream().noneMatch(spec -> spec.trim().equals("all"))) {
+                b.partitions(partitions(h.path() + ".partitions", specs));
+            }
+            b.priority(h.integer("priority", HostingConfig.DEFAULT_PRIORITY))
                     .workers(h.integer("workers", defaultWorkers))
                     .queueCapacity(h.integer("queue-capacity", HostingConfig.DEFAULT_QUEUE_CAPACITY))
                     .replicas(h.integer("replicas", HostingConfig.DEFAULT_REPLICAS))

@@ -20,6 +20,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +34,11 @@ import org.jspecify.annotations.Nullable;
  * {@code kv_log} row keyed by (partition, LSN): applying the same LSN twice fails on that key
  * instead of passing unnoticed, and {@code count} tells how many writes a partition applied.
  * Unreplicated writes (LSN 0) change {@code kv} only.
+ *
+ * <p>It records the partitions an operator adds or removes while it runs ({@link #placementEvents()},
+ * each with {@link ServiceEnvironment#partitions()} as the callback saw it), and every call of a
+ * partition it was not prepared for ({@link #unpreparedCalls()}: not hosted at start, or removed,
+ * and not added since); {@link #refusePartitions} makes {@link #partitionAdded} throw.
  *
  * <p>Thread-safety: thread-safe once started; {@link #start} and {@link #stop} are called by one
  * thread.
@@ -69,10 +78,17 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
     public record Count() {}
 
     private volatile @Nullable PartitionDatabase database;
+    private volatile @Nullable ServiceEnvironment environment;
+    private final Set<Integer> prepared = ConcurrentHashMap.newKeySet();
+    private final List<String> placementEvents = new CopyOnWriteArrayList<>();
+    private final List<String> unpreparedCalls = new CopyOnWriteArrayList<>();
+    private volatile boolean refusePartitions;
 
     /** Opens the database in the environment's data directory and creates the tables. */
     @Override
     public void start(ServiceEnvironment environment) {
+        this.environment = environment;
+        prepared.addAll(environment.partitions());
         PartitionDatabase opened = PartitionDatabase.open(environment.dataDirectory(), DATABASE_NAME);
         try {
             opened.transaction(connection -> {
@@ -90,6 +106,54 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
         database = opened;
     }
 
+    /** Records the partition (a {@code PartitionDatabase} needs nothing more), or throws if told to refuse. */
+    @Override
+    public void partitionAdded(int partition) {
+        if (refusePartitions) {
+            placementEvents.add("refused " + partition + " " + environment().partitions());
+            throw new IllegalStateException("kv: refusing partition " + partition + " on purpose");
+        }
+        prepared.add(partition);
+        placementEvents.add("added " + partition + " " + environment().partitions());
+    }
+
+    /** Records that the partition left; its rows stay. */
+    @Override
+    public void partitionRemoved(int partition) {
+        prepared.remove(partition);
+        placementEvents.add("removed " + partition + " " + environment().partitions());
+    }
+
+    /** Makes {@link #partitionAdded} throw while {@code refuse}. */
+    public void refusePartitions(boolean refuse) {
+        refusePartitions = refuse;
+    }
+
+    /** {@code added p [partitions]}, {@code removed p [...]} or {@code refused p [...]}, in order. */
+    public List<String> placementEvents() {
+        return List.copyOf(placementEvents);
+    }
+
+    /** The calls of a partition not prepared for, as {@code method partition}; empty if the node kept its promise. */
+    public List<String> unpreparedCalls() {
+        return List.copyOf(unpreparedCalls);
+    }
+
+    /** The environment the service started with. */
+    public ServiceEnvironment environment() {
+        ServiceEnvironment started = environment;
+        if (started == null) {
+            throw new IllegalStateException("kv: not started");
+        }
+        return started;
+    }
+
+    private void calling(String method, int partition) {
+        if (!prepared.contains(partition)) {
+            unpreparedCalls.add(method + " " + partition);
+        }
+    }
+
     /** Closes the database. */
     @Override
     public void stop() {
@@ -103,6 +167,7 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
     /** Sets a key. */
     @Write
     public Written put(RequestContext context, Put request) {
+        calling("put", context.partition());
         database().write(context, connection -> {
             store(connection, context.partition(), request.k(), request.v());
             log(connection, context, request.k());
@@ -114,6 +179,7 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
     /** Appends to a key's value. */
     @Write
     public Written append(RequestContext context, Append request) {
+        calling("append", context.partition());
         database().write(context, connection -> {
             String current = value(connection, context.partition(), request.k(), true);
             store(connection, context.partition(), request.k(), (current == null ? "" : current) + request.suffix());
@@ -126,6 +192,7 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
     /** Reads a key. */
     @Read
     public Value get(RequestContext context, Get request) {
+        calling("get", context.partition());
         PartitionDatabase opened = database();
         return opened.read(connection -> new Value(value(connection, context.partition(), request.k(), false),
                 appliedLsn(connection, context.partition()), context.node().value()));
@@ -134,6 +201,7 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
     /** The number of replicated writes applied on the partition. */
     @Read
     public Long count(RequestContext context, Count request) {
+        calling("count", context.partition());
         return database().read(connection -> {
             try (PreparedStatement select = connection.prepareStatement(
                     "SELECT COUNT(*) FROM kv_log WHERE partition_id = ?")) {
@@ -149,30 +217,36 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
     /** The CHECK callback. */
     @Check
     public boolean check(int partition, long lsn) {
+        calling("check", partition);
         return database().isApplied(partition, lsn);
     }
 
     /** The partition's keys, values and write log, hashed. */
     @Digest
     public String digest(int partition) {
+        calling("digest", partition);
         return database().digest(partition, DIGEST_QUERIES);
     }
 
     /** Exports a partition with its database's snapshot support. */
     @Override
     public long writeSnapshot(int partition, OutputStream out) {
+        calling("writeSnapshot", partition);
         return database().writeSnapshot(partition, out);
     }
 
     /** Imports a partition with its database's snapshot support. */
     @Override
     public void restoreSnapshot(int partition, InputStream in, long lsn) {
+        calling("restoreSnapshot", partition);
+        placementEvents.add("restored " + partition);
         database().restoreSnapshot(partition, in, lsn);
     }
 
     /** Forces the database before the node drops log records. */
     @Override
     public void force(int partition) {
+        calling("force", partition);
         database().force();
     }
 

@@ -105,6 +105,37 @@ class NodeConfigFileTest {
     }
 
     @Test
+    void partitionsOmittedOrAllHostEveryPartitionAndAnEmptyListNoneYet() throws IOException {
+        HostingConfig omitted = load("services:\n  - class: a.B\n").services().get(0).hosting();
+        assertThat(omitted.allPartitions()).isTrue();
+        assertThat(omitted.hosts(0, 4)).isTrue();
+        assertThat(omitted.hosts(3, 4)).isTrue();
+        assertThat(load("services:\n  - class: a.B\n    partitions: all\n").services().get(0).hosting())
+                .isEqualTo(omitted);
+        assertThat(load("services:\n  - class: a.B\n    partitions: [3, all]\n").services().get(0).hosting())
+                .isEqualTo(omitted);
+
+        HostingConfig none = load("services:\n  - class: a.B\n    partitions: []\n").services().get(0).hosting();
+        assertThat(none.allPartitions()).isFalse();
+        assertThat(none.partitions()).isEmpty();
+        for (int p = 0; p < 4; p++) {
+            assertThat(none.hosts(p, 4)).as("partition %s", p).isFalse();
+        }
+        HostingConfig some = load("services:\n  - class: a.B\n    partitions: [1-2]\n").services().get(0).hosting();
+        assertThat(some.allPartitions()).isFalse();
+        assertThat(some.hosts(0, 4)).isFalse();
+        assertThat(some.hosts(2, 4)).isTrue();
+
+        // the builder says the same: no call is all, an empty set is none
+        assertThat(HostingConfig.builder().build()).isEqualTo(omitted);
+        assertThat(HostingConfig.builder().partitions().build()).isEqualTo(none);
+        assertThat(HostingConfig.builder().partitions().allPartitions().build()).isEqualTo(omitted);
+        assertThatThrownBy(() -> new HostingConfig(new java.util.TreeSet<>(java.util.Set.of(1)), true, 0, 1, 1, 1,
+                java.util.Map.of(), null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("allPartitions");
+    }
+
+    @Test
     void unknownKeysAreNamed() {
         assertThatThrownBy(() -> load("nodee: x\n")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("nodee: unknown key");
@@ -152,8 +183,6 @@ class NodeConfigFileTest {
                 .hasMessageStartingWith("services[0].partitions: '5-2'");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: 0-2147483647\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("expected: partition ids below 65536");
-        assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: []\n"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("services[0].partitions: []");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    queue-capacity: 100000000\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("queueCapacity: 100000000 (expected: 1..1000000)");
         // refused while the config is read: nothing binds to the wildcard

@@ -59,7 +59,8 @@ class NodeConfigYamlTest {
                 List.of(new NodeConfigFile.HostedService(EchoTestService.class.getName(), HostingConfig.builder()
                                 .partitions(0, 1, 2, 9).priority(2).workers(5).queueCapacity(300).replicas(3)
                                 .priorities(Map.of(1, 4, 9, 0)).failover(FailoverMode.FAIL_STOP).build()),
-                        new NodeConfigFile.HostedService(KvTestService.class.getName(), HostingConfig.all())),
+                        new NodeConfigFile.HostedService(KvTestService.class.getName(),
+                                HostingConfig.builder().partitions(List.of()).build())),
                 List.of(new NodeConfigFile.HostedProcess(ProcessConfig.builder("grep", List.of("grep", "-c",
                                 "{partition-args}")).partitions(4).workingDirectory("/tmp/{service}")
                         .environment("LC_ALL", "C").partitionArguments(0, List.of("-i", "x"))

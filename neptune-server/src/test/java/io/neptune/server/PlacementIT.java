@@ -36,7 +36,9 @@ import org.junit.jupiter.api.Timeout;
  * {@link ClusterAdmin#addReplica} and {@link ClusterAdmin#removeReplica} ({@code docs/protocols/placement.md})
  * on real nodes under a steady write load: a 4th replica joins a partition, an old one leaves it,
  * both keep the new placement across a restart (their configs say otherwise), and every
- * acknowledged write is on every replica at the end.
+ * acknowledged write is on every replica at the end. And what the service on the node is told
+ * ({@link io.neptune.core.ServiceLifecycle#partitionAdded}, {@code partitionRemoved},
+ * {@link io.neptune.core.ServiceEnvironment#partitions()}) for a {@code PartitionDatabase} service.
  */
 class PlacementIT {
     private static final String SERVICE = "journal";
@@ -142,6 +144,88 @@ class PlacementIT {
                     .hasMessageContaining("NEP-PLACE-001");
             assertThat(admin.replicaRoles(SERVICE, PARTITION)).containsKey(NodeId.of("node-2"));
         }
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aPartitionDatabaseServiceIsToldOfAPartitionAddedAndRemovedLiveAndServesIt() throws Exception {
+        String kv = "kv";
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (int i = 0; i < 3; i++) {
+                int priority = 3 - i;
+                // every applied record may go: node-3 will need a snapshot, restored into the rows of its database
+                NodeConfig config = cluster.config("node-" + i, ClientConfig.defaults()).toBuilder()
+                        .logRetention(new LogRetentionConfig(0, 20)).build();
+                cluster.add(config, b -> b.host(new KvTestService(),
+                        HostingConfig.builder().partitions(PARTITION).replicas(3).priority(priority).build()));
+            }
+            KvTestService service = new KvTestService();
+            cluster.add("node-3", ClientConfig.defaults(), b -> b.host(service,
+                    HostingConfig.builder().partitions().replicas(3).build()));   // none yet
+            NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
+            await().atMost(Duration.ofSeconds(30)).until(() -> admin.knownNodes().contains(NodeId.of("node-3")));
+            await().atMost(Duration.ofSeconds(60)).until(() -> admin.replicaRoles(kv, PARTITION).values().stream()
+                    .filter(r -> r == ReplicaRole.PRIMARY || r == ReplicaRole.SECONDARY).count() == 3);
+            assertThat(service.environment().partitions()).isEmpty();
+
+            NeptuneHandle handle = NeptuneHandle.create();
+            for (int i = 0; i < 200; i++) {
+                put(admin, handle, "k" + i, "v" + i);
+            }
+            ClusterAdmin operator = admin.admin();
+            await().atMost(Duration.ofSeconds(60)).until(() -> operator.replicas(kv, PARTITION).get(30, TimeUnit.SECONDS)
+                    .stream().filter(r -> r.node().equals("node-0")).mapToLong(ClusterAdmin.ReplicaStatus::logStart)
+                    .max().orElse(0) > 1);
+
+            // the service refuses: the node does not host the partition, and says why
+            service.refusePartitions(true);
+            assertThatThrownBy(() -> operator.addReplica(kv, PARTITION, "node-3", Duration.ofSeconds(30))
+                    .get(60, TimeUnit.SECONDS)).hasMessageContaining("NEP-PLACE-008")
+                    .hasMessageContaining("refusing partition " + PARTITION + " on purpose");
+            assertThat(service.environment().partitions()).isEmpty();
+            assertThat(call(admin, "node-3", kv, "count", new KvTestService.Count()).status())
+                    .isEqualTo(Status.NOT_HOSTED);
+
+            service.refusePartitions(false);
+            assertThat(operator.addReplica(kv, PARTITION, "node-3", Duration.ofSeconds(60)).get(90, TimeUnit.SECONDS))
+                    .contains("[node-0, node-1, node-2, node-3]");
+            assertThat(service.environment().partitions()).containsExactly(PARTITION);
+            for (int i = 200; i < 250; i++) {
+                put(admin, handle, "k" + i, "v" + i);
+            }
+            // node-3 serves the partition from its own database: every write, the old ones from the snapshot
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                ResponseMessage count = call(admin, "node-3", kv, "count", new KvTestService.Count());
+                assertThat(count.status()).as(count.errorMessage()).isEqualTo(Status.OK);
+                assertThat(Json.mapper().readValue(count.payload(), Long.class)).isEqualTo(250);
+            });
+            ResponseMessage value = call(admin, "node-3", kv, "get", new KvTestService.Get("k7"));
+            assertThat(Json.mapper().readValue(value.payload(), KvTestService.Value.class).v()).isEqualTo("v7");
+            assertThat(service.placementEvents()).as("told first, with the partition not yet in partitions(),"
+                    + " then the snapshot restored").startsWith("refused 1 []", "added 1 []", "restored 1");
+
+            assertThat(operator.removeReplica(kv, PARTITION, "node-3").get(60, TimeUnit.SECONDS))
+                    .contains("[node-0, node-1, node-2]");
+            assertThat(service.placementEvents()).last().isEqualTo("removed 1 []");
+            assertThat(service.environment().partitions()).isEmpty();
+            assertThat(call(admin, "node-3", kv, "count", new KvTestService.Count()).status())
+                    .isEqualTo(Status.NOT_HOSTED);
+            assertThat(service.unpreparedCalls()).as("calls of a partition the service was not prepared for").isEmpty();
+        }
+    }
+
+    private static void put(NeptuneNode admin, NeptuneHandle handle, String k, String v) {
+        admin.client().callAsync(handle, "kv", PARTITION, "put", AccessMode.WRITE, new KvTestService.Put(k, v),
+                KvTestService.Written.class, CallOptions.timeout(Duration.ofSeconds(20))).join();
+    }
+
+    /** A read of {@code service#1} answered by {@code node} itself. */
+    private static ResponseMessage call(NeptuneNode observer, String node, String service, String method, Object request)
+            throws Exception {
+        RequestMessage message = new RequestMessage(0, service, PARTITION, method, AccessMode.READ, 10_000, 0,
+                RequestId.NONE, Json.mapper().writeValueAsBytes(request));
+        return ((DefaultNeptuneClient) observer.client()).sendTo(NodeId.of(node), message, PARTITION)
+                .get(15, TimeUnit.SECONDS);
     }
 
     /** node-3 hosts only journal#0 by its config. */

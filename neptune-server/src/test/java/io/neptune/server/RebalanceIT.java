@@ -25,11 +25,8 @@ import io.neptune.server.JournalTestService.Appended;
 import io.neptune.server.JournalTestService.Entries;
 import io.neptune.server.JournalTestService.ReadAll;
 import io.neptune.server.cli.NeptuneCli;
-import io.neptune.server.internal.PlacementStore;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -68,13 +65,9 @@ class RebalanceIT {
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
             await().atMost(Duration.ofSeconds(60)).until(() -> allPartitionsServe(admin, 3));
 
-            // node-3 runs the service and hosts none of it: its placement file says so (as after an operator
-            // removed its last replica); its config alone would make it host every partition
-            Path data = cluster.config("node-3", ClientConfig.defaults()).dataDirectory();
-            Files.createDirectories(data);
-            Files.writeString(data.resolve(PlacementStore.FILE), "{\"" + SERVICE + "\":[]}");
+            // node-3 runs the service and hosts none of it yet (partitions: [] in a config file)
             cluster.add("node-3", ClientConfig.defaults(), b -> b.host(new JournalTestService(),
-                    HostingConfig.builder().replicas(3).priority(1).build()));
+                    HostingConfig.builder().partitions(List.of()).replicas(3).priority(1).build()));
             await().atMost(Duration.ofSeconds(30)).until(() -> admin.knownNodes().contains(NodeId.of("node-3")));
             for (int p = 0; p < PARTITIONS; p++) {
                 assertThat(admin.replicaRoles(SERVICE, p)).doesNotContainKey(NodeId.of("node-3"));

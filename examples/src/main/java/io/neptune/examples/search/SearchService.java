@@ -39,7 +39,10 @@ import org.jspecify.annotations.Nullable;
  * replicas of a partition hold the same documents and their digests agree. Reads (the queries,
  * nearly all the traffic) go to any replica, balanced by the client's policy.
  *
- * <p>Each partition's index lives in {@code <data directory>/lucene/partition-<p>}. The highest
+ * <p>Each partition's index lives in {@code <data directory>/lucene/partition-<p>}, opened at start
+ * for the partitions the node hosts and, for one an operator places on the node later
+ * ({@code admin add-replica}), in {@link #partitionAdded}; {@link #partitionRemoved} closes the
+ * index of one that leaves and keeps its files. The highest
  * applied LSN is kept in memory and saved in the Lucene commit's user data, so after a crash the
  * index and its LSN come back together and {@link Check} reports exactly what the index holds; the
  * replication engine re-executes the writes logged after it. Commits are lazy (at most
@@ -157,6 +160,7 @@ public final class SearchService implements ServiceLifecycle {
 
     private final Map<Integer, PartitionIndex> indexes = new ConcurrentHashMap<>();
     private volatile @Nullable Analyzer analyzer;
+    private volatile @Nullable ServiceEnvironment environment;
 
     private static void name(String field, @Nullable String value) {
         if (value == null || value.isBlank() || value.length() > MAX_NAME_LENGTH) {
@@ -169,16 +173,44 @@ public final class SearchService implements ServiceLifecycle {
     public void start(ServiceEnvironment environment) {
         Analyzer english = new EnglishAnalyzer();
         analyzer = english;
-        Path root = environment.dataDirectory().resolve("lucene");
+        this.environment = environment;
         try {
             for (int partition : environment.partitions()) {
-                indexes.put(partition, PartitionIndex.open(environment.node() + ": " + NAME + "#" + partition,
-                        root.resolve("partition-" + partition), english));
+                open(environment, english, partition);
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             stop();
-            throw e instanceof IOException io ? new UncheckedIOException("cannot open the search index in " + root, io)
-                    : (RuntimeException) e;
+            throw e;
+        }
+    }
+
+    /** Opens the index of a partition placed on this node while it runs, before any call of it. */
+    @Override
+    public void partitionAdded(int partition) {
+        ServiceEnvironment started = environment;
+        Analyzer english = analyzer;
+        if (started == null || english == null) {
+            throw new IllegalStateException(NAME + ": not started");
+        }
+        open(started, english, partition);
+    }
+
+    /** Closes the index of a partition that left this node; its files stay for a later return. */
+    @Override
+    public void partitionRemoved(int partition) {
+        PartitionIndex index = indexes.remove(partition);
+        if (index != null) {
+            index.close();
+        }
+    }
+
+    private void open(ServiceEnvironment environment, Analyzer english, int partition) {
+        Path path = environment.dataDirectory().resolve("lucene").resolve("partition-" + partition);
+        try {
+            indexes.put(partition, PartitionIndex.open(environment.node() + ": " + NAME + "#" + partition, path,
+                    english));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the search index in " + path, e);
         }
     }
 

@@ -159,6 +159,18 @@ class SearchServiceTest {
     }
 
     @Test
+    void aPartitionThatLeavesAndComesBackLiveKeepsItsIndex() {
+        long lsn = put("moved", "Moved page", "wandering words");
+        int partition = new PutDocument("moved", "t", "").partition();
+        service.partitionRemoved(partition);
+        assertThatThrownBy(() -> searchPartition(partition, "wandering", 5)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the partitions this node hosts");
+        service.partitionAdded(partition);
+        assertThat(ids(searchPartition(partition, "wandering", 5).hits())).containsExactly("moved");
+        assertThat(service.check(partition, lsn)).isTrue();
+    }
+
+    @Test
     void documentsAndTheAppliedLsnSurviveARestart() {
         long lsn = put("kept", "Kept page", "durable words");
         int partition = new PutDocument("kept", "t", "").partition();

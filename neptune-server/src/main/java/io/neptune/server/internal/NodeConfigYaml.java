@@ -134,7 +134,7 @@ public final class NodeConfigYaml {
     }
 
     private static ObjectNode hosting(ObjectNode entry, HostingConfig h) {
-        if (h.partitions().isEmpty()) {
+        if (h.allPartitions()) {
             entry.put("partitions", "all");
         } else {
             ArrayNode partitions = entry.putArray("partitions");

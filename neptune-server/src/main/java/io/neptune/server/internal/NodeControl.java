@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -20,7 +22,9 @@ import java.util.function.Consumer;
  * {@code {"timeoutMillis": n}} starts draining the node ({@link NodeDrain}) and answers at once with
  * the primaries it is about to hand over; the operator watches the rest in the yellow page.
  * {@code host} and {@code unhost} with {@code {"service": s, "partition": p}} start or stop hosting a
- * partition (an operator's add-replica or remove-replica, {@code docs/protocols/placement.md}).
+ * partition (an operator's add-replica or remove-replica, {@code docs/protocols/placement.md}); they
+ * run on the node's placement thread, one at a time, never on the event loop that received them,
+ * since they block (files, the service's {@code partitionAdded}/{@code partitionRemoved}).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -37,23 +41,30 @@ public final class NodeControl {
     private final NodeId node;
     private final ReplicationEngine replication;
     private final Consumer<Duration> drain;
+    private final Executor placement;
 
     /**
      * Creates the endpoint of a node.
      *
      * @param drain starts draining the node with the given timeout, then stops it; must not block
+     * @param placement the node's placement thread, which runs {@value #HOST} and {@value #UNHOST}
      */
-    public NodeControl(NodeId node, ReplicationEngine replication, Consumer<Duration> drain) {
+    public NodeControl(NodeId node, ReplicationEngine replication, Consumer<Duration> drain, Executor placement) {
         this.node = requireNonNull(node, "node");
         this.replication = requireNonNull(replication, "replication");
         this.drain = requireNonNull(drain, "drain");
+        this.placement = requireNonNull(placement, "placement");
     }
 
     /** Handles a request to {@value #SERVICE}; {@code reply} receives exactly one response. */
     public void handle(RequestMessage request, Consumer<ResponseMessage> reply) {
         long id = request.requestId();
         if (request.method().equals(HOST) || request.method().equals(UNHOST)) {
-            place(request, reply);
+            try {
+                placement.execute(() -> place(request, reply));
+            } catch (RejectedExecutionException e) {
+                reply.accept(ResponseMessage.error(id, Status.UNAVAILABLE, node + " is shutting down"));
+            }
             return;
         }
         if (!request.method().equals(DRAIN)) {

@@ -28,12 +28,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The wiring of one started node: event loops, request and load-index servers, service runtimes,
@@ -43,6 +46,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: thread-safe after construction; {@link #close()} is called once by the node.
  */
 public final class NodeRuntime implements AutoCloseable {
+    private static final Logger logger = LoggerFactory.getLogger(NodeRuntime.class);
+
     private final NodeId node;
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final YellowPage yellowPage;
@@ -84,6 +89,11 @@ public final class NodeRuntime implements AutoCloseable {
             for (ServiceRuntime service : services.values()) {
                 // an operator's add-replica or remove-replica overrides the config's partitions
                 placement.partitions(service.descriptor().name()).ifPresent(service::place);
+                if (service.hosted().isEmpty() && !ReplicationEngine.acceptsPlacement(service)) {
+                    logger.warn("{}: hosts no partition of '{}', and add-replica cannot place one here (only a"
+                            + " level-2/3 service in majority mode takes placement changes): it serves nothing of it"
+                            + " until its config's partitions: name some", node, service.descriptor().name());
+                }
             }
             for (ServiceRuntime service : services.values()) {
                 service.start(ReplicationEngine.serviceDirectory(config, service.descriptor().name()));
@@ -99,8 +109,19 @@ public final class NodeRuntime implements AutoCloseable {
                 String name = service.descriptor().name();
                 service.versions(partition -> replication.readVersion(name, partition));
             }
+            ExecutorService placementThread = Executors.newSingleThreadExecutor(r -> {
+                Thread thread = new Thread(r, "neptune-" + node + "-placement");
+                thread.setDaemon(true);
+                return thread;
+            });
+            resources.add(() -> { // a placement change under way ends before the services stop
+                placementThread.shutdown();
+                if (!placementThread.awaitTermination(30, TimeUnit.SECONDS)) {
+                    placementThread.shutdownNow();
+                }
+            });
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
-                    new NodeControl(node, replication, drainRequested));
+                    new NodeControl(node, replication, drainRequested, placementThread));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     router);
             resources.add(requestServer);

@@ -27,6 +27,7 @@ import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One hosted service: its bounded queue ({@link Scheduler}), its worker threads, and the load index
  * (active + queued requests) that polls and announcements report.
+ *
+ * <p>Every call into the service for a partition (its methods, {@code @Check}, {@code @Digest} and
+ * {@link Snapshottable} calls) runs only while this node hosts the partition ({@link PartitionGate}):
+ * once {@link #place} dropped a partition, new calls of it are refused and
+ * {@link #partitionRemoved} waits for the running ones before it tells the service.
  *
  * <p>Thread-safety: thread-safe. {@link #submit} runs on dispatcher threads (event loops or the
  * local caller); methods run on the service's own workers, except a {@code @Read(blocking = false)}
@@ -78,6 +84,10 @@ public final class ServiceRuntime implements AutoCloseable {
     private volatile ToLongFunction<Integer> versions = partition -> 0;
     /** The hosted partitions an operator's placement change set ({@link PlacementStore}), or null: the config's. */
     private volatile @Nullable Set<Integer> placed;
+    /** Lets a call of a partition into the service only while it is hosted here, and counts it. */
+    private final PartitionGate gate;
+    /** The service's snapshot support behind the gate, or null if it is not {@link Snapshottable}. */
+    private final @Nullable Snapshottable snapshots;
 
     /** Creates the runtime, scheduling its queue by {@code scheduling}; {@link #start()} starts its workers. */
     public ServiceRuntime(NodeId node, ServiceDescriptor descriptor, Object instance, HostingConfig hosting,
@@ -90,6 +100,9 @@ public final class ServiceRuntime implements AutoCloseable {
         this.classAware = scheduling.plainFifo() ? null : new ClassAwareScheduler(scheduling, hosting.queueCapacity(),
                 System::nanoTime, this::dropped);
         this.scheduler = classAware != null ? classAware : new FifoScheduler(hosting.queueCapacity());
+        this.gate = new PartitionGate(descriptor.partitions(), this::hosts, p -> node + " does not host "
+                + descriptor.name() + "#" + p);
+        this.snapshots = instance instanceof Snapshottable s ? gate.snapshots(s) : null;
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         for (MethodDescriptor method : descriptor.methods().values()) {
             try {
@@ -108,7 +121,7 @@ public final class ServiceRuntime implements AutoCloseable {
         for (int partition : hosting.priorities().keySet()) {
             if (!hosting.hosts(partition, descriptor.partitions())) {
                 throw new IllegalArgumentException(descriptor.name() + " priority for partition " + partition
-                        + " (expected: a hosted partition, " + (hosting.partitions().isEmpty() ? "0.."
+                        + " (expected: a hosted partition, " + (hosting.allPartitions() ? "0.."
                                 + (descriptor.partitions() - 1) : hosting.partitions()) + ")");
             }
         }
@@ -119,7 +132,7 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     public void start(Path dataDirectory) {
         if (instance instanceof ServiceLifecycle lifecycle) {
-            lifecycle.start(ServiceEnvironment.of(node, dataDirectory, hostedPartitions()));
+            lifecycle.start(new LiveEnvironment(dataDirectory));
         }
         for (int i = 0; i < hosting.workers(); i++) {
             Thread worker = new Thread(this::work, "neptune-" + node + "-" + descriptor.name() + "-" + i);
@@ -139,12 +152,18 @@ public final class ServiceRuntime implements AutoCloseable {
         return hosting;
     }
 
-    private Set<Integer> hostedPartitions() {
-        Set<Integer> hosted = new TreeSet<>();
-        for (int p = 0; p < descriptor.partitions(); p++) {
-            if (hosts(p)) {
-                hosted.add(p);
-            }
+    private java.util.SortedSet<Integer> hostedPartitions() {
+        Set<Integer> p = placed;
+        if (p != null) {
+            return new TreeSet<>(p);
+        }
+        java.util.SortedSet<Integer> hosted = new TreeSet<>();
+        if (!hosting.allPartitions()) {
+            hosted.addAll(hosting.partitions());
+            return hosted;
+        }
+        for (int partition = 0; partition < descriptor.partitions(); partition++) {
+            hosted.add(partition);
         }
         return hosted;
     }
@@ -160,12 +179,24 @@ public final class ServiceRuntime implements AutoCloseable {
     /**
      * Runs a replicated write at {@code lsn} on the calling thread (the partition's replication
      * executor) and returns its response; a method that throws yields METHOD_FAILED.
+     *
+     * @throws NeptuneException if the partition is not hosted here (any more): the write did not run
      */
     public ResponseMessage executeWrite(int partition, String methodName, byte[] payload, long lsn) {
         MethodDescriptor method = descriptor.methods().get(methodName);
         if (method == null) {
             return ResponseMessage.error(0, Status.UNKNOWN_METHOD, "no method '" + methodName + "' in " + descriptor.name());
         }
+        enterOrThrow(partition);
+        try {
+            return executeHosted(partition, method, payload, lsn);
+        } finally {
+            gate.exit(partition);
+        }
+    }
+
+    private ResponseMessage executeHosted(int partition, MethodDescriptor method, byte[] payload, long lsn) {
+        String methodName = method.name();
         RequestMessage request = new RequestMessage(0, descriptor.name(), partition, methodName, AccessMode.WRITE, 1,
                 0, io.neptune.core.internal.wire.RequestId.NONE, payload);
         long cpu = classAware != null ? CPU.getCurrentThreadCpuTime() : 0;
@@ -181,21 +212,44 @@ public final class ServiceRuntime implements AutoCloseable {
         return response;
     }
 
-    /** The CHECK callback of the service: whether the write with {@code lsn} was applied on {@code partition}. */
+    /**
+     * The CHECK callback of the service: whether the write with {@code lsn} was applied on {@code partition}.
+     *
+     * @throws NeptuneException if the partition is not hosted here (any more)
+     */
     public boolean check(int partition, long lsn) {
         Method check = descriptor.checkMethod().orElseThrow(() -> new IllegalStateException(descriptor.name()
                 + " has no @Check method"));
-        return (Boolean) call(check, partition, lsn);
+        enterOrThrow(partition);
+        try {
+            return (Boolean) call(check, partition, lsn);
+        } finally {
+            gate.exit(partition);
+        }
     }
 
-    /** The service's snapshot support, if it implements {@link Snapshottable}. */
+    /**
+     * The service's snapshot support, if it implements {@link Snapshottable}: each call runs only
+     * while the partition is hosted here, else throws an {@code IOException}.
+     */
     public Optional<Snapshottable> snapshottable() {
-        return instance instanceof Snapshottable snapshottable ? Optional.of(snapshottable) : Optional.empty();
+        return Optional.ofNullable(snapshots);
     }
 
-    /** The digest callback's answer for {@code partition}, if the service has one. */
+    /**
+     * The digest callback's answer for {@code partition}, if the service has one.
+     *
+     * @throws NeptuneException if the partition is not hosted here (any more)
+     */
     public Optional<String> digest(int partition) {
-        return descriptor.digestMethod().map(m -> (String) call(m, partition));
+        return descriptor.digestMethod().map(m -> {
+            enterOrThrow(partition);
+            try {
+                return (String) call(m, partition);
+            } finally {
+                gate.exit(partition);
+            }
+        });
     }
 
     private Object call(Method method, Object... args) {
@@ -222,7 +276,9 @@ public final class ServiceRuntime implements AutoCloseable {
 
     /**
      * Hosts exactly {@code partitions} from now on, overriding the config's {@code partitions:}
-     * ({@code docs/protocols/placement.md}); the service's environment keeps the set it started with.
+     * ({@code docs/protocols/placement.md}); the service's {@link ServiceEnvironment#partitions()}
+     * says so at once. A partition added here must have been prepared with {@link #partitionAdded}
+     * first; one dropped refuses calls from now on and is released with {@link #partitionRemoved}.
      */
     public void place(Set<Integer> partitions) {
         for (int partition : partitions) {
@@ -232,6 +288,71 @@ public final class ServiceRuntime implements AutoCloseable {
             }
         }
         placed = Set.copyOf(partitions);
+    }
+
+    /**
+     * Tells the service that an operator placed {@code partition} on this node while it runs
+     * ({@link ServiceLifecycle#partitionAdded}), on the calling thread (the node's placement
+     * thread), before {@link #place} hosts it and anything of it runs here.
+     *
+     * @throws NeptuneException with code NEP-PLACE-008 if the service threw: it does not want the
+     *     partition, and the caller must not host it
+     */
+    public void partitionAdded(int partition) {
+        if (partition < 0 || partition >= descriptor.partitions()) {
+            throw new IllegalArgumentException(descriptor.name() + " partition: " + partition + " (expected: 0.."
+                    + (descriptor.partitions() - 1) + ")");
+        }
+        if (hosts(partition)) {
+            throw new IllegalStateException(descriptor.name() + "#" + partition + " is hosted already");
+        }
+        if (!(instance instanceof ServiceLifecycle lifecycle)) {
+            return;
+        }
+        try {
+            lifecycle.partitionAdded(partition);
+        } catch (RuntimeException e) {
+            logger.warn("{}: {}.partitionAdded({}) threw; not hosting the partition", node, descriptor.name(),
+                    partition, e);
+            throw new NeptuneException("NEP-PLACE-008 " + node + ": " + descriptor.name() + ".partitionAdded("
+                    + partition + ") threw " + e + "; the partition is not hosted there", e);
+        }
+    }
+
+    /**
+     * Tells the service that {@code partition}, which {@link #place} no longer hosts, left this node
+     * ({@link ServiceLifecycle#partitionRemoved}), on the calling thread, once no call of it runs:
+     * waits up to {@code wait} for the running ones. Returns whether the service was told; if calls
+     * still ran, or the service threw, the node logs why.
+     */
+    public boolean partitionRemoved(int partition, Duration wait) throws InterruptedException {
+        if (hosts(partition)) {
+            throw new IllegalStateException(descriptor.name() + "#" + partition + " is still hosted (expected: placed"
+                    + " without it first)");
+        }
+        if (!gate.awaitIdle(partition, wait)) {
+            logger.warn("{}: {} call(s) of {}#{} still run {} ms after it left this node; not calling"
+                    + " partitionRemoved() under them", node, gate.running(partition), descriptor.name(), partition,
+                    wait.toMillis());
+            return false;
+        }
+        if (!(instance instanceof ServiceLifecycle lifecycle)) {
+            return true;
+        }
+        try {
+            lifecycle.partitionRemoved(partition);
+            return true;
+        } catch (RuntimeException e) {
+            logger.warn("{}: {}.partitionRemoved({}) threw; the partition left this node regardless", node,
+                    descriptor.name(), partition, e);
+            return false;
+        }
+    }
+
+    private void enterOrThrow(int partition) {
+        if (!gate.enter(partition)) {
+            throw new NeptuneException(gate.notHosted(partition));
+        }
     }
 
     /** Active plus queued requests, including replicated writes in progress: the load index. */
@@ -499,7 +620,15 @@ public final class ServiceRuntime implements AutoCloseable {
 
     private @Nullable ResponseMessage run(Task task, Context context) {
         RequestMessage request = task.request();
-        ResponseMessage response = invoke(request, task.method(), context, task.stream());
+        if (!gate.enter(request.partition())) { // it left this node while the call waited
+            return ResponseMessage.error(request.requestId(), Status.NOT_HOSTED, gate.notHosted(request.partition()));
+        }
+        ResponseMessage response;
+        try {
+            response = invoke(request, task.method(), context, task.stream());
+        } finally {
+            gate.exit(request.partition());
+        }
         if (response == null || response.status() == Status.OK) {
             served.incrementAndGet();
         }
@@ -593,6 +722,39 @@ public final class ServiceRuntime implements AutoCloseable {
             } catch (RuntimeException e) {
                 logger.warn("{}: {} stop() threw", node, descriptor.name(), e);
             }
+        }
+    }
+
+    /**
+     * The environment the service starts with: its partitions are the ones hosted now, so they
+     * follow the operator's placement changes.
+     */
+    private final class LiveEnvironment implements ServiceEnvironment {
+        private final Path dataDirectory;
+
+        LiveEnvironment(Path dataDirectory) {
+            this.dataDirectory = requireNonNull(dataDirectory, "dataDirectory");
+        }
+
+        @Override
+        public NodeId node() {
+            return node;
+        }
+
+        @Override
+        public Path dataDirectory() {
+            return dataDirectory;
+        }
+
+        @Override
+        public Set<Integer> partitions() {
+            return Collections.unmodifiableSortedSet(hostedPartitions());
+        }
+
+        @Override
+        public String toString() {
+            return "ServiceEnvironment[node=" + node + ", dataDirectory=" + dataDirectory + ", partitions="
+                    + partitions() + "]";
         }
     }
 

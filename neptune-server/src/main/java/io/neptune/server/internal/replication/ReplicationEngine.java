@@ -63,6 +63,8 @@ public final class ReplicationEngine implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(ReplicationEngine.class);
     private static final long TICK_MILLIS = 100;
+    /** How long {@link #unhost} waits for a leaving partition's replica and calls to end before it tells the service. */
+    private static final long PARTITION_RELEASE_SECONDS = 10;
 
     private final NodeConfig config;
     private final NodeId self;
@@ -287,10 +289,12 @@ public final class ReplicationEngine implements AutoCloseable {
     }
 
     /**
-     * Starts hosting {@code service#partition} as a learner ({@code docs/protocols/placement.md}): records
-     * it in the placement file, opens its log and starts its replica, which counts for nothing until
-     * the primary commits a configuration that names it. Returns what it did; throws a
-     * {@link NeptuneException} starting with a {@code NEP-PLACE-} code where it cannot.
+     * Starts hosting {@code service#partition} as a learner ({@code docs/protocols/placement.md}): tells
+     * the service ({@link io.neptune.core.ServiceLifecycle#partitionAdded}), records the partition in
+     * the placement file, opens its log and starts its replica, which counts for nothing until the
+     * primary commits a configuration that names it. Blocks (the service's callback, file I/O): call
+     * it on the node's placement thread. Returns what it did; throws a {@link NeptuneException}
+     * starting with a {@code NEP-PLACE-} code where it cannot, and then hosts nothing new.
      */
     public synchronized String host(String service, int partition) {
         ServiceRuntime runtime = placeable(service, partition);
@@ -298,10 +302,17 @@ public final class ReplicationEngine implements AutoCloseable {
         if (byPartition[partition] != null) {
             return self + " already hosts " + service + "#" + partition;
         }
+        runtime.partitionAdded(partition);   // NEP-PLACE-008 if the service refuses: nothing changed yet
         java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.hosted());
         hosted.add(partition);
-        requireNonNull(placement).put(service, hosted);   // durable first: a restart hosts it again
-        PartitionReplica replica = create(runtime, partition, true);
+        PartitionReplica replica;
+        try {
+            requireNonNull(placement).put(service, hosted);   // durable first: a restart hosts it again
+            replica = create(runtime, partition, true);
+        } catch (RuntimeException e) {
+            undoHost(runtime, partition, e);
+            throw e;
+        }
         PartitionReplica[] copy = byPartition.clone();
         copy[partition] = replica;
         replicas.put(service, copy);
@@ -314,10 +325,27 @@ public final class ReplicationEngine implements AutoCloseable {
         return self + " hosts " + service + "#" + partition + " as a learner";
     }
 
+    /** {@link #host} failed after the service prepared {@code partition}: forget it again, file and service. */
+    private void undoHost(ServiceRuntime runtime, int partition, RuntimeException failure) {
+        String service = runtime.descriptor().name();
+        try {
+            requireNonNull(placement).put(service, runtime.hosted());
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+        try {
+            runtime.partitionRemoved(partition, Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /**
      * Stops hosting {@code service#partition} (an operator's remove-replica, after the configuration
-     * without this node committed): closes its replica and log, keeps every file, and records it in the
-     * placement file.
+     * without this node committed): records it in the placement file, refuses the partition's calls,
+     * closes its replica and log (keeping every file), and once no call of it runs tells the service
+     * ({@link io.neptune.core.ServiceLifecycle#partitionRemoved}). Blocks: call it on the node's
+     * placement thread.
      */
     public synchronized String unhost(String service, int partition) {
         ServiceRuntime runtime = placeable(service, partition);
@@ -335,13 +363,35 @@ public final class ReplicationEngine implements AutoCloseable {
         replicas.put(service, copy);
         replica.close();
         ReplicaCore core = cores.remove(service + "#" + partition);
+        CompletableFuture<Void> closed = new CompletableFuture<>();
         if (core != null) {
-            core.exec.execute(core.log::close);   // after the replica's close, on its executor
+            core.exec.execute(() -> {   // after the replica's close, on its executor
+                try {
+                    core.log.close();
+                } finally {
+                    closed.complete(null);
+                }
+            });
+        } else {
+            closed.complete(null);
+        }
+        announce.run();
+        boolean told;
+        try {
+            closed.get(PARTITION_RELEASE_SECONDS, TimeUnit.SECONDS);
+            told = runtime.partitionRemoved(partition, Duration.ofSeconds(PARTITION_RELEASE_SECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            told = false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            logger.warn("{}: {}#{}: its replica did not close within {} s; the service is not told it left", self,
+                    service, partition, PARTITION_RELEASE_SECONDS);
+            told = false;
         }
         logger.info("{}: [NEP-PLACE-007] no longer hosts {}#{} (an operator's remove-replica); its files stay", self,
                 service, partition);
-        announce.run();
-        return self + " no longer hosts " + service + "#" + partition + " (its log and data stay on disk)";
+        return self + " no longer hosts " + service + "#" + partition + " (its log and data stay on disk"
+                + (told ? "" : "; the service was not told, see the node's log") + ")";
     }
 
     private ServiceRuntime placeable(String service, int partition) {
@@ -353,8 +403,7 @@ public final class ReplicationEngine implements AutoCloseable {
             throw new NeptuneException("NEP-PLACE-005 partition: " + partition + " (expected: 0.."
                     + (runtime.descriptor().partitions() - 1) + ")");
         }
-        if (runtime.descriptor().consistency() == ConsistencyLevel.LEVEL_1
-                || runtime.hosting().failoverOf(runtime.descriptor()) != FailoverMode.MAJORITY) {
+        if (!acceptsPlacement(runtime)) {
             throw new NeptuneException("NEP-PLACE-001 " + service + " is not in majority mode (level-2/3 with"
                     + " failover: majority): add-replica and remove-replica are refused there"
                     + " (docs/protocols/placement.md)");
@@ -363,6 +412,15 @@ public final class ReplicationEngine implements AutoCloseable {
             throw new NeptuneException("NEP-PLACE-005 " + self + " keeps no placement file");
         }
         return runtime;
+    }
+
+    /**
+     * Whether an operator's add-replica and remove-replica can change where {@code runtime}'s
+     * partitions live: a replicated level-2/3 service in majority mode.
+     */
+    public static boolean acceptsPlacement(ServiceRuntime runtime) {
+        return isReplicated(runtime) && runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1
+                && runtime.hosting().failoverOf(runtime.descriptor()) == FailoverMode.MAJORITY;
     }
 
     /** Whether writes of {@code service} go through replication. */
