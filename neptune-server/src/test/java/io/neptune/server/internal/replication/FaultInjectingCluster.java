@@ -32,6 +32,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -242,10 +243,31 @@ final class FaultInjectingCluster implements AutoCloseable {
         return clock.get();
     }
 
-    /** Moves time on by {@code by} and ticks every live node, waiting for each. */
+    /**
+     * Moves time on by {@code by} and ticks every live node, waiting for each, and then for the
+     * messages in flight to be delivered (up to 2 s of real time): simulated time must not run ahead
+     * of a network that a loaded machine delivers late, or a leader would see its followers as silent
+     * (MajorityPlacementTest failed so at load 20: "no majority answered within 1000 ms").
+     */
     void advance(Duration by) {
         clock.addAndGet(by.toNanos());
         tickAll();
+        awaitDelivered();
+    }
+
+    private void awaitDelivered() {
+        ThreadPoolExecutor executor = (ThreadPoolExecutor) pool;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        int idle = 0;
+        while (idle < 2 && System.nanoTime() < deadline) {
+            boolean quiet = executor.getActiveCount() == 0 && executor.getQueue().isEmpty();
+            idle = quiet ? idle + 1 : 0;
+            for (Node n : nodes.values()) {
+                if (!paused.contains(n.id)) {
+                    sync(n);
+                }
+            }
+        }
     }
 
     /** Ticks every live, unpaused node and waits until each executor ran what the tick queued. */
