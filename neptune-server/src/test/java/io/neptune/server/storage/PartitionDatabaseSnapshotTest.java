@@ -133,6 +133,35 @@ class PartitionDatabaseSnapshotTest {
         assertThat(target.digest(3, DIGEST)).isEqualTo(source.digest(3, DIGEST)).startsWith("51:");
     }
 
+    /**
+     * The same for {@link PartitionDatabase#read}: a service that reads its applied LSN and then a table (as
+     * {@code KvTestService.get} reports a value with the LSN it was read at) sees the table as of the LSN.
+     */
+    @Test
+    void aReadSeesEveryTableAsOfItsFirstStatement() {
+        PartitionDatabase database = open("source");
+        for (long lsn = 1; lsn <= 5; lsn++) {
+            insert(database, 3, lsn, lsn, false);
+        }
+        long[] seen = database.read(connection -> {
+            long lsn;
+            try (Statement select = connection.createStatement();
+                    java.sql.ResultSet result = select.executeQuery(
+                            "SELECT lsn FROM neptune_applied WHERE partition_id = 3")) {
+                result.next();
+                lsn = result.getLong(1);
+            }
+            java.util.concurrent.CompletableFuture.runAsync(() -> insert(database, 3, 6, 6, false)).join();
+            try (Statement count = connection.createStatement();
+                    java.sql.ResultSet result = count.executeQuery("SELECT COUNT(*) FROM item WHERE partition_id = 3")) {
+                result.next();
+                return new long[] {lsn, result.getLong(1)};
+            }
+        });
+        assertThat(seen).as("applied LSN and rows read in one read").containsExactly(5, 5);
+        assertThat(database.appliedLsn(3)).isEqualTo(6);
+    }
+
     @Test
     void badSnapshotsAreRefusedWithoutChangingAnything() {
         PartitionDatabase source = open("source");
