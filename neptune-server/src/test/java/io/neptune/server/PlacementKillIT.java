@@ -35,11 +35,12 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link ClusterAdmin#addReplica} and {@link ClusterAdmin#removeReplica} ({@code docs/protocols/placement.md},
  * "A primary crash in the middle of a change") with node processes killed by SIGKILL in the middle, under a
- * continuous writer: a 4th replica killed while it installs the snapshot of a learner, the primary killed
- * as it logs the configuration of a remove-replica, and again of an add-replica. After each kill the change
+ * continuous writer: a 4th replica killed while, a learner, it fetches its snapshot, the primary killed as
+ * it logs the configuration of a remove-replica, and again of an add-replica. After each kill the change
  * completes, by itself or when run again; at the end every acknowledged write is on every replica of the
  * final configuration, the replicas are identical, each replica's {@code members} names the voters the
- * admin asked for, and no epoch ever had two primaries.
+ * admin asked for, and no epoch ever had two primaries. (It found snapshots taken under writes holding
+ * writes above their LSN: {@code PartitionDatabaseSnapshotTest}.)
  */
 class PlacementKillIT {
     private static final Logger logger = LoggerFactory.getLogger(PlacementKillIT.class);
