@@ -87,6 +87,14 @@ public final class PartitionDatabase implements AutoCloseable {
             + "(partition_id INT PRIMARY KEY, lsn BIGINT NOT NULL)";
     private static final String SELECT_APPLIED = "SELECT lsn FROM neptune_applied WHERE partition_id = ?";
     private static final String INSERT_APPLIED = "INSERT INTO neptune_applied(lsn, partition_id) VALUES (?, ?)";
+    /**
+     * H2's SNAPSHOT isolation ({@code org.h2.engine.Constants.TRANSACTION_SNAPSHOT}, which the JDBC
+     * driver accepts): every table is read as of the transaction's first statement. Under REPEATABLE
+     * READ, H2 fixes each table's view at the first statement that reads that table, so the applied
+     * LSN and the rows read after it could come from different moments: a snapshot or digest "at LSN
+     * n" then held writes above n, and a replica that installed it applied them twice.
+     */
+    private static final int TRANSACTION_SNAPSHOT = 6;
     private static final String UPDATE_APPLIED = "UPDATE neptune_applied SET lsn = ? WHERE partition_id = ?";
 
     private final String name;
@@ -295,9 +303,9 @@ public final class PartitionDatabase implements AutoCloseable {
     }
 
     /**
-     * Runs {@code work} on a consistent snapshot of the database (repeatable read), then rolls the
-     * transaction back, so a read can never change data behind the LSN record (DDL excepted, which
-     * H2 commits at once).
+     * Runs {@code work} on a consistent snapshot of the database (every table as of the first
+     * statement), then rolls the transaction back, so a read can never change data behind the LSN
+     * record (DDL excepted, which H2 commits at once).
      *
      * @param <T> the result type
      * @param work the queries
@@ -565,7 +573,7 @@ public final class PartitionDatabase implements AutoCloseable {
 
     /** Runs {@code work} in a repeatable-read transaction, a snapshot, and rolls it back. */
     private <T extends @Nullable Object> T inSnapshot(String what, SqlWork<T> work) {
-        return run(what, Connection.TRANSACTION_REPEATABLE_READ, false, work);
+        return run(what, TRANSACTION_SNAPSHOT, false, work);
     }
 
     private <T extends @Nullable Object> T run(String what, int isolation, boolean commit, SqlWork<T> work) {

@@ -106,6 +106,78 @@ class PartitionDatabaseSnapshotTest {
         assertThat(target.isApplied(3, 121)).isFalse();
     }
 
+    /**
+     * A write that commits while a snapshot is being taken, after it read its LSN and before it read the
+     * tables, is not in it: the snapshot holds exactly the writes up to its LSN. Under H2's REPEATABLE READ
+     * each table was read as of its first access, so the snapshot of LSN 50 held write 51 too, and a replica
+     * that installed it applied write 51 a second time (PlacementKillIT: a kv_log key violation there; a
+     * service without such a key would silently hold the write twice).
+     */
+    @Test
+    void aWriteCommittedWhileASnapshotIsTakenIsNotInIt() throws Exception {
+        PartitionDatabase source = open("source");
+        for (long lsn = 1; lsn <= 50; lsn++) {
+            insert(source, 3, lsn, lsn, false);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        java.util.concurrent.atomic.AtomicBoolean written = new java.util.concurrent.atomic.AtomicBoolean();
+        java.io.OutputStream interleaving = new java.io.FilterOutputStream(out) {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                if (written.compareAndSet(false, true)) {
+                    // the snapshot has read its LSN and not yet the table: write 51 commits now, on another thread
+                    java.util.concurrent.CompletableFuture.runAsync(() -> insert(source, 3, 51, 51, false)).join();
+                }
+                super.write(b);
+            }
+        };
+        assertThat(source.writeSnapshot(3, interleaving)).isEqualTo(50);
+        assertThat(written).isTrue();
+        assertThat(source.appliedLsn(3)).isEqualTo(51);
+
+        PartitionDatabase target = open("target");
+        target.restoreSnapshot(3, new ByteArrayInputStream(out.toByteArray()), 50);
+        long rows = target.read(connection -> {
+            try (Statement count = connection.createStatement();
+                    java.sql.ResultSet result = count.executeQuery("SELECT COUNT(*) FROM item WHERE partition_id = 3")) {
+                result.next();
+                return result.getLong(1);
+            }
+        });
+        assertThat(rows).as("rows in the snapshot of LSN 50").isEqualTo(50);
+        insert(target, 3, 51, 51, false);   // the write after the snapshot applies once, as on the source
+        assertThat(target.digest(3, DIGEST)).isEqualTo(source.digest(3, DIGEST)).startsWith("51:");
+    }
+
+    /**
+     * The same for {@link PartitionDatabase#read}: a service that reads its applied LSN and then a table (as
+     * {@code KvTestService.get} reports a value with the LSN it was read at) sees the table as of the LSN.
+     */
+    @Test
+    void aReadSeesEveryTableAsOfItsFirstStatement() {
+        PartitionDatabase database = open("source");
+        for (long lsn = 1; lsn <= 5; lsn++) {
+            insert(database, 3, lsn, lsn, false);
+        }
+        long[] seen = database.read(connection -> {
+            long lsn;
+            try (Statement select = connection.createStatement();
+                    java.sql.ResultSet result = select.executeQuery(
+                            "SELECT lsn FROM neptune_applied WHERE partition_id = 3")) {
+                result.next();
+                lsn = result.getLong(1);
+            }
+            java.util.concurrent.CompletableFuture.runAsync(() -> insert(database, 3, 6, 6, false)).join();
+            try (Statement count = connection.createStatement();
+                    java.sql.ResultSet result = count.executeQuery("SELECT COUNT(*) FROM item WHERE partition_id = 3")) {
+                result.next();
+                return new long[] {lsn, result.getLong(1)};
+            }
+        });
+        assertThat(seen).as("applied LSN and rows read in one read").containsExactly(5, 5);
+        assertThat(database.appliedLsn(3)).isEqualTo(6);
+    }
+
     @Test
     void badSnapshotsAreRefusedWithoutChangingAnything() {
         PartitionDatabase source = open("source");
