@@ -8,8 +8,11 @@ import io.neptune.core.Read;
 import io.neptune.core.RequestContext;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
+import io.neptune.core.Snapshottable;
 import io.neptune.core.Write;
 import io.neptune.server.storage.PartitionDatabase;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safety: thread-safe once started; {@link #start} and {@link #stop} are called by one thread.
  */
-public abstract class ListAppendService implements ServiceLifecycle {
+public abstract class ListAppendService implements ServiceLifecycle, Snapshottable {
     /** Partitions of both variants. */
     public static final int PARTITIONS = 8;
     /** The database file name (without extension) in the service's data directory. */
@@ -126,6 +129,23 @@ public abstract class ListAppendService implements ServiceLifecycle {
     @Check
     public boolean check(int partition, long lsn) {
         return db().isApplied(partition, lsn);
+    }
+
+    /** A partition's rows, for a replica that installs a snapshot (its REDO log then stays bounded). */
+    @Override
+    public long writeSnapshot(int partition, OutputStream out) {
+        return db().writeSnapshot(partition, out);
+    }
+
+    @Override
+    public void restoreSnapshot(int partition, InputStream in, long lsn) {
+        db().restoreSnapshot(partition, in, lsn);
+    }
+
+    /** Forces the database before the node drops log records. */
+    @Override
+    public void force(int partition) {
+        db().force();
     }
 
     /** Every list of the partition, hashed, so replicas can be compared. */

@@ -8,6 +8,7 @@ import io.neptune.benchmarks.nemesis.history.History;
 import io.neptune.benchmarks.nemesis.history.RunFiles;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
+import io.neptune.server.LogRetentionConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,9 +21,11 @@ import java.util.Set;
 import java.util.EnumSet;
 import java.util.Locale;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code ./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 1|2|3]
- * [--duration D] [--runs R] [--nodes N] [--out DIR]}: Jepsen-style runs of a list-append service
+ * [--duration D] [--runs R] [--nodes N] [--out DIR] [--log-retention RECORDS]}: Jepsen-style runs of a list-append service
  * under partitions, pauses, kills and crashes, each writing a run directory with the history, the
  * final state, the faults, the node logs and a report (docs/RELIABILITY.md explains it all).
  *
@@ -36,7 +39,13 @@ public final class NemesisBench {
 
     /** Parsed command line. */
     record Options(boolean quick, long seed, FailoverMode mode, int level, Duration duration, int runs, int nodes,
-            Path out, Set<FaultSchedule.Kind> faults) {}
+            Path out, Set<FaultSchedule.Kind> faults, @Nullable LogRetentionConfig retention) {
+        /** Options with the nodes' default log retention. */
+        Options(boolean quick, long seed, FailoverMode mode, int level, Duration duration, int runs, int nodes,
+                Path out, Set<FaultSchedule.Kind> faults) {
+            this(quick, seed, mode, level, duration, runs, nodes, out, faults, null);
+        }
+    }
 
     /** Runs the bench; exits 1 if a run had problems, 2 if this machine cannot run it. */
     public static void main(String[] args) throws Exception {
@@ -159,10 +168,10 @@ public final class NemesisBench {
         return options.quick()
                 ? new NemesisRun.Settings(seed, true, options.mode(), options.level(), options.nodes(), degree,
                         options.duration(), Duration.ofSeconds(5), 8, 20, Duration.ofMillis(25), Duration.ofSeconds(5),
-                        Duration.ofSeconds(30), options.faults())
+                        Duration.ofSeconds(30), options.faults(), options.retention())
                 : new NemesisRun.Settings(seed, false, options.mode(), options.level(), options.nodes(), degree,
                         options.duration(), Duration.ofSeconds(15), 8, 20, Duration.ofMillis(20), Duration.ofSeconds(5),
-                        Duration.ofSeconds(60), options.faults());
+                        Duration.ofSeconds(60), options.faults(), options.retention());
     }
 
     static Options parse(List<String> args) {
@@ -175,6 +184,7 @@ public final class NemesisBench {
         int nodes = quick ? 3 : 5;
         Path root = Path.of("").toAbsolutePath();
         Set<FaultSchedule.Kind> faults = EnumSet.allOf(FaultSchedule.Kind.class);
+        LogRetentionConfig retention = null;
         Path out = quick ? root.resolve("benchmarks").resolve("target").resolve("nemesis")
                 : root.resolve("docs").resolve("benchmarks").resolve("nemesis");
         for (int i = 0; i < args.size(); i++) {
@@ -194,6 +204,13 @@ public final class NemesisBench {
                 case "--runs" -> runs = Integer.parseInt(value);
                 case "--nodes" -> nodes = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value).toAbsolutePath();
+                case "--log-retention" -> {
+                    long records = Long.parseLong(value);
+                    if (records < 4) {
+                        throw new IllegalArgumentException("--log-retention: " + records + " (expected: >= 4 records)");
+                    }
+                    retention = new LogRetentionConfig(records, records / 4);
+                }
                 case "--faults" -> {
                     faults = EnumSet.noneOf(FaultSchedule.Kind.class);
                     for (String label : value.split(",")) {
@@ -213,7 +230,7 @@ public final class NemesisBench {
         if (!quick && !Files.isDirectory(root.resolve("docs")) && !args.contains("--out")) {
             throw new IllegalArgumentException("run from the repository root (no docs/ in " + root + "), or give --out");
         }
-        return new Options(quick, seed, mode, level, duration, runs, nodes, out, faults);
+        return new Options(quick, seed, mode, level, duration, runs, nodes, out, faults, retention);
     }
 
     /** Parses {@code 90}, {@code 90s}, {@code 5m}. */
@@ -226,7 +243,8 @@ public final class NemesisBench {
 
     static String usage() {
         return "./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 1|2|3]"
-                + " [--duration 180s|5m] [--runs R] [--nodes N] [--out DIR] [--faults kind,kind...]";
+                + " [--duration 180s|5m] [--runs R] [--nodes N] [--out DIR] [--faults kind,kind...]"
+                + " [--log-retention RECORDS]";
     }
 
     /** The command that reproduces one run: the given options, one run, its seed. */

@@ -5,6 +5,7 @@ import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.server.HostingConfig;
+import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.NodeConfigFile;
 import io.neptune.server.cli.NeptuneCli;
@@ -58,8 +59,10 @@ final class NemesisCluster implements AutoCloseable {
      * @param level consistency level of the service, 2 or 3
      * @param mode the service's fail-over mode on every node
      * @param cluster the JGroups cluster name
+     * @param retention the nodes' {@code log-retention} and {@code log-checkpoint-interval}, or null for the defaults
      */
-    record Spec(int nodes, int degree, int level, FailoverMode mode, String cluster) {
+    record Spec(int nodes, int degree, int level, FailoverMode mode, String cluster,
+            @Nullable LogRetentionConfig retention) {
         Spec {
             if (nodes < 3) {
                 throw new IllegalArgumentException("nodes: " + nodes + " (expected: >= 3)");
@@ -306,8 +309,12 @@ final class NemesisCluster implements AutoCloseable {
     /** Node {@code i}'s YAML config. */
     NodeConfigFile config(int i) {
         Map<Integer, Integer> hosted = hosted(i);
-        NodeConfig node = NodeConfig.builder().node(NodeId.of(nodeName(i))).bindAddress(network.address(i)).ioThreads(2)
-                .dataDirectory(dataDirectory(i)).membership(membership(network.address(i))).build();
+        NodeConfig.Builder builder = NodeConfig.builder().node(NodeId.of(nodeName(i))).bindAddress(network.address(i))
+                .ioThreads(2).dataDirectory(dataDirectory(i)).membership(membership(network.address(i)));
+        if (spec.retention() != null) {
+            builder.logRetention(spec.retention());
+        }
+        NodeConfig node = builder.build();
         HostingConfig hosting = HostingConfig.builder().partitions(hosted.keySet()).replicas(spec.degree()).workers(4)
                 .failover(spec.mode()).priorities(hosted).build();
         return new NodeConfigFile(node, List.of(new NodeConfigFile.HostedService(

@@ -1,6 +1,7 @@
 package io.neptune.benchmarks.nemesis;
 
 import io.neptune.core.FailoverMode;
+import io.neptune.server.LogRetentionConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,15 @@ final class NemesisRun {
      */
     record Settings(long seed, boolean quick, FailoverMode mode, int level, int nodes, int degree, Duration duration,
             Duration recovery, int processes, int keys, Duration think, Duration callTimeout, Duration settleTimeout,
-            Set<FaultSchedule.Kind> faults) {
+            Set<FaultSchedule.Kind> faults, @Nullable LogRetentionConfig retention) {
+        /** Settings with the nodes' default log retention. */
+        Settings(long seed, boolean quick, FailoverMode mode, int level, int nodes, int degree, Duration duration,
+                Duration recovery, int processes, int keys, Duration think, Duration callTimeout,
+                Duration settleTimeout, Set<FaultSchedule.Kind> faults) {
+            this(seed, quick, mode, level, nodes, degree, duration, recovery, processes, keys, think, callTimeout,
+                    settleTimeout, faults, null);
+        }
+
         /** Settings with every kind of fault. */
         Settings(long seed, boolean quick, FailoverMode mode, int level, int nodes, int degree, Duration duration,
                 Duration recovery, int processes, int keys, Duration think, Duration callTimeout,
@@ -105,7 +114,7 @@ final class NemesisRun {
                 settings.duration(), settings.faults());
         List<String> problems = Collections.synchronizedList(new ArrayList<>());
         NemesisCluster.Spec spec = new NemesisCluster.Spec(settings.nodes(), settings.degree(), settings.level(),
-                settings.mode(), "nemesis-" + ProcessHandle.current().pid() + "-" + settings.seed());
+                settings.mode(), "nemesis-" + ProcessHandle.current().pid() + "-" + settings.seed(), settings.retention());
         Resources resources = new Resources();
         Thread hook = new Thread(resources::close, "nemesis-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
