@@ -10,7 +10,6 @@ import java.util.List;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.FD_ALL3;
 import org.jgroups.protocols.FD_SOCK2;
-import org.jgroups.protocols.FILE_PING;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MFC;
@@ -52,8 +51,10 @@ public final class JGroupsStacks {
                     throw new UncheckedIOException("membership.discovery-directory: cannot create "
                             + config.discoveryDirectory(), e);
                 }
-                stack.add(new FILE_PING().setLocation(config.discoveryDirectory().toString())
-                        .removeAllDataOnViewChange(true));
+                // A coordinator that another one (split off, or formed while discovery saw nothing) deleted
+                // writes its file again when its merge check finds it missing (write_data_on_find).
+                stack.add(new AtomicFilePing().setLocation(config.discoveryDirectory().toString())
+                        .removeAllDataOnViewChange(true).writeDataOnFind(true));
             }
             case TCP -> {
                 stack.add(tcp(bind, config.port()));
