@@ -36,6 +36,8 @@ class NodeConfigYamlTest {
                 .dataDirectory(directory.resolve("data"))
                 .logSync(NodeConfig.LogSync.ALWAYS)
                 .ackTimeout(Duration.ofMillis(1500))
+                .logWriterThreads(5)
+                .logRetention(new LogRetentionConfig(200, 50))
                 .membership(MembershipConfig.builder().stack(MembershipConfig.Stack.TCP).cluster("shop")
                         .bindAddress("127.0.0.2").port(7900).discoveryDirectory(directory.resolve("discovery"))
                         .multicastAddress("239.8.8.9").multicastPort(45600)

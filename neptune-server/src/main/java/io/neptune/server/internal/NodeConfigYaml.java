@@ -55,6 +55,9 @@ public final class NodeConfigYaml {
                 .put("max-frame-size", node.maxFrameBytes())
                 .put("data-directory", node.dataDirectory().toString())
                 .put("log-sync", configName(node.logSync()))
+                .put("log-writer-threads", node.logWriterThreads())
+                .put("log-retention", node.logRetention().maxRecords())
+                .put("log-checkpoint-interval", node.logRetention().checkpointRecords())
                 .put("ack-timeout", duration(node.ackTimeout()));
         root.set("membership", membership(node.membership()));
         root.set("client", client(node.client()));
