@@ -253,6 +253,9 @@ final class ReplicaCore {
         log.restartAfter(boundary);
         truncations++;
         needsSnapshot = true;
+        // The snapshot replaces the state those answers came from: a write remembered here may not be in it
+        // (level 1: the source wrote it before it had that write), and must run again when it comes back.
+        responses.clear();
     }
 
     /**

@@ -143,6 +143,47 @@ class WriteAnywhereCheckpointTest {
         }
     }
 
+    /**
+     * c installs a snapshot a wrote before a had b's write w-b, which c had already run. w-b then
+     * comes back from a's log, and c must run it again: the snapshot replaced c's state. Found by the
+     * nemesis bench (seed 9201, log-retention 40): c took such writes for repeats because its
+     * response cache still remembered them from before the install, and lost them.
+     */
+    @Test
+    void aWriteThatRanBeforeASnapshotWithoutItWasInstalledRunsAgainAfterIt() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
+            List<Node> abc = startThree(cluster);
+            Node a = abc.get(0);
+            Node b = abc.get(1);
+            Node c = abc.get(2);
+            List<String> written = new ArrayList<>();
+            cluster.partition(List.of(a), List.of(b, c));
+            for (int i = 0; i < 60; i++) {
+                written.add(write(cluster, a, "a" + i));   // a alone, past the retention: it drops what b and c lack
+            }
+            CompletableFuture<Object> offer = new CompletableFuture<>();
+            a.replica.onPeerMessage("snapshot", new PeerMessages.SnapshotRequest(FaultInjectingCluster.SERVICE, 0),
+                    offer::complete);   // a writes a snapshot now, without what b and c do next
+            cluster.runUntil(offer::isDone, "a answered the snapshot request");
+            CompletableFuture<Object> ready = new CompletableFuture<>();
+            cluster.runUntil(() -> {
+                a.replica.onPeerMessage("snapshot", new PeerMessages.SnapshotRequest(FaultInjectingCluster.SERVICE, 0),
+                        ready::complete);
+                return ready.isDone() && ((PeerMessages.SnapshotOffer) ready.join()).ready();
+            }, "a offers its snapshot");
+            written.add(write(cluster, b, "w-b"));
+            cluster.runUntil(() -> c.applied().contains("w-b"), "c ran b's write");
+
+            cluster.heal();
+            cluster.runUntil(() -> List.of(a, b, c).stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY
+                    && n.applied().containsAll(written)), "every replica serving with every write");
+            settle(cluster);
+            for (Node n : List.of(a, b, c)) {
+                assertThat(n.applied()).as(n + " has each write once").containsExactlyInAnyOrderElementsOf(written);
+            }
+        }
+    }
+
     /** Starts a, b and c with Snapshottable services and {@link #RETENTION}, and waits until all serve. */
     private static List<Node> startThree(FaultInjectingCluster cluster) {
         cluster.snapshots(RETENTION);
