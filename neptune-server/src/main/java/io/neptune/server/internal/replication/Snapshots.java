@@ -126,15 +126,17 @@ final class Snapshots {
                 keepFrom = Math.min(keepFrom, replica.logEnd() + 1);
             }
         }
-        checkpoint(keepFrom, lsn -> { });
+        checkpoint(keepFrom, Long.MAX_VALUE, lsn -> { });
     }
 
     /**
      * {@link #checkpoint(List)} with the lowest LSN the other replicas still need given as
-     * {@code neededFrom} (level 1 knows it from their pulls, not from their log ends); before it
-     * drops the records below {@code lsn}, it calls {@code beforeDrop} with that {@code lsn}.
+     * {@code neededFrom} (level 1 knows it from their pulls, not from their log ends), and a lowest
+     * LSN that must stay whatever {@code log-retention} says, {@code keepAnyway} (level 1: its own
+     * writes a peer lacks, which no other replica holds); before it drops the records below
+     * {@code lsn}, it calls {@code beforeDrop} with that {@code lsn}.
      */
-    void checkpoint(long neededFrom, LongConsumer beforeDrop) {
+    void checkpoint(long neededFrom, long keepAnyway, LongConsumer beforeDrop) {
         if (!core.app.hasCheck() || core.app.snapshottable().isEmpty() || installing()
                 || core.storageFailedAt() != 0) {
             return;
@@ -143,6 +145,7 @@ final class Snapshots {
         long keepFrom = Math.min(applied + 1, neededFrom);
         keepFrom = Math.min(keepFrom, source.pinnedFrom());
         keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
+        keepFrom = Math.min(keepFrom, keepAnyway);
         keepFrom = Math.min(keepFrom, Math.min(applied, core.log.committedLsn()) + 1);
         if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords()) {
             return;

@@ -658,12 +658,17 @@ final class WriteAnywhereReplica implements PartitionReplica {
     /**
      * Drops the log records every peer has durably seen, once enough can go ({@link Snapshots#checkpoint}):
      * a peer that has not pulled since this node started holds back everything, up to {@code log-retention}.
+     * This replica's own writes that a peer lacks stay whatever the retention says: they are nowhere
+     * else, and if every replica dropped writes the others lack, each would need a snapshot that holds
+     * all of them, which none has (the nemesis bench found three replicas of a partition all waiting so,
+     * after a three-way split, with {@code --log-retention 40}).
      */
     private void checkpoint() {
         if (role != ReplicaRole.SECONDARY) {
             return;
         }
         long neededFrom = Long.MAX_VALUE;
+        long keepAnyway = ownUnseenFrom();
         if (peerSeen.size() < configuredReplicas - 1) {
             neededFrom = core.log.startLsn();
         } else {
@@ -678,7 +683,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             }
         }
         long start = core.log.startLsn();
-        core.snapshots().checkpoint(neededFrom, keepFrom -> {
+        core.snapshots().checkpoint(neededFrom, keepAnyway, keepFrom -> {
             Map<String, Long> dropped = seenAt(keepFrom - 1);
             OriginBase.write(core.log.directory(), dropped);
             base.clear();
@@ -687,6 +692,22 @@ final class WriteAnywhereReplica implements PartitionReplica {
         if (core.log.startLsn() != start) {
             byOrigin.forEach((origin, lsns) -> lsns.dropThrough(base.getOrDefault(origin, 0L)));
         }
+    }
+
+    /** The LSN of this replica's first own write that a configured peer has not pulled, or {@code Long.MAX_VALUE}. */
+    private long ownUnseenFrom() {
+        LsnsBySeq own = byOrigin.get(core.self.value());
+        if (own == null) {
+            return Long.MAX_VALUE;
+        }
+        long everyone = Long.MAX_VALUE;
+        for (Map<String, Long> theirs : peerSeen.values()) {
+            everyone = Math.min(everyone, theirs.getOrDefault(core.self.value(), 0L));
+        }
+        if (peerSeen.size() < configuredReplicas - 1) {
+            everyone = 0;   // a peer not heard from since this node started may lack all of them
+        }
+        return everyone >= own.last() ? Long.MAX_VALUE : own.lsn(Math.max(everyone + 1, own.first));
     }
 
     /** Per origin, the highest sequence logged at or below {@code lsn} (which is at or above the log's boundary). */

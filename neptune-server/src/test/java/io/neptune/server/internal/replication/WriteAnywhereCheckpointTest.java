@@ -99,10 +99,10 @@ class WriteAnywhereCheckpointTest {
     }
 
     /**
-     * c is cut off and takes a write of its own; a and b go on well past what they keep for a
-     * lagging replica. Back, c finds their logs start after writes it lacks and installs a
-     * snapshot, but only once its source has pulled c's own write: the snapshot replaces c's state,
-     * and the write was acknowledged.
+     * c is cut off and takes a write of its own; a goes on well past what b keeps for a lagging
+     * replica (a keeps its own writes c lacks: they are nowhere else), then a is cut off too. c finds
+     * that b dropped a's writes it lacks, and the only replica that still has them is out of reach:
+     * it installs b's snapshot, but only once b has pulled c's own write, which the snapshot replaces.
      */
     @Test
     void aReplicaBeyondTheRetentionInstallsASnapshotWithoutLosingItsOwnWrite() {
@@ -117,24 +117,23 @@ class WriteAnywhereCheckpointTest {
 
             cluster.partition(List.of(a, b), List.of(c));
             written.add(write(cluster, c, "c-alone"));
-            for (int i = 0; i < 60; i++) {
-                written.add(write(cluster, List.of(a, b).get(i % 2), "w" + i));
-            }
-            cluster.runUntil(() -> a.core.log.startLsn() > 20 && b.core.log.startLsn() > 20,
-                    "a and b dropped records c lacks (past the retention)");
-            assertThat(c.applied()).doesNotContain("w0");
-
-            cluster.drop((from, call) -> call.equals("c:pull")); // a and b do not get c-alone from c yet
-            cluster.heal();
+            written.addAll(bDropsWritesOfACLacks(cluster, a, b, c));
+            cluster.drop((from, call) -> call.equals("c:pull")); // b does not get c-alone from c yet
+            cluster.partition(List.of(a), List.of(b, c));
             for (int i = 0; i < 10; i++) {
                 cluster.advance(Duration.ofMillis(500));
             }
-            assertThat(c.role()).as("c lacks writes no peer keeps: it does not serve").isEqualTo(ReplicaRole.RECOVERING);
+            assertThat(c.role()).as("c lacks writes no reachable peer keeps: it does not serve")
+                    .isEqualTo(ReplicaRole.RECOVERING);
             assertThat(c.applied()).as("c waits to install a snapshot until its source has c's own write")
-                    .contains("c-alone").doesNotContain("w0");
+                    .contains("c-alone").doesNotContain("a0");
             cluster.drop((from, call) -> false);
+            cluster.runUntil(() -> c.role() == ReplicaRole.SECONDARY && c.applied().containsAll(b.applied())
+                    && b.applied().contains("c-alone"), "c installed b's snapshot and b has c's write");
+
+            cluster.heal();
             cluster.runUntil(() -> List.of(a, b, c).stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY
-                    && n.applied().size() == written.size()), "c installed a snapshot and every replica has every write");
+                    && n.applied().size() == written.size()), "every replica has every write");
             settle(cluster);
             for (Node n : List.of(a, b, c)) {
                 assertThat(n.applied()).as(n + " has each write once, c's own among them")
@@ -144,10 +143,10 @@ class WriteAnywhereCheckpointTest {
     }
 
     /**
-     * c installs a snapshot a wrote before a had b's write w-b, which c had already run. w-b then
-     * comes back from a's log, and c must run it again: the snapshot replaced c's state. Found by the
-     * nemesis bench (seed 9201, log-retention 40): c took such writes for repeats because its
-     * response cache still remembered them from before the install, and lost them.
+     * As above, but b wrote its snapshot before c's write w-c, which c ran and b then pulled: the
+     * snapshot c installs lacks w-c, which comes back from b's log, and c must run it again. Found by
+     * the nemesis bench (seed 9201, log-retention 40): a replica took such writes for repeats because
+     * its response cache still remembered them from before the install, and lost them.
      */
     @Test
     void aWriteThatRanBeforeASnapshotWithoutItWasInstalledRunsAgainAfterIt() {
@@ -156,24 +155,20 @@ class WriteAnywhereCheckpointTest {
             Node a = abc.get(0);
             Node b = abc.get(1);
             Node c = abc.get(2);
-            List<String> written = new ArrayList<>();
+            cluster.partition(List.of(a, b), List.of(c));
+            List<String> written = new ArrayList<>(bDropsWritesOfACLacks(cluster, a, b, c));
+            cluster.runUntil(() -> {   // b writes a snapshot now, without what c writes next
+                CompletableFuture<Object> offer = new CompletableFuture<>();
+                b.replica.onPeerMessage("snapshot", new PeerMessages.SnapshotRequest(FaultInjectingCluster.SERVICE, 0),
+                        offer::complete);
+                cluster.runUntil(offer::isDone, "b answered the snapshot request");
+                return ((PeerMessages.SnapshotOffer) offer.join()).ready();
+            }, "b offers a snapshot");
             cluster.partition(List.of(a), List.of(b, c));
-            for (int i = 0; i < 60; i++) {
-                written.add(write(cluster, a, "a" + i));   // a alone, past the retention: it drops what b and c lack
-            }
-            CompletableFuture<Object> offer = new CompletableFuture<>();
-            a.replica.onPeerMessage("snapshot", new PeerMessages.SnapshotRequest(FaultInjectingCluster.SERVICE, 0),
-                    offer::complete);   // a writes a snapshot now, without what b and c do next
-            cluster.runUntil(offer::isDone, "a answered the snapshot request");
-            CompletableFuture<Object> ready = new CompletableFuture<>();
-            cluster.runUntil(() -> {
-                a.replica.onPeerMessage("snapshot", new PeerMessages.SnapshotRequest(FaultInjectingCluster.SERVICE, 0),
-                        ready::complete);
-                return ready.isDone() && ((PeerMessages.SnapshotOffer) ready.join()).ready();
-            }, "a offers its snapshot");
-            written.add(write(cluster, b, "w-b"));
-            cluster.runUntil(() -> c.applied().contains("w-b"), "c ran b's write");
+            written.add(write(cluster, c, "w-c"));
 
+            cluster.runUntil(() -> c.role() == ReplicaRole.SECONDARY && c.applied().containsAll(b.applied())
+                    && c.core.log.startLsn() > 1, "c installed b's snapshot and took the rest");
             cluster.heal();
             cluster.runUntil(() -> List.of(a, b, c).stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY
                     && n.applied().containsAll(written)), "every replica serving with every write");
@@ -182,6 +177,49 @@ class WriteAnywhereCheckpointTest {
                 assertThat(n.applied()).as(n + " has each write once").containsExactlyInAnyOrderElementsOf(written);
             }
         }
+    }
+
+    /**
+     * Each replica cut off from both others takes writes well past the retention. Had each dropped
+     * its own writes the others lack, every one would need a snapshot holding all of them, which none
+     * has, and all three would wait for ever (the nemesis bench saw it with --log-retention 40): each
+     * keeps its own, and they converge from each other's logs.
+     */
+    @Test
+    void afterAThreeWaySplitPastTheRetentionTheReplicasConvergeFromEachOthersLogs() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
+            List<Node> abc = startThree(cluster);
+            List<String> written = new ArrayList<>();
+            written.add(write(cluster, abc.get(0), "before"));
+            cluster.runUntil(() -> abc.stream().allMatch(n -> n.applied().contains("before")), "all have the first write");
+            cluster.partition(List.of(abc.get(0)), List.of(abc.get(1)), List.of(abc.get(2)));
+            for (int i = 0; i < 150; i++) {
+                Node at = abc.get(i % 3);
+                written.add(write(cluster, at, at + "-" + i));
+            }
+            cluster.heal();
+            cluster.runUntil(() -> abc.stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY
+                    && n.applied().size() == written.size()), "every replica serving with every write");
+            settle(cluster);
+            for (Node n : abc) {
+                assertThat(n.applied()).as(n + " has each write once").containsExactlyInAnyOrderElementsOf(written);
+            }
+        }
+    }
+
+    /**
+     * With c cut off, a takes 60 writes: b drops those past the retention, though c lacks them (a
+     * keeps them: they are its own and c lacks them). Returns the writes.
+     */
+    private static List<String> bDropsWritesOfACLacks(FaultInjectingCluster cluster, Node a, Node b, Node c) {
+        List<String> written = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            written.add(write(cluster, a, "a" + i));
+        }
+        cluster.runUntil(() -> b.core.log.startLsn() > 20, "b dropped records c lacks (past the retention)");
+        assertThat(a.core.log.startLsn()).as("a keeps its own writes c lacks").isLessThanOrEqualTo(2);
+        assertThat(c.applied()).doesNotContain("a0");
+        return written;
     }
 
     /** Starts a, b and c with Snapshottable services and {@link #RETENTION}, and waits until all serve. */
