@@ -39,11 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Bounded level-1 (write-anywhere) logs with three real node processes and SIGKILL
- * ({@code docs/protocols/replication.md}, "Level 1: checkpoints, origins and snapshots"): while
- * node-3 is down the others drop records past {@code log-retention}; node-1, killed and restarted on
- * its truncated log, counts each origin on from its {@code origins} file; node-3, back, finds that
- * its peers dropped writes it lacks and installs a snapshot. Every acknowledged add must end on
- * every node, each set equal, nothing that was never written.
+ ({@code docs/protocols/replication.md}, "Level 1: checkpoints, origins and snapshots"): the
+ * replicas drop the records all of them have; node-1, killed and restarted on its truncated log,
+ * counts each origin on from its {@code origins} file; node-3, killed and back on a new (empty) disk,
+ * finds that its peers dropped writes it lacks and installs a snapshot. Every acknowledged add must
+ * end on every node, each set equal, nothing that was never written.
  */
 class WriteAnywhereSnapshotIT {
     private static final String SERVICE = "setdb";
@@ -75,8 +75,9 @@ class WriteAnywhereSnapshotIT {
             NeptuneClient client = cluster.observer().client();
             add(client, 400);
 
+            add(client, 400);    // ~100 a partition more, every replica up: each drops what all have
             cluster.kill("node-3");
-            add(client, 1200);   // ~300 a partition with node-3 away: past log-retention (100)
+            add(client, 400);
             for (String node : List.of("node-1", "node-2")) {
                 ReplicatedProcesses.await(() -> truncatedPartitions(cluster.output(node)) == PARTITIONS,
                         Duration.ofSeconds(60), node + " to drop records of every partition");
@@ -91,6 +92,7 @@ class WriteAnywhereSnapshotIT {
             awaitServing(cluster, "node-1", Duration.ofSeconds(60));
             add(client, 100);
 
+            deleteTree(cluster.dataDirectory("node-3"));   // its disk was replaced
             NodeProcess back = cluster.start("node-3");
             back.awaitLine(line -> line.contains("[NEP-L1-003]"), Duration.ofSeconds(60),
                     "node-3 to find that its peers dropped writes it lacks");
@@ -108,7 +110,7 @@ class WriteAnywhereSnapshotIT {
             }
             long acks = acknowledged.values().stream().mapToLong(Set::size).sum();
             System.out.printf("WriteAnywhereSnapshotIT: %d acknowledged adds, all on every node%n", acks);
-            assertThat(acks).as("acknowledged adds").isGreaterThanOrEqualTo(1900);
+            assertThat(acks).as("acknowledged adds").isGreaterThanOrEqualTo(1500);
         }
     }
 
@@ -143,6 +145,14 @@ class WriteAnywhereSnapshotIT {
         for (Thread thread : threads) {
             thread.join(TimeUnit.MINUTES.toMillis(3));
             assertThat(thread.isAlive()).as(thread.getName() + " finished").isFalse();
+        }
+    }
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(file);
+            }
         }
     }
 
