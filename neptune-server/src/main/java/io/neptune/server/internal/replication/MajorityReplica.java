@@ -62,7 +62,6 @@ import org.slf4j.LoggerFactory;
  */
 final class MajorityReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(MajorityReplica.class);
-    private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /** Where this replica stands; the published {@link ReplicaRole} follows from it. */
     enum Phase {
@@ -86,6 +85,7 @@ final class MajorityReplica implements PartitionReplica {
     private final long stalenessNanos;
     private final VersionSampler versions;
     private final WakeGrace wakeGrace;
+    private final PriorityHandover priorityHandover;
 
     private Phase phase = Phase.FOLLOWER;
     private @Nullable QuorumLeader leading;
@@ -111,7 +111,6 @@ final class MajorityReplica implements PartitionReplica {
      */
     private boolean matched;
     private boolean applyQueued;
-    private long lastHandoverNanos;
     /** A promote or take-over an operator asked for, answered when the election it started ends. */
     private @Nullable Consumer<Object> promoteReply;
     /** An operator's handover away from this primary, or null. */
@@ -133,6 +132,7 @@ final class MajorityReplica implements PartitionReplica {
         membership.bind(core);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
+        this.priorityHandover = new PriorityHandover(core);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos, core.clock);
         this.freshness = new FollowerFreshness(core, stalenessNanos);
@@ -470,7 +470,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
         if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority() && membership.counts(core.self)) {
-            maybeHandover(live, now);
+            priorityHandover.maybeAsk(live, () -> phase == Phase.FOLLOWER, r -> startElection(true));
         }
     }
 
@@ -617,21 +617,6 @@ final class MajorityReplica implements PartitionReplica {
         leader.start(members);
         publish();
         answerPromote(true, "");
-    }
-
-    private void maybeHandover(Replica live, long now) {
-        if (core.log.lostTailEnd() > 0 || core.draining.getAsBoolean() || now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
-                || core.applied < core.log.lastLsn()) {
-            return;
-        }
-        lastHandoverNanos = now;
-        core.peers.call(live.node(), core.service, core.partition, "handover",
-                new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
-                .whenComplete((r, e) -> core.exec.execute(() -> {
-                    if (r != null && r.accepted() && phase == Phase.FOLLOWER && core.log.lastLsn() >= r.logEnd()) {
-                        startElection(true);
-                    }
-                }));
     }
 
     private void promote(Consumer<Object> reply) {

@@ -87,6 +87,21 @@ class HandoffTest {
 
     @ParameterizedTest
     @EnumSource(FailoverMode.class)
+    void aCaughtUpReplicaOfHigherPriorityAsksForTheRoleBackFromAnUnpinnedPrimary(FailoverMode mode) {
+        startThree(mode);
+        assertThat(answered(cluster.write(a, "w1")).status()).isEqualTo(Status.OK);
+        PromoteReply reply = peer(c, "takeOver", new TakeOver(FaultInjectingCluster.SERVICE, 0, false),
+                PromoteReply.class);
+        assertThat(reply.accepted()).as(reply.reason()).isTrue();
+
+        cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && c.role() == ReplicaRole.SECONDARY,
+                "a, of the highest priority, primary again (a handover by priority)");
+        assertThat(answered(cluster.write(a, "w2")).status()).isEqualTo(Status.OK);
+        assertThat(a.applied()).containsExactly("w1", "w2");
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailoverMode.class)
     void writesArrivingDuringAHandoverAreHeldAndSentOnToTheNewPrimary(FailoverMode mode) {
         startThree(mode);
         CompletableFuture<ResponseMessage> inFlight = cluster.write(a, "w1");
