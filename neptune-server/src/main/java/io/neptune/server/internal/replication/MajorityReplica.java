@@ -345,14 +345,25 @@ final class MajorityReplica implements PartitionReplica {
         } else if (m.operator()) {
             handoff = new Handoff(core, node, () -> leading != null && phase == Phase.LEADER && !closed,
                     t -> leading != null && leading.idle() && leading.match(t) >= core.log.lastLsn(),
-                    t -> stepDown("handover to " + t + " (operator)"), this, reply);
+                    t -> handTo(t, "operator"), this, reply);
         } else if (!requireNonNull(leading).idle() || leading.match(node) < core.log.lastLsn()) {
             reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
         } else {
             logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
-            stepDown("handover to " + node);
+            handTo(node, "higher priority");
             reply.accept(new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn()));
         }
+    }
+
+    /**
+     * Steps down for {@code node}, which takes the role next, and follows it as its primary from now:
+     * a write that comes meanwhile is answered {@code NOT_PRIMARY} naming it, and for an election
+     * timeout this replica refuses any other candidate's (pre-)vote as a follower does, while granting
+     * the target's transfer vote. If the target never stands, that timeout ends and the partition elects.
+     */
+    private void handTo(NodeId node, String why) {
+        stepDown("handover to " + node + " (" + why + ")");
+        primary = node;
     }
 
     /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
