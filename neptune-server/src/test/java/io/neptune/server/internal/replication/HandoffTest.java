@@ -1,6 +1,7 @@
 package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
@@ -61,11 +62,22 @@ class HandoffTest {
         return write.join();
     }
 
+    /** Sends {@code node} a peer message and waits for its answer (see {@link #awaitStill}). */
     private <T> T peer(Node node, String method, Object message, Class<T> type) {
         CompletableFuture<Object> reply = new CompletableFuture<>();
         node.replica.onPeerMessage(method, message, reply::complete);
-        cluster.runUntil(reply::isDone, method + " answered by " + node.id);
+        awaitStill(reply);
         return type.cast(reply.join());
+    }
+
+    /**
+     * Waits for {@code answer} in real time with the cluster's clock standing still. A handoff's
+     * 800 ms run on that clock, so advancing it while the target logs and acknowledges (as
+     * {@link FaultInjectingCluster#runUntil} does, 100 ms a step) lets the handoff time out on a slow
+     * machine: it once did, 8 steps in 50 ms of real time, and the handover was refused.
+     */
+    private static void awaitStill(CompletableFuture<?> answer) {
+        await().pollInterval(Duration.ofMillis(10)).atMost(FaultInjectingCluster.WAIT).until(answer::isDone);
     }
 
     @ParameterizedTest
@@ -119,7 +131,7 @@ class HandoffTest {
         assertThat(held).as("w2 is held, not run").isNotDone();
 
         cluster.release(false);
-        cluster.runUntil(handover::isDone, "a answered the handover");
+        awaitStill(handover);
         assertThat(((HandoverReply) handover.join()).accepted()).isTrue();
         assertThat(answered(inFlight).status()).as("the write logged before the handover commits").isEqualTo(Status.OK);
         ResponseMessage redirected = answered(held);
@@ -140,7 +152,7 @@ class HandoffTest {
         CompletableFuture<Object> handover = new CompletableFuture<>();
         a.replica.onPeerMessage("handover", new Handover(FaultInjectingCluster.SERVICE, 0, "b", 0, true),
                 handover::complete);
-        cluster.runUntil(handover::isDone, "a answered the handover");
+        awaitStill(handover);
         assertThat(((HandoverReply) handover.join()).accepted()).isTrue();
 
         ResponseMessage late = answered(cluster.write(a, "w2"));
