@@ -187,8 +187,8 @@ final class MajorityReplica implements PartitionReplica {
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
-            if (core.snapshots().onPeerMessage(message, reply)) {
-                return;
+            if (closed || core.snapshots().onPeerMessage(message, reply)) {
+                return; // closed: silent, as a stopped process is
             }
             if (message instanceof Replicate m) {
                 onReplicate(m, reply);
@@ -518,6 +518,9 @@ final class MajorityReplica implements PartitionReplica {
      */
     private void startElection(boolean transfer) {
         assert core.exec.inExecutor() : "off the partition's executor";
+        if (closed) {
+            return; // a take-over's or handover's answer that came after the close: its log may be closed
+        }
         long thisRound = ++round;
         phase = Phase.CANDIDATE;
         restartElectionTimer(); // the next round starts a timeout from now if this one fails
@@ -782,6 +785,7 @@ final class MajorityReplica implements PartitionReplica {
     public void close() {
         core.exec.execute(() -> {
             closed = true;
+            round++; // the votes of a round under way change nothing more (unhost closes the log next)
             change = ConfigChange.abandon(change, "shutting down");
             QuorumLeader leader = leading;
             leading = null;
