@@ -62,7 +62,6 @@ import org.slf4j.LoggerFactory;
  */
 final class MajorityReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(MajorityReplica.class);
-    private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /** Where this replica stands; the published {@link ReplicaRole} follows from it. */
     enum Phase {
@@ -86,6 +85,7 @@ final class MajorityReplica implements PartitionReplica {
     private final long stalenessNanos;
     private final VersionSampler versions;
     private final WakeGrace wakeGrace;
+    private final PriorityHandover priorityHandover;
 
     private Phase phase = Phase.FOLLOWER;
     private @Nullable QuorumLeader leading;
@@ -111,7 +111,6 @@ final class MajorityReplica implements PartitionReplica {
      */
     private boolean matched;
     private boolean applyQueued;
-    private long lastHandoverNanos;
     /** A promote or take-over an operator asked for, answered when the election it started ends. */
     private @Nullable Consumer<Object> promoteReply;
     /** An operator's handover away from this primary, or null. */
@@ -133,6 +132,7 @@ final class MajorityReplica implements PartitionReplica {
         membership.bind(core);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
+        this.priorityHandover = new PriorityHandover(core);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos, core.clock);
         this.freshness = new FollowerFreshness(core, stalenessNanos);
@@ -187,8 +187,8 @@ final class MajorityReplica implements PartitionReplica {
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
-            if (core.snapshots().onPeerMessage(message, reply)) {
-                return;
+            if (closed || core.snapshots().onPeerMessage(message, reply)) {
+                return; // closed: silent, as a stopped process is
             }
             if (message instanceof Replicate m) {
                 onReplicate(m, reply);
@@ -345,14 +345,25 @@ final class MajorityReplica implements PartitionReplica {
         } else if (m.operator()) {
             handoff = new Handoff(core, node, () -> leading != null && phase == Phase.LEADER && !closed,
                     t -> leading != null && leading.idle() && leading.match(t) >= core.log.lastLsn(),
-                    t -> stepDown("handover to " + t + " (operator)"), this, reply);
+                    t -> handTo(t, "operator"), this, reply);
         } else if (!requireNonNull(leading).idle() || leading.match(node) < core.log.lastLsn()) {
             reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
         } else {
             logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
-            stepDown("handover to " + node);
+            handTo(node, "higher priority");
             reply.accept(new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn()));
         }
+    }
+
+    /**
+     * Steps down for {@code node}, which takes the role next, and follows it as its primary from now:
+     * a write that comes meanwhile is answered {@code NOT_PRIMARY} naming it, and for an election
+     * timeout this replica refuses any other candidate's (pre-)vote as a follower does, while granting
+     * the target's transfer vote. If the target never stands, that timeout ends and the partition elects.
+     */
+    private void handTo(NodeId node, String why) {
+        stepDown("handover to " + node + " (" + why + ")");
+        primary = node;
     }
 
     /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
@@ -470,7 +481,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
         if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority() && membership.counts(core.self)) {
-            maybeHandover(live, now);
+            priorityHandover.maybeAsk(live, () -> phase == Phase.FOLLOWER, r -> startElection(true));
         }
     }
 
@@ -507,6 +518,9 @@ final class MajorityReplica implements PartitionReplica {
      */
     private void startElection(boolean transfer) {
         assert core.exec.inExecutor() : "off the partition's executor";
+        if (closed) {
+            return; // a take-over's or handover's answer that came after the close: its log may be closed
+        }
         long thisRound = ++round;
         phase = Phase.CANDIDATE;
         restartElectionTimer(); // the next round starts a timeout from now if this one fails
@@ -617,21 +631,6 @@ final class MajorityReplica implements PartitionReplica {
         leader.start(members);
         publish();
         answerPromote(true, "");
-    }
-
-    private void maybeHandover(Replica live, long now) {
-        if (core.log.lostTailEnd() > 0 || core.draining.getAsBoolean() || now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
-                || core.applied < core.log.lastLsn()) {
-            return;
-        }
-        lastHandoverNanos = now;
-        core.peers.call(live.node(), core.service, core.partition, "handover",
-                new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
-                .whenComplete((r, e) -> core.exec.execute(() -> {
-                    if (r != null && r.accepted() && phase == Phase.FOLLOWER && core.log.lastLsn() >= r.logEnd()) {
-                        startElection(true);
-                    }
-                }));
     }
 
     private void promote(Consumer<Object> reply) {
@@ -786,6 +785,7 @@ final class MajorityReplica implements PartitionReplica {
     public void close() {
         core.exec.execute(() -> {
             closed = true;
+            round++; // the votes of a round under way change nothing more (unhost closes the log next)
             change = ConfigChange.abandon(change, "shutting down");
             QuorumLeader leader = leading;
             leading = null;

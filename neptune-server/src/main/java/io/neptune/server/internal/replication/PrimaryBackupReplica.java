@@ -66,7 +66,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
     /** How long one slice of applying committed writes may hold the executor. */
     static final long APPLY_SLICE_MILLIS = 5;
-    private static final long HANDOVER_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** A gap between ticks (every 100 ms) longer than this means the process was paused. */
     static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
@@ -106,6 +105,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private final long ackTimeoutMillis;
     private final PrimaryPipeline pipeline;
     private final Rejoin rejoin;
+    private final PriorityHandover priorityHandover;
     private final VersionSampler versions;
 
     private Phase phase = Phase.RECOVERING;
@@ -133,7 +133,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** ELECTING: the phase the election started from (SECONDARY, or RECOVERING if catastrophic), and its round. */
     private Phase electingFrom = Phase.SECONDARY;
     private long electionRound;
-    private long lastHandoverNanos;
     /** An operator's handover away from this primary, or null. */
     private @Nullable Handoff handoff;
     /** PRIMARY by an operator's move-primary: refuses handovers by priority while it leads. */
@@ -150,6 +149,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.configuredReplicas = configuredReplicas;
         this.ackTimeoutMillis = ackTimeout.toMillis();
         this.rejoin = new Rejoin(core);
+        this.priorityHandover = new PriorityHandover(core);
         this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos(), () -> core.clock.getAsLong());
         this.lastFromPrimaryNanos = core.clock.getAsLong();
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
@@ -526,7 +526,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
         if (role() != ReplicaRole.RECOVERING) {
             if (priority > live.priority() && !newerEpoch) {
-                maybeHandover(live);
+                priorityHandover.maybeAsk(live, () -> role() == ReplicaRole.SECONDARY,
+                        r -> takeOverFrom(live, r, "took over by priority"));
             }
         } else if (core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
             logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
@@ -709,26 +710,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
             enter(Phase.RECOVERING);
             logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
         }
-    }
-
-    private void maybeHandover(Replica live) {
-        if (core.log.lostTailEnd() > 0 || core.draining.getAsBoolean()) {
-            return; // its log lacks records its service applied: it cannot lead
-        }
-        long now = core.clock.getAsLong();
-        if (now - lastHandoverNanos < HANDOVER_INTERVAL_NANOS || core.log.lastLsn() < live.logEnd()
-                || core.applied < core.log.lastLsn()) {
-            return;
-        }
-        lastHandoverNanos = now;
-        core.peers.call(live.node(), core.service, core.partition, "handover",
-                new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
-                .whenComplete((r, e) -> core.exec.execute(() -> {
-                    if (r != null && r.accepted() && role() == ReplicaRole.SECONDARY
-                            && core.log.lastLsn() >= r.logEnd()) {
-                        takeOverFrom(live, r, "took over by priority");
-                    }
-                }));
     }
 
     /** Takes the primary role from {@code live}, which handed it over with {@code r}. */

@@ -13,6 +13,9 @@ import org.slf4j.LoggerFactory;
  * Runs tasks one at a time, in submission order, on a shared pool: the confinement of one
  * partition's replication state. Thread-safety: thread-safe; tasks never run concurrently.
  *
+ * <p>A task that throws (an {@code assert} that fails included) does not stop the tasks after it;
+ * its failure is logged and reported to the thread's uncaught-exception handler ({@code report}).
+ *
  * <p>A drain yields its pool thread after 64 tasks or {@value #DRAIN_BUDGET_MILLIS} ms, whichever
  * comes first, and queues itself behind the other partitions: a partition busy applying a backlog
  * of slow writes cannot hold the pool's threads while other partitions' acknowledgements wait.
@@ -49,6 +52,30 @@ final class SerialExecutor implements Executor {
         return current == Thread.currentThread();
     }
 
+    /**
+     * Makes a task's failure seen without ending the drain: logs it at ERROR with this executor's
+     * name and hands it to the uncaught-exception handler the pool thread would die through, its own
+     * or else the JVM's default (in the test suites {@code io.neptune.testing.BackgroundFailures},
+     * which fails the test that ran). With neither, the log line is all: a thread group's fallback
+     * would only print the stack trace to stderr again. What the handler throws is logged, not thrown.
+     */
+    private void report(Throwable failure) {
+        logger.error("{}: a task failed; the next one runs", owner, failure);
+        Thread thread = Thread.currentThread();
+        Thread.UncaughtExceptionHandler handler = thread.getUncaughtExceptionHandler();
+        if (handler == thread.getThreadGroup()) { // the thread has no handler of its own
+            handler = Thread.getDefaultUncaughtExceptionHandler();
+        }
+        if (handler == null) {
+            return;
+        }
+        try {
+            handler.uncaughtException(thread, failure);
+        } catch (Throwable e) {
+            logger.error("{}: the uncaught-exception handler failed", owner, e);
+        }
+    }
+
     private void drain() {
         current = Thread.currentThread();
         long start = System.nanoTime();
@@ -66,7 +93,7 @@ final class SerialExecutor implements Executor {
                 try {
                     task.run();
                 } catch (Throwable e) { // an Error too: the next task must still run, or the partition stalls for good
-                    logger.error("{}: task failed", owner, e);
+                    report(e);
                 }
             }
         } finally {

