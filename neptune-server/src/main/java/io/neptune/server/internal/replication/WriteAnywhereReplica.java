@@ -97,6 +97,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
     /** The peer this replica installs a snapshot from, or null. */
     private @Nullable NodeId snapshotFrom;
     private boolean snapshotStarted;
+    /** Set by {@link #close()}: nothing more runs against the log. */
+    private boolean closed;
     private ReplicaRole role = ReplicaRole.RECOVERING;
     /** Why this replica cannot take records until the node restarts or is rebuilt, or null. */
     private @Nullable String outOfService;
@@ -178,6 +180,12 @@ final class WriteAnywhereReplica implements PartitionReplica {
             CompletableFuture<Void> appended = append(record);
             boolean took = noteIfTaken(record);
             appended.whenComplete((v, e) -> core.exec.execute(() -> {
+                if (closed) {
+                    reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + " closed while"
+                            + " the write at LSN " + record.lsn() + " was being logged; if it reached the disk it runs"
+                            + " when this node starts again: retry with the same request id"));
+                    return;
+                }
                 if (e != null) {
                     appendFailed(record, took, e);
                     reply.accept(took
@@ -258,6 +266,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         record.requestId(), entry.origin(), entry.originSeq());
             }
             appended.whenComplete((v, e) -> core.exec.execute(() -> {
+                if (closed) {
+                    return; // its log is closed: it applies what it logged when the node starts again
+                }
                 if (e != null) {
                     appendFailed(record, took, e);
                     return;
@@ -352,6 +363,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
+            if (closed) {
+                return; // the caller times out, as with a node that stopped
+            }
             if (core.snapshots().onPeerMessage(message, reply)) {
                 return;
             }
@@ -505,6 +519,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
     @Override
     public void tick() {
         core.exec.execute(() -> {
+            if (closed) {
+                return;
+            }
             if (outOfService != null) {
                 return; // its log takes nothing until the node restarts: pulling would only fetch what it refuses
             }
@@ -748,7 +765,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     @Override
     public void close() {
-        // nothing pending: level-1 writes are answered once applied locally
+        // Nothing is pending (level-1 writes are answered once applied here), but a completion or message that
+        // comes after must not touch the log, which the node closes next.
+        core.exec.execute(() -> closed = true);
     }
 
     @Override

@@ -129,6 +129,26 @@ class WriteAnywhereRecoveryTest {
         }
     }
 
+    /**
+     * A closed replica (its node stops, or an operator removed it) takes nothing more: the node
+     * closes its log next, and a gossip or a late completion that ran then would write to a closed log.
+     */
+    @Test
+    void aClosedReplicaTakesNoMoreRecords() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 2)) {
+            cluster.start("a", 1);
+            Node c = cluster.start("c", 1);
+            cluster.awaitServing();
+            long end = c.core.log.lastLsn();
+            c.replica.close();
+            List<Entry> late = List.of(Entry.of(new LogRecord(1, 0, RecordKind.WRITE, new RequestId(9, 9), "x", 1,
+                    "late", new byte[0])));
+            c.replica.onPeerMessage("gossip", new Gossip(FaultInjectingCluster.SERVICE, 0, late), answer -> { });
+            FaultInjectingCluster.sync(c);
+            assertThat(c.core.log.lastLsn()).as("c's log after it closed").isEqualTo(end);
+        }
+    }
+
     /** A log that failed (its disk did) refuses every change until a restart: the replica leaves service. */
     @Test
     void aReplicaWhoseLogFailedLeavesServiceAndSaysWhatHappenedToTheWrite() {
