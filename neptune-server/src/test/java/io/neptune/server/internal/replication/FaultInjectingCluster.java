@@ -76,6 +76,8 @@ final class FaultInjectingCluster implements AutoCloseable {
     /** (from, "to:method"): the message arrives twice. */
     private volatile BiPredicate<NodeId, String> duplicate = (from, call) -> false;
     private final Map<String, SerialExecutor> links = new ConcurrentHashMap<>();
+    /** Per node, the calls delivered to it and not answered yet: a kill fails them. */
+    private final Map<NodeId, Set<CompletableFuture<?>>> pending = new ConcurrentHashMap<>();
     private final Set<NodeId> paused = ConcurrentHashMap.newKeySet();
     /** Every (epoch, primary) seen at a step: two primaries of one epoch would break everything. */
     private final Map<Long, Set<NodeId>> primariesByEpoch = new ConcurrentHashMap<>();
@@ -148,6 +150,13 @@ final class FaultInjectingCluster implements AutoCloseable {
         sync(node);
         node.gate.close();
         node.core.log.close();
+        // Its connections die with it: a call it had not answered fails, as a real one does when the socket
+        // closes. A leader otherwise waited for ever for an answer to a message the dead node had taken, and
+        // never sent to the node's next incarnation (MajorityNemesisTest in CI: n1 stuck at applied 1).
+        Set<CompletableFuture<?>> unanswered = pending.remove(node.id);
+        if (unanswered != null) {
+            unanswered.forEach(f -> f.completeExceptionally(new TimeoutException(node + " was killed before it answered")));
+        }
     }
 
     /** Splits the live nodes into groups that reach only each other; nodes in no group are isolated. */
@@ -570,6 +579,9 @@ final class FaultInjectingCluster implements AutoCloseable {
                         LOST_AFTER_MILLIS, TimeUnit.MILLISECONDS);
                 return result;
             }
+            Set<CompletableFuture<?>> unanswered = pending.computeIfAbsent(node, k -> ConcurrentHashMap.newKeySet());
+            unanswered.add(result);
+            result.whenComplete((r, e) -> unanswered.remove(result));
             SerialExecutor link = links.computeIfAbsent(self + ">" + node, k -> new SerialExecutor(pool, k));
             Runnable deliver = () -> link.execute(() -> {
                 if (nodes.get(node) != target || !reachable(self, node)) {
