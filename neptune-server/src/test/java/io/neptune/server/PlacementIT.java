@@ -177,6 +177,11 @@ class PlacementIT {
                     .stream().filter(r -> r.node().equals("node-0")).mapToLong(ClusterAdmin.ReplicaStatus::logStart)
                     .max().orElse(0) > 1);
 
+            // node-0 has the highest priority: until it leads, a priority handover can cut a placement change short
+            // (NEP-PLACE-002, retryable; CI saw it here)
+            await().atMost(Duration.ofSeconds(60)).until(() -> admin.replicaRoles(kv, PARTITION)
+                    .get(NodeId.of("node-0")) == ReplicaRole.PRIMARY);
+
             // the service refuses: the node does not host the partition, and says why
             service.refusePartitions(true);
             assertThatThrownBy(() -> operator.addReplica(kv, PARTITION, "node-3", Duration.ofSeconds(30))
