@@ -215,11 +215,14 @@ class MachineCrashIT {
                     Duration.ofSeconds(30), "node-2 to leave the yellow page");
             System.out.printf("MachineCrashIT: level 1: %s%n", CrashFs.cut(root));
             cluster.start("node-2");
+            // node-1 may not have finished its first anti-entropy round before node-2 went down (a slow start on
+            // a loaded machine): it stays RECOVERING, and answers reads STALE, until node-2 is back and answers it
             awaitServing(cluster, "node-2");
+            awaitServing(cluster, "node-1");
 
             for (String node : List.of("node-1", "node-2")) {
                 ReplicatedProcesses.await(() -> members(cluster, node).containsAll(added), Duration.ofSeconds(30),
-                        "every acknowledged add on " + node + " (has " + members(cluster, node).size() + ")");
+                        "every acknowledged add on " + node);
             }
             assertThat(members(cluster, "node-2")).isEqualTo(members(cluster, "node-1"));
             assertThat(cluster.status("node-2", UncheckedSetTestService.SERVICE, 0).get("digest"))
