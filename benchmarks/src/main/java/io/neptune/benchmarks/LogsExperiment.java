@@ -25,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import java.util.stream.Stream;
 
 /**
@@ -44,7 +45,7 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>Usage: {@code ./neptune bench logs [writes] [mb]} (defaults 200,000 writes, 256 MB; 0 writes runs only
- * the new replica).
+ * the new replica, 0 MB only the restart runs, which follow a throwaway warm-up run).
  */
 public final class LogsExperiment {
     private static final String SERVICE = "cache";
@@ -59,13 +60,22 @@ public final class LogsExperiment {
                 Report.loadAverage(), work);
         System.out.println("| run | node-1 redo.log after the writes | write rate | node-1 start (phase 1) | start to serving |");
         System.out.println("| --- | --- | --- | --- | --- |");
-        if (writes > 0) {   // 0: only the new replica
-            restartRun(work.resolve("truncating"), writes, new LogRetentionConfig(1_000_000, 10_000),
-                    "checkpoints every 10,000");
-            restartRun(work.resolve("keep-all"), writes, new LogRetentionConfig(1_000_000, Integer.MAX_VALUE),
-                    "whole log kept");
+        try {
+            if (writes > 0) {   // 0: only the new replica
+                // the first cluster of a JVM runs cold (JIT, class loading): a throwaway run keeps that out of both rows
+                restartRun(work.resolve("warm-up"), Math.min(writes, 20_000), new LogRetentionConfig(1_000_000, 10_000),
+                        "warm-up, not measured");
+                restartRun(work.resolve("truncating"), writes, new LogRetentionConfig(1_000_000, 10_000),
+                        "checkpoints every 10,000");
+                restartRun(work.resolve("keep-all"), writes, new LogRetentionConfig(1_000_000, Integer.MAX_VALUE),
+                        "whole log kept");
+            }
+            if (mb > 0) {       // 0: only the restart runs
+                newReplicaRun(work.resolve("new-replica"), mb);
+            }
+        } finally {
+            RedoLogAppendBenchmark.deleteTree(work);   // hundreds of MB after a long run
         }
-        newReplicaRun(work.resolve("new-replica"), mb);
         System.out.printf(Locale.ROOT, "load average %s%n", Report.loadAverage());
     }
 
@@ -78,12 +88,15 @@ public final class LogsExperiment {
             }
             awaitServing(client, "node-1", 0);
             long writing = System.nanoTime();
-            int written = writeMany(client.client(), writes, 64, 10_000);
+            Path redo = log(work, 1).resolve("redo.log");
+            int written = writeMany(client.client(), writes, 64, 10_000, sent -> System.out.printf(Locale.ROOT,
+                    "  (%s: %,d writes sent in %.0f s; node-1 redo.log %.1f MB)%n", what, sent,
+                    (System.nanoTime() - writing) / 1e9, sizeOf(redo) / 1e6));
             double seconds = (System.nanoTime() - writing) / 1e9;
             long target = primaryVersion(client);
             awaitServing(client, "node-1", target);
             Thread.sleep(500);   // a last checkpoint tick
-            long size = Files.size(log(work, 1).resolve("redo.log"));
+            long size = Files.size(redo);
             nodes.get(0).close();
             long starting = System.nanoTime();
             NeptuneNode restarted = start(work, membership, retention, 1);
@@ -109,7 +122,8 @@ public final class LogsExperiment {
             int valueBytes = 16 * 1024;
             long writing = System.nanoTime();
             int values = (int) ((long) mb * 1024 * 1024 / valueBytes);
-            int written = writeMany(client.client(), values, valueBytes, values);   // each to its own key: mb MB of rows
+            int written = writeMany(client.client(), values, valueBytes, values,   // each to its own key: mb MB of rows
+                    sent -> System.out.printf(Locale.ROOT, "  (new replica: %,d of %,d values written)%n", sent, values));
             double seconds = (System.nanoTime() - writing) / 1e9;
             long target = primaryVersion(client);
             Thread.sleep(500);
@@ -189,8 +203,21 @@ public final class LogsExperiment {
                 && r.role() == ReplicaRole.PRIMARY).mapToLong(AnnouncedReplica::version).max().orElse(0);
     }
 
-    /** Writes {@code count} values of {@code valueBytes} bytes to keys {@code key-0 .. key-(keys - 1)}, in turn. */
-    private static int writeMany(NeptuneClient client, int count, int valueBytes, int keys) throws InterruptedException {
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Writes {@code count} values of {@code valueBytes} bytes to keys {@code key-0 .. key-(keys - 1)}, in turn;
+     * every tenth of them (at least 10,000) tells {@code progress} how many were sent.
+     */
+    private static int writeMany(NeptuneClient client, int count, int valueBytes, int keys, IntConsumer progress)
+            throws InterruptedException {
+        int every = Math.max(10_000, count / 10);
         Semaphore window = new Semaphore(64);
         NeptuneHandle handle = NeptuneHandle.create();
         String value = "v".repeat(valueBytes);
@@ -208,6 +235,9 @@ public final class LogsExperiment {
                     });
             if (count - i <= 64) {
                 last.add(call);
+            }
+            if ((i + 1) % every == 0 && i + 1 < count) {
+                progress.accept(i + 1);
             }
         }
         for (CompletableFuture<Updated> call : last) {
