@@ -79,7 +79,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
         for (ServiceRuntime runtime : router.services().values()) {
             List<Announcement.ReplicaState> replicas = new ArrayList<>();
             for (int p = 0; p < runtime.descriptor().partitions(); p++) {
-                if (runtime.hosts(p)) {
+                if (runtime.partitions().hosts(p)) {
                     replicas.add(replication.announce(runtime.descriptor().name(), p, runtime.hosting().priorityOf(p)));
                 }
             }

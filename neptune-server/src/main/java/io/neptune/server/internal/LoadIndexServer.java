@@ -49,7 +49,7 @@ public final class LoadIndexServer implements AutoCloseable {
                         ServiceRuntime runtime = byName.get(poll.service());
                         int load = -1;
                         int classLoad = -1;
-                        if (runtime != null && runtime.hosts(poll.partition())) {
+                        if (runtime != null && runtime.partitions().hosts(poll.partition())) {
                             load = runtime.load();
                             classLoad = poll.namesClass() ? runtime.load(poll.serviceClass()) : load;
                         }

@@ -88,8 +88,8 @@ public final class NodeRuntime implements AutoCloseable {
             PlacementStore placement = new PlacementStore(config.dataDirectory());
             for (ServiceRuntime service : services.values()) {
                 // an operator's add-replica or remove-replica overrides the config's partitions
-                placement.partitions(service.descriptor().name()).ifPresent(service::place);
-                if (service.hosted().isEmpty() && !ReplicationEngine.acceptsPlacement(service)) {
+                placement.partitions(service.descriptor().name()).ifPresent(service.partitions()::place);
+                if (service.partitions().hosted().isEmpty() && !ReplicationEngine.acceptsPlacement(service)) {
                     logger.warn("{}: hosts no partition of '{}', and add-replica cannot place one here (only a"
                             + " level-2/3 service in majority mode takes placement changes): it serves nothing of it"
                             + " until its config's partitions: name some", node, service.descriptor().name());
@@ -208,7 +208,7 @@ public final class NodeRuntime implements AutoCloseable {
                 continue; // nothing to recover: it serves as soon as the node runs
             }
             for (int p = 0; p < service.descriptor().partitions(); p++) {
-                ReplicaRole role = service.hosts(p) ? replication.role(name, p) : ReplicaRole.SECONDARY;
+                ReplicaRole role = service.partitions().hosts(p) ? replication.role(name, p) : ReplicaRole.SECONDARY;
                 if (role == ReplicaRole.RECOVERING) {
                     notServing.add(new Health.NotServing(name, p, role));
                 }

@@ -120,7 +120,7 @@ public final class Router {
                     : Status.UNKNOWN_METHOD, streamMismatch));
             return;
         }
-        if (!runtime.hosts(request.partition())) {
+        if (!runtime.partitions().hosts(request.partition())) {
             answer.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " does not host " + request.service()
                     + "#" + request.partition()));
             return;

@@ -82,10 +82,8 @@ public final class ServiceRuntime implements AutoCloseable {
     private final Map<String, AtomicLong> writeCosts = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private volatile ToLongFunction<Integer> versions = partition -> 0;
-    /** The hosted partitions an operator's placement change set ({@link PlacementStore}), or null: the config's. */
-    private volatile @Nullable Set<Integer> placed;
-    /** Lets a call of a partition into the service only while it is hosted here, and counts it. */
-    private final PartitionGate gate;
+    /** The partitions hosted here now; a call of one runs only while it is. */
+    private final HostedPartitions partitions;
     /** The service's snapshot support behind the gate, or null if it is not {@link Snapshottable}. */
     private final @Nullable Snapshottable snapshots;
 
@@ -100,9 +98,8 @@ public final class ServiceRuntime implements AutoCloseable {
         this.classAware = scheduling.plainFifo() ? null : new ClassAwareScheduler(scheduling, hosting.queueCapacity(),
                 System::nanoTime, this::dropped);
         this.scheduler = classAware != null ? classAware : new FifoScheduler(hosting.queueCapacity());
-        this.gate = new PartitionGate(descriptor.partitions(), this::hosts, p -> node + " does not host "
-                + descriptor.name() + "#" + p);
-        this.snapshots = instance instanceof Snapshottable s ? gate.snapshots(s) : null;
+        this.partitions = new HostedPartitions(node, descriptor, hosting, instance);
+        this.snapshots = instance instanceof Snapshottable s ? partitions.gated(s) : null;
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         for (MethodDescriptor method : descriptor.methods().values()) {
             try {
@@ -110,19 +107,6 @@ public final class ServiceRuntime implements AutoCloseable {
             } catch (IllegalAccessException e) {
                 throw new IllegalArgumentException(descriptor.serviceClass().getName() + "." + method.javaMethod().getName()
                         + "(): not accessible (expected: public method of a public class)", e);
-            }
-        }
-        for (int partition : hosting.partitions()) {
-            if (partition >= descriptor.partitions()) {
-                throw new IllegalArgumentException(descriptor.name() + " partition: " + partition
-                        + " (expected: 0.." + (descriptor.partitions() - 1) + ")");
-            }
-        }
-        for (int partition : hosting.priorities().keySet()) {
-            if (!hosting.hosts(partition, descriptor.partitions())) {
-                throw new IllegalArgumentException(descriptor.name() + " priority for partition " + partition
-                        + " (expected: a hosted partition, " + (hosting.allPartitions() ? "0.."
-                                + (descriptor.partitions() - 1) : hosting.partitions()) + ")");
             }
         }
     }
@@ -152,22 +136,6 @@ public final class ServiceRuntime implements AutoCloseable {
         return hosting;
     }
 
-    private java.util.SortedSet<Integer> hostedPartitions() {
-        Set<Integer> p = placed;
-        if (p != null) {
-            return new TreeSet<>(p);
-        }
-        java.util.SortedSet<Integer> hosted = new TreeSet<>();
-        if (!hosting.allPartitions()) {
-            hosted.addAll(hosting.partitions());
-            return hosted;
-        }
-        for (int partition = 0; partition < descriptor.partitions(); partition++) {
-            hosted.add(partition);
-        }
-        return hosted;
-    }
-
     /**
      * Sets where reads learn the version they were served at, asked after the method ran: at least
      * the LSN of every write whose effects the read may have seen.
@@ -187,11 +155,11 @@ public final class ServiceRuntime implements AutoCloseable {
         if (method == null) {
             return ResponseMessage.error(0, Status.UNKNOWN_METHOD, "no method '" + methodName + "' in " + descriptor.name());
         }
-        enterOrThrow(partition);
+        partitions.enter(partition);
         try {
             return executeHosted(partition, method, payload, lsn);
         } finally {
-            gate.exit(partition);
+            partitions.exit(partition);
         }
     }
 
@@ -220,11 +188,11 @@ public final class ServiceRuntime implements AutoCloseable {
     public boolean check(int partition, long lsn) {
         Method check = descriptor.checkMethod().orElseThrow(() -> new IllegalStateException(descriptor.name()
                 + " has no @Check method"));
-        enterOrThrow(partition);
+        partitions.enter(partition);
         try {
             return (Boolean) call(check, partition, lsn);
         } finally {
-            gate.exit(partition);
+            partitions.exit(partition);
         }
     }
 
@@ -243,11 +211,11 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     public Optional<String> digest(int partition) {
         return descriptor.digestMethod().map(m -> {
-            enterOrThrow(partition);
+            partitions.enter(partition);
             try {
                 return (String) call(m, partition);
             } finally {
-                gate.exit(partition);
+                partitions.exit(partition);
             }
         });
     }
@@ -263,96 +231,9 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
-    /** Whether {@code partition} is hosted here. */
-    public boolean hosts(int partition) {
-        Set<Integer> p = placed;
-        return p != null ? p.contains(partition) : hosting.hosts(partition, descriptor.partitions());
-    }
-
-    /** The partitions hosted here now. */
-    public Set<Integer> hosted() {
-        return hostedPartitions();
-    }
-
-    /**
-     * Hosts exactly {@code partitions} from now on, overriding the config's {@code partitions:}
-     * ({@code docs/protocols/placement.md}); the service's {@link ServiceEnvironment#partitions()}
-     * says so at once. A partition added here must have been prepared with {@link #partitionAdded}
-     * first; one dropped refuses calls from now on and is released with {@link #partitionRemoved}.
-     */
-    public void place(Set<Integer> partitions) {
-        for (int partition : partitions) {
-            if (partition < 0 || partition >= descriptor.partitions()) {
-                throw new IllegalArgumentException(descriptor.name() + " partition: " + partition + " (expected: 0.."
-                        + (descriptor.partitions() - 1) + ")");
-            }
-        }
-        placed = Set.copyOf(partitions);
-    }
-
-    /**
-     * Tells the service that an operator placed {@code partition} on this node while it runs
-     * ({@link ServiceLifecycle#partitionAdded}), on the calling thread (the node's placement
-     * thread), before {@link #place} hosts it and anything of it runs here.
-     *
-     * @throws NeptuneException with code NEP-PLACE-008 if the service threw: it does not want the
-     *     partition, and the caller must not host it
-     */
-    public void partitionAdded(int partition) {
-        if (partition < 0 || partition >= descriptor.partitions()) {
-            throw new IllegalArgumentException(descriptor.name() + " partition: " + partition + " (expected: 0.."
-                    + (descriptor.partitions() - 1) + ")");
-        }
-        if (hosts(partition)) {
-            throw new IllegalStateException(descriptor.name() + "#" + partition + " is hosted already");
-        }
-        if (!(instance instanceof ServiceLifecycle lifecycle)) {
-            return;
-        }
-        try {
-            lifecycle.partitionAdded(partition);
-        } catch (RuntimeException e) {
-            logger.warn("{}: {}.partitionAdded({}) threw; not hosting the partition", node, descriptor.name(),
-                    partition, e);
-            throw new NeptuneException("NEP-PLACE-008 " + node + ": " + descriptor.name() + ".partitionAdded("
-                    + partition + ") threw " + e + "; the partition is not hosted there", e);
-        }
-    }
-
-    /**
-     * Tells the service that {@code partition}, which {@link #place} no longer hosts, left this node
-     * ({@link ServiceLifecycle#partitionRemoved}), on the calling thread, once no call of it runs:
-     * waits up to {@code wait} for the running ones. Returns whether the service was told; if calls
-     * still ran, or the service threw, the node logs why.
-     */
-    public boolean partitionRemoved(int partition, Duration wait) throws InterruptedException {
-        if (hosts(partition)) {
-            throw new IllegalStateException(descriptor.name() + "#" + partition + " is still hosted (expected: placed"
-                    + " without it first)");
-        }
-        if (!gate.awaitIdle(partition, wait)) {
-            logger.warn("{}: {} call(s) of {}#{} still run {} ms after it left this node; not calling"
-                    + " partitionRemoved() under them", node, gate.running(partition), descriptor.name(), partition,
-                    wait.toMillis());
-            return false;
-        }
-        if (!(instance instanceof ServiceLifecycle lifecycle)) {
-            return true;
-        }
-        try {
-            lifecycle.partitionRemoved(partition);
-            return true;
-        } catch (RuntimeException e) {
-            logger.warn("{}: {}.partitionRemoved({}) threw; the partition left this node regardless", node,
-                    descriptor.name(), partition, e);
-            return false;
-        }
-    }
-
-    private void enterOrThrow(int partition) {
-        if (!gate.enter(partition)) {
-            throw new NeptuneException(gate.notHosted(partition));
-        }
+    /** The partitions hosted here now, and the operator's changes to them. */
+    public HostedPartitions partitions() {
+        return partitions;
     }
 
     /** Active plus queued requests, including replicated writes in progress: the load index. */
@@ -620,14 +501,14 @@ public final class ServiceRuntime implements AutoCloseable {
 
     private @Nullable ResponseMessage run(Task task, Context context) {
         RequestMessage request = task.request();
-        if (!gate.enter(request.partition())) { // it left this node while the call waited
-            return ResponseMessage.error(request.requestId(), Status.NOT_HOSTED, gate.notHosted(request.partition()));
+        if (!partitions.tryEnter(request.partition())) { // it left this node while the call waited
+            return ResponseMessage.error(request.requestId(), Status.NOT_HOSTED, partitions.notHosted(request.partition()));
         }
         ResponseMessage response;
         try {
             response = invoke(request, task.method(), context, task.stream());
         } finally {
-            gate.exit(request.partition());
+            partitions.exit(request.partition());
         }
         if (response == null || response.status() == Status.OK) {
             served.incrementAndGet();
@@ -748,7 +629,7 @@ public final class ServiceRuntime implements AutoCloseable {
 
         @Override
         public Set<Integer> partitions() {
-            return Collections.unmodifiableSortedSet(hostedPartitions());
+            return Collections.unmodifiableSortedSet(partitions.hosted());
         }
 
         @Override

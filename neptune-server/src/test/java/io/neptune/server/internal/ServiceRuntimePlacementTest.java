@@ -57,18 +57,18 @@ class ServiceRuntimePlacementTest {
         assertThat(service.environment().partitions()).isEmpty();
         assertThat(hold(0).get(10, TimeUnit.SECONDS).status()).isEqualTo(Status.NOT_HOSTED);
 
-        runtime.partitionAdded(0);
-        runtime.place(Set.of(0));
+        runtime.partitions().partitionAdded(0);
+        runtime.partitions().place(Set.of(0));
         assertThat(service.environment().partitions()).containsExactly(0);
         CompletableFuture<ResponseMessage> running = hold(0);
         assertThat(service.awaitHolding()).isTrue();
 
-        runtime.place(Set.of());   // the partition leaves: new calls are refused at once
+        runtime.partitions().place(Set.of());   // the partition leaves: new calls are refused at once
         assertThat(service.environment().partitions()).isEmpty();
         assertThat(hold(0).get(10, TimeUnit.SECONDS).status()).isEqualTo(Status.NOT_HOSTED);
         CompletableFuture<Boolean> removed = CompletableFuture.supplyAsync(() -> {
             try {
-                return runtime.partitionRemoved(0, Duration.ofSeconds(30));
+                return runtime.partitions().partitionRemoved(0, Duration.ofSeconds(30));
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
@@ -83,12 +83,12 @@ class ServiceRuntimePlacementTest {
 
     @Test
     void aCallStillRunningAfterTheWaitKeepsTheServiceFromBeingTold() throws Exception {
-        runtime.partitionAdded(1);
-        runtime.place(Set.of(1));
+        runtime.partitions().partitionAdded(1);
+        runtime.partitions().place(Set.of(1));
         CompletableFuture<ResponseMessage> running = hold(1);
         assertThat(service.awaitHolding()).isTrue();
-        runtime.place(Set.of());
-        assertThat(runtime.partitionRemoved(1, Duration.ofMillis(50))).isFalse();
+        runtime.partitions().place(Set.of());
+        assertThat(runtime.partitions().partitionRemoved(1, Duration.ofMillis(50))).isFalse();
         service.release();
         assertThat(running.get(10, TimeUnit.SECONDS).status()).isEqualTo(Status.OK);
         assertThat(service.events()).doesNotContain("removed 1 []");
@@ -97,10 +97,10 @@ class ServiceRuntimePlacementTest {
     @Test
     void aServiceThatRefusesAPartitionFailsTheAddAndHostsNothing() {
         service.refuse();
-        assertThatThrownBy(() -> runtime.partitionAdded(1)).isInstanceOf(NeptuneException.class)
+        assertThatThrownBy(() -> runtime.partitions().partitionAdded(1)).isInstanceOf(NeptuneException.class)
                 .hasMessageStartingWith("NEP-PLACE-008 n1: latch.partitionAdded(1) threw")
                 .hasMessageContaining("no room for partition 1");
-        assertThat(runtime.hosts(1)).isFalse();
+        assertThat(runtime.partitions().hosts(1)).isFalse();
         assertThat(service.environment().partitions()).isEmpty();
     }
 
@@ -109,7 +109,7 @@ class ServiceRuntimePlacementTest {
         assertThatThrownBy(() -> runtime.executeWrite(0, "hold", "{}".getBytes(StandardCharsets.UTF_8), 1))
                 .isInstanceOf(NeptuneException.class).hasMessage("n1 does not host latch#0");
         assertThat(runtime.digest(0)).isEmpty();   // no @Digest method: nothing to refuse
-        assertThatThrownBy(() -> runtime.partitionAdded(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> runtime.partitions().partitionAdded(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private CompletableFuture<ResponseMessage> hold(int partition) {

@@ -132,7 +132,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 }
                 PartitionReplica[] byPartition = new PartitionReplica[runtime.descriptor().partitions()];
                 for (int p = 0; p < byPartition.length; p++) {
-                    if (runtime.hosts(p)) {
+                    if (runtime.partitions().hosts(p)) {
                         byPartition[p] = create(runtime, p, false);
                     }
                 }
@@ -302,8 +302,8 @@ public final class ReplicationEngine implements AutoCloseable {
         if (byPartition[partition] != null) {
             return self + " already hosts " + service + "#" + partition;
         }
-        runtime.partitionAdded(partition);   // NEP-PLACE-008 if the service refuses: nothing changed yet
-        java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.hosted());
+        runtime.partitions().partitionAdded(partition);   // NEP-PLACE-008 if the service refuses: nothing changed yet
+        java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.partitions().hosted());
         hosted.add(partition);
         PartitionReplica replica;
         try {
@@ -316,7 +316,7 @@ public final class ReplicationEngine implements AutoCloseable {
         PartitionReplica[] copy = byPartition.clone();
         copy[partition] = replica;
         replicas.put(service, copy);
-        runtime.place(hosted);
+        runtime.partitions().place(hosted);
         if (started) {
             replica.start();
         }
@@ -329,12 +329,12 @@ public final class ReplicationEngine implements AutoCloseable {
     private void undoHost(ServiceRuntime runtime, int partition, RuntimeException failure) {
         String service = runtime.descriptor().name();
         try {
-            requireNonNull(placement).put(service, runtime.hosted());
+            requireNonNull(placement).put(service, runtime.partitions().hosted());
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }
         try {
-            runtime.partitionRemoved(partition, Duration.ZERO);
+            runtime.partitions().partitionRemoved(partition, Duration.ZERO);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -354,10 +354,10 @@ public final class ReplicationEngine implements AutoCloseable {
         if (replica == null) {
             return self + " does not host " + service + "#" + partition;
         }
-        java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.hosted());
+        java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.partitions().hosted());
         hosted.remove(partition);
         requireNonNull(placement).put(service, hosted);
-        runtime.place(hosted);
+        runtime.partitions().place(hosted);
         PartitionReplica[] copy = byPartition.clone();
         copy[partition] = null;
         replicas.put(service, copy);
@@ -379,7 +379,7 @@ public final class ReplicationEngine implements AutoCloseable {
         boolean told;
         try {
             closed.get(PARTITION_RELEASE_SECONDS, TimeUnit.SECONDS);
-            told = runtime.partitionRemoved(partition, Duration.ofSeconds(PARTITION_RELEASE_SECONDS));
+            told = runtime.partitions().partitionRemoved(partition, Duration.ofSeconds(PARTITION_RELEASE_SECONDS));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             told = false;
