@@ -10,6 +10,7 @@ import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.cache.CacheService.CacheUpdate;
 import io.neptune.examples.cache.CacheService.Updated;
 import io.neptune.server.ClusterAdmin.AnnouncedReplica;
+import io.neptune.server.ClusterAdmin.ReplicaStatus;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.NeptuneNode;
@@ -45,19 +46,33 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>Usage: {@code ./neptune bench logs [writes] [mb]} (defaults 200,000 writes, 256 MB; 0 writes runs only
- * the new replica, 0 MB only the restart runs, which follow a throwaway warm-up run).
+ * the new replica, 0 MB only the restart runs, which follow a throwaway warm-up run); {@code --level 1} runs
+ * the restart runs with the cache at level 1 ({@link WriteAnywhereCache}, write-anywhere: checkpoints by the
+ * peers' pulls, an {@code origins} file).
  */
 public final class LogsExperiment {
     private static final String SERVICE = "cache";
+    /** {@code --level 1}: the cache at level 1 ({@link WriteAnywhereCache}), restart runs only. */
+    private static boolean writeAnywhere;
 
     private LogsExperiment() {}
 
-    public static void main(String[] args) throws Exception {
-        int writes = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
-        int mb = args.length > 1 ? Integer.parseInt(args[1]) : 256;
+    public static void main(String[] arguments) throws Exception {
+        List<String> args = new ArrayList<>(List.of(arguments));
+        int option = args.indexOf("--level");
+        if (option >= 0) {
+            String level = option + 1 < args.size() ? args.remove(option + 1) : "(none)";
+            args.remove(option);
+            if (!level.equals("1") && !level.equals("2")) {
+                throw new IllegalArgumentException("--level: " + level + " (expected: 1 or 2)");
+            }
+            writeAnywhere = level.equals("1");
+        }
+        int writes = args.size() > 0 ? Integer.parseInt(args.get(0)) : 200_000;
+        int mb = writeAnywhere ? 0 : args.size() > 1 ? Integer.parseInt(args.get(1)) : 256;
         Path work = Files.createTempDirectory(Path.of(System.getProperty("user.dir")), "neptune-logs-");
-        System.out.printf(Locale.ROOT, "logs: %d writes, a %d MB partition; load average %s; data in %s%n", writes, mb,
-                Report.loadAverage(), work);
+        System.out.printf(Locale.ROOT, "logs: level %d, %d writes, a %d MB partition; load average %s; data in %s%n",
+                writeAnywhere ? 1 : 2, writes, mb, Report.loadAverage(), work);
         System.out.println("| run | node-1 redo.log after the writes | write rate | node-1 start (phase 1) | start to serving |");
         System.out.println("| --- | --- | --- | --- | --- |");
         try {
@@ -93,7 +108,10 @@ public final class LogsExperiment {
                     "  (%s: %,d writes sent in %.0f s; node-1 redo.log %.1f MB)%n", what, sent,
                     (System.nanoTime() - writing) / 1e9, sizeOf(redo) / 1e6));
             double seconds = (System.nanoTime() - writing) / 1e9;
-            long target = primaryVersion(client);
+            long target = writeAnywhere ? 0 : primaryVersion(client);   // level 1: each replica numbers its own LSNs
+            if (writeAnywhere) {
+                awaitConverged(client);
+            }
             awaitServing(client, "node-1", target);
             Thread.sleep(500);   // a last checkpoint tick
             long size = Files.size(redo);
@@ -172,7 +190,7 @@ public final class LogsExperiment {
     private static NeptuneNode start(Path work, MembershipConfig membership, LogRetentionConfig retention, int i) {
         return NeptuneNode.builder(NodeConfig.builder().node("node-" + i).ioThreads(1).membership(membership)
                         .logRetention(retention).dataDirectory(work.resolve("data").resolve("node-" + i)).build())
-                .host(new CacheService(), HostingConfig.builder().partitions(List.of(0)).priority(4 - i).replicas(3)
+                .host(writeAnywhere ? new WriteAnywhereCache() : new CacheService(), HostingConfig.builder().partitions(List.of(0)).priority(4 - i).replicas(3)
                         .workers(4).build())
                 .start();
     }
@@ -181,6 +199,20 @@ public final class LogsExperiment {
         for (NeptuneNode node : nodes) {
             node.close();
         }
+    }
+
+    /** Level 1: waits until the three replicas of partition 0 hold the same entries (equal digests). */
+    private static void awaitConverged(NeptuneNode client) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1200);
+        while (System.nanoTime() < deadline) {
+            List<ReplicaStatus> replicas = client.admin().replicas(SERVICE, 0).get(30, TimeUnit.SECONDS);
+            if (replicas.size() == 3 && replicas.stream().map(ReplicaStatus::digest).distinct().count() == 1
+                    && replicas.stream().noneMatch(r -> r.digest().isEmpty() || r.role() == ReplicaRole.RECOVERING)) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new IllegalStateException("the replicas of " + SERVICE + "#0 did not converge");
     }
 
     /** Waits until {@code node} announces its replica of partition 0 at {@code version} or more, not RECOVERING. */
