@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.FD_ALL3;
-import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MFC;
@@ -30,7 +29,8 @@ import org.jgroups.stack.Protocol;
 /**
  * Builds the four JGroups stacks in code, so no XML file or system property is involved.
  *
- * <p>Failure detection is tuned for a cluster of service nodes: FD_SOCK2 sees a killed process at
+ * <p>Failure detection is tuned for a cluster of service nodes: FD_SOCK2 ({@link PatientFdSock}, which
+ * waits a moment for a joiner's address rather than suspecting it) sees a killed process at
  * once (its socket closes), VERIFY_SUSPECT2 confirms within half a second, FD_ALL3 catches hung
  * nodes after 12 s (long enough that a busy machine does not evict a live node). Together they
  * remove a crashed node well inside the yellow page's 5 s expiry.
@@ -80,7 +80,7 @@ public final class JGroupsStacks {
             }
         }
         stack.add(new MERGE3().setMinInterval(1_000).setMaxInterval(3_000).setCheckInterval(4_000));
-        stack.add(new FD_SOCK2().setBindAddress(bind).setOffset(100).setPortRange(50));
+        stack.add(new PatientFdSock().setBindAddress(bind).setOffset(100).setPortRange(50));
         stack.add(new FD_ALL3().setTimeout(12_000).setInterval(1_000));
         stack.add(new VERIFY_SUSPECT2().setTimeout(500));
         stack.add(new NAKACK2());
