@@ -767,18 +767,8 @@ final class MajorityReplica implements PartitionReplica {
     Membership membership() { return membership; }
 
     @Override
-    public ReplicaState state() {
-        return core.state();
-    }
-
-    @Override
-    public long readVersion() {
-        return core.readVersion();
-    }
-
-    @Override
-    public CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
-        return core.awaitVersion(version, timeoutMillis);
+    public ReplicaCore core() {
+        return core;
     }
 
     @Override

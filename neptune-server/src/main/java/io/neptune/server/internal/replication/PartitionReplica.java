@@ -22,14 +22,23 @@ interface PartitionReplica extends AutoCloseable {
     /** Periodic work: election, recovery, handover, anti-entropy. */
     void tick();
 
+    /** The log, service and published state this replica's state machine drives. */
+    ReplicaCore core();
+
     /** The state published in announcements. */
-    ReplicaState state();
+    default ReplicaState state() {
+        return core().state();
+    }
 
     /** The version a read that just ran here reports: no lower than any write whose effects it may have seen. */
-    long readVersion();
+    default long readVersion() {
+        return core().readVersion();
+    }
 
     /** Completes with true once the applied version reaches {@code version}, or false after the timeout. */
-    CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis);
+    default CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
+        return core().awaitVersion(version, timeoutMillis);
+    }
 
     /**
      * Level 3: whether a read served here now is within the staleness bound even if this replica is

@@ -749,18 +749,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
     }
 
     @Override
-    public ReplicaState state() {
-        return core.state();
-    }
-
-    @Override
-    public long readVersion() {
-        return core.readVersion();
-    }
-
-    @Override
-    public CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
-        return core.awaitVersion(version, timeoutMillis);
+    public ReplicaCore core() {
+        return core;
     }
 
     @Override
