@@ -324,7 +324,8 @@ final class FaultInjectingCluster implements AutoCloseable {
         for (Node n : everStarted) {
             ReplicaState st = n.replica.state();
             s.append(n.id).append(nodes.get(n.id) == n ? "" : "(dead)").append('=').append(st.role()).append("@e")
-                    .append(st.epoch()).append(" log ").append(st.logEnd()).append(" applied ").append(st.applied())
+                    .append(st.epoch()).append(" log ").append(n.core.log.startLsn()).append("..").append(st.logEnd())
+                    .append(" committed ").append(n.core.log.committedLsn()).append(" applied ").append(st.applied())
                     .append("; ");
         }
         return s.toString();
