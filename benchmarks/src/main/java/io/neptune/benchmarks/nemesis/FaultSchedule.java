@@ -134,8 +134,8 @@ record FaultSchedule(List<Planned> faults, List<Planned> placements) {
     /** Quiet time between two placement changes, and how long one change's admin calls may take, in ms. */
     private record PlacementTiming(long quietMin, long quietMax, long length) {}
 
-    private static final PlacementTiming QUICK_PLACEMENT = new PlacementTiming(2_000, 6_000, 20_000);
-    private static final PlacementTiming FULL_PLACEMENT = new PlacementTiming(5_000, 20_000, 60_000);
+    private static final PlacementTiming QUICK_PLACEMENT = new PlacementTiming(1_000, 3_000, 15_000);
+    private static final PlacementTiming FULL_PLACEMENT = new PlacementTiming(3_000, 10_000, 40_000);
 
     FaultSchedule {
         faults = List.copyOf(faults);
@@ -242,8 +242,8 @@ record FaultSchedule(List<Planned> faults, List<Planned> placements) {
             Kind kind = kinds.get(random.nextInt(kinds.size()));
             placements.add(new Planned(placements.size() + 1, kind, Duration.ofMillis(at),
                     Duration.ofMillis(timing.length()), random.nextLong()));
-            // the next one is planned as if this one took a quarter of its budget; it waits if it takes longer
-            cursor = at + timing.length() / 4;
+            // the next one is planned as if this one took a fifth of its budget; it waits if it takes longer
+            cursor = at + timing.length() / 5;
         }
         return placements;
     }

@@ -236,8 +236,10 @@ final class Nemesis {
         Random random = new Random(change.choice());
         int partition = random.nextInt(ListAppendService.PARTITIONS);
         Map<String, String> replicas = calls.replicas().getOrDefault(partition, Map.of());
+        List<String> hosting = cluster.placement().getOrDefault(partition, List.of());
         List<String> nodes = IntStream.range(0, cluster.spec().nodes()).mapToObj(Nemesis::nodeName).toList();
-        PlacementPlan plan = plan(change.kind(), partition, replicas, nodes, cluster.spec().degree(), random);
+        PlacementPlan plan = plan(change.kind(), partition, replicas, hosting, nodes, cluster.spec().degree(),
+                random);
         announce(change, start, plan.why() + (plan.calls().isEmpty() ? "" : ": " + plan.calls()));
         StringBuilder detail = new StringBuilder(plan.why());
         long deadline = start + change.length().toNanos();
@@ -268,13 +270,15 @@ final class Nemesis {
 
     /**
      * The calls of a placement change of {@code partition}, whose replicas (node to role) the yellow
-     * page shows as {@code replicas}. A move-replica adds a replica on a node that lacks one and removes
-     * a secondary, in a random order, so the count stays; if the count is off {@code degree} (an earlier
-     * change half done) it only adds or only removes, towards {@code degree}. The second call runs only
-     * if the first succeeded. A move-primary moves the role to a random secondary.
+     * page shows as {@code replicas} and which the nodes' placement files say {@code hosting} hosts (a
+     * paused or killed node is missing from the first, not from the second). A move-replica adds a
+     * replica on a node that hosts none and removes a secondary the yellow page shows, in a random order,
+     * so the count stays; if the count is off {@code degree} (an earlier change half done) it only adds
+     * or only removes, towards {@code degree}. The second call runs only if the first succeeded. A
+     * move-primary moves the role to a random secondary.
      */
-    static PlacementPlan plan(Kind kind, int partition, Map<String, String> replicas, List<String> nodes, int degree,
-            Random random) {
+    static PlacementPlan plan(Kind kind, int partition, Map<String, String> replicas,
+            java.util.Collection<String> hosting, List<String> nodes, int degree, Random random) {
         List<String> primary = replicas.entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
                 .map(Map.Entry::getKey).sorted().toList();
         List<String> others = replicas.keySet().stream().filter(n -> !primary.contains(n)).sorted()
@@ -291,16 +295,21 @@ final class Nemesis {
             return new PlacementPlan(List.of(new PlacementCall(PlacementCall.MOVE_PRIMARY, partition, to)),
                     "move the primary of " + seen);
         }
-        List<String> spare = nodes.stream().filter(n -> !replicas.containsKey(n)).toList();
+        java.util.Set<String> hosts = new java.util.TreeSet<>(hosting);
+        hosts.addAll(replicas.keySet());
+        if (!hosts.equals(replicas.keySet())) {
+            seen += ", hosted on " + hosts;
+        }
+        List<String> spare = nodes.stream().filter(n -> !hosts.contains(n)).toList();
         Optional<PlacementCall> add = spare.isEmpty() ? Optional.empty() : Optional.of(new PlacementCall(
                 PlacementCall.ADD, partition, spare.get(random.nextInt(spare.size()))));
         Optional<PlacementCall> remove = others.isEmpty() ? Optional.empty() : Optional.of(new PlacementCall(
                 PlacementCall.REMOVE, partition, others.get(random.nextInt(others.size()))));
         boolean addFirst = random.nextBoolean();
-        if (replicas.size() < degree && add.isPresent()) {
+        if (hosts.size() < degree && add.isPresent()) {
             return new PlacementPlan(List.of(add.get()), "add a replica to " + seen + " (below " + degree + ")");
         }
-        if (replicas.size() > degree && remove.isPresent()) {
+        if (hosts.size() > degree && remove.isPresent()) {
             return new PlacementPlan(List.of(remove.get()), "remove a replica of " + seen + " (above " + degree + ")");
         }
         if (add.isEmpty() || remove.isEmpty()) {
@@ -451,8 +460,9 @@ final class Nemesis {
     private void record(Planned fault, List<String> target, long start, String detail) {
         Applied applied = new Applied(fault.kind().label(), target, start, now(), detail);
         faults.add(applied);
-        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  nemesis: %s healed after %.1f s", applied.end() / 1e9,
-                fault.kind().label(), (applied.end() - applied.start()) / 1e9));
+        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  nemesis: %s %s after %.1f s", applied.end() / 1e9,
+                fault.kind().label(), fault.kind().isPlacement() ? "done" : "healed",
+                (applied.end() - applied.start()) / 1e9));
     }
 
     private static List<String> names(List<Integer> nodes) {

@@ -25,9 +25,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code ./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 1|2|3]
- * [--duration D] [--runs R] [--nodes N] [--out DIR] [--faults KIND,...] [--log-retention RECORDS]}: Jepsen-style runs of
- * a list-append service under partitions, pauses, kills and crashes (and, with {@code --faults move-replica,move-primary}
- * in majority mode, placement changes made while those faults are in force), each writing a run directory with the history, the
+ * [--duration D] [--runs R] [--nodes N] [--out DIR] [--faults KIND,...] [--log-retention RECORDS]}:
+ * Jepsen-style runs of a list-append service under partitions, pauses, kills and crashes (and, with
+ * {@code --faults ...,move-replica,move-primary} in majority mode, placement changes made while those
+ * faults are in force), each writing a run directory with the history, the
  * final state, the faults, the node logs and a report (docs/RELIABILITY.md explains it all).
  *
  * <p>Runs go to {@code docs/benchmarks/nemesis/<time>-seed-<N>/}, the record behind the figures in
