@@ -275,7 +275,7 @@ final class Nemesis {
      * replica on a node that hosts none and removes a secondary the yellow page shows, in a random order,
      * so the count stays; if the count is off {@code degree} (an earlier change half done) it only adds
      * or only removes, towards {@code degree}. The second call runs only if the first succeeded. A
-     * move-primary moves the role to a random secondary.
+     * move-primary moves the role to a random serving secondary (not one still recovering).
      */
     static PlacementPlan plan(Kind kind, int partition, Map<String, String> replicas,
             java.util.Collection<String> hosting, List<String> nodes, int degree, Random random) {
@@ -288,10 +288,12 @@ final class Nemesis {
             return new PlacementPlan(List.of(), "skipped: " + seen + ", not one primary (mid-election or a split)");
         }
         if (kind == Kind.MOVE_PRIMARY) {
-            if (others.isEmpty()) {
-                return new PlacementPlan(List.of(), "skipped: " + seen + ", no other replica");
+            // a recovering replica would be refused (not caught up): only a serving secondary can take the role
+            List<String> serving = others.stream().filter(n -> "SECONDARY".equals(replicas.get(n))).toList();
+            if (serving.isEmpty()) {
+                return new PlacementPlan(List.of(), "skipped: " + seen + ", no serving secondary");
             }
-            String to = others.get(random.nextInt(others.size()));
+            String to = serving.get(random.nextInt(serving.size()));
             return new PlacementPlan(List.of(new PlacementCall(PlacementCall.MOVE_PRIMARY, partition, to)),
                     "move the primary of " + seen);
         }

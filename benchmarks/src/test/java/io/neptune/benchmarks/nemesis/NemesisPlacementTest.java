@@ -88,6 +88,18 @@ class NemesisPlacementTest {
     }
 
     @Test
+    void aRecoveringReplicaIsNoTargetForThePrimaryRole() {
+        Map<String, String> recovering = Map.of("node-1", "RECOVERING", "node-2", "PRIMARY", "node-3", "SECONDARY");
+        for (long seed = 0; seed < 20; seed++) {
+            assertThat(Nemesis.plan(Kind.MOVE_PRIMARY, 1, recovering, recovering.keySet(), FIVE, 3, new Random(seed))
+                    .calls()).singleElement().matches(c -> c.node().equals("node-3"));
+        }
+        Map<String, String> none = Map.of("node-1", "RECOVERING", "node-2", "PRIMARY");
+        assertThat(Nemesis.plan(Kind.MOVE_PRIMARY, 1, none, none.keySet(), FIVE, 3, new Random(1)).why())
+                .contains("no serving secondary");
+    }
+
+    @Test
     void theTallyCountsEachCallsOutcomeFromTheDetails() {
         List<Applied> applied = List.of(
                 new Applied("kill", List.of("node-1"), 0, 1, "SIGKILL [node-1], down 2.0 s"),
