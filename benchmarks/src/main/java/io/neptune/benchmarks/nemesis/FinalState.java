@@ -20,22 +20,27 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * {"replicas":[{"node":..,"service":..,"partition":..,"version":..,"digest":..}],
  *  "reads":[{"node":..,"key":..,"partition":..,"value":[...]}],
+ *  "placement":{"partition":["node",..],..},
  *  "faults":[{"kind":..,"target":[..],"start":nanos,"end":nanos,"detail":".."}]}
  * }</pre>
  *
  * <p>{@code replicas} is every replica's answer to {@code ClusterAdmin.replicas} once the healed
  * cluster settled (or the settle timeout passed). {@code reads} is read directly from each node's
  * H2 file after the nodes were stopped cleanly: for every key of the history and every node hosting
- * its partition, the list that replica holds (empty if it has none), so nothing on the way (routing,
- * a primary's choice, a cache) can hide a diverged replica.
+ * its partition at the end (the final placement, {@link NemesisCluster#hosting}: placement changes move
+ * replicas), the list that replica holds (empty if it has none), so nothing on the way (routing,
+ * a primary's choice, a cache) can hide a diverged replica. A node that stopped hosting a partition
+ * keeps its files, but is not read for it. {@code placement} is that final placement.
  *
  * <p>Thread-safety: immutable.
  *
  * @param replicas the replicas' versions and digests
  * @param reads every key's list at every replica of its partition
  * @param faults the faults applied
+ * @param placement per partition, the nodes that hosted it at the end
  */
-record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> reads, List<Nemesis.Applied> faults) {
+record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> reads, List<Nemesis.Applied> faults,
+        Map<Integer, List<String>> placement) {
     /**
      * Whether {@code replicas} (an agent's REPLICAS answer) shows a settled cluster: every partition
      * with {@code degree} replicas that answered, none recovering, and equal digests; with ordered
@@ -43,6 +48,15 @@ record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> 
      * own log's length, and it has no primary). Returns null if so, else the first partition that is not.
      */
     static @Nullable String unsettled(List<Map<String, Object>> replicas, int degree, boolean orderedWrites) {
+        return unsettled(replicas, p -> degree, orderedWrites);
+    }
+
+    /**
+     * As {@link #unsettled(List, int, boolean)}, with partition {@code p} expected on {@code degree(p)}
+     * replicas (after placement changes: the nodes that host it now).
+     */
+    static @Nullable String unsettled(List<Map<String, Object>> replicas, java.util.function.IntUnaryOperator degree,
+            boolean orderedWrites) {
         Map<Object, List<Map<String, Object>>> byPartition = replicas.stream()
                 .collect(Collectors.groupingBy(r -> r.get("partition"), LinkedHashMap::new, Collectors.toList()));
         if (byPartition.size() != ListAppendService.PARTITIONS) {
@@ -52,8 +66,10 @@ record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> 
         for (Map.Entry<Object, List<Map<String, Object>>> entry : byPartition.entrySet()) {
             List<Map<String, Object>> answers = entry.getValue();
             String problem = null;
-            if (answers.size() != degree || answers.stream().anyMatch(r -> !"".equals(r.getOrDefault("error", "")))) {
-                problem = "replicas " + answers.size() + " (expected: " + degree + " answering)";
+            int expected = degree.applyAsInt(((Number) entry.getKey()).intValue());
+            if (answers.size() != expected
+                    || answers.stream().anyMatch(r -> !"".equals(r.getOrDefault("error", "")))) {
+                problem = "replicas " + answers.size() + " (expected: " + expected + " answering)";
             } else if ((orderedWrites && answers.stream().filter(r -> "PRIMARY".equals(r.get("role"))).count() != 1)
                     || answers.stream().anyMatch(r -> "RECOVERING".equals(r.get("role")))) {
                 problem = "roles " + answers.stream().map(r -> r.get("node") + "=" + r.get("role")).toList();
@@ -106,9 +122,9 @@ record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> 
                 problems.add(NemesisCluster.nodeName(i) + ": cannot read " + directory + ": " + e);
                 continue;
             }
-            Map<Integer, Integer> hosted = cluster.hosted(i);
+            java.util.Set<Integer> hosting = cluster.hosting(i);
             for (Map.Entry<String, Integer> key : keys.entrySet()) {
-                if (!hosted.containsKey(key.getValue())) {
+                if (!hosting.contains(key.getValue())) {
                     continue;
                 }
                 Map<String, Object> read = new LinkedHashMap<>();
@@ -127,6 +143,7 @@ record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> 
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("replicas", replicas);
         root.put("reads", reads);
+        root.put("placement", placement);
         root.put("faults", faults.stream().map(f -> {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("kind", f.kind());

@@ -7,23 +7,31 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies a {@link FaultSchedule} to the cluster and logs every fault with the times it started
  * and was healed. Partitions are {@link NamespaceNetwork#cut}s between node namespaces; pauses are
  * SIGSTOP/SIGCONT of the node's JVM; kills are SIGKILL and a restart on the same data directory.
+ * Placement changes ({@link #runPlacements}, on a second thread) are {@code ClusterAdmin} calls made
+ * through an {@link Admin} while those faults are in force.
  *
- * <p>Thread-safety: {@link #run} on one thread; {@link #faults} and {@link #healAll} from any.
+ * <p>Thread-safety: {@link #run} on one thread, {@link #runPlacements} on another; {@link #faults} and
+ * {@link #healAll} from any.
  */
 final class Nemesis {
     /** Time from the end of a kill-recovering fault's first restart to its second kill. */
@@ -46,9 +54,93 @@ final class Nemesis {
         }
     }
 
+    /**
+     * The nemesis' way to change placement: through the workload agent's {@code ClusterAdmin}, in the
+     * client namespace (the bench JVM cannot reach the nodes).
+     */
+    interface Admin {
+        /** Per partition, each replica in the agent's yellow page and its role there (PRIMARY, SECONDARY...). */
+        Map<Integer, Map<String, String>> replicas();
+
+        /**
+         * Runs {@code call}; the future fails with the admin's reason when the call fails.
+         *
+         * @param timeout how long an added replica may take to catch up
+         */
+        CompletableFuture<String> place(PlacementCall call, Duration timeout);
+    }
+
+    /**
+     * One {@code ClusterAdmin} placement call, as the admin command line writes it.
+     *
+     * @param command add-replica, remove-replica or move-primary
+     * @param partition the partition
+     * @param node the node that gains the replica, loses it, or takes the primary role
+     */
+    record PlacementCall(String command, int partition, String node) {
+        static final String ADD = "add-replica";
+        static final String REMOVE = "remove-replica";
+        static final String MOVE_PRIMARY = "move-primary";
+
+        @Override
+        public String toString() {
+            return command + " " + partition + " " + node;
+        }
+    }
+
+    /**
+     * The calls of one placement change, or why there are none.
+     *
+     * @param calls in order; each runs only if the one before it succeeded
+     * @param why what was chosen and why (or why nothing was)
+     */
+    record PlacementPlan(List<PlacementCall> calls, String why) {
+        PlacementPlan {
+            calls = List.copyOf(calls);
+        }
+    }
+
+    /**
+     * Placement calls attempted and their outcomes, over a list of applied faults (read back from
+     * their details, so it works on a saved run's faults too).
+     */
+    record PlacementTally(int attempted, int succeeded, int failed, int timedOut) {
+        static PlacementTally of(List<Applied> faults) {
+            int ok = 0;
+            int failed = 0;
+            int timedOut = 0;
+            for (Applied fault : faults) {
+                ok += count(fault.detail(), OK);
+                failed += count(fault.detail(), FAILED);
+                timedOut += count(fault.detail(), TIMED_OUT);
+            }
+            return new PlacementTally(ok + failed + timedOut, ok, failed, timedOut);
+        }
+
+        private static int count(String text, String word) {
+            int n = 0;
+            for (int i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + word.length())) {
+                n++;
+            }
+            return n;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "placement calls %d: %d ok, %d failed, %d timed out", attempted,
+                    succeeded, failed, timedOut);
+        }
+    }
+
+    /** How a placement call's outcome reads in an applied fault's detail. */
+    static final String OK = " -> ok";
+    static final String FAILED = " -> failed: ";
+    static final String TIMED_OUT = " -> timed out";
+
     private final NemesisCluster cluster;
     private final NamespaceNetwork network;
     private final IntFunction<List<String>> primaries;
+    private final @Nullable Admin admin;
     private final long origin;
     private final Consumer<String> progress;
     private final List<Applied> faults = new CopyOnWriteArrayList<>();
@@ -62,16 +154,29 @@ final class Nemesis {
      */
     Nemesis(NemesisCluster cluster, NamespaceNetwork network, IntFunction<List<String>> primaries, long origin,
             Consumer<String> progress) {
+        this(cluster, network, primaries, null, origin, progress);
+    }
+
+    /**
+     * Creates the nemesis with placement changes.
+     *
+     * @param admin the placement calls, or null when the run has none
+     */
+    Nemesis(NemesisCluster cluster, NamespaceNetwork network, IntFunction<List<String>> primaries,
+            @Nullable Admin admin, long origin, Consumer<String> progress) {
         this.cluster = cluster;
         this.network = network;
         this.primaries = primaries;
+        this.admin = admin;
         this.origin = origin;
         this.progress = progress;
     }
 
-    /** The faults applied so far, in order. */
+    /** The faults and placement changes applied so far, in order of their start. */
     List<Applied> faults() {
-        return List.copyOf(faults);
+        List<Applied> sorted = new ArrayList<>(faults);
+        sorted.sort(java.util.Comparator.comparingLong(Applied::start));
+        return List.copyOf(sorted);
     }
 
     /**
@@ -95,6 +200,126 @@ final class Nemesis {
                 healAll();
             }
         }
+    }
+
+    /**
+     * Applies the schedule's placement changes in turn, on the calling thread, while {@link #run}
+     * applies the faults on another: each at its planned time (later if the previous one ran late),
+     * none starting after {@code until}. A refused or timed-out call is logged, not an error: the admin
+     * may well refuse while the cluster is faulty. Only the harness failing (the agent gone) is.
+     */
+    void runPlacements(FaultSchedule schedule, long until) {
+        if (schedule.placements().isEmpty()) {
+            return;
+        }
+        if (admin == null) {
+            throw new IllegalStateException("placement changes planned but no admin to make them");
+        }
+        for (Planned change : schedule.placements()) {
+            long at = Math.max(change.at().toNanos(), now());
+            if (at + change.length().toNanos() > until) {
+                progress.accept("nemesis: skipping " + change + " (the previous changes ran late)");
+                continue;
+            }
+            sleepUntil(at);
+            long start = now();
+            try {
+                place(change, admin, start);
+            } catch (RuntimeException e) {
+                faults.add(new Applied(change.kind().label(), List.of(), start, now(), "failed: " + e));
+                progress.accept("nemesis: " + change + " failed: " + e);
+            }
+        }
+    }
+
+    private void place(Planned change, Admin calls, long start) {
+        Random random = new Random(change.choice());
+        int partition = random.nextInt(ListAppendService.PARTITIONS);
+        Map<String, String> replicas = calls.replicas().getOrDefault(partition, Map.of());
+        List<String> hosting = cluster.placement().getOrDefault(partition, List.of());
+        List<String> nodes = IntStream.range(0, cluster.spec().nodes()).mapToObj(Nemesis::nodeName).toList();
+        PlacementPlan plan = plan(change.kind(), partition, replicas, hosting, nodes, cluster.spec().degree(),
+                random);
+        announce(change, start, plan.why() + (plan.calls().isEmpty() ? "" : ": " + plan.calls()));
+        StringBuilder detail = new StringBuilder(plan.why());
+        long deadline = start + change.length().toNanos();
+        List<String> target = new ArrayList<>();
+        for (PlacementCall call : plan.calls()) {
+            target.add(call.node());
+            detail.append("; ").append(call);
+            long left = deadline - now();
+            CompletableFuture<String> answer = calls.place(call, Duration.ofNanos(Math.max(left, 1)));
+            try {
+                String text = answer.get(Math.max(left, 1), TimeUnit.NANOSECONDS);
+                detail.append(OK).append(" (").append(text).append(')');
+            } catch (TimeoutException e) {
+                detail.append(TIMED_OUT).append(" after ").append(seconds(now() - start)).append(" s (still running)");
+                break;
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause() == null ? e : e.getCause();
+                detail.append(FAILED).append(cause.getMessage() == null ? cause.toString() : cause.getMessage());
+                break;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                detail.append(TIMED_OUT).append(": interrupted, the run is ending");
+                break;
+            }
+        }
+        record(change, target, start, detail.toString());
+    }
+
+    /**
+     * The calls of a placement change of {@code partition}, whose replicas (node to role) the yellow
+     * page shows as {@code replicas} and which the nodes' placement files say {@code hosting} hosts (a
+     * paused or killed node is missing from the first, not from the second). A move-replica adds a
+     * replica on a node that hosts none and removes a secondary the yellow page shows, in a random order,
+     * so the count stays; if the count is off {@code degree} (an earlier change half done) it only adds
+     * or only removes, towards {@code degree}. The second call runs only if the first succeeded. A
+     * move-primary moves the role to a random serving secondary (not one still recovering).
+     */
+    static PlacementPlan plan(Kind kind, int partition, Map<String, String> replicas,
+            java.util.Collection<String> hosting, List<String> nodes, int degree, Random random) {
+        List<String> primary = replicas.entrySet().stream().filter(e -> e.getValue().equals("PRIMARY"))
+                .map(Map.Entry::getKey).sorted().toList();
+        List<String> others = replicas.keySet().stream().filter(n -> !primary.contains(n)).sorted()
+                .collect(Collectors.toCollection(ArrayList::new));
+        String seen = "partition " + partition + " on " + new java.util.TreeMap<>(replicas);
+        if (primary.size() != 1) {
+            return new PlacementPlan(List.of(), "skipped: " + seen + ", not one primary (mid-election or a split)");
+        }
+        if (kind == Kind.MOVE_PRIMARY) {
+            // a recovering replica would be refused (not caught up): only a serving secondary can take the role
+            List<String> serving = others.stream().filter(n -> "SECONDARY".equals(replicas.get(n))).toList();
+            if (serving.isEmpty()) {
+                return new PlacementPlan(List.of(), "skipped: " + seen + ", no serving secondary");
+            }
+            String to = serving.get(random.nextInt(serving.size()));
+            return new PlacementPlan(List.of(new PlacementCall(PlacementCall.MOVE_PRIMARY, partition, to)),
+                    "move the primary of " + seen);
+        }
+        java.util.Set<String> hosts = new java.util.TreeSet<>(hosting);
+        hosts.addAll(replicas.keySet());
+        if (!hosts.equals(replicas.keySet())) {
+            seen += ", hosted on " + hosts;
+        }
+        List<String> spare = nodes.stream().filter(n -> !hosts.contains(n)).toList();
+        Optional<PlacementCall> add = spare.isEmpty() ? Optional.empty() : Optional.of(new PlacementCall(
+                PlacementCall.ADD, partition, spare.get(random.nextInt(spare.size()))));
+        Optional<PlacementCall> remove = others.isEmpty() ? Optional.empty() : Optional.of(new PlacementCall(
+                PlacementCall.REMOVE, partition, others.get(random.nextInt(others.size()))));
+        boolean addFirst = random.nextBoolean();
+        if (hosts.size() < degree && add.isPresent()) {
+            return new PlacementPlan(List.of(add.get()), "add a replica to " + seen + " (below " + degree + ")");
+        }
+        if (hosts.size() > degree && remove.isPresent()) {
+            return new PlacementPlan(List.of(remove.get()), "remove a replica of " + seen + " (above " + degree + ")");
+        }
+        if (add.isEmpty() || remove.isEmpty()) {
+            return new PlacementPlan(List.of(), "skipped: " + seen + ", " + (add.isEmpty()
+                    ? "every node hosts it" : "no secondary to remove"));
+        }
+        return new PlacementPlan(addFirst ? List.of(add.get(), remove.get()) : List.of(remove.get(), add.get()),
+                "move a replica of " + seen + (addFirst ? ", add first" : ", remove first"));
     }
 
     private void apply(Planned fault) {
@@ -130,6 +355,8 @@ final class Nemesis {
             case KILL_RECOVERING -> kill(fault, List.of(order.get(0)), true);
             case CRASH -> crash(fault, order.get(0));
             case SLOW_NETWORK -> slow(fault, order.get(0));
+            case MOVE_REPLICA, MOVE_PRIMARY -> throw new IllegalStateException(kind.label()
+                    + " is a placement change: runPlacements applies it");
         }
     }
 
@@ -235,8 +462,9 @@ final class Nemesis {
     private void record(Planned fault, List<String> target, long start, String detail) {
         Applied applied = new Applied(fault.kind().label(), target, start, now(), detail);
         faults.add(applied);
-        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  nemesis: %s healed after %.1f s", applied.end() / 1e9,
-                fault.kind().label(), (applied.end() - applied.start()) / 1e9));
+        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  nemesis: %s %s after %.1f s", applied.end() / 1e9,
+                fault.kind().label(), fault.kind().isPlacement() ? "done" : "healed",
+                (applied.end() - applied.start()) / 1e9));
     }
 
     private static List<String> names(List<Integer> nodes) {

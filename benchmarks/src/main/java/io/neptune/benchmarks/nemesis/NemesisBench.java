@@ -25,8 +25,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code ./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 1|2|3]
- * [--duration D] [--runs R] [--nodes N] [--out DIR] [--log-retention RECORDS]}: Jepsen-style runs of a list-append service
- * under partitions, pauses, kills and crashes, each writing a run directory with the history, the
+ * [--duration D] [--runs R] [--nodes N] [--out DIR] [--faults KIND,...] [--log-retention RECORDS]}:
+ * Jepsen-style runs of a list-append service under partitions, pauses, kills and crashes (and, with
+ * {@code --faults ...,move-replica,move-primary} in majority mode, placement changes made while those
+ * faults are in force), each writing a run directory with the history, the
  * final state, the faults, the node logs and a report (docs/RELIABILITY.md explains it all).
  *
  * <p>Runs go to {@code docs/benchmarks/nemesis/<time>-seed-<N>/}, the record behind the figures in
@@ -90,7 +92,9 @@ public final class NemesisBench {
             HistorySummary h = outcome.history();
             String line = String.format(Locale.ROOT, "seed %d: %d faults, ops ok %d / fail %d / info %d, replicas %s,"
                     + " %.0f s; checkers %s; %s", seed, outcome.faults().size(), h.count("ok"), h.count("fail"),
-                    h.count("info"), outcome.unsettled() == null ? "agree" : "DISAGREE", outcome.wallSeconds(),
+                    h.count("info"), (outcome.unsettled() == null ? "agree" : "DISAGREE")
+                    + (outcome.schedule().placements().isEmpty() ? "" : "; "
+                    + Nemesis.PlacementTally.of(outcome.faults())), outcome.wallSeconds(),
                     verdicts.passed() ? "passed" : "FAILED",
                     outcome.problems().isEmpty() ? "no problems" : outcome.problems().size() + " problems");
             summary.add(line);
@@ -183,7 +187,7 @@ public final class NemesisBench {
         int runs = 1;
         int nodes = quick ? 3 : 5;
         Path root = Path.of("").toAbsolutePath();
-        Set<FaultSchedule.Kind> faults = EnumSet.allOf(FaultSchedule.Kind.class);
+        Set<FaultSchedule.Kind> faults = FaultSchedule.Kind.defaults();
         LogRetentionConfig retention = null;
         Path out = quick ? root.resolve("benchmarks").resolve("target").resolve("nemesis")
                 : root.resolve("docs").resolve("benchmarks").resolve("nemesis");
@@ -223,6 +227,7 @@ public final class NemesisBench {
         if (level < 1 || level > 3) {
             throw new IllegalArgumentException("--level: " + level + " (expected: 1, 2 or 3)");
         }
+        FaultSchedule.checkPlacement(faults, mode, level);
         if (runs < 1 || nodes < 3 || duration.toSeconds() < 10) {
             throw new IllegalArgumentException("--runs: " + runs + ", --nodes: " + nodes + ", --duration: " + duration
                     + " (expected: runs >= 1, nodes >= 3, duration >= 10s)");
@@ -244,7 +249,9 @@ public final class NemesisBench {
     static String usage() {
         return "./neptune bench nemesis [--quick] [--seed N] [--mode majority|fail-stop] [--level 1|2|3]"
                 + " [--duration 180s|5m] [--runs R] [--nodes N] [--out DIR] [--faults kind,kind...]"
-                + " [--log-retention RECORDS]";
+                + " [--log-retention RECORDS]\n  fault kinds: " + FaultSchedule.Kind.defaults().stream()
+                .map(FaultSchedule.Kind::label).toList() + " (the default: all of them), and the placement changes"
+                + " move-replica, move-primary (majority mode, level 2 or 3 only; concurrent with the faults)";
     }
 
     /** The command that reproduces one run: the given options, one run, its seed. */

@@ -32,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  * {@code i} in network namespace {@code i}, on the JGroups TCP stack bound to its namespace address
  * with TCPPING to every node's address (never multicast). Each hosts the list-append service with
  * {@code degree} replicas per partition: partition {@code p} on nodes {@code p, p+1, …} (mod the node
- * count), the first with the highest priority, in the given fail-over mode.
+ * count), the first with the highest priority, in the given fail-over mode. That is the initial
+ * placement: placement changes ({@code move-replica}) write each node's {@code placement.json},
+ * which {@link #hosting} reads.
  *
  * <p>A node keeps its data directory across {@link #kill} and {@link #start}, so a restart goes
  * through Neptune's recovery. {@link #crash} is a machine crash: SIGKILL, then the {@link CrashHook}
@@ -133,6 +135,31 @@ final class NemesisCluster implements AutoCloseable {
             }
         }
         return priorities;
+    }
+
+    /**
+     * The partitions node {@code i} hosts now: its placement file's ({@code placement.json}, written by
+     * every add-replica and remove-replica it took part in) if that names the service, else its config's
+     * ({@link #hosted}). The node reads the same file when it starts, so this is also what it hosts
+     * after a restart. Readable while the node runs: the node replaces the file atomically.
+     */
+    java.util.SortedSet<Integer> hosting(int i) {
+        return new io.neptune.server.internal.PlacementStore(dataDirectory(i)).partitions(spec.service())
+                .orElseGet(() -> new java.util.TreeSet<>(hosted(i).keySet()));
+    }
+
+    /** Per partition, the nodes {@link #hosting} it now. */
+    Map<Integer, List<String>> placement() {
+        Map<Integer, List<String>> placement = new TreeMap<>();
+        for (int p = 0; p < ListAppendService.PARTITIONS; p++) {
+            placement.put(p, new ArrayList<>());
+        }
+        for (int i = 0; i < spec.nodes(); i++) {
+            for (int p : hosting(i)) {
+                placement.computeIfAbsent(p, k -> new ArrayList<>()).add(nodeName(i));
+            }
+        }
+        return placement;
     }
 
     /** Node {@code i}'s data directory (REDO logs and the service's H2 file under it). */

@@ -65,6 +65,12 @@ final class NemesisReport {
                     f.detail().replace("|", "/")));
         }
         md.append("\nPlanned from the seed: ").append(outcome.schedule().faults()).append(".\n\n");
+        if (!outcome.schedule().placements().isEmpty()) {
+            md.append("Placement changes planned from the seed (concurrent with the faults): ")
+                    .append(outcome.schedule().placements()).append("; ")
+                    .append(Nemesis.PlacementTally.of(outcome.faults()))
+                    .append(" (a refused or timed-out call is no failure of the run; a lost write is).\n\n");
+        }
 
         md.append("## Operations\n\n| | ok | fail | info (unknown) |\n| --- | --- | --- | --- |\n");
         for (String f : List.of("append", "read")) {
@@ -85,8 +91,8 @@ final class NemesisReport {
                     .append(shortDigest(String.valueOf(r.get("digest")))).append("`; "));
             md.append("|\n");
         }
-        md.append(String.format(Locale.ROOT, "%n%d lists read from the replicas' files after the nodes stopped.%n%n",
-                outcome.state().reads().size()));
+        md.append(String.format(Locale.ROOT, "%n%d lists read from the replicas' files after the nodes stopped, on the"
+                + " final placement %s.%n%n", outcome.state().reads().size(), outcome.state().placement()));
 
         // the checkers' section is Markdown already (CheckReport.markdown), with its own heading
         verdicts.forEach(v -> md.append(v).append('\n'));

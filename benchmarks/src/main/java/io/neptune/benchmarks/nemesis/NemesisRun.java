@@ -66,12 +66,12 @@ final class NemesisRun {
                     settleTimeout, faults, null);
         }
 
-        /** Settings with every kind of fault. */
+        /** Settings with the default kinds of fault ({@link FaultSchedule.Kind#defaults}: no placement change). */
         Settings(long seed, boolean quick, FailoverMode mode, int level, int nodes, int degree, Duration duration,
                 Duration recovery, int processes, int keys, Duration think, Duration callTimeout,
                 Duration settleTimeout) {
             this(seed, quick, mode, level, nodes, degree, duration, recovery, processes, keys, think, callTimeout,
-                    settleTimeout, EnumSet.allOf(FaultSchedule.Kind.class));
+                    settleTimeout, FaultSchedule.Kind.defaults());
         }
     }
 
@@ -107,6 +107,7 @@ final class NemesisRun {
 
     /** Runs it; throws {@link NetworkUnavailableException} if this machine cannot build the network. */
     Outcome call() throws Exception {
+        FaultSchedule.checkPlacement(settings.faults(), settings.mode(), settings.level());
         long began = System.nanoTime();
         Files.createDirectories(directory.resolve("logs"));
         Path work = Files.createTempDirectory("neptune-nemesis-");
@@ -131,13 +132,13 @@ final class NemesisRun {
             progress.accept(String.format(Locale.ROOT, "%d nodes serving %d partitions after %.1f s; schedule: %s",
                     settings.nodes(), ListAppendService.PARTITIONS, startUp, schedule.faults()));
             List<Nemesis.Applied> faults = workload(resources.network, cluster, resources.client, schedule, problems);
-            List<Map<String, Object>> replicas = settle(resources.client, problems);
-            String unsettled = FinalState.unsettled(replicas, settings.degree(), settings.level() > 1);
+            List<Map<String, Object>> replicas = settle(resources.client, cluster, problems);
+            String unsettled = unsettled(replicas, cluster.placement());
             resources.client.quit();
             cluster.stopAll();
             HistorySummary history = HistorySummary.read(directory.resolve("history.jsonl"));
             FinalState state = new FinalState(FinalState.replicaEntries(replicas),
-                    FinalState.readReplicaFiles(cluster, history.keys(), problems), faults);
+                    FinalState.readReplicaFiles(cluster, history.keys(), problems), faults, cluster.placement());
             state.write(directory.resolve("final-state.json"));
             writeFaults(schedule, faults);
             if (unsettled != null) {
@@ -164,17 +165,35 @@ final class NemesisRun {
             FaultSchedule schedule, List<String> problems) throws InterruptedException {
         long origin = System.nanoTime();
         client.startWorkload(origin);
-        Nemesis nemesis = new Nemesis(cluster, network, p -> client.primaries().getOrDefault(p, List.of()), origin,
-                progress);
+        Nemesis.Admin admin = new Nemesis.Admin() {
+            @Override
+            public Map<Integer, Map<String, String>> replicas() {
+                return client.hosts();
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<String> place(Nemesis.PlacementCall call,
+                    java.time.Duration timeout) {
+                return client.place(call, timeout);
+            }
+        };
+        Nemesis nemesis = new Nemesis(cluster, network, p -> client.primaries().getOrDefault(p, List.of()), admin,
+                origin, progress);
         long until = settings.duration().toNanos();
         Thread thread = new Thread(() -> nemesis.run(schedule, until), "nemesis");
-        thread.setDaemon(true);
-        thread.start();
-        thread.join(settings.duration().plusMinutes(5).toMillis());
-        if (thread.isAlive()) {
-            thread.interrupt();
-            thread.join(TimeUnit.MINUTES.toMillis(1));
-            problems.add("the nemesis did not finish its schedule in time");
+        Thread placements = new Thread(() -> nemesis.runPlacements(schedule, until), "nemesis-placement");
+        for (Thread t : List.of(thread, placements)) {
+            t.setDaemon(true);
+            t.start();
+        }
+        long joinBy = System.currentTimeMillis() + settings.duration().plusMinutes(5).toMillis();
+        for (Thread t : List.of(thread, placements)) {
+            t.join(Math.max(1, joinBy - System.currentTimeMillis()));
+            if (t.isAlive()) {
+                t.interrupt();
+                t.join(TimeUnit.MINUTES.toMillis(1));
+                problems.add("the " + t.getName() + " thread did not finish its schedule in time");
+            }
         }
         sleepUntil(origin + until);
         problems.addAll(nemesis.healAll());
@@ -192,13 +211,16 @@ final class NemesisRun {
         return nemesis.faults();
     }
 
-    /** Polls the replicas until they agree or the settle timeout passes; returns the last answer. */
-    private List<Map<String, Object>> settle(WorkloadClient client, List<String> problems) {
+    /**
+     * Polls the replicas until they agree or the settle timeout passes; returns the last answer. Each
+     * partition is expected on the nodes that host it now ({@link NemesisCluster#placement}).
+     */
+    private List<Map<String, Object>> settle(WorkloadClient client, NemesisCluster cluster, List<String> problems) {
         long deadline = System.nanoTime() + settings.settleTimeout().toNanos();
         long started = System.nanoTime();
         while (true) {
             List<Map<String, Object>> replicas = client.replicas();
-            String unsettled = FinalState.unsettled(replicas, settings.degree(), settings.level() > 1);
+            String unsettled = unsettled(replicas, cluster.placement());
             if (unsettled == null) {
                 progress.accept(String.format(Locale.ROOT, "replicas agree after %.1f s",
                         (System.nanoTime() - started) / 1e9));
@@ -213,9 +235,17 @@ final class NemesisRun {
         }
     }
 
+    private @Nullable String unsettled(List<Map<String, Object>> replicas, Map<Integer, List<String>> placement) {
+        return FinalState.unsettled(replicas, p -> placement.getOrDefault(p, List.of()).size(), settings.level() > 1);
+    }
+
     private void writeFaults(FaultSchedule schedule, List<Nemesis.Applied> faults) throws IOException {
         StringBuilder text = new StringBuilder("# seed ").append(settings.seed()).append(": planned\n");
         schedule.faults().forEach(f -> text.append(f).append('\n'));
+        if (!schedule.placements().isEmpty()) {
+            text.append("# planned placement changes (concurrent with the faults)\n");
+            schedule.placements().forEach(f -> text.append(f).append('\n'));
+        }
         text.append("# applied (seconds since the workload's start)\n");
         faults.forEach(f -> text.append(f).append('\n'));
         Files.writeString(directory.resolve("faults.txt"), text);

@@ -38,6 +38,10 @@ import org.jspecify.annotations.Nullable;
  *   PRIMARIES     -> PRIMARIES {"partition":["node",...],...}   (from the yellow page)
  *   STOP graceMs  -> STOPPED historyLines   (no new operations; in-flight ones completed or cut)
  *   REPLICAS      -> REPLICAS [{"node":..,"partition":..,"role":..,"version":..,"digest":..},...]
+ *   HOSTS         -> HOSTS {"partition":{"node":"role",...},...}   (every replica in the yellow page)
+ *   PLACE id command partition node timeoutMs
+ *                 -> at once nothing; once the ClusterAdmin call (add-replica, remove-replica,
+ *                    move-primary) completed: PLACED id ok|failed text   (one line)
  *   QUIT or EOF   -> leaves the cluster and exits
  * </pre>
  *
@@ -100,6 +104,8 @@ public final class WorkloadAgent {
                     case "PRIMARIES" -> emit("PRIMARIES " + json.writeValueAsString(primaries(node)));
                     case "STOP" -> emit("STOPPED " + stop(Duration.ofMillis(Long.parseLong(words[1]))));
                     case "REPLICAS" -> emit("REPLICAS " + json.writeValueAsString(replicas(node)));
+                    case "HOSTS" -> emit("HOSTS " + json.writeValueAsString(hosts(node)));
+                    case "PLACE" -> place(node, words);
                     case "QUIT" -> {
                         return;
                     }
@@ -172,6 +178,46 @@ public final class WorkloadAgent {
             }
         }
         return primaries;
+    }
+
+    /** Every replica of every partition in this node's yellow page, with its announced role. */
+    private Map<Integer, Map<String, String>> hosts(NeptuneNode node) {
+        Map<Integer, Map<String, String>> hosts = new TreeMap<>();
+        for (AnnouncedReplica replica : node.admin().announcedReplicas()) {
+            if (replica.service().equals(service)) {
+                hosts.computeIfAbsent(replica.partition(), p -> new TreeMap<>()).put(replica.node(),
+                        replica.role().name());
+            }
+        }
+        return hosts;
+    }
+
+    /** Starts a placement call; its answer is a PLACED line, whenever it completes. */
+    private void place(NeptuneNode node, String[] words) {
+        String id = words[1];
+        int partition = Integer.parseInt(words[3]);
+        String target = words[4];
+        java.util.concurrent.CompletableFuture<String> call;
+        try {
+            call = switch (words[2]) {
+                case "add-replica" -> node.admin().addReplica(service, partition, target,
+                        Duration.ofMillis(Long.parseLong(words[5])));
+                case "remove-replica" -> node.admin().removeReplica(service, partition, target);
+                case "move-primary" -> node.admin().movePrimary(service, partition, target);
+                default -> throw new IllegalArgumentException("placement command: " + words[2]);
+            };
+        } catch (RuntimeException e) {
+            call = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        call.whenComplete((text, error) -> {
+            Throwable cause = error;
+            while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            String answer = cause == null ? "ok " + text : "failed " + (cause.getMessage() == null ? cause.toString()
+                    : cause.getMessage());
+            emit("PLACED " + id + " " + answer.replaceAll("[\\r\\n]+", " "));
+        });
     }
 
     /** Every replica's state as it answers now; a partition whose query failed lists one error entry. */

@@ -9,6 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -23,12 +26,16 @@ final class WorkloadClient implements AutoCloseable {
     private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(120);
     private static final TypeReference<Map<Integer, List<String>>> PRIMARIES = new TypeReference<>() {};
     private static final TypeReference<List<Map<String, Object>>> REPLICAS = new TypeReference<>() {};
+    private static final TypeReference<Map<Integer, Map<String, String>>> HOSTS = new TypeReference<>() {};
 
     private final ChildProcess agent;
+    private final Map<Long, CompletableFuture<String>> placements;
+    private final AtomicLong placementIds = new AtomicLong();
     private final ObjectMapper json = new ObjectMapper();
 
-    private WorkloadClient(ChildProcess agent) {
+    private WorkloadClient(ChildProcess agent, Map<Long, CompletableFuture<String>> placements) {
         this.agent = agent;
+        this.placements = placements;
     }
 
     /**
@@ -53,13 +60,18 @@ final class WorkloadClient implements AutoCloseable {
                 "--processes", Integer.toString(settings.processes()), "--keys", Integer.toString(settings.keys()),
                 "--think-ms", Long.toString(settings.think().toMillis()), "--seed", Long.toString(settings.seed()),
                 "--parent-pid", Long.toString(ProcessHandle.current().pid())));
+        // PLACED lines answer calls that run concurrently with the other commands: the reader thread
+        // completes their futures, and they never reach awaitLine (which drops what it does not wait for)
+        Map<Long, CompletableFuture<String>> placements = new ConcurrentHashMap<>();
         ChildProcess agent = ChildProcess.start("client", command, logs.resolve("client.log"), false,
-                l -> !l.startsWith("PROGRESS "), l -> {
+                l -> !l.startsWith("PROGRESS ") && !l.startsWith("PLACED "), l -> {
                     if (l.startsWith("PROGRESS ")) {
                         progress.accept(l);
+                    } else if (l.startsWith("PLACED ")) {
+                        placed(placements, l);
                     }
                 });
-        WorkloadClient client = new WorkloadClient(agent);
+        WorkloadClient client = new WorkloadClient(agent, placements);
         try {
             String ready = agent.awaitLine(l -> l.startsWith("READY") || l.startsWith("NOT-READY"), READY_TIMEOUT,
                     "READY from the workload agent (see client.log.err)");
@@ -83,6 +95,52 @@ final class WorkloadClient implements AutoCloseable {
         agent.send("PRIMARIES");
         return parse(agent.awaitLine(l -> l.startsWith("PRIMARIES "), ANSWER_TIMEOUT, "PRIMARIES answer")
                 .substring("PRIMARIES ".length()), PRIMARIES);
+    }
+
+    /** Every replica of every partition in the agent's yellow page now, with its announced role. */
+    synchronized Map<Integer, Map<String, String>> hosts() {
+        agent.send("HOSTS");
+        return parse(agent.awaitLine(l -> l.startsWith("HOSTS "), ANSWER_TIMEOUT, "HOSTS answer")
+                .substring("HOSTS ".length()), HOSTS);
+    }
+
+    /**
+     * Asks the agent to make a placement call ({@code ClusterAdmin}); the future completes with its
+     * answer, or fails with a {@link PlacementRefused} saying why, whenever the agent answers (it does
+     * not wait for this call, and other commands go on meanwhile).
+     */
+    CompletableFuture<String> place(Nemesis.PlacementCall call, Duration timeout) {
+        long id = placementIds.incrementAndGet();
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        placements.put(id, answer);
+        synchronized (this) {
+            agent.send("PLACE " + id + " " + call.command() + " " + call.partition() + " " + call.node() + " "
+                    + Math.max(1, timeout.toMillis()));
+        }
+        return answer;
+    }
+
+    /** The admin refused or failed a placement call. */
+    static final class PlacementRefused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PlacementRefused(String message) {
+            super(message);
+        }
+    }
+
+    private static void placed(Map<Long, CompletableFuture<String>> placements, String line) {
+        String[] words = line.split(" ", 4);   // PLACED id ok|failed text
+        CompletableFuture<String> answer = placements.remove(Long.parseLong(words[1]));
+        if (answer == null) {
+            return;
+        }
+        String text = words.length > 3 ? words[3] : "";
+        if (words[2].equals("ok")) {
+            answer.complete(text);
+        } else {
+            answer.completeExceptionally(new PlacementRefused(text));
+        }
     }
 
     /** Stops the workload, waiting up to {@code grace} for operations in flight; returns the history's lines. */

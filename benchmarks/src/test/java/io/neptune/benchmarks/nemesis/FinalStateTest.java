@@ -29,6 +29,16 @@ class FinalStateTest {
     }
 
     @Test
+    void afterPlacementChangesEachPartitionIsExpectedOnTheNodesThatHostItNow() {
+        List<Map<String, Object>> moved = answers(p -> List.of());
+        moved.remove(1);   // partition 0 now on two nodes (its first answer is the primary)
+        assertThat(FinalState.unsettled(moved, p -> p == 0 ? 2 : 3, true)).isNull();
+        assertThat(FinalState.unsettled(moved, p -> 3, true)).startsWith("partition 0: replicas 2 (expected: 3");
+        assertThat(FinalState.unsettled(answers(p -> List.of()), p -> p == 4 ? 4 : 3, true))
+                .startsWith("partition 4: replicas 3 (expected: 4");
+    }
+
+    @Test
     void levelOneReplicasSettleOnEqualDigestsWithoutAPrimaryOrEqualVersions() {
         List<Map<String, Object>> levelOne = answers(p -> List.of());
         for (Map<String, Object> answer : levelOne) {

@@ -23,4 +23,17 @@ class NemesisBenchTest {
         assertThatThrownBy(() -> NemesisBench.parse(List.of("--quick", "--log-retention", "3")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("--log-retention: 3 (expected: >= 4 records)");
     }
+
+    @Test
+    void placementChangesAreOptInAndRefusedOutsideMajorityMode() {
+        assertThat(NemesisBench.parse(List.of("--quick")).faults()).isEqualTo(FaultSchedule.Kind.defaults());
+        NemesisBench.Options placed = NemesisBench.parse(List.of("--quick", "--nodes", "5", "--faults",
+                "kill,move-replica,move-primary"));
+        assertThat(placed.faults()).containsExactlyInAnyOrder(FaultSchedule.Kind.KILL, FaultSchedule.Kind.MOVE_REPLICA,
+                FaultSchedule.Kind.MOVE_PRIMARY);
+        assertThatThrownBy(() -> NemesisBench.parse(List.of("--quick", "--mode", "fail-stop", "--faults",
+                "kill,move-replica"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--faults move-replica").hasMessageContaining("--mode majority");
+        assertThat(NemesisBench.usage()).contains("move-replica", "move-primary", "partition-halves");
+    }
 }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * The CI form of the nemesis bench: one quick, seeded run (3 node JVMs and the workload client, each
  * in its own network namespace; a pause, a partition and a kill) must complete with a history and a
  * final state listing every replica, and every checker must find the run valid in majority mode
- * (no acknowledged write lost, none applied twice, replicas agree, reads are prefixes of one order).
+ * (no acknowledged write lost, none applied twice, replicas agree, reads are prefixes of one order),
+ * with placement changes (move-primary) made while the faults are in force.
  * Skipped, saying why, without root or namespace support.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -35,11 +36,11 @@ class NemesisQuickIT {
                 + reason));
         NemesisBench.Options options = new NemesisBench.Options(true, SEED, FailoverMode.MAJORITY, 2,
                 Duration.ofSeconds(40), 1, 3, Path.of("target", "nemesis-it").toAbsolutePath(),
-                EnumSet.allOf(FaultSchedule.Kind.class));
+                EnumSet.allOf(FaultSchedule.Kind.class));   // every fault, and placement changes during them
         NemesisRun.Settings quick = NemesisBench.settings(options, SEED);
         NemesisRun.Settings settings = new NemesisRun.Settings(quick.seed(), true, quick.mode(), quick.level(),
                 quick.nodes(), quick.degree(), quick.duration(), quick.recovery(), quick.processes(), quick.keys(),
-                quick.think(), quick.callTimeout(), Duration.ofSeconds(20));
+                quick.think(), quick.callTimeout(), Duration.ofSeconds(20), options.faults());
         Path directory = options.out().resolve("seed-" + SEED + "-" + System.currentTimeMillis());
         NemesisRun.Outcome outcome;
         try {
@@ -59,6 +60,11 @@ class NemesisQuickIT {
                 .anyMatch(k -> k.startsWith("partition") || k.equals("isolate-primary"))
                 .contains("kill");
         assertThat(outcome.faults()).allSatisfy(f -> assertThat(f.detail()).doesNotStartWith("failed"));
+        // 3 nodes host every partition, so a move-replica finds no node to move to; a move-primary moves the role
+        // (or the admin refuses it, which is no failure: the cluster is faulty)
+        assertThat(outcome.schedule().placements()).isNotEmpty();
+        assertThat(outcome.faults()).extracting(Nemesis.Applied::kind).containsAnyOf("move-primary", "move-replica");
+        System.out.println("NemesisQuickIT: " + Nemesis.PlacementTally.of(outcome.faults()));
         // a fault late in the run may end with the run (a kill of two nodes, restarted after the workload stopped)
         assertThat(verdicts.gaps()).as("a write gap per fault").hasSameSizeAs(outcome.faults());
         System.out.println("NemesisQuickIT: writes again after " + verdicts.gaps());

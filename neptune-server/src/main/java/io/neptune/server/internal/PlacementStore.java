@@ -2,14 +2,11 @@ package io.neptune.server.internal;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.neptune.core.internal.json.Json;
+import io.neptune.server.internal.log.AtomicFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -21,8 +18,9 @@ import java.util.TreeSet;
  * A node's placement ({@code docs/protocols/placement.md}): per service, the partitions it hosts
  * since an operator's first add-replica or remove-replica, in {@code <data-directory>/placement.json}.
  * Where it names a service it overrides the config's {@code partitions:}, which give the initial
- * placement only. Written to a forced temporary file and renamed, so a {@code kill -9} leaves the old
- * or the new placement.
+ * placement only. Written to a forced temporary file, renamed, and the directory forced
+ * ({@link AtomicFiles#write}), so a {@code kill -9} or a machine crash leaves the old or the new
+ * placement, and the new one once {@link #put} returned.
  *
  * <p>Thread-safety: thread-safe (writers serialize on this object).
  */
@@ -58,13 +56,7 @@ public final class PlacementStore {
         placement.put(service, new TreeSet<>(partitions));
         try {
             Files.createDirectories(file.getParent());
-            Path tmp = file.resolveSibling(FILE + ".tmp");
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(ByteBuffer.wrap(Json.mapper().writeValueAsBytes(placement)));
-                ch.force(true);
-            }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            AtomicFiles.write(file, Json.mapper().writeValueAsBytes(placement));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the placement file " + file, e);
         }

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: thread-safe.
  */
-final class AtomicFiles {
+public final class AtomicFiles {
     private static final Logger logger = LoggerFactory.getLogger(AtomicFiles.class);
     /** Directories whose entry in their parent (and, up the path, their ancestors' entries) is durable. */
     private static final Set<Path> DURABLE_ENTRIES = ConcurrentHashMap.newKeySet();
@@ -32,7 +32,7 @@ final class AtomicFiles {
      * renames it over {@code target} atomically and forces the directory so the rename survives a
      * power loss.
      */
-    static void write(Path target, byte[] content) throws IOException {
+    public static void write(Path target, byte[] content) throws IOException {
         Path tmp = temporary(target);
         try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {

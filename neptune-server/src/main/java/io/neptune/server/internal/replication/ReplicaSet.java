@@ -1,15 +1,12 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.server.internal.log.AtomicFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -66,16 +63,13 @@ final class ReplicaSet {
         writeDurably(file, String.join("\n", seen) + "\n", name);
     }
 
-    /** Replaces {@code file} with {@code content}: a forced temporary file, renamed atomically. */
+    /**
+     * Replaces {@code file} with {@code content}: a forced temporary file, renamed atomically, and the
+     * directory forced so the rename survives a machine crash ({@link AtomicFiles#write}).
+     */
     static void writeDurably(Path file, String content, String name) {
         try {
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
-                ch.force(true);
-            }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            AtomicFiles.write(file, content.getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(name + ": cannot write " + file, e);
         }
