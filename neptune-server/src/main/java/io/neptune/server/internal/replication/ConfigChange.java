@@ -32,6 +32,8 @@ final class ConfigChange {
     private final long epoch;
     private final Reconfigure request;
     private final long deadlineNanos;
+    /** How recently a voter must have answered the primary to count as live for a removal. */
+    private final long liveWithinNanos;
     private @Nullable Consumer<Object> reply;
     /** The LSN of a configuration this change logged and waits to see committed, or 0. */
     private long pending;
@@ -39,22 +41,25 @@ final class ConfigChange {
     private boolean finalLogged;
 
     ConfigChange(ReplicaCore core, Membership membership, QuorumLeader leader, long epoch, Reconfigure request,
-            Consumer<Object> reply) {
+            long liveWithinNanos, Consumer<Object> reply) {
         this.core = core;
         this.membership = membership;
         this.leader = leader;
         this.epoch = epoch;
         this.request = request;
         this.reply = reply;
+        this.liveWithinNanos = liveWithinNanos;
         this.deadlineNanos = core.clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, request.timeoutMillis()));
     }
 
     /**
      * Starts the change {@code m} asks for on the primary {@code leader}, or refuses it (no primary here,
-     * or another change under way); returns the change now under way.
+     * or another change under way); returns the change now under way. A voter counts as live for a
+     * removal if it answered the primary within {@code liveWithinNanos}.
      */
     static @Nullable ConfigChange start(ReplicaCore core, Membership membership, @Nullable QuorumLeader leader,
-            @Nullable NodeId primary, @Nullable ConfigChange current, Reconfigure m, Consumer<Object> reply) {
+            @Nullable NodeId primary, @Nullable ConfigChange current, Reconfigure m, long liveWithinNanos,
+            Consumer<Object> reply) {
         String refusal = leader == null ? "NEP-PLACE-002 not the primary" + (primary != null ? " (primary: " + primary
                 + ")" : "") : current != null && !current.done() ? "NEP-PLACE-002 another placement change is under way"
                 : null;
@@ -64,7 +69,7 @@ final class ConfigChange {
                     : List.copyOf(latest.voters())));
             return current;
         }
-        ConfigChange change = new ConfigChange(core, membership, leader, core.log.epoch(), m, reply);
+        ConfigChange change = new ConfigChange(core, membership, leader, core.log.epoch(), m, liveWithinNanos, reply);
         change.tick(core.peers.replicas(core.service, core.partition));
         return change;
     }
@@ -161,6 +166,15 @@ final class ConfigChange {
             return;
         }
         voters.remove(request.remove());
+        List<String> live = voters.stream().filter(v -> leader.heardFrom(NodeId.of(v), liveWithinNanos)).toList();
+        if (live.size() < voters.size() / 2 + 1) {
+            // etcd's strict reconfiguration check: a configuration whose majority is not live now could not commit,
+            // and the partition would take no write until a down voter came back
+            answer(false, "NEP-PLACE-009 removing " + request.remove() + " would leave " + voters + ", of whom only "
+                    + live + " answer the primary: not a majority, so the partition would stop taking writes until"
+                    + " another voter is back; bring the down voter back, or remove it instead");
+            return;
+        }
         log(voters, true);
     }
 

@@ -205,7 +205,8 @@ final class MajorityReplica implements PartitionReplica {
             } else if (message instanceof Promote) {
                 promote(reply);
             } else if (message instanceof Reconfigure m) { // an operator's add-replica or remove-replica
-                change = ConfigChange.start(core, membership, leading, primary, change, m, reply);
+                change = ConfigChange.start(core, membership, leading, primary, change, m, electionTimeoutNanos,
+                        reply);
             } else if (message instanceof Join) {
                 reply.accept(new JoinReply(false, "majority mode has no join", core.log.epoch(), 0, 0, List.of(), false,
                         0, ""));

@@ -178,6 +178,15 @@ final class QuorumLeader {
         return Election.majorityContact(contacts, quorum.getAsInt());
     }
 
+    /** Whether {@code node} is this replica, or a follower that answered a message sent in the last {@code withinNanos}. */
+    boolean heardFrom(NodeId node, long withinNanos) {
+        if (node.equals(core.self)) {
+            return true;
+        }
+        Follower f = followers.get(node);
+        return f != null && f.hasContact && core.clock.getAsLong() - f.contactNanos < withinNanos;
+    }
+
     /** How many replicas, this one included, answered a message sent in the last {@code withinNanos}. */
     int inContact(long withinNanos) {
         long now = core.clock.getAsLong();
