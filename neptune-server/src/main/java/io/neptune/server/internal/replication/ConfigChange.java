@@ -167,7 +167,7 @@ final class ConfigChange {
         }
         voters.remove(request.remove());
         List<String> live = voters.stream().filter(v -> leader.heardFrom(NodeId.of(v), liveWithinNanos)).toList();
-        if (live.size() < voters.size() / 2 + 1) {
+        if (live.size() < Election.quorum(voters.size())) {
             // etcd's strict reconfiguration check: a configuration whose majority is not live now could not commit,
             // and the partition would take no write until a down voter came back
             answer(false, "NEP-PLACE-009 removing " + request.remove() + " would leave " + voters + ", of whom only "
