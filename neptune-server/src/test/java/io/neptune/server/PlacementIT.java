@@ -21,6 +21,8 @@ import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
 import io.neptune.server.JournalTestService.Entries;
 import io.neptune.server.JournalTestService.ReadAll;
+import io.neptune.server.internal.PlacementStore;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,6 +125,47 @@ class PlacementIT {
                     TimeUnit.SECONDS)).contains("voters now [node-0, node-1, node-3]");
             assertThatThrownBy(() -> operator.addReplica(SERVICE, PARTITION, "node-9", Duration.ofSeconds(5))
                     .get(30, TimeUnit.SECONDS)).hasMessageContaining("NEP-PLACE-005 node: 'node-9'");
+        }
+    }
+
+    /**
+     * add-replica records the partition in the node's {@code placement.json} before the new replica's log
+     * directory says it is a learner: a node killed between the two restarts hosting the partition with no
+     * membership at all. It must come back as the learner it was made, not as a voter of an implicit set:
+     * alone, with {@code replicas: 1}, such a voter elected itself primary of a partition it held nothing of,
+     * while the partition's real primary could be serving elsewhere.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aNodeKilledHalfWayThroughAddReplicaRestartsAsALearner() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            NodeConfig config = cluster.config("node-1", ClientConfig.defaults());
+            Files.createDirectories(config.dataDirectory());
+            Files.writeString(config.dataDirectory().resolve(PlacementStore.FILE), "{\"" + SERVICE + "\":[" + PARTITION
+                    + "]}");
+            NeptuneNode restarted = cluster.add(config, b -> b.host(new JournalTestService(),
+                    HostingConfig.builder().replicas(1).partitions().build()));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> restarted.replicaRoles(SERVICE, PARTITION).containsKey(NodeId.of("node-1")));
+            // the election timeout is well under a second: a replica that could stand would have won by now
+            await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10))
+                    .until(() -> role(restarted, "node-1") != ReplicaRole.PRIMARY);
+
+            cluster.add("node-0", ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                    HostingConfig.builder().replicas(1).build()));
+            await().atMost(Duration.ofSeconds(60)).until(() -> role(restarted, "node-0") == ReplicaRole.PRIMARY);
+            NeptuneHandle handle = NeptuneHandle.create();
+            for (int i = 0; i < 20; i++) {
+                restarted.client().callAsync(handle, SERVICE, PARTITION, "append", AccessMode.WRITE, new Append("w" + i),
+                        Appended.class, CallOptions.timeout(Duration.ofSeconds(20))).join();
+            }
+            String added = restarted.admin().addReplica(SERVICE, PARTITION, "node-1", Duration.ofSeconds(60))
+                    .get(90, TimeUnit.SECONDS);
+            assertThat(added).contains("[node-0, node-1]");
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                assertThat(role(restarted, "node-1")).isEqualTo(ReplicaRole.SECONDARY);
+                assertThat(entries(restarted, "node-1")).isEqualTo(entries(restarted, "node-0")).hasSize(20);
+            });
         }
     }
 

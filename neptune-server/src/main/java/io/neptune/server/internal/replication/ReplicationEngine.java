@@ -133,7 +133,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 PartitionReplica[] byPartition = new PartitionReplica[runtime.descriptor().partitions()];
                 for (int p = 0; p < byPartition.length; p++) {
                     if (runtime.partitions().hosts(p)) {
-                        byPartition[p] = create(runtime, p, false);
+                        byPartition[p] = create(runtime, p, addedHalfWay(runtime, p));
                     }
                 }
                 replicas.put(runtime.descriptor().name(), byPartition);
@@ -148,9 +148,25 @@ public final class ReplicationEngine implements AutoCloseable {
         return runtime.descriptor().methods().values().stream().anyMatch(m -> m.mode() == AccessMode.WRITE);
     }
 
+    /**
+     * Whether this node hosts {@code partition} only by an operator's add-replica that it did not finish:
+     * {@link #host} records the partition in {@code placement.json} before the new replica writes its
+     * (learner's) membership, so a node killed between the two restarts with the partition placed here,
+     * not by its config, and no membership next to the log. It is the learner it was being made; as an
+     * implicit voter it could elect itself with an empty log.
+     */
+    private boolean addedHalfWay(ServiceRuntime runtime, int partition) {
+        return !runtime.hosting().hosts(partition, runtime.descriptor().partitions())
+                && !Membership.isExplicit(logDirectory(runtime.descriptor().name(), partition));
+    }
+
+    private Path logDirectory(String service, int partition) {
+        return config.dataDirectory().resolve(service).resolve("log-" + partition);
+    }
+
     private PartitionReplica create(ServiceRuntime runtime, int partition, boolean learner) {
         String service = runtime.descriptor().name();
-        Path directory = config.dataDirectory().resolve(service).resolve("log-" + partition);
+        Path directory = logDirectory(service, partition);
         RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()), logWriters);
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
