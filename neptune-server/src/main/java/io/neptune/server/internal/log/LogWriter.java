@@ -45,8 +45,17 @@ final class LogWriter {
         CompletableFuture<Void> done();
     }
 
-    /** Writes {@code frame}, record {@code lsn}, at {@code offset}. */
-    record Append(long lsn, long offset, byte[] frame, CompletableFuture<Void> done) implements Op {}
+    /**
+     * Writes {@code frame}, record {@code lsn}, at {@code offset}. The records of one
+     * {@link RedoLog#appendAll} share one {@code done}, completed once the last of them is durable: a
+     * follower's batch of 64 then costs one future, not 64.
+     */
+    record Append(long lsn, long offset, byte[] frame, CompletableFuture<Void> done) implements Op {
+        /** Whether {@code next} (the append queued after this one, or null) no longer shares this one's future. */
+        boolean lastOfBatch(@Nullable Append next) {
+            return next == null || next.done != done;
+        }
+    }
 
     /** Cuts the file to {@code size} bytes. */
     record Truncate(long size, CompletableFuture<Void> done) implements Op {}
@@ -407,11 +416,14 @@ final class LogWriter {
         }
         try {
             if (policy == FsyncPolicy.ALWAYS) {
-                for (Append append : run) {
+                for (int i = 0; i < run.size(); i++) {
+                    Append append = run.get(i);
                     file.write(append.offset(), List.of(append.frame()));
                     written(List.of(append));
                     force();
-                    append.done().complete(null);
+                    if (append.lastOfBatch(i + 1 < run.size() ? run.get(i + 1) : null)) {
+                        append.done().complete(null);   // every record of its batch is forced
+                    }
                 }
                 return;
             }

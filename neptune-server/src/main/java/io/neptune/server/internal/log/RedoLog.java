@@ -334,9 +334,10 @@ public final class RedoLog implements AutoCloseable {
      * are written with one force (appended one by one, the writer wakes at the first and forces again
      * for the rest). A follower appends each batch from its primary this way.
      *
-     * @return one future per record, as {@link #append} returns; if a record cannot be the write the
-     *     service applied at its LSN (see {@link #lostTailEnd()}), those before it are appended and its
-     *     future and those after fail
+     * @return one future per record, as {@link #append} returns, completed when every appended
+     *     record of the call is durable (the records appended together share one future object); if a
+     *     record cannot be the write the service applied at its LSN (see {@link #lostTailEnd()}),
+     *     those before it are appended and its future and those after fail
      * @throws IllegalArgumentException if an LSN or epoch is out of sequence or a field is too large;
      *     then none of {@code records} is appended
      */
@@ -364,23 +365,25 @@ public final class RedoLog implements AutoCloseable {
                 lsn = record.lsn();
                 epoch = record.epoch();
             }
-            List<CompletableFuture<Void>> done = new ArrayList<>(records.size());
+            CompletableFuture<Void> durable = new CompletableFuture<>();   // the batch's: see LogWriter.Append
             List<LogWriter.Append> appends = new ArrayList<>(records.size());
-            for (int i = 0; i < records.size(); i++) {
-                LogRecord record = records.get(i);
+            LogException lost = null;
+            for (LogRecord record : records) {
                 if (!lostTail.admits(record)) {
-                    LogException lost = lostTail.refuse(record, name, directory);
-                    done.addAll(Collections.nCopies(records.size() - i, CompletableFuture.failedFuture(lost)));
+                    lost = lostTail.refuse(record, name, directory);
                     break;
                 }
-                byte[] frame = frames.get(i);
+                byte[] frame = frames.get(appends.size());
                 long offset = index.end();
                 index.add(record.lsn(), record.epoch(), record.requestId(), offset, frame.length);
-                LogWriter.Append append = new LogWriter.Append(record.lsn(), offset, frame, new CompletableFuture<>());
-                appends.add(append);
-                done.add(append.done());
+                appends.add(new LogWriter.Append(record.lsn(), offset, frame, durable));
             }
             writer.appendAll(appends);
+            if (lost == null) {
+                return Collections.nCopies(records.size(), durable);
+            }
+            List<CompletableFuture<Void>> done = new ArrayList<>(Collections.nCopies(appends.size(), durable));
+            done.addAll(Collections.nCopies(records.size() - appends.size(), CompletableFuture.failedFuture(lost)));
             return done;
         }
     }

@@ -221,14 +221,22 @@ final class ReplicaCore {
         long generation = truncations;
         List<CompletableFuture<Void>> appended = logAppend.apply(records);
         List<CompletableFuture<Void>> done = new ArrayList<>(appended.size());
-        for (int i = 0; i < appended.size(); i++) {
-            long lsn = records.get(i).lsn();
-            done.add(appended.get(i).whenComplete((v, e) -> exec.execute(() -> {
+        // the log gives the records it appends together one future: one task on the executor per run of them
+        for (int from = 0; from < appended.size(); ) {
+            CompletableFuture<Void> future = appended.get(from);
+            int to = from;
+            while (to + 1 < appended.size() && appended.get(to + 1) == future) {
+                to++;
+            }
+            long lsn = records.get(to).lsn();
+            CompletableFuture<Void> advanced = future.whenComplete((v, e) -> exec.execute(() -> {
                 if (e == null && generation == truncations && lsn > durable) {
                     durable = lsn;
                     afterDurable.run();
                 }
-            })));
+            }));
+            done.addAll(java.util.Collections.nCopies(to - from + 1, advanced));
+            from = to + 1;
         }
         return done;
     }

@@ -215,6 +215,7 @@ class RedoLogTest {
                 List<CompletableFuture<Void>> done = log.appendAll(LongStream.range(first, first + 64)
                         .mapToObj(lsn -> record(lsn, 1, 200)).toList());
                 assertThat(done).hasSize(64);
+                assertThat(done.stream().distinct()).as("one future for the batch, not one per record").hasSize(1);
                 CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
                 assertThat(log.forces() - forcesBefore).as("forces for batch " + batch).isEqualTo(1);
             }
