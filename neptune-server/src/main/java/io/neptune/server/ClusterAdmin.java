@@ -220,8 +220,10 @@ public interface ClusterAdmin {
      * is empty) evenly over the live nodes that run it ({@code docs/protocols/placement.md}, "Rebalance"):
      * replicas per node within 1 of each other and primaries per node within 1, per service, with as few
      * moves as that takes. Only majority-mode services get replicas moved; fail-stop ones only primary
-     * roles; level-1 services nothing. Changes nothing except that a majority-mode partition whose replica
-     * set is still implicit gets it written down (a change of nothing, as {@link #addReplica} does first).
+     * roles; level-1 services nothing. A voter of a majority-mode partition whose node is gone (no longer
+     * in the yellow page) is replaced: added on a live node, then removed, so the partition gets its
+     * replica count back. Changes nothing except that a majority-mode partition whose replica set is
+     * still implicit gets it written down (a change of nothing, as {@link #addReplica} does first).
      *
      * @return a future completed with the plan, or failed with a {@link io.neptune.core.NeptuneException}:
      *     an unknown service, or (starting with {@code NEP-PLACE-002}) a partition of a level-2/3 service

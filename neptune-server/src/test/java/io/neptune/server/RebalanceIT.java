@@ -47,7 +47,8 @@ import picocli.CommandLine;
  * steady write load to every partition: three nodes host the 4 partitions x 3 replicas of a majority-mode
  * service with every primary on node-0; an empty 4th node joins, and the rebalance moves replicas and
  * primaries onto it until each node holds 3 replicas and 1 primary. No write fails, every acknowledged
- * write is on every replica, and a second rebalance plans nothing.
+ * write is on every replica, and a second rebalance plans nothing. And a node that dies: the rebalance
+ * replaces its replicas on the live nodes.
  */
 class RebalanceIT {
     private static final String SERVICE = "journal";
@@ -154,6 +155,61 @@ class RebalanceIT {
                     "--discovery-directory", cluster.membership().discoveryDirectory().toString(), "--dry-run",
                     "--wait", "10s");
             assertThat(status).as(err.toString()).isZero();
+        }
+    }
+
+    /**
+     * A node that dies leaves each of its partitions one voter short, and the yellow page no longer shows
+     * it: the rebalance asks the primaries for their voters and replaces the dead node's replicas on the
+     * live nodes (add-replica there, then remove-replica of the dead voter), so every partition has 3
+     * replicas again, each with every acknowledged write.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void theReplicasOfANodeThatIsGoneAreReplacedOnTheLiveNodes() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (int i = 0; i < 3; i++) {
+                int priority = 3 - i;
+                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                        HostingConfig.builder().replicas(3).priority(priority).build()));
+            }
+            cluster.add("node-3", ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                    HostingConfig.builder().partitions(List.of()).replicas(3).priority(1).build()));
+            NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
+            await().atMost(Duration.ofSeconds(60)).until(() -> allPartitionsServe(admin, 3)
+                    && admin.knownNodes().contains(NodeId.of("node-3")));
+            List<Set<String>> acknowledged = new ArrayList<>();
+            NeptuneHandle handle = NeptuneHandle.create();
+            for (int p = 0; p < PARTITIONS; p++) {
+                acknowledged.add(ConcurrentHashMap.newKeySet());
+                for (int i = 0; i < 20; i++) {
+                    admin.client().callAsync(handle, SERVICE, p, "append", AccessMode.WRITE, new Append("w" + p + "." + i),
+                            Appended.class, CallOptions.timeout(Duration.ofSeconds(20))).join();
+                    acknowledged.get(p).add("w" + p + "." + i);
+                }
+            }
+
+            cluster.node(2).close();   // node-2, a secondary of every partition, dies
+            await().atMost(Duration.ofSeconds(30)).until(() -> !admin.knownNodes().contains(NodeId.of("node-2")));
+            ClusterAdmin operator = admin.admin();
+            RebalancePlan plan = operator.planRebalance(SERVICE).get(60, TimeUnit.SECONDS);
+            assertThat(plan.notes()).isEmpty();
+            assertThat(plan.steps()).filteredOn(s -> s.action() == RebalanceAction.ADD_REPLICA)
+                    .extracting(RebalanceStep::toString).containsExactly("add-replica journal 0 node-3",
+                            "add-replica journal 1 node-3", "add-replica journal 2 node-3", "add-replica journal 3 node-3");
+            assertThat(plan.steps()).filteredOn(s -> s.action() == RebalanceAction.REMOVE_REPLICA)
+                    .extracting(RebalanceStep::node).containsExactly("node-2", "node-2", "node-2", "node-2");
+            operator.rebalance(plan, Duration.ofSeconds(60), step -> { }).get(4, TimeUnit.MINUTES);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> allPartitionsServe(admin, 3));
+            for (int p = 0; p < PARTITIONS; p++) {
+                int partition = p;
+                assertThat(admin.replicaRoles(SERVICE, p).keySet()).extracting(NodeId::value)
+                        .containsExactlyInAnyOrder("node-0", "node-1", "node-3");
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(entries(admin, "node-3", partition))
+                        .containsExactlyInAnyOrderElementsOf(acknowledged.get(partition)));
+            }
+            assertThat(operator.planRebalance(SERVICE).get(60, TimeUnit.SECONDS).steps()).as("a second plan").isEmpty();
         }
     }
 

@@ -1,5 +1,7 @@
 package io.neptune.server.internal;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ClassStats;
@@ -260,8 +262,50 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
                 live.add(a.node());
             }
         }
-        return mode(service, 0, partitions).thenApply(mode ->
-                Rebalancer.plan(new Rebalancer.Layout(service, mode, layout, live)));
+        return mode(service, 0, partitions).thenCompose(mode -> {
+            if (mode != Rebalancer.Mode.MAJORITY) {
+                return CompletableFuture.completedFuture(Rebalancer.plan(new Rebalancer.Layout(service, mode, layout,
+                        live)));
+            }
+            List<String> notes = new ArrayList<>();
+            return withGoneVoters(service, layout, notes).thenApply(full -> {
+                RebalancePlan plan = Rebalancer.plan(new Rebalancer.Layout(service, mode, full, live));
+                notes.addAll(plan.notes());
+                return new RebalancePlan(plan.steps(), notes);
+            });
+        });
+    }
+
+    /**
+     * {@code layout} with, for each partition, the voters its primary names that the yellow page no longer
+     * lists (their nodes are gone): as replicas on nodes that may take none, the plan moves them to live
+     * nodes, which restores the partition's replica count. A partition whose voters cannot be read keeps
+     * its count, with a note saying why.
+     */
+    private CompletableFuture<java.util.SortedMap<Integer, List<Rebalancer.Replica>>> withGoneVoters(String service,
+            java.util.SortedMap<Integer, List<Rebalancer.Replica>> layout, List<String> notes) {
+        Map<Integer, CompletableFuture<List<String>>> voters = new TreeMap<>();
+        layout.keySet().forEach(p -> voters.put(p, reconfigure(service, p, "", "", 10_000)));
+        return CompletableFuture.allOf(voters.values().toArray(CompletableFuture[]::new)).handle((v, ignored) -> {
+            java.util.SortedMap<Integer, List<Rebalancer.Replica>> full = new TreeMap<>();
+            layout.forEach((p, replicas) -> {
+                List<Rebalancer.Replica> all = new ArrayList<>(replicas);
+                CompletableFuture<List<String>> named = requireNonNull(voters.get(p));
+                if (named.isCompletedExceptionally()) {
+                    String why = named.handle((x, e) -> rootMessage(e)).join();
+                    notes.add(service + "#" + p + ": its voters could not be read (" + why + "); a replica on a node"
+                            + " that is gone is not replaced");
+                } else {
+                    for (String voter : named.join()) {
+                        if (all.stream().noneMatch(r -> r.node().equals(voter))) {
+                            all.add(new Rebalancer.Replica(voter, false));
+                        }
+                    }
+                }
+                full.put(p, all);
+            });
+            return full;
+        });
     }
 
     /**

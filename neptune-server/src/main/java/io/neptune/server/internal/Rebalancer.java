@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The rules:
  * <ul>
- *   <li>every partition keeps its replica count (its replication degree as it is now) and never has
- *       two replicas on one node;
+ *   <li>every partition keeps its replica count (its replication degree as it is now, counting the
+ *       replicas the caller lists on nodes that are gone: a majority-mode partition's voters whose
+ *       nodes left the yellow page) and never has two replicas on one node;
  *   <li>a replica moves by {@code add-replica} on the new node first and {@code remove-replica} on the
  *       old one after, so a partition never drops below its degree; a primary replica hands its role
  *       to another replica of the partition between the two, so no election is needed;
