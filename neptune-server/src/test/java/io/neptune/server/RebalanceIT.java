@@ -58,17 +58,11 @@ class RebalanceIT {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void anEmptyNodeThatJoinsGetsItsShareOfReplicasAndPrimariesUnderWrites() throws Exception {
         try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
-            for (int i = 0; i < 3; i++) {
-                int priority = 3 - i;
-                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
-                        HostingConfig.builder().replicas(3).priority(priority).build()));
-            }
+            startJournal(cluster, FailoverMode.MAJORITY);
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
             await().atMost(Duration.ofSeconds(60)).until(() -> allPartitionsServe(admin, 3));
 
-            // node-3 runs the service and hosts none of it yet (partitions: [] in a config file)
-            cluster.add("node-3", ClientConfig.defaults(), b -> b.host(new JournalTestService(),
-                    HostingConfig.builder().partitions(List.of()).replicas(3).priority(1).build()));
+            startEmptyNode3(cluster);
             await().atMost(Duration.ofSeconds(30)).until(() -> admin.knownNodes().contains(NodeId.of("node-3")));
             for (int p = 0; p < PARTITIONS; p++) {
                 assertThat(admin.replicaRoles(SERVICE, p)).doesNotContainKey(NodeId.of("node-3"));
@@ -168,13 +162,8 @@ class RebalanceIT {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void theReplicasOfANodeThatIsGoneAreReplacedOnTheLiveNodes() throws Exception {
         try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
-            for (int i = 0; i < 3; i++) {
-                int priority = 3 - i;
-                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
-                        HostingConfig.builder().replicas(3).priority(priority).build()));
-            }
-            cluster.add("node-3", ClientConfig.defaults(), b -> b.host(new JournalTestService(),
-                    HostingConfig.builder().partitions(List.of()).replicas(3).priority(1).build()));
+            startJournal(cluster, FailoverMode.MAJORITY);
+            startEmptyNode3(cluster);
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
             await().atMost(Duration.ofSeconds(60)).until(() -> allPartitionsServe(admin, 3)
                     && admin.knownNodes().contains(NodeId.of("node-3")));
@@ -217,11 +206,7 @@ class RebalanceIT {
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void aFailStopServiceOnlyGetsItsPrimariesSpread() throws Exception {
         try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
-            for (int i = 0; i < 3; i++) {
-                int priority = 3 - i;
-                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
-                        HostingConfig.builder().replicas(3).priority(priority).failover(FailoverMode.FAIL_STOP).build()));
-            }
+            startJournal(cluster, FailoverMode.FAIL_STOP);
             NeptuneNode admin = cluster.add("admin", ClientConfig.defaults(), b -> b);
             // node-0 has the highest priority: it is the primary of every partition
             await().atMost(Duration.ofSeconds(60)).until(() -> allPartitionsServe(admin, 3) && primaries(admin)
@@ -255,6 +240,21 @@ class RebalanceIT {
             assertThat(progress).containsExactly("[1/2] remove-replica journal 2 node-2 ...");
             assertThat(admin.replicaRoles(SERVICE, 2)).hasSize(3);
         }
+    }
+
+    /** node-0..2 host every partition of the journal, 3 replicas, priorities 3, 2, 1 (node-0 leads them all). */
+    private static void startJournal(MiniCluster cluster, FailoverMode mode) {
+        for (int i = 0; i < 3; i++) {
+            int priority = 3 - i;
+            cluster.add("node-" + i, ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                    HostingConfig.builder().replicas(3).priority(priority).failover(mode).build()));
+        }
+    }
+
+    /** node-3 runs the journal and hosts none of it yet ({@code partitions: []} in a config file). */
+    private static void startEmptyNode3(MiniCluster cluster) {
+        cluster.add("node-3", ClientConfig.defaults(), b -> b.host(new JournalTestService(),
+                HostingConfig.builder().partitions(List.of()).replicas(3).priority(1).build()));
     }
 
     /** Primaries per node, as {@code observer}'s yellow page says. */
