@@ -158,7 +158,18 @@ final class ConnectionPool implements AutoCloseable {
             }
         }
 
+        /**
+         * The connection a call goes out on: the one owned by the calling thread's event loop if there is
+         * one (a call made from an answer's callback, as a closed loop of calls does: written inline, with
+         * no other thread to wake), else the next in turn.
+         */
         Slot next() {
+            for (Slot slot : slots) {
+                Channel channel = slot.current;
+                if (channel != null && channel.isActive() && channel.eventLoop().inEventLoop()) {
+                    return slot;
+                }
+            }
             return slots[Math.floorMod(next.getAndIncrement(), slots.length)];
         }
     }
