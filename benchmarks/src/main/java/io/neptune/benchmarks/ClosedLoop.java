@@ -56,13 +56,15 @@ public final class ClosedLoop {
      *     (successful or failed; {@link JvmUsage}), NaN if not measured
      * @param cpuMicrosPerCall CPU time of this process during the measured period per call completed in it, µs,
      *     NaN if not measured
+     * @param switchesPerCall voluntary context switches of this JVM's threads (sleeps, so wake-ups) during the
+     *     measured period per call completed in it, NaN if not measured
      */
     public record Result(int callers, long calls, long failures, double throughput, double p50, double p99, double mean,
-            String firstFailure, double bytesPerCall, double cpuMicrosPerCall) {
-        /** A result without allocation and CPU figures. */
+            String firstFailure, double bytesPerCall, double cpuMicrosPerCall, double switchesPerCall) {
+        /** A result without allocation, CPU and context-switch figures. */
         public Result(int callers, long calls, long failures, double throughput, double p50, double p99, double mean,
                 String firstFailure) {
-            this(callers, calls, failures, throughput, p50, p99, mean, firstFailure, Double.NaN, Double.NaN);
+            this(callers, calls, failures, throughput, p50, p99, mean, firstFailure, Double.NaN, Double.NaN, Double.NaN);
         }
     }
 
@@ -107,7 +109,8 @@ public final class ClosedLoop {
         long calls = latencies.getTotalCount();
         return new Result(callers, calls, failures.sum(), calls / seconds, latencies.getValueAtPercentile(50) / 1e3,
                 latencies.getValueAtPercentile(99) / 1e3, latencies.getMean() / 1e3, firstFailure,
-                after.allocatedSince(before) / completed, after.cpuNanosSince(before) / 1e3 / completed);
+                after.allocatedSince(before) / completed, after.cpuNanosSince(before) / 1e3 / completed,
+                after.switchesSince(before) / completed);
     }
 
     private static void sleepUntil(long nanos) throws InterruptedException {

@@ -129,9 +129,10 @@ public final class InvocationOverheadExperiment {
                     String load = Report.loadAverage().split(",")[0];
                     ClosedLoop.Result r = new ClosedLoop(system.getValue()).run(callers, plan.warmUp(), plan.measure());
                     System.out.printf(Locale.ROOT, "%-26s %2d callers: %8.0f calls/s, p50 %7.1f µs, p99 %8.1f µs,"
-                            + " mean %7.1f µs, %6.0f B/call, CPU %5.1f µs/call, %d failures%s; load %s%n",
+                            + " mean %7.1f µs, %6.0f B/call, CPU %5.1f µs/call, %4.2f wake-ups/call, %d failures%s;"
+                            + " load %s%n",
                             system.getKey(), callers, r.throughput(), r.p50(), r.p99(), r.mean(), r.bytesPerCall(),
-                            r.cpuMicrosPerCall(), r.failures(),
+                            r.cpuMicrosPerCall(), r.switchesPerCall(), r.failures(),
                             r.firstFailure().isEmpty() ? "" : " (first: " + r.firstFailure() + ")", load);
                     measurements.add(new Measurement(system.getKey(), r, load));
                 }
@@ -143,11 +144,11 @@ public final class InvocationOverheadExperiment {
     private static Report report(Plan plan, List<Measurement> measurements, String context) {
         Report report = new Report("invocation-overhead", "Invocation overhead: unary echo, closed loop", "system",
                 "callers", "calls", "failures", "calls/s", "p50 (µs)", "p99 (µs)", "mean (µs)", "bytes/call",
-                "CPU µs/call", "load (1 min)");
+                "CPU µs/call", "wake-ups/call", "load (1 min)");
         for (Measurement m : measurements) {
             ClosedLoop.Result r = m.result();
             report.row(m.system(), r.callers(), r.calls(), r.failures(), r.throughput(), r.p50(), r.p99(), r.mean(),
-                    Math.round(r.bytesPerCall()), r.cpuMicrosPerCall(), m.load());
+                    Math.round(r.bytesPerCall()), r.cpuMicrosPerCall(), r.switchesPerCall(), m.load());
             report.point(m.system(), r.callers(), r.throughput());
         }
         report.axes("concurrent callers (calls outstanding)", "throughput (calls/s)", true).legendOutside();
@@ -162,7 +163,10 @@ public final class InvocationOverheadExperiment {
                 + " the idle background of the other systems) during the measured period, over the calls completed"
                 + " in it (HotSpot's per-thread counters, com.sun.management.ThreadMXBean#getThreadAllocatedBytes);"
                 + " both ends of every call are in it, and so is the load generator's own share, which the raw Netty"
-                + " row shows. CPU µs/call: the process's CPU time over the same period and calls.");
+                + " row shows. CPU µs/call: the process's CPU time over the same period and calls. wake-ups/call:"
+                + " the voluntary context switches of all its threads (/proc/self/task/*/status) over the same period"
+                + " and calls: each is a thread that slept and was woken, the hand-offs a call pays (raw Netty pays"
+                + " about one per side).");
         report.note(overheadTable(measurements));
         report.note(context);
         return report;

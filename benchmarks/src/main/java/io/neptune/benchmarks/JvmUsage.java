@@ -1,12 +1,17 @@
 package io.neptune.benchmarks;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What this whole JVM has spent so far: bytes allocated on the heap by each live thread, and CPU
- * time of the process. Two snapshots around a measured period, divided by the calls completed in
+ * What this whole JVM has spent so far: bytes allocated on the heap by each live thread, CPU time
+ * of the process, and (on Linux) the voluntary context switches of its threads: each is a thread
+ * that went to sleep waiting for something, so per call they count the wake-ups a call costs. Two snapshots around a measured period, divided by the calls completed in
  * it, give the bytes and the CPU time per call of everything in the JVM: callers, client, servers,
  * and the idle background of whatever else runs there (membership heartbeats, timers).
  *
@@ -27,10 +32,13 @@ public final class JvmUsage {
     /** Bytes allocated by each live thread since it started, by thread id. */
     private final Map<Long, Long> allocatedByThread;
     private final long cpuNanos;
+    /** Voluntary context switches of the live threads, -1 where {@code /proc} cannot tell. */
+    private final long switches;
 
-    private JvmUsage(Map<Long, Long> allocatedByThread, long cpuNanos) {
+    private JvmUsage(Map<Long, Long> allocatedByThread, long cpuNanos, long switches) {
         this.allocatedByThread = allocatedByThread;
         this.cpuNanos = cpuNanos;
+        this.switches = switches;
     }
 
     /** This JVM's usage now. */
@@ -43,7 +51,28 @@ public final class JvmUsage {
                 byThread.put(ids[i], allocated[i]);
             }
         }
-        return new JvmUsage(byThread, OS.getProcessCpuTime());
+        return new JvmUsage(byThread, OS.getProcessCpuTime(), voluntarySwitches());
+    }
+
+    /** The sum of {@code voluntary_ctxt_switches} over {@code /proc/self/task/*}, or -1 off Linux. */
+    private static long voluntarySwitches() {
+        long total = 0;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            total += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended while we read: its switches leave with it, as its allocations do
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return total;
     }
 
     /** Bytes allocated between {@code earlier} and this snapshot by the threads alive at this one. */
@@ -53,6 +82,11 @@ public final class JvmUsage {
             bytes += thread.getValue() - earlier.allocatedByThread.getOrDefault(thread.getKey(), 0L);
         }
         return bytes;
+    }
+
+    /** Voluntary context switches between {@code earlier} and this snapshot, NaN where they cannot be read. */
+    public double switchesSince(JvmUsage earlier) {
+        return switches < 0 || earlier.switches < 0 ? Double.NaN : switches - earlier.switches;
     }
 
     /** CPU time of this process between {@code earlier} and this snapshot, ns. */
