@@ -9,6 +9,7 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ClassStats;
+import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.NeptuneService;
 import io.neptune.core.PartitionKey;
 import io.neptune.core.Read;
@@ -82,13 +83,18 @@ class ServiceClassIT {
             // 2 workers x 20 ms = 100 requests/s; gold and bronze each ask for 100/s: 200% demand
             List<CompletableFuture<?>> calls = new ArrayList<>();
             List<Throwable> unexpected = new ArrayList<>();
+            AtomicLong expiredInQueue = new AtomicLong();
             load.scheduleAtFixedRate(() -> {
                 for (String serviceClass : List.of("gold", "bronze")) {
                     CompletableFuture<WorkService.Work> call = client.callAsync(handle, "work", 0, "work",
                             AccessMode.READ, new WorkService.Work(20), WorkService.Work.class,
                             CallOptions.builder().serviceClass(serviceClass).timeout(Duration.ofSeconds(10)).build());
                     call.whenComplete((r, e) -> {
-                        if (e != null && !(e instanceof RequestDroppedException)) {
+                        if (e instanceof DeadlineExceededException && e.getMessage().contains("expired in the queue")) {
+                            // picked in time, but its worker started after the deadline: on a loaded host a
+                            // thread preempted for longer than the service time between the two; the node drops it
+                            expiredInQueue.incrementAndGet();
+                        } else if (e != null && !(e instanceof RequestDroppedException)) {
                             synchronized (unexpected) {
                                 unexpected.add(e);
                             }
@@ -122,6 +128,10 @@ class ServiceClassIT {
             assertThat(gold).as("gold, which yields 4x as much, gets the rest").isGreaterThan(bronze);
             synchronized (unexpected) {
                 assertThat(unexpected).as("failures other than drops").isEmpty();
+            }
+            synchronized (calls) {
+                assertThat(expiredInQueue.get()).as("of %d calls, expired at a worker's start", calls.size())
+                        .isLessThanOrEqualTo(calls.size() / 100);
             }
             Map<String, ClassStats> stats = new java.util.HashMap<>();
             node.classStats("work").forEach(s -> stats.put(s.serviceClass(), s));
