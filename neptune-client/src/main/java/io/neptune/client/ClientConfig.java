@@ -16,7 +16,8 @@ import java.time.Duration;
  *     the call's time, not all of it
  * @param timeout default deadline of a call
  * @param retries how many more replicas a failed call may try (a budget, not a loop)
- * @param connectionsPerNode TCP connections kept to each node; requests are multiplexed over them
+ * @param connectionsPerNode TCP connections kept to each node; requests are multiplexed over them in
+ *     turn, except that a call made on one of the client's event loops goes out on that loop's connection
  * @param connectTimeout TCP connect timeout
  * @param maxFrameBytes largest frame accepted or sent
  * @param partitioningInterval how often {@link BalancingPolicy#SERVER_PARTITIONING} re-partitions the
