@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
+import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
@@ -21,7 +22,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Exactly-once writes (DESIGN §6.5): a client that lost the response of a write retries it with
@@ -39,15 +43,8 @@ class ExactlyOnceIT {
     @Test
     void aRetriedWriteIsAppliedOnceAndAnsweredLikeTheFirstTime() throws Exception {
         try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
-            for (int i = 0; i < NODES.size(); i++) {
-                int priority = NODES.size() - i;
-                cluster.add(NODES.get(i), ClientConfig.defaults(), b -> b.host(new KvTestService(),
-                        HostingConfig.builder().replicas(3).priority(priority).build()));
-            }
-            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
+            NeptuneNode observer = startThree(cluster, null, LogRetentionConfig.DEFAULT);
             DefaultNeptuneClient client = (DefaultNeptuneClient) observer.client();
-            await(() -> "node-1".equals(primary(observer)) && observer.replicaRoles(SERVICE, PARTITION).values()
-                    .stream().filter(r -> r == ReplicaRole.SECONDARY).count() == 2, "node-1 primary with two secondaries");
 
             RequestMessage first = append(RequestId.random(), "|first");
             ResponseMessage original = send(client, "node-1", first);
@@ -107,6 +104,50 @@ class ExactlyOnceIT {
                 assertThat(read(client, node, "get", new KvTestService.Get("k"), KvTestService.Value.class).v())
                         .isEqualTo("|first|second");
             }
+        }
+    }
+
+    /**
+     * A retry that comes after its write left every log: node-3 is down while the others write enough
+     * to drop the write's record at a checkpoint, so node-3 rejoins by installing a snapshot. When it is
+     * made the primary, it still knows that the write ran (the snapshot carried
+     * the request ids of the writes in it) and does not run the retry again.
+     */
+    @ParameterizedTest
+    @EnumSource(FailoverMode.class)
+    void aRetryOfAWriteThatReachedAReplicaOnlyInASnapshotIsNotAppliedAgain(FailoverMode mode) throws Exception {
+        LogRetentionConfig retention = new LogRetentionConfig(20, 10);
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            NeptuneNode observer = startThree(cluster, mode, retention);
+            DefaultNeptuneClient client = (DefaultNeptuneClient) observer.client();
+            RequestMessage first = append(RequestId.random(), "|first");
+            ResponseMessage original = send(client, "node-1", first);
+            assertThat(original.status()).isEqualTo(Status.OK);
+
+            cluster.node(2).close();
+            int fillers = 100;
+            for (int i = 0; i < fillers; i++) {
+                RequestMessage filler = new RequestMessage(0, SERVICE, PARTITION, "append", AccessMode.WRITE, 10_000, 0,
+                        RequestId.random(), Json.mapper().writeValueAsBytes(new KvTestService.Append("f", ".")));
+                assertThat(send(client, "node-1", filler).status()).as("filler write %s", i).isEqualTo(Status.OK);
+            }
+            long last = original.version() + fillers;
+            startKv(cluster, "node-3", 1, mode, retention);
+            await(() -> applied(client, "node-3") >= last && observer.replicaRoles(SERVICE, PARTITION)
+                    .get(NodeId.of("node-3")) == ReplicaRole.SECONDARY, "node-3 to catch up and serve");
+            assertThat(observer.admin().replicas(SERVICE, PARTITION).get(30, TimeUnit.SECONDS).stream()
+                    .filter(r -> r.node().equals("node-3")).mapToLong(ClusterAdmin.ReplicaStatus::logStart).max()
+                    .orElse(0)).as("where node-3's log starts: after a snapshot past the first write")
+                    .isGreaterThan(original.version() + 1);
+
+            observer.admin().movePrimary(SERVICE, PARTITION, "node-3").get(60, TimeUnit.SECONDS);
+            await(() -> "node-3".equals(primary(observer)), "node-3 to take over");
+            ResponseMessage retry = send(client, "node-3", first);
+            assertThat(retry.status()).as("the retry's answer").isIn(Status.OK, Status.ALREADY_APPLIED);
+            assertThat(read(client, "node-3", "get", new KvTestService.Get("k"), KvTestService.Value.class).v())
+                    .as("the value the write appended to").isEqualTo("|first");
+            assertThat(read(client, "node-3", "count", new KvTestService.Count(), Long.class)).as("writes on node-3")
+                    .isEqualTo(1L + fillers);
         }
     }
 
@@ -224,6 +265,32 @@ class ExactlyOnceIT {
         } catch (Exception e) {
             return -1; // not in the yellow page (yet), or not serving
         }
+    }
+
+    /**
+     * Starts NODES hosting the kv service with 3 replicas in fail-over mode {@code mode} (null: the
+     * service's), node-1 with the highest priority, and an observer; returns the observer once node-1
+     * is the primary of PARTITION with two secondaries.
+     */
+    private static NeptuneNode startThree(MiniCluster cluster, @Nullable FailoverMode mode,
+            LogRetentionConfig retention) {
+        for (int i = 0; i < NODES.size(); i++) {
+            startKv(cluster, NODES.get(i), NODES.size() - i, mode, retention);
+        }
+        NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b);
+        await(() -> "node-1".equals(primary(observer)) && observer.replicaRoles(SERVICE, PARTITION).values()
+                .stream().filter(r -> r == ReplicaRole.SECONDARY).count() == 2, "node-1 primary with two secondaries");
+        return observer;
+    }
+
+    private static void startKv(MiniCluster cluster, String node, int priority, @Nullable FailoverMode mode,
+            LogRetentionConfig retention) {
+        HostingConfig.Builder hosting = HostingConfig.builder().replicas(3).priority(priority);
+        if (mode != null) {
+            hosting.failover(mode);
+        }
+        cluster.add(cluster.config(node, ClientConfig.defaults()).toBuilder().logRetention(retention).build(),
+                b -> b.host(new KvTestService(), hosting.build()));
     }
 
     private static void assertSame(ResponseMessage response, ResponseMessage original) {

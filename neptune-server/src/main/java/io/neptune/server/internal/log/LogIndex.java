@@ -1,15 +1,18 @@
 package io.neptune.server.internal.log;
 
 import io.neptune.core.internal.wire.RequestId;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
 /**
  * The in-memory view of a log's records: the file offset of every LSN, the epoch of every LSN (as
- * runs of equal epochs, which are few) and the LSNs of the most recent request ids. The records
- * start after a {@link LogBoundary}, LSN 0 for a log that was never truncated at its start.
+ * runs of equal epochs, which are few) and the LSNs of the most recent request ids, also of writes
+ * before the log's start ({@link EarlierRequests}). The records start after a {@link LogBoundary},
+ * LSN 0 for a log that was never truncated at its start.
  *
  * <p>Thread-safety: not thread-safe; {@link RedoLog} guards it with its lock.
  */
@@ -139,9 +142,37 @@ final class LogIndex {
     }
 
     /**
+     * Remembers that request {@code request.id()} was a write at or before {@code request.lsn()},
+     * which is at or below the boundary: one of the writes before the log's start. Call before the
+     * records are added, oldest first.
+     */
+    void addEarlier(KnownRequest request) {
+        if (request.lsn() > base) {
+            throw new IllegalArgumentException("lsn: " + request.lsn() + " (expected: <= " + base + ", the boundary)");
+        }
+        lsnByRequestId.putIfAbsent(request.id(), request.lsn());
+    }
+
+    /** The remembered request ids at or below {@code lsn}, oldest first. */
+    List<KnownRequest> requestsUpTo(long lsn) {
+        List<KnownRequest> requests = new ArrayList<>();
+        lsnByRequestId.forEach((id, at) -> {
+            if (at <= lsn && !id.isNone()) {
+                requests.add(new KnownRequest(id, at));
+            }
+        });
+        return requests;
+    }
+
+    /** Forgets every request id: the log now continues after a snapshot, whose writes may be others. */
+    void forgetRequestIds() {
+        lsnByRequestId.clear();
+    }
+
+    /**
      * Forgets every record before {@code boundary.startLsn()} and, if the boundary is at or past the
      * last record, every record: the file now starts with record {@code boundary.startLsn()} at
-     * offset {@code headerBytes} (or is empty from there).
+     * offset {@code headerBytes} (or is empty from there). Their request ids stay: the writes ran.
      */
     void dropBefore(LogBoundary boundary, int headerBytes) {
         long newBase = boundary.lsn();
@@ -171,7 +202,6 @@ final class LogIndex {
         }
         base = newBase;
         baseEpoch = boundary.epoch();
-        lsnByRequestId.values().removeIf(value -> value <= newBase);
     }
 
     /** Forgets every record after {@code lsn}. */

@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
  * LSN.
  *
  * <p>Files in the log's directory: {@code redo.log} (see {@link LogFile} and {@link RecordCodec}
- * for the format) and {@code meta} (see {@link LogMeta}). {@link #open} scans the log, truncates a
+ * for the format), {@code meta} (see {@link LogMeta}) and, once records were dropped at the start,
+ * {@code request-ids-<LSN>} (see {@link EarlierRequests}). {@link #open} scans the log, truncates a
  * torn or corrupt tail at the first bad record (it is never replayed) and builds the indexes: LSN to
- * file offset, and request id to LSN for the most recent {@value #REQUEST_ID_CAPACITY} ids.
+ * file offset, and request id to LSN for the most recent {@value #REQUEST_ID_CAPACITY} ids, those
+ * of writes before the log's start included.
  *
  * <p>Appends are queued for the log's writer, which runs on the threads of a {@link LogWriterPool}
  * (a node's logs share one; a log opened without one gets its own single thread,
@@ -124,6 +126,7 @@ public final class RedoLog implements AutoCloseable {
             LogMeta meta = LogMeta.load(directory);
             file = LogFile.open(directory);
             LogIndex index = new LogIndex(file.boundary(), file.headerBytes(), REQUEST_ID_CAPACITY);
+            EarlierRequests.read(directory, file.boundary()).forEach(index::addEarlier);
             LogFile.Scan scan = file.scan((record, offset, frameBytes) ->
                     index.add(record.lsn(), record.epoch(), record.requestId(), offset, frameBytes));
             if (scan.hasBadTail()) {
@@ -502,30 +505,76 @@ public final class RedoLog implements AutoCloseable {
                         + ", above the committed LSN, and <= " + (lastLsn() + 1) + ", after the last record)");
             }
             LogRecord last = record(lsn - 1).orElseThrow();   // committed: no truncateAfter can take it
-            long dropped = compact(new LogBoundary(lsn - 1, last.epoch(), last.origin()), false);
+            LogBoundary boundary = new LogBoundary(lsn - 1, last.epoch(), last.origin());
+            keepEarlierRequests(boundary, requestsUpTo(lsn - 1));
+            long dropped = compact(boundary, false);
+            deleteOtherEarlierRequests(boundary);
             logger.info("{}: dropped {} records below LSN {}", name, dropped, lsn);
+        }
+    }
+
+    /**
+     * The request ids this log remembers ({@link #lsnOf}) of writes at or below {@code lsn}, oldest
+     * first: what a snapshot taken at {@code lsn} carries, so that its installer recognises retries.
+     */
+    public List<KnownRequest> requestsUpTo(long lsn) {
+        synchronized (lock) {
+            return index.requestsUpTo(lsn);
+        }
+    }
+
+    /** Durably keeps {@code requests} for the log once cut to {@code boundary}: before the cut, which may crash. */
+    private void keepEarlierRequests(LogBoundary boundary, List<KnownRequest> requests) {
+        try {
+            EarlierRequests.write(directory, boundary, requests);
+        } catch (IOException e) {
+            throw new LogException(directory, "cannot keep the request ids before LSN " + boundary.startLsn(), e);
+        }
+    }
+
+    /** Deletes the request ids kept for boundaries the log no longer has; a failure only leaves garbage. */
+    private void deleteOtherEarlierRequests(LogBoundary boundary) {
+        try {
+            EarlierRequests.deleteOthers(directory, boundary);
+        } catch (IOException e) {
+            logger.warn("{}: cannot delete old request-id files: {}", name, e.toString());
         }
     }
 
     /**
      * Durably drops every record and continues the log after {@code boundary}: when the service's
      * state was replaced by a snapshot taken at {@code boundary.lsn()}, whose last write had that
-     * epoch and origin. The committed mark becomes {@code boundary.lsn()}; the next append must
-     * carry LSN {@code boundary.lsn() + 1}.
+     * epoch and origin, and whose writes' request ids are {@code requests} (oldest first; each one's
+     * LSN is kept, or lowered to the boundary's). The log forgets the request ids it knew and
+     * remembers these instead. The committed mark becomes {@code boundary.lsn()}; the next append
+     * must carry LSN {@code boundary.lsn() + 1}.
      *
      * @throws IllegalArgumentException if {@code boundary.lsn()} is below {@code startLsn() - 1}
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the files cannot be written; the log then refuses changes until reopened
      */
-    public void restartAfter(LogBoundary boundary) {
+    public void restartAfter(LogBoundary boundary, List<KnownRequest> requests) {
         requireNonNull(boundary, "boundary");
+        List<KnownRequest> earlier = new ArrayList<>(requests.size());
+        for (KnownRequest request : requests) {
+            earlier.add(request.lsn() <= boundary.lsn() ? request
+                    : new KnownRequest(request.id(), Math.max(1, boundary.lsn())));
+        }
         synchronized (compactionLock) {
+            if (boundary.lsn() > 0) {
+                keepEarlierRequests(boundary, earlier);
+            }
             long dropped = compact(boundary, true);
             synchronized (lock) {
                 lostTail = LostTail.NONE;
                 meta.resetCommitted(boundary.lsn());
                 writer.metaChanged();
+                index.forgetRequestIds();
+                if (boundary.lsn() > 0) {
+                    earlier.forEach(index::addEarlier);
+                }
             }
+            deleteOtherEarlierRequests(boundary);
             logger.info("{}: dropped all {} records; the log continues after LSN {} (epoch {})", name, dropped,
                     boundary.lsn(), boundary.epoch());
         }

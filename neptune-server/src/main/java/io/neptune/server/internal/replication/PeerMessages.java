@@ -162,16 +162,17 @@ final class PeerMessages {
     /**
      * The answer to a {@link SnapshotRequest}: not {@code ready} while the snapshot is being written
      * (ask again); else its id, the LSN, epoch and origin of its last write (the receiver's log
-     * boundary), its size, SHA-256 and the chunk size its chunks come in; in {@code majority} mode the
-     * configuration in force at the boundary ({@code docs/protocols/placement.md}: {@code "lsn epoch
-     * a,b,c"}, empty or null where the replica set was implicit there).
+     * boundary), its size, SHA-256 and the chunk size its chunks come in; how many request ids of its
+     * writes the file ends with ({@link SnapshotSource}); in {@code majority} mode the configuration
+     * in force at the boundary ({@code docs/protocols/placement.md}: {@code "lsn epoch a,b,c"}, empty
+     * or null where the replica set was implicit there).
      */
     record SnapshotOffer(boolean ready, String reason, String id, long lsn, long epoch, String origin, long size,
-            String sha256, int chunkBytes, @Nullable String members) {
+            String sha256, int chunkBytes, int requestIds, @Nullable String members) {
         /** An offer without a configuration. */
         SnapshotOffer(boolean ready, String reason, String id, long lsn, long epoch, String origin, long size,
-                String sha256, int chunkBytes) {
-            this(ready, reason, id, lsn, epoch, origin, size, sha256, chunkBytes, null);
+                String sha256, int chunkBytes, int requestIds) {
+            this(ready, reason, id, lsn, epoch, origin, size, sha256, chunkBytes, requestIds, null);
         }
     }
 

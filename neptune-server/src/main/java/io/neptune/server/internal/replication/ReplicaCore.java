@@ -7,6 +7,7 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.internal.log.InternalSync;
+import io.neptune.server.internal.log.KnownRequest;
 import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
@@ -252,13 +253,14 @@ final class ReplicaCore {
     }
 
     /**
-     * The first step of installing a snapshot whose last write is at {@code boundary.lsn()}: the log
-     * drops every record and continues after it, and until {@link #installed} this replica needs a
+     * The first step of installing a snapshot whose last write is at {@code boundary.lsn()} and whose
+     * writes' request ids are {@code requests}: the log drops every record and continues after it,
+     * remembering those ids instead of its own, and until {@link #installed} this replica needs a
      * snapshot (a crash now leaves a service that applied less than the log's boundary, which
      * {@link #internalSync} sees, so the install starts over).
      */
-    void restartLogFor(LogBoundary boundary) {
-        log.restartAfter(boundary);
+    void restartLogFor(LogBoundary boundary, List<KnownRequest> requests) {
+        log.restartAfter(boundary, requests);
         truncations++;
         needsSnapshot = true;
         // The snapshot replaces the state those answers came from: a write remembered here may not be in it

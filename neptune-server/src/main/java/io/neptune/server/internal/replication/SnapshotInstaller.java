@@ -2,6 +2,7 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
 import io.neptune.core.Snapshottable;
+import io.neptune.server.internal.log.KnownRequest;
 import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.replication.PeerMessages.Chunk;
 import io.neptune.server.internal.replication.PeerMessages.ChunkRequest;
@@ -18,7 +19,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * The receiving side of snapshot transfer ({@code docs/protocols/replication.md}, "Snapshots"): asks
  * a source for its snapshot, fetches it chunk by chunk into {@code incoming.part} in the log's
  * {@code snapshots} directory (checking each chunk's CRC32C and, at the end, the SHA-256 of the whole),
- * then restarts the log after the snapshot's last write and restores the service from the file.
+ * then restarts the log after the snapshot's last write, remembering the request ids the file ends
+ * with, and restores the service from the rest of the file.
  * The snapshot's id is kept in {@code incoming.id}: a transfer broken off (a lost connection, a
  * killed process) resumes at the last whole chunk if the source still offers the same snapshot.
  *
@@ -204,11 +208,12 @@ final class SnapshotInstaller {
             if (service == null) {
                 throw new IllegalStateException(core.name + ": the service is not Snapshottable");
             }
+            List<KnownRequest> requests = takeRequestIds(o);
             // The log first: a crash after it leaves a service that applied less than the log's boundary, and the
             // replica installs again; a service restored first would look, after a crash, as if it had applied
             // the old log up to the snapshot's LSN (at level 1, where LSNs are each replica's own, other writes).
             LogBoundary boundary = core.localBoundary.apply(new LogBoundary(o.lsn(), o.epoch(), o.origin()));
-            core.restartLogFor(boundary);
+            core.restartLogFor(boundary, requests);
             core.installedConfig.accept(o.members() == null ? "" : o.members());
             try (InputStream in = new BufferedInputStream(Files.newInputStream(part), 1 << 16)) {
                 service.restoreSnapshot(core.partition, in, boundary.lsn());
@@ -227,6 +232,36 @@ final class SnapshotInstaller {
                 o.id(), o.lsn(), o.size(), fetchedBytes, millis, fetchedBytes / 1000 / millis);
         source = null;
         offer = null;
+    }
+
+    /**
+     * Reads the request ids the checked file ends with and cuts them off, so that the service reads
+     * only its own snapshot (a crash after the cut leaves a shorter part file, which the next offer
+     * of the same snapshot completes).
+     */
+    private List<KnownRequest> takeRequestIds(SnapshotOffer o) throws IOException {
+        long bytes = (long) o.requestIds() * KnownRequest.BYTES;
+        if (o.requestIds() < 0 || bytes > o.size()) {
+            throw new IOException("requestIds: " + o.requestIds() + " (expected: 0.." + o.size() / KnownRequest.BYTES
+                    + ", what fits the " + o.size() + " bytes of the snapshot)");
+        }
+        ByteBuffer trailer = ByteBuffer.allocate((int) bytes);
+        try (FileChannel channel = FileChannel.open(part, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            while (trailer.hasRemaining() && channel.read(trailer, o.size() - bytes + trailer.position()) >= 0) {
+                // read the whole trailer
+            }
+            channel.truncate(o.size() - bytes);
+        }
+        trailer.flip();
+        List<KnownRequest> requests = new ArrayList<>(o.requestIds());
+        try {
+            while (trailer.remaining() >= KnownRequest.BYTES) {
+                requests.add(KnownRequest.readFrom(trailer));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IOException("a request id at the end of the snapshot: " + e.getMessage(), e);
+        }
+        return requests;
     }
 
     private static String sha256(Path file) throws IOException {

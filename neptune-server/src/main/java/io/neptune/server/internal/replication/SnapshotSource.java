@@ -1,12 +1,13 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.Snapshottable;
+import io.neptune.server.internal.log.KnownRequest;
 import io.neptune.server.internal.replication.PeerMessages.Chunk;
 import io.neptune.server.internal.replication.PeerMessages.ChunkRequest;
 import io.neptune.server.internal.replication.PeerMessages.SnapshotOffer;
 import java.io.BufferedOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -18,6 +19,7 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
@@ -28,8 +30,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The serving side of snapshot transfer ({@code docs/protocols/replication.md}, "Snapshots"): writes
  * a snapshot of the partition's service to a file in the log's {@code snapshots} directory (on a
- * thread of its own, while writes go on), offers it, and serves it in chunks with a CRC32C each, read
- * from the file (never held whole in memory). The offered snapshot is kept until a newer one is
+ * thread of its own, while writes go on), followed by the request ids the log remembers of the
+ * writes in it ({@link SnapshotOffer#requestIds()} of them, {@link KnownRequest#BYTES} bytes each), offers it, and serves it in chunks with a CRC32C each, read from the file (never held whole
+ * in memory). The offered snapshot is kept until a newer one is
  * written; while a replica fetches it, {@link #pinnedFrom()} keeps the log records after it.
  *
  * <p>Thread-safety: confined to the partition's executor, except the export, which runs on its own
@@ -81,7 +84,7 @@ final class SnapshotSource {
     }
 
     private static SnapshotOffer notReady(String reason) {
-        return new SnapshotOffer(false, reason, "", 0, 0, "", 0, "", 0);
+        return new SnapshotOffer(false, reason, "", 0, 0, "", 0, "", 0, 0);
     }
 
     /** On the export thread: writes the snapshot to a temporary file, then hands it to the executor. */
@@ -92,15 +95,22 @@ final class SnapshotSource {
             MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
             long start = System.nanoTime();
             long lsn;
-            try (OutputStream out = new DigestOutputStream(new BufferedOutputStream(Files.newOutputStream(temporary),
-                    1 << 16), sha256)) {
+            List<KnownRequest> requests;
+            try (DataOutputStream out = new DataOutputStream(new DigestOutputStream(new BufferedOutputStream(
+                    Files.newOutputStream(temporary), 1 << 16), sha256))) {
                 lsn = service.writeSnapshot(core.partition, out);
+                // the ids of the writes in it, so that the installer does not run a retry of one of them again
+                requests = core.log.requestsUpTo(lsn);
+                for (KnownRequest request : requests) {
+                    request.writeTo(out);
+                }
             }
             long size = Files.size(temporary);
             String sha = HexFormat.of().formatHex(sha256.digest());
-            logger.info("{}: wrote a snapshot at LSN {}: {} bytes in {} ms", core.name, lsn, size,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-            core.exec.execute(() -> exported(temporary, lsn, size, sha));
+            logger.info("{}: wrote a snapshot at LSN {}: {} bytes with {} request ids in {} ms", core.name, lsn, size,
+                    requests.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            int ids = requests.size();
+            core.exec.execute(() -> exported(temporary, lsn, size, sha, ids));
         } catch (IOException | RuntimeException | NoSuchAlgorithmException e) {
             logger.warn("{}: [NEP-SNAP-003] cannot write a snapshot; a replica that needs one waits and asks again",
                     core.name, e);
@@ -109,7 +119,7 @@ final class SnapshotSource {
     }
 
     /** On the executor: offers the written snapshot if the log still holds its boundary record. */
-    private void exported(Path temporary, long lsn, long size, String sha) {
+    private void exported(Path temporary, long lsn, long size, String sha, int requestIds) {
         exporting = false;
         long boundary = core.log.startLsn() - 1;
         if (lsn < boundary || lsn > core.log.lastLsn()) {
@@ -122,7 +132,8 @@ final class SnapshotSource {
             Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             Offered previous = current;
             current = new Offered(file, new SnapshotOffer(true, "", lsn + "-" + sha.substring(0, 16), lsn,
-                    core.log.epochOf(lsn), core.log.originOf(lsn), size, sha, chunkBytes, core.configAt.apply(lsn)));
+                    core.log.epochOf(lsn), core.log.originOf(lsn), size, sha, chunkBytes, requestIds,
+                    core.configAt.apply(lsn)));
             if (previous != null && !previous.file().equals(file)) {
                 Files.deleteIfExists(previous.file());
             }

@@ -40,7 +40,7 @@ class RedoLogTruncateTest {
             assertThat(log.epochOf(220)).isEqualTo(3);
             assertThat(log.originOf(220)).isEqualTo(record(220, 3, 512).origin());
             assertThat(log.read(221, 1000)).containsExactlyElementsOf(expected(221, 300));
-            assertThat(log.lsnOf(requestId(100))).isEmpty();
+            assertThat(log.lsnOf(requestId(100))).as("a dropped write's id").hasValue(100);
             assertThat(log.lsnOf(requestId(230))).hasValue(230);
             // appends continue, and a suffix truncation still works in the new file's offsets
             appendRange(log, 301, 320, 3);
@@ -48,6 +48,8 @@ class RedoLogTruncateTest {
             appendRange(log, 311, 315, 3);
         }
         try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            assertThat(log.lsnOf(requestId(100))).as("a dropped write's id after a restart").hasValue(100);
+            assertThat(log.lsnOf(requestId(1))).hasValue(1);
             assertThat(log.startLsn()).isEqualTo(221);
             assertThat(log.lastLsn()).isEqualTo(315);
             assertThat(log.lastEpoch()).isEqualTo(3);
@@ -61,6 +63,60 @@ class RedoLogTruncateTest {
         try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
             assertThat(log.startLsn()).isEqualTo(301);
             assertThat(log.read(301, 1000)).containsExactlyElementsOf(expected(301, 315));
+            assertThat(log.lsnOf(requestId(100))).as("an id dropped by the first cut, after the second").hasValue(100);
+            assertThat(log.lsnOf(requestId(311))).hasValue(311);
+            assertThat(log.lsnOf(requestId(316))).isEmpty();
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("request-ids")))
+                    .as("request-id files: only the one of the log's boundary").containsExactly("request-ids-300");
+        }
+    }
+
+    @Test
+    void theRequestIdsOfDroppedWritesStayWithinTheWindowOfTheMostRecentOnes() {
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.NONE)) {
+            int capacity = RedoLog.REQUEST_ID_CAPACITY;
+            appendRange(log, 1, capacity + 10, 1, 8);
+            log.markCommitted(capacity);
+            log.truncateBefore(capacity + 1);
+            assertThat(log.lsnOf(requestId(10))).as("an id older than the most recent " + capacity).isEmpty();
+            assertThat(log.lsnOf(requestId(11))).hasValue(11);
+        }
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.NONE)) {
+            assertThat(log.lsnOf(requestId(10))).isEmpty();
+            assertThat(log.lsnOf(requestId(11))).hasValue(11);
+            assertThat(log.lsnOf(requestId(RedoLog.REQUEST_ID_CAPACITY + 10))).hasValue(RedoLog.REQUEST_ID_CAPACITY + 10);
+        }
+    }
+
+    @Test
+    void aCrashBeforeTheCutLeavesTheLogWithTheRequestIdsOfItsOwnBoundary() throws IOException {
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            appendRange(log, 1, 100, 1);
+            log.markCommitted(100);
+            log.truncateBefore(51);
+        }
+        // what a crash between writing the file of a cut (here, of a snapshot's install) and cutting the log leaves
+        EarlierRequests.write(dir, new LogBoundary(80, 1, "node-9"), List.of(new KnownRequest(requestId(5000), 80)));
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            assertThat(log.lsnOf(requestId(20))).hasValue(20);
+            assertThat(log.lsnOf(requestId(70))).hasValue(70);
+            assertThat(log.lsnOf(requestId(5000))).as("an id of a cut that did not happen").isEmpty();
+        }
+        // and a damaged file narrows the window, it does not stop the log
+        byte[] bytes = Files.readAllBytes(dir.resolve("request-ids-50"));
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(dir.resolve("request-ids-50"), bytes);
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            assertThat(log.lsnOf(requestId(20))).isEmpty();
+            assertThat(log.lsnOf(requestId(70))).hasValue(70);
+            log.markCommitted(100);
+            log.truncateBefore(91);
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("request-ids")))
+                    .containsExactly("request-ids-90");
         }
     }
 
@@ -107,7 +163,11 @@ class RedoLogTruncateTest {
     void restartAfterDropsEveryRecordAndContinuesAfterTheSnapshot() {
         try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
             appendRange(log, 1, 20, 1);
-            log.restartAfter(new LogBoundary(1000, 4, "node-1"));
+            log.restartAfter(new LogBoundary(1000, 4, "node-1"), List.of(new KnownRequest(requestId(990), 990),
+                    new KnownRequest(requestId(995), 995), new KnownRequest(requestId(2000), 2000)));
+            assertThat(log.lsnOf(requestId(5))).as("an id of the log before the snapshot").isEmpty();
+            assertThat(log.lsnOf(requestId(990))).as("an id of a write in the snapshot").hasValue(990);
+            assertThat(log.lsnOf(requestId(2000))).as("an id above the boundary: lowered to it").hasValue(1000);
             assertThat(log.startLsn()).isEqualTo(1001);
             assertThat(log.lastLsn()).isEqualTo(1000);
             assertThat(log.lastEpoch()).isEqualTo(4);
@@ -119,6 +179,9 @@ class RedoLogTruncateTest {
             assertThat(log.boundary()).isEqualTo(new LogBoundary(1000, 4, "node-1"));
             assertThat(log.originOf(1000)).isEqualTo("node-1");
             assertThat(log.read(1001, 100)).containsExactlyElementsOf(expected(1001, 1010, 4));
+            assertThat(log.lsnOf(requestId(995))).as("after a restart").hasValue(995);
+            assertThat(log.lsnOf(requestId(1005))).hasValue(1005);
+            assertThat(log.requestsUpTo(1000)).extracting(KnownRequest::lsn).containsExactly(990L, 995L, 1000L);
         }
     }
 
@@ -188,9 +251,13 @@ class RedoLogTruncateTest {
     }
 
     private static void appendRange(RedoLog log, long from, long to, long epoch) {
+        appendRange(log, from, to, epoch, 512);
+    }
+
+    private static void appendRange(RedoLog log, long from, long to, long epoch, int maxPayload) {
         List<CompletableFuture<Void>> done = new ArrayList<>();
         for (long lsn = from; lsn <= to; lsn++) {
-            done.add(log.append(record(lsn, epoch, 512)));
+            done.add(log.append(record(lsn, epoch, maxPayload)));
         }
         CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
     }

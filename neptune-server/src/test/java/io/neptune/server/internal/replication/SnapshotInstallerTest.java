@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /** The receiver's check of each snapshot chunk: a chunk that is not exactly the piece asked for is refused. */
 class SnapshotInstallerTest {
     private static final SnapshotOffer OFFER = new SnapshotOffer(true, "", "10-abc", 10, 2, "node-1", 10_000, "sha",
-            4096);
+            4096, 0);
 
     private static Chunk chunk(long offset, byte[] data) {
         CRC32C crc = new CRC32C();
