@@ -96,7 +96,13 @@ final class EarlierRequests {
             }
             List<KnownRequest> requests = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                requests.add(KnownRequest.readFrom(in));
+                KnownRequest request = KnownRequest.readFrom(in);
+                long previous = requests.isEmpty() ? 1 : requests.get(requests.size() - 1).lsn();
+                if (request.lsn() < previous || request.lsn() > boundary.lsn()) {
+                    throw new IllegalArgumentException("LSN " + request.lsn() + " after " + previous + " (expected: "
+                            + previous + ".." + boundary.lsn() + ")");
+                }
+                requests.add(request);
             }
             return requests;
         } catch (IllegalArgumentException | IndexOutOfBoundsException | BufferUnderflowException e) {

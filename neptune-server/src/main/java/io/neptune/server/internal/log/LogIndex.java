@@ -1,11 +1,8 @@
 package io.neptune.server.internal.log;
 
 import io.neptune.core.internal.wire.RequestId;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -25,7 +22,7 @@ final class LogIndex {
     private long[] runStarts = new long[8];    // runStarts[i]: first LSN with epoch runEpochs[i]
     private long[] runEpochs = new long[8];
     private int runs;
-    private final Map<RequestId, Long> lsnByRequestId;
+    private final RequestIdWindow requestIds;
 
     /** An empty index whose first record will start at {@code start}, remembering {@code requestIds} ids. */
     LogIndex(long start, int requestIds) {
@@ -40,14 +37,7 @@ final class LogIndex {
         this.base = boundary.lsn();
         this.baseEpoch = boundary.epoch();
         this.end = start;
-        this.lsnByRequestId = new LinkedHashMap<>(16, 0.75f, false) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<RequestId, Long> eldest) {
-                return size() > requestIds;
-            }
-        };
+        this.requestIds = new RequestIdWindow(requestIds);
     }
 
     long lastLsn() {
@@ -92,7 +82,7 @@ final class LogIndex {
             runEpochs[runs] = epoch;
             runs++;
         }
-        lsnByRequestId.putIfAbsent(requestId, lsn);
+        requestIds.addIfAbsent(requestId, lsn);
     }
 
     /** The offset of record {@code lsn}, or {@link #end()} for {@code lastLsn() + 1}. */
@@ -137,8 +127,8 @@ final class LogIndex {
 
     /** The LSN of the first logged record of request {@code id}, if it is among the most recent ones. */
     OptionalLong lsnOf(RequestId id) {
-        Long lsn = lsnByRequestId.get(id);
-        return lsn == null ? OptionalLong.empty() : OptionalLong.of(lsn);
+        long lsn = requestIds.lsnOf(id);
+        return lsn < 0 ? OptionalLong.empty() : OptionalLong.of(lsn);
     }
 
     /**
@@ -150,23 +140,17 @@ final class LogIndex {
         if (request.lsn() > base) {
             throw new IllegalArgumentException("lsn: " + request.lsn() + " (expected: <= " + base + ", the boundary)");
         }
-        lsnByRequestId.putIfAbsent(request.id(), request.lsn());
+        requestIds.addIfAbsent(request.id(), request.lsn());
     }
 
     /** The remembered request ids at or below {@code lsn}, oldest first. */
     List<KnownRequest> requestsUpTo(long lsn) {
-        List<KnownRequest> requests = new ArrayList<>();
-        lsnByRequestId.forEach((id, at) -> {
-            if (at <= lsn && !id.isNone()) {
-                requests.add(new KnownRequest(id, at));
-            }
-        });
-        return requests;
+        return requestIds.upTo(lsn);
     }
 
     /** Forgets every request id: the log now continues after a snapshot, whose writes may be others. */
     void forgetRequestIds() {
-        lsnByRequestId.clear();
+        requestIds.clear();
     }
 
     /**
@@ -214,6 +198,6 @@ final class LogIndex {
         while (runs > 0 && runStarts[runs - 1] > lsn) {
             runs--;
         }
-        lsnByRequestId.values().removeIf(value -> value > lsn);
+        requestIds.removeAbove(lsn);
     }
 }

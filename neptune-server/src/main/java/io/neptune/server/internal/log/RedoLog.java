@@ -549,14 +549,21 @@ public final class RedoLog implements AutoCloseable {
      * remembers these instead. The committed mark becomes {@code boundary.lsn()}; the next append
      * must carry LSN {@code boundary.lsn() + 1}.
      *
-     * @throws IllegalArgumentException if {@code boundary.lsn()} is below {@code startLsn() - 1}
+     * @throws IllegalArgumentException if {@code boundary.lsn()} is below {@code startLsn() - 1}, or
+     *     {@code requests} are not oldest first; nothing was changed
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the files cannot be written; the log then refuses changes until reopened
      */
     public void restartAfter(LogBoundary boundary, List<KnownRequest> requests) {
         requireNonNull(boundary, "boundary");
         List<KnownRequest> earlier = new ArrayList<>(requests.size());
+        long previous = 0;
         for (KnownRequest request : requests) {
+            if (request.lsn() < previous) {
+                throw new IllegalArgumentException("requests: LSN " + request.lsn() + " after " + previous
+                        + " (expected: oldest first)");
+            }
+            previous = request.lsn();
             earlier.add(request.lsn() <= boundary.lsn() ? request
                     : new KnownRequest(request.id(), Math.max(1, boundary.lsn())));
         }
