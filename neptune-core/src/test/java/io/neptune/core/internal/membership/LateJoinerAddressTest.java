@@ -11,6 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jgroups.Address;
+import org.jgroups.Event;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
@@ -66,6 +68,72 @@ class LateJoinerAddressTest {
                     .containsExactly(1, 2);
         } finally {
             later.shutdownNow();
+        }
+    }
+
+    /**
+     * The other members learn a late joiner's address from the coordinator as soon as it has it.
+     * Member b never gets the joiner's own discovery response (it drops every one but the
+     * coordinator's), and the coordinator gets it {@value #HOLD_MILLIS} ms late. Before, b learned
+     * the address only once the coordinator's discovery file was written again (its info writer, here
+     * at most once a minute) and b's merge check read the files, and meanwhile b dropped what it sent
+     * the joiner ("no physical address"): an observer of a CI run never heard a rejoined node.
+     */
+    @Test
+    void theOtherMembersLearnALateJoinersAddressFromTheCoordinator() throws Exception {
+        MembershipConfig config = MembershipConfig.builder().stack(MembershipConfig.Stack.LOOPBACK)
+                .bindAddress("127.0.0.1").discoveryDirectory(dir).cluster("late-joiner").build();
+        ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
+        try (JChannel coordinator = JGroupsStacks.create(config).name("coordinator");
+                JChannel b = JGroupsStacks.create(config).name("b");
+                JChannel joiner = JGroupsStacks.create(config).name("joiner")) {
+            coordinator.getProtocolStack().insertProtocol(new HoldDiscoveryResponses(later),
+                    ProtocolStack.Position.ABOVE, TP.class);
+            AtomicFilePing discovery = coordinator.getProtocolStack().findProtocol(AtomicFilePing.class);
+            discovery.setInfoWriterSleepTime(60_000);
+            coordinator.connect("late-joiner");
+            b.getProtocolStack().insertProtocol(new DropDiscoveryResponsesFromAllBut(coordinator.getAddress()),
+                    ProtocolStack.Position.ABOVE, TP.class);
+            b.connect("late-joiner");
+            await().atMost(Duration.ofSeconds(30)).until(() -> b.getView().size() == 2);
+
+            joiner.connect("late-joiner");
+            await().atMost(Duration.ofSeconds(30)).until(() -> b.getView().containsMember(joiner.getAddress()));
+            long joined = System.nanoTime();
+            await().atMost(Duration.ofMillis(1_500)).until(() -> b.getProtocolStack().getTransport()
+                    .down(new Event(Event.GET_PHYSICAL_ADDRESS, joiner.getAddress())) != null);
+            System.out.printf("LateJoinerAddressTest: b learned the joiner's address %d ms after its view%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - joined));
+        } finally {
+            later.shutdownNow();
+        }
+    }
+
+    /** Drops every discovery response that does not come from {@code kept}. */
+    private static final class DropDiscoveryResponsesFromAllBut extends Protocol {
+        private final Address kept;
+        private final short discoveryId = ClassConfigurator.getProtocolId(AtomicFilePing.class);
+
+        DropDiscoveryResponsesFromAllBut(Address kept) {
+            this.kept = kept;
+        }
+
+        @Override
+        public Object up(Message msg) {
+            return dropped(msg) ? null : up_prot.up(msg);
+        }
+
+        @Override
+        public void up(MessageBatch batch) {
+            batch.removeIf(this::dropped, false);
+            if (!batch.isEmpty()) {
+                up_prot.up(batch);
+            }
+        }
+
+        private boolean dropped(Message msg) {
+            PingHeader header = msg.getHeader(discoveryId);
+            return header != null && header.type() == PingHeader.GET_MBRS_RSP && !kept.equals(msg.getSrc());
         }
     }
 
