@@ -488,7 +488,9 @@ public final class RedoLog implements AutoCloseable {
      * holds their writes durably and no replica that is still served from this log needs them. The
      * kept records are copied to a new file that replaces the log's by atomic rename, with a header
      * naming the {@link #boundary()} (the last dropped record's LSN, epoch and origin) for log
-     * matching; appends and reads go on meanwhile. Does nothing if {@code lsn <= startLsn()}.
+     * matching; appends and reads go on meanwhile. The request ids of the dropped records are kept
+     * first ({@link EarlierRequests}); if they cannot be, nothing is dropped (logged at WARN). Does
+     * nothing if {@code lsn <= startLsn()}.
      *
      * @throws IllegalArgumentException if {@code lsn - 1} is above {@link #committedLsn()} (only
      *     executed records may be dropped) or {@code lsn} above {@code lastLsn() + 1}
@@ -506,7 +508,14 @@ public final class RedoLog implements AutoCloseable {
             }
             LogRecord last = record(lsn - 1).orElseThrow();   // committed: no truncateAfter can take it
             LogBoundary boundary = new LogBoundary(lsn - 1, last.epoch(), last.origin());
-            keepEarlierRequests(boundary, requestsUpTo(lsn - 1));
+            try {
+                EarlierRequests.write(directory, boundary, requestsUpTo(lsn - 1));
+            } catch (IOException e) {
+                // cutting now would forget them after a restart, and a retry of one of those writes would run again
+                logger.warn("{}: cannot keep the request ids below LSN {}; not dropping records: {}", name, lsn,
+                        e.toString());
+                return;
+            }
             long dropped = compact(boundary, false);
             deleteOtherEarlierRequests(boundary);
             logger.info("{}: dropped {} records below LSN {}", name, dropped, lsn);
@@ -520,15 +529,6 @@ public final class RedoLog implements AutoCloseable {
     public List<KnownRequest> requestsUpTo(long lsn) {
         synchronized (lock) {
             return index.requestsUpTo(lsn);
-        }
-    }
-
-    /** Durably keeps {@code requests} for the log once cut to {@code boundary}: before the cut, which may crash. */
-    private void keepEarlierRequests(LogBoundary boundary, List<KnownRequest> requests) {
-        try {
-            EarlierRequests.write(directory, boundary, requests);
-        } catch (IOException e) {
-            throw new LogException(directory, "cannot keep the request ids before LSN " + boundary.startLsn(), e);
         }
     }
 
@@ -569,7 +569,12 @@ public final class RedoLog implements AutoCloseable {
         }
         synchronized (compactionLock) {
             if (boundary.lsn() > 0) {
-                keepEarlierRequests(boundary, earlier);
+                try {
+                    EarlierRequests.write(directory, boundary, earlier);
+                } catch (IOException e) {
+                    throw new LogException(directory, "cannot keep the request ids before LSN " + boundary.startLsn(),
+                            e);
+                }
             }
             long dropped = compact(boundary, true);
             synchronized (lock) {

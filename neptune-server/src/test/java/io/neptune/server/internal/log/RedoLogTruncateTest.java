@@ -91,6 +91,21 @@ class RedoLogTruncateTest {
     }
 
     @Test
+    void recordsStayWhenTheirRequestIdsCannotBeKept() throws IOException {
+        Files.createDirectories(dir.resolve("request-ids-50.tmp"));   // where the file is written first
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            appendRange(log, 1, 100, 1);
+            log.markCommitted(100);
+            log.truncateBefore(51);
+            assertThat(log.startLsn()).as("the start after a cut whose ids could not be kept").isEqualTo(1);
+            Files.delete(dir.resolve("request-ids-50.tmp"));
+            log.truncateBefore(51);
+            assertThat(log.startLsn()).isEqualTo(51);
+            assertThat(log.lsnOf(requestId(20))).hasValue(20);
+        }
+    }
+
+    @Test
     void aCrashBeforeTheCutLeavesTheLogWithTheRequestIdsOfItsOwnBoundary() throws IOException {
         try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
             appendRange(log, 1, 100, 1);
