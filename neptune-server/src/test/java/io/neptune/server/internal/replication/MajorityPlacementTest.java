@@ -62,15 +62,18 @@ class MajorityPlacementTest {
 
     /** Writes until one write is acknowledged (a write to a primary deposed meanwhile is refused). */
     private void commitOne() {
+        List<String> answers = new ArrayList<>();
         for (int attempt = 0; attempt < 20; attempt++) {
             write();
             CompletableFuture<ResponseMessage> last = writes.get(writes.size() - 1);
             cluster.runUntil(last::isDone, "write " + names.get(names.size() - 1) + " answered");
-            if (last.join().status() == Status.OK) {
+            ResponseMessage answer = last.join();
+            if (answer.status() == Status.OK) {
                 return;
             }
+            answers.add(answer.status() + " " + answer.errorMessage());
         }
-        throw new AssertionError("no write acknowledged in 20 attempts");
+        throw new AssertionError("no write acknowledged in 20 attempts: " + answers + "; " + cluster.describe());
     }
 
     private ReconfigureReply answer(CompletableFuture<ReconfigureReply> change) {
