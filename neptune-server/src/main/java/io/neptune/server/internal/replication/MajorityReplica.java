@@ -154,6 +154,16 @@ final class MajorityReplica implements PartitionReplica {
         });
     }
 
+    /** How this replica's leader sees its followers, or "not leading", read on the executor; for diagnostics. */
+    CompletableFuture<String> leaderState() {
+        CompletableFuture<String> state = new CompletableFuture<>();
+        core.exec.execute(() -> {
+            QuorumLeader leader = leading;
+            state.complete(leader == null ? "not leading" : leader.toString());
+        });
+        return state;
+    }
+
     // ---------------------------------------------------------------- client writes (primary)
 
     @Override

@@ -268,6 +268,21 @@ final class QuorumLeader {
         }
     }
 
+    /** Each follower as this leader sees it; for diagnostics, on the partition's executor. */
+    @Override
+    public String toString() {
+        long now = core.clock.getAsLong();
+        StringBuilder s = new StringBuilder("QuorumLeader[epoch ").append(epoch).append(", commit ").append(commitLsn);
+        for (Follower f : followers.values()) {
+            s.append("; ").append(f.node).append(" next ").append(f.next).append(" match ").append(f.match)
+                    .append(" in flight ").append(f.inFlight).append(f.probing ? " probing" : "")
+                    .append(" sent ").append(TimeUnit.NANOSECONDS.toMillis(now - f.lastSendNanos)).append(" ms ago")
+                    .append(f.hasContact ? " heard " + TimeUnit.NANOSECONDS.toMillis(now - f.contactNanos) + " ms ago"
+                            : " never heard").append(counts.test(f.node) ? "" : " (not counted)");
+        }
+        return s.append(']').toString();
+    }
+
     /** Periodic work: heartbeats (which carry the commit point and retry what was lost) and timeouts. */
     void tick() {
         assert core.exec.inExecutor() : "off the partition's executor";
