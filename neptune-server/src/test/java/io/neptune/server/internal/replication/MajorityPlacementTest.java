@@ -73,6 +73,9 @@ class MajorityPlacementTest {
                 return;
             }
             answers.add(answer.status() + " " + answer.errorMessage());
+            // A refusal comes at once (NO_MAJORITY before the primary heard from its followers again): time must
+            // move, or the 20 attempts take a few real milliseconds and the heartbeats that would end it never go.
+            cluster.advance(Duration.ofMillis(100));
         }
         throw new AssertionError("no write acknowledged in 20 attempts: " + answers + "; " + cluster.describe()
                 + cluster.primary().map(p -> majority(p).leaderState().orTimeout(5, TimeUnit.SECONDS).join())
