@@ -137,6 +137,12 @@ class MovePrimaryIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> role(admin, "node-0") == ReplicaRole.PRIMARY
                 && admin.replicaRoles(SERVICE, PARTITION).values().stream()
                         .filter(r -> r == ReplicaRole.SECONDARY).count() == 2);
+        // and every replica sees the other two: a fail-stop secondary that has not yet heard of the node the role
+        // moves to takes that primary for lost and takes over (a CI run: node-1 heard of node-2 1.5 s late)
+        for (int i = 0; i < 3; i++) {
+            NeptuneNode node = cluster.node(i);
+            await().atMost(Duration.ofSeconds(60)).until(() -> node.replicaRoles(SERVICE, PARTITION).size() == 3);
+        }
         return admin;
     }
 
