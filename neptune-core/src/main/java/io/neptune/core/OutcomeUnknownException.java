@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * {@link AlreadyAppliedException}, which means it ran exactly once. A process that restarts can
  * retry with the id it saved: {@code CallOptions.builder().requestId(e.requestId())} on the same
  * method, partition and request. Replicas remember the ids of each partition's last 100,000
- * writes, across restarts, log checkpoints and snapshot installs (the ids are in the REDO log, kept
+ * writes (the nodes' {@code request-id-window}), across restarts, log checkpoints and snapshot installs (the ids are in the REDO log, kept
  * beside it when records are dropped, and carried by snapshots), so retry promptly: a retry after
  * that many newer writes may run the write a second time. {@link #getCause()} is the failure that left the outcome open.
  */

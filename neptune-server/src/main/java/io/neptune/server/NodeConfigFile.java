@@ -108,8 +108,9 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .logSync(r.choice("log-sync", NodeConfig.LogSync.class, NodeConfig.LogSync.GROUP))
                     .logWriterThreads(r.integer("log-writer-threads", NodeConfig.DEFAULT_LOG_WRITER_THREADS))
                     .logRetention(new LogRetentionConfig(
-                            r.integer("log-retention", (int) LogRetentionConfig.DEFAULT_MAX_RECORDS),
-                            r.integer("log-checkpoint-interval", (int) LogRetentionConfig.DEFAULT_CHECKPOINT_RECORDS)))
+                            r.integer("log-retention", (int) LogRetentionConfig.DEFAULT_MAX_RECORDS, 0),
+                            r.integer("log-checkpoint-interval", (int) LogRetentionConfig.DEFAULT_CHECKPOINT_RECORDS, 1),
+                            r.integer("request-id-window", LogRetentionConfig.DEFAULT_REQUEST_IDS, 1)))
                     .ackTimeout(r.duration("ack-timeout", NodeConfig.DEFAULT_ACK_TIMEOUT));
         });
         node.membership(membership(root.section("membership"), bindAddress));

@@ -52,10 +52,14 @@ class NodeConfigFileTest {
         assertThat(load("").node().logRetention()).isEqualTo(LogRetentionConfig.DEFAULT);
         assertThat(load("log-retention: 5000\nlog-checkpoint-interval: 100\n").node().logRetention())
                 .isEqualTo(new LogRetentionConfig(5000, 100));
-        assertThatThrownBy(() -> load("log-checkpoint-interval: 0\n")).hasStackTraceContaining(
-                "checkpointRecords: 0 (expected: >= 1)");
-        assertThatThrownBy(() -> load("log-retention: -1\n")).hasStackTraceContaining(
-                "maxRecords: -1 (expected: >= 0)");
+        assertThat(load("request-id-window: 5000\n").node().logRetention().requestIds()).isEqualTo(5000);
+        // each error names the file's key, not the record component behind it
+        assertThatThrownBy(() -> load("log-checkpoint-interval: 0\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("log-checkpoint-interval: '0' (expected: >= 1)");
+        assertThatThrownBy(() -> load("log-retention: -1\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("log-retention: '-1' (expected: >= 0)");
+        assertThatThrownBy(() -> load("request-id-window: 0\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("request-id-window: '0' (expected: >= 1)");
     }
 
     @Test

@@ -58,6 +58,7 @@ public final class NodeConfigYaml {
                 .put("log-writer-threads", node.logWriterThreads())
                 .put("log-retention", node.logRetention().maxRecords())
                 .put("log-checkpoint-interval", node.logRetention().checkpointRecords())
+                .put("request-id-window", node.logRetention().requestIds())
                 .put("ack-timeout", duration(node.ackTimeout()));
         root.set("membership", membership(node.membership()));
         root.set("client", client(node.client()));

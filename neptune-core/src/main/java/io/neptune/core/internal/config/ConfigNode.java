@@ -135,6 +135,15 @@ public final class ConfigNode {
         return value.intValue();
     }
 
+    /** An integer of at least {@code min}. */
+    public int integer(String name, int defaultValue, int min) {
+        int value = integer(name, defaultValue);
+        if (value < min) {
+            throw new ConfigException(key(name), "'" + value + "' (expected: >= " + min + ")");
+        }
+        return value;
+    }
+
     /** A finite number. */
     public double number(String name, double defaultValue) {
         JsonNode value = value(name);

@@ -3,6 +3,7 @@ package io.neptune.server.internal.log;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.internal.wire.RequestId;
+import io.neptune.server.LogRetentionConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * for the format), {@code meta} (see {@link LogMeta}) and, once records were dropped at the start,
  * {@code request-ids-<LSN>} (see {@link EarlierRequests}). {@link #open} scans the log, truncates a
  * torn or corrupt tail at the first bad record (it is never replayed) and builds the indexes: LSN to
- * file offset, and request id to LSN for the most recent {@value #REQUEST_ID_CAPACITY} ids, those
- * of writes before the log's start included.
+ * file offset, and request id to LSN for the most recent ids (by default
+ * {@value #REQUEST_ID_CAPACITY}; the node's {@code request-id-window}), those of writes before the
+ * log's start included.
  *
  * <p>Appends are queued for the log's writer, which runs on the threads of a {@link LogWriterPool}
  * (a node's logs share one; a log opened without one gets its own single thread,
@@ -45,8 +47,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedoLog implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(RedoLog.class);
-    /** How many of the most recent request ids {@link #lsnOf} remembers. */
-    public static final int REQUEST_ID_CAPACITY = 100_000;
+    /** How many of the most recent request ids {@link #lsnOf} remembers unless the opener says otherwise. */
+    public static final int REQUEST_ID_CAPACITY = LogRetentionConfig.DEFAULT_REQUEST_IDS;
     /** Above this many bytes, {@link #read} returns fewer records than asked for. */
     static final int READ_LIMIT_BYTES = 16 * 1024 * 1024;
 
@@ -94,7 +96,7 @@ public final class RedoLog implements AutoCloseable {
         Path fileName = directory.getFileName();
         LogWriterPool own = new LogWriterPool("neptune-log-" + (fileName == null ? directory : fileName), 1);
         try {
-            return open(directory, policy, own, own);
+            return open(directory, policy, own, own, REQUEST_ID_CAPACITY);
         } catch (RuntimeException e) {
             own.close();
             throw e;
@@ -113,11 +115,22 @@ public final class RedoLog implements AutoCloseable {
      * @throws LogException if the files cannot be read or written, or are not a log of this format
      */
     public static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool) {
-        return open(directory, policy, requireNonNull(pool, "pool"), null);
+        return open(directory, policy, requireNonNull(pool, "pool"), null, REQUEST_ID_CAPACITY);
+    }
+
+    /**
+     * {@link #open(Path, FsyncPolicy, LogWriterPool)}, remembering the request ids of the log's last
+     * {@code requestIds} writes ({@link #lsnOf}) rather than {@value #REQUEST_ID_CAPACITY}.
+     */
+    public static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool, int requestIds) {
+        if (requestIds < 1) {
+            throw new IllegalArgumentException("requestIds: " + requestIds + " (expected: >= 1)");
+        }
+        return open(directory, policy, requireNonNull(pool, "pool"), null, requestIds);
     }
 
     private static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool,
-            @Nullable LogWriterPool ownPool) {
+            @Nullable LogWriterPool ownPool, int requestIds) {
         requireNonNull(directory, "directory");
         requireNonNull(policy, "policy");
         LogFile file = null;
@@ -125,7 +138,7 @@ public final class RedoLog implements AutoCloseable {
             AtomicFiles.createDirectories(directory);
             LogMeta meta = LogMeta.load(directory);
             file = LogFile.open(directory);
-            LogIndex index = new LogIndex(file.boundary(), file.headerBytes(), REQUEST_ID_CAPACITY);
+            LogIndex index = new LogIndex(file.boundary(), file.headerBytes(), requestIds);
             EarlierRequests.read(directory, file.boundary()).forEach(index::addEarlier);
             LogFile.Scan scan = file.scan((record, offset, frameBytes) ->
                     index.add(record.lsn(), record.epoch(), record.requestId(), offset, frameBytes));

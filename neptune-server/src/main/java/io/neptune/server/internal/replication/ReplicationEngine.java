@@ -167,7 +167,8 @@ public final class ReplicationEngine implements AutoCloseable {
     private PartitionReplica create(ServiceRuntime runtime, int partition, boolean learner) {
         String service = runtime.descriptor().name();
         Path directory = logDirectory(service, partition);
-        RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()), logWriters);
+        RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()), logWriters,
+                config.logRetention().requestIds());
         ReplicaCore core = new ReplicaCore(service, partition, self, log, new RuntimePartition(runtime, partition),
                 peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
         cores.put(service + "#" + partition, core);

@@ -90,6 +90,26 @@ class RedoLogTest {
         }
     }
 
+    /** {@code request-id-window}: the log remembers exactly the ids of its last N writes, before and after a reopen. */
+    @Test
+    void aLogRemembersTheRequestIdsOfItsWindowOnly() {
+        try (LogWriterPool pool = new LogWriterPool("test-window", 1)) {
+            try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, 10)) {
+                appendAll(log, LongStream.rangeClosed(1, 25).mapToObj(TestRecords::record).toList());
+                assertThat(log.lsnOf(requestId(15))).isEmpty();
+                assertThat(log.lsnOf(requestId(16))).hasValue(16);
+                assertThat(log.lsnOf(requestId(25))).hasValue(25);
+            }
+            try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, 10)) {
+                assertThat(log.lsnOf(requestId(15))).isEmpty();
+                assertThat(log.lsnOf(requestId(16))).hasValue(16);
+            }
+            try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, 20)) {
+                assertThat(log.lsnOf(requestId(6))).as("a wider window after a restart").hasValue(6);
+            }
+        }
+    }
+
     @Test
     void appendOutOfSequenceThrows() {
         try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
