@@ -39,6 +39,8 @@ final class ConfigChange {
     private long pending;
     /** Whether the configuration that makes the change (not {@code C0}) was logged. */
     private boolean finalLogged;
+    /** A removal: the commit point the voters left must reach first (set at its first try), or 0. */
+    private long removeFrom;
 
     ConfigChange(ReplicaCore core, Membership membership, QuorumLeader leader, long epoch, Reconfigure request,
             long liveWithinNanos, Consumer<Object> reply) {
@@ -166,13 +168,28 @@ final class ConfigChange {
             return;
         }
         voters.remove(request.remove());
-        List<String> live = voters.stream().filter(v -> leader.heardFrom(NodeId.of(v), liveWithinNanos)).toList();
-        if (live.size() < Election.quorum(voters.size())) {
-            // etcd's strict reconfiguration check: a configuration whose majority is not live now could not commit,
-            // and the partition would take no write until a down voter came back
+        // etcd's strict reconfiguration check: a configuration whose majority cannot take records now could not
+        // commit, and the partition would take no write until a voter down, installing or diverged came back. A
+        // voter that answers but refuses records counts as down (it answered; that is not enough).
+        List<String> live = voters.stream().filter(v -> leader.takesRecords(NodeId.of(v), liveWithinNanos)).toList();
+        int quorum = Election.quorum(voters.size());
+        if (live.size() < quorum) {
             answer(false, "NEP-PLACE-009 removing " + request.remove() + " would leave " + voters + ", of whom only "
-                    + live + " answer the primary: not a majority, so the partition would stop taking writes until"
-                    + " another voter is back; bring the down voter back, or remove it instead");
+                    + live + " take records from the primary: not a majority, so the partition would stop taking"
+                    + " writes until another voter is back; bring the down voter back, or remove it instead");
+            return;
+        }
+        // ... and a majority of it has what is committed now, or the first write after the change waits for one
+        // that is far behind to catch up first
+        if (removeFrom == 0) {
+            removeFrom = leader.commitLsn();
+        }
+        List<String> caughtUp = live.stream().filter(v -> NodeId.of(v).equals(core.self)
+                || leader.match(NodeId.of(v)) >= removeFrom).toList();
+        if (caughtUp.size() < quorum) {
+            expireIf("NEP-PLACE-009 removing " + request.remove() + " would leave " + voters + ", of whom only "
+                    + caughtUp + " had caught up to LSN " + removeFrom + " in time: wait for the others to catch up"
+                    + " (admin replicas), then retry");
             return;
         }
         log(voters, true);

@@ -187,6 +187,16 @@ final class QuorumLeader {
         return f != null && f.hasContact && core.clock.getAsLong() - f.contactNanos < withinNanos;
     }
 
+    /**
+     * Whether {@code node} can take records now: this replica, or a follower that answered a message
+     * sent in the last {@code withinNanos} and did not refuse the last records it was sent (as one
+     * whose log fails, that installs a snapshot or that diverged does).
+     */
+    boolean takesRecords(NodeId node, long withinNanos) {
+        Follower f = followers.get(node);
+        return node.equals(core.self) || heardFrom(node, withinNanos) && f != null && f.refusal.isEmpty();
+    }
+
     /** How many replicas, this one included, answered a message sent in the last {@code withinNanos}. */
     int inContact(long withinNanos) {
         long now = core.clock.getAsLong();

@@ -202,6 +202,33 @@ class MajorityPlacementTest {
         awaitConverged(a, b);
     }
 
+    /**
+     * A voter that answers the primary but cannot take records (its log refuses them here; a replica
+     * installing a snapshot or diverged answers likewise) is no voter a configuration can commit with.
+     * Removing b while c answers so once left {a, c}: the removal committed on a alone (a majority of
+     * {a, c} is both), and then no write could commit until c recovered (or ever, had c diverged).
+     */
+    @Test
+    void removingAVoterIsRefusedWhenTheRestAnswerButCannotTakeRecords() {
+        startThree();
+        commitOne();
+        c.refuseAppend = r -> true;
+        commitOne();
+        cluster.advance(Duration.ofMillis(500));
+
+        ReconfigureReply refused = answer(cluster.reconfigure(a, "", "b"));
+        assertThat(refused.accepted()).isFalse();
+        assertThat(refused.reason()).startsWith("NEP-PLACE-009").contains("[a]");
+        assertThat(refused.voters()).containsExactly("a", "b", "c");
+        commitOne();
+
+        c.refuseAppend = r -> false;
+        awaitConverged(a, b, c);
+        ReconfigureReply removed = answer(cluster.reconfigure(a, "", "b"));
+        assertThat(removed.accepted()).as(removed.reason()).isTrue();
+        commitOne();
+    }
+
     @Test
     void removingThePrimaryCommitsWithoutItThenItStepsDownAndNeverStandsAgain() {
         startThree();
