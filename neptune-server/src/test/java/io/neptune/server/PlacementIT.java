@@ -125,6 +125,9 @@ class PlacementIT {
                     TimeUnit.SECONDS)).contains("voters now [node-0, node-1, node-3]");
             assertThatThrownBy(() -> operator.addReplica(SERVICE, PARTITION, "node-9", Duration.ofSeconds(5))
                     .get(30, TimeUnit.SECONDS)).hasMessageContaining("NEP-PLACE-005 node: 'node-9'");
+            // a mistyped node was answered "removed node-9 from the voters" (the primary's "is no voter"), exit 0
+            assertThatThrownBy(() -> operator.removeReplica(SERVICE, PARTITION, "node-9").get(30, TimeUnit.SECONDS))
+                    .hasMessageContaining("NEP-PLACE-005 node-9 is neither a voter of journal#1");
         }
     }
 

@@ -360,7 +360,9 @@ public final class AdminCommand implements Runnable {
                     System.out.println("dry run: nothing changed");
                     return 0;
                 }
-                long seconds = plan.steps().size() * (limit.toSeconds() + 30);
+                // a step retries for up to --timeout, and its last try may take the whole catch-up --timeout again,
+                // plus a host or unhost of up to 60 s and the calls around them: the budget must not end mid-step
+                long seconds = plan.steps().size() * (2 * limit.toSeconds() + 90);
                 try {
                     node.admin().rebalance(plan, limit, System.out::println).get(seconds, TimeUnit.SECONDS);
                 } catch (java.util.concurrent.ExecutionException e) {

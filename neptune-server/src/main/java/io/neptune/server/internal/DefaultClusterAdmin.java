@@ -37,6 +37,13 @@ import org.jspecify.annotations.Nullable;
 /** {@link ClusterAdmin} over the yellow page and the replication peer protocol. Thread-safe. */
 public final class DefaultClusterAdmin implements ClusterAdmin {
     private static final int TIMEOUT_MILLIS = 5_000;
+    /**
+     * How long a node may take to host or unhost a partition: unhost waits up to 10 s for the replica to
+     * close and 10 s for the partition's calls to end, then runs the service's {@code partitionRemoved}; host
+     * opens the log and runs {@code partitionAdded}. With 5 s, a remove-replica whose voter change had
+     * committed reported a bare timeout while the node was still letting go.
+     */
+    private static final int PLACEMENT_CALL_MILLIS = 60_000;
 
     private final YellowPage yellowPage;
     private final DefaultNeptuneClient client;
@@ -181,7 +188,7 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         // explicit set first, so the learner is never one of the voters C0 takes over from the implicit set
         return reconfigure(service, partition, "", "", 10_000)
                 .thenCompose(v -> call(NodeId.of(node), NodeControl.SERVICE, partition, NodeControl.HOST,
-                        Map.of("service", service, "partition", partition)))
+                        Map.of("service", service, "partition", partition), PLACEMENT_CALL_MILLIS))
                 .thenCompose(json -> {
                     if (!Boolean.TRUE.equals(json.get("accepted"))) {
                         throw new NeptuneException(String.valueOf(json.get("reason")));
@@ -197,14 +204,26 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         if (invalid != null) {
             return CompletableFuture.failedFuture(invalid);
         }
-        return reconfigure(service, partition, "", node, 30_000).thenCompose(voters -> {
+        CompletableFuture<List<String>> known = CompletableFuture.completedFuture(List.of());
+        if (yellowPage.announcement(NodeId.of(node)).isEmpty()) {
+            // a node the yellow page does not list may be a voter whose node is gone (removing it is how an operator
+            // replaces it), or a typo, which the primary would answer with "is no voter" and nothing done
+            known = reconfigure(service, partition, "", "", 10_000).thenApply(voters -> {
+                if (!voters.contains(node)) {
+                    throw new NeptuneException("NEP-PLACE-005 " + node + " is neither a voter of " + service + "#"
+                            + partition + " (voters: " + voters + ") nor a node in the yellow page");
+                }
+                return voters;
+            });
+        }
+        return known.thenCompose(v -> reconfigure(service, partition, "", node, 30_000)).thenCompose(voters -> {
             if (yellowPage.announcement(NodeId.of(node)).isEmpty()) {
                 return CompletableFuture.completedFuture("removed " + node + " from the voters of " + service + "#"
                         + partition + " (voters now " + voters + "); " + node + " is not in the yellow page: run"
                         + " remove-replica again once it is back, or it keeps hosting the partition as a non-voter");
             }
             return call(NodeId.of(node), NodeControl.SERVICE, partition, NodeControl.UNHOST,
-                    Map.of("service", service, "partition", partition)).thenApply(json -> {
+                    Map.of("service", service, "partition", partition), PLACEMENT_CALL_MILLIS).thenApply(json -> {
                         if (!Boolean.TRUE.equals(json.get("accepted"))) {
                             throw new NeptuneException(String.valueOf(json.get("reason")));
                         }
@@ -277,10 +296,11 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
     }
 
     /**
-     * {@code layout} with, for each partition, the voters its primary names that the yellow page no longer
-     * lists (their nodes are gone): as replicas on nodes that may take none, the plan moves them to live
-     * nodes, which restores the partition's replica count. A partition whose voters cannot be read keeps
-     * its count, with a note saying why.
+     * {@code layout} as each partition's primary names its voters ({@link Rebalancer#voting}): a voter the
+     * yellow page no longer lists (its node is gone) is a replica on a node that may take none, which the plan
+     * moves to a live node, restoring the partition's replica count; a listed replica that is no voter does
+     * not count. A partition whose voters cannot be read keeps what the yellow page lists, with a note saying
+     * why.
      */
     private CompletableFuture<java.util.SortedMap<Integer, List<Rebalancer.Replica>>> withGoneVoters(String service,
             java.util.SortedMap<Integer, List<Rebalancer.Replica>> layout, List<String> notes) {
@@ -289,20 +309,15 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
         return CompletableFuture.allOf(voters.values().toArray(CompletableFuture[]::new)).handle((v, ignored) -> {
             java.util.SortedMap<Integer, List<Rebalancer.Replica>> full = new TreeMap<>();
             layout.forEach((p, replicas) -> {
-                List<Rebalancer.Replica> all = new ArrayList<>(replicas);
                 CompletableFuture<List<String>> named = requireNonNull(voters.get(p));
                 if (named.isCompletedExceptionally()) {
                     String why = named.handle((x, e) -> rootMessage(e)).join();
                     notes.add(service + "#" + p + ": its voters could not be read (" + why + "); a replica on a node"
                             + " that is gone is not replaced");
+                    full.put(p, replicas);
                 } else {
-                    for (String voter : named.join()) {
-                        if (all.stream().noneMatch(r -> r.node().equals(voter))) {
-                            all.add(new Rebalancer.Replica(voter, false));
-                        }
-                    }
+                    full.put(p, Rebalancer.voting(service, p, replicas, named.join(), notes));
                 }
-                full.put(p, all);
             });
             return full;
         });

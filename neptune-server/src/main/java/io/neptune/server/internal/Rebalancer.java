@@ -85,6 +85,34 @@ final class Rebalancer {
 
     private Rebalancer() {}
 
+    /**
+     * The replicas of {@code service#partition} that count in a majority-mode plan: those the yellow page
+     * lists ({@code listed}) that are among the primary's {@code voters}, and the voters it does not list
+     * (their nodes are gone: the plan replaces them). A listed replica that is no voter (a learner left by an
+     * add-replica that did not finish, or a replica just removed that the yellow page still shows) does not
+     * count, and gets a note: counted, it made the plan see a partition as full that has a voter too few,
+     * move a learner (adding a fourth voter) or hand it the primary role, which it refuses.
+     */
+    static List<Replica> voting(String service, int partition, List<Replica> listed, List<String> voters,
+            List<String> notes) {
+        List<Replica> counted = new ArrayList<>();
+        for (Replica replica : listed) {
+            if (replica.primary() || voters.contains(replica.node())) {
+                counted.add(replica);
+            } else {
+                notes.add(service + "#" + partition + ": " + replica.node() + " hosts a replica that is no voter (an"
+                        + " add-replica that did not finish, or a removal the yellow page still shows); the plan does"
+                        + " not count it: run add-replica on it again to finish it, or remove-replica to drop it");
+            }
+        }
+        for (String voter : voters) {
+            if (counted.stream().noneMatch(r -> r.node().equals(voter))) {
+                counted.add(new Replica(voter, false));
+            }
+        }
+        return counted;
+    }
+
     /** The plan for {@code layout}. */
     static RebalancePlan plan(Layout layout) {
         return new Planning(layout).run();

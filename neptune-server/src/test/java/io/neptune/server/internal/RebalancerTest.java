@@ -40,6 +40,38 @@ class RebalancerTest {
         assertThat(Rebalancer.plan(layoutOf(layout, end)).steps()).as("a second rebalance").isEmpty();
     }
 
+    /**
+     * The primary's voters decide what counts: a learner left by an add-replica that stopped with NEP-PLACE-004
+     * was counted as a replica, so the plan saw the partition as full, could move it (a fourth voter) or hand it
+     * the primary role, which it refuses; a gone voter is a replica the plan must replace.
+     */
+    @Test
+    void onlyVotersCountAndAGoneVoterIsReplaced() {
+        List<String> notes = new ArrayList<>();
+        List<Replica> listed = List.of(new Replica("n0", true), new Replica("n1", false), new Replica("n3", false));
+        assertThat(Rebalancer.voting("s", 2, listed, List.of("n0", "n1", "n2"), notes))
+                .containsExactly(new Replica("n0", true), new Replica("n1", false), new Replica("n2", false));
+        assertThat(notes).singleElement().asString().startsWith("s#2: n3 hosts a replica that is no voter");
+
+        // 4 partitions on n0..n2 and a learner of partition 0 on n3: n3 gets its share, with partition 0's add
+        // on n3 (which finishes the add that stopped) counted as the add it is
+        notes.clear();
+        SortedMap<Integer, List<Replica>> partitions = new TreeMap<>();
+        for (int p = 0; p < 4; p++) {
+            List<Replica> replicas = new ArrayList<>(List.of(new Replica("n0", p == 0), new Replica("n1", p == 1),
+                    new Replica("n2", p >= 2)));
+            if (p == 0) {
+                replicas.add(new Replica("n3", false));
+            }
+            partitions.put(p, Rebalancer.voting("s", p, replicas, List.of("n0", "n1", "n2"), notes));
+        }
+        Layout layout = new Layout("s", Mode.MAJORITY, partitions, new TreeSet<>(nodes(4)));
+        RebalancePlan plan = Rebalancer.plan(layout);
+        Map<Integer, Map<String, Boolean>> end = run(layout, plan);
+        assertThat(replicaCounts(end, layout)).allSatisfy((n, c) -> assertThat(c).isEqualTo(3));
+        assertThat(end.values()).allSatisfy(replicas -> assertThat(replicas).hasSize(3));
+    }
+
     @Test
     void movesSecondariesRatherThanPrimariesAndKeepsTheRoleWithoutAnElection() {
         Layout layout = layout(Mode.MAJORITY, nodes(4), "0:n0*,n1,n2", "1:n0,n1*,n2", "2:n0,n1,n2*", "3:n0*,n1,n2");
