@@ -21,6 +21,11 @@ public record LogRetentionConfig(long maxRecords, long checkpointRecords, int re
     public static final long DEFAULT_CHECKPOINT_RECORDS = 100_000;
     /** Default for {@link #requestIds()}: about 3.3 MiB per partition once its window is full. */
     public static final int DEFAULT_REQUEST_IDS = 100_000;
+    /**
+     * The largest {@link #requestIds()}: 2^24 ids (about 560 MiB of heap per partition when full). Above
+     * about 89 million, the sizes of a request-id file and a snapshot's id trailer no longer fit an int.
+     */
+    public static final int MAX_REQUEST_IDS = 1 << 24;
     /** The defaults. */
     public static final LogRetentionConfig DEFAULT = new LogRetentionConfig(DEFAULT_MAX_RECORDS,
             DEFAULT_CHECKPOINT_RECORDS, DEFAULT_REQUEST_IDS);
@@ -33,8 +38,8 @@ public record LogRetentionConfig(long maxRecords, long checkpointRecords, int re
         if (checkpointRecords < 1) {
             throw new IllegalArgumentException("checkpointRecords: " + checkpointRecords + " (expected: >= 1)");
         }
-        if (requestIds < 1) {
-            throw new IllegalArgumentException("requestIds: " + requestIds + " (expected: >= 1)");
+        if (requestIds < 1 || requestIds > MAX_REQUEST_IDS) {
+            throw new IllegalArgumentException("requestIds: " + requestIds + " (expected: 1.." + MAX_REQUEST_IDS + ")");
         }
     }
 

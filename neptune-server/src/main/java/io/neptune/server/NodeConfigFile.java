@@ -110,7 +110,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .logRetention(new LogRetentionConfig(
                             r.integer("log-retention", (int) LogRetentionConfig.DEFAULT_MAX_RECORDS, 0),
                             r.integer("log-checkpoint-interval", (int) LogRetentionConfig.DEFAULT_CHECKPOINT_RECORDS, 1),
-                            r.integer("request-id-window", LogRetentionConfig.DEFAULT_REQUEST_IDS, 1)))
+                            r.integer("request-id-window", LogRetentionConfig.DEFAULT_REQUEST_IDS, 1,
+                                    LogRetentionConfig.MAX_REQUEST_IDS)))
                     .ackTimeout(r.duration("ack-timeout", NodeConfig.DEFAULT_ACK_TIMEOUT));
         });
         node.membership(membership(root.section("membership"), bindAddress));

@@ -59,7 +59,9 @@ class NodeConfigFileTest {
         assertThatThrownBy(() -> load("log-retention: -1\n")).isInstanceOf(ConfigException.class)
                 .hasMessage("log-retention: '-1' (expected: >= 0)");
         assertThatThrownBy(() -> load("request-id-window: 0\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("request-id-window: '0' (expected: >= 1)");
+                .hasMessage("request-id-window: '0' (expected: 1..16777216)");
+        assertThatThrownBy(() -> load("request-id-window: 100000000\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("request-id-window: '100000000' (expected: 1..16777216)");
     }
 
     @Test

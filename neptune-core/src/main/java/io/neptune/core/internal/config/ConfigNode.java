@@ -144,6 +144,15 @@ public final class ConfigNode {
         return value;
     }
 
+    /** An integer from {@code min} to {@code max}. */
+    public int integer(String name, int defaultValue, int min, int max) {
+        int value = integer(name, defaultValue);
+        if (value < min || value > max) {
+            throw new ConfigException(key(name), "'" + value + "' (expected: " + min + ".." + max + ")");
+        }
+        return value;
+    }
+
     /** A finite number. */
     public double number(String name, double defaultValue) {
         JsonNode value = value(name);

@@ -57,12 +57,17 @@ final class EarlierRequests {
             request.writeTo(out);
         }
         CRC32C crc = new CRC32C();
-        crc.update(bytes.toByteArray());
+        crc.update(bytes.toByteArray());   // a copy; ByteArrayOutputStream lends no view of its buffer
         out.writeInt((int) crc.getValue());
         AtomicFiles.write(file(directory, boundary), bytes.toByteArray());
     }
 
-    /** The ids kept for a log with boundary {@code boundary}; empty if there are none (or they are damaged). */
+    /**
+     * The ids kept for a log with boundary {@code boundary}; empty if there are none (or they are damaged).
+     * A file that cannot be read at all (an I/O error, no permission) throws, as any other file of the log
+     * would: the disk or the directory needs an operator, and opening without the ids would quietly let
+     * retries of those writes run again.
+     */
     static List<KnownRequest> read(Path directory, LogBoundary boundary) throws IOException {
         Path file = file(directory, boundary);
         if (boundary.lsn() == 0 || !Files.exists(file)) {
@@ -105,7 +110,8 @@ final class EarlierRequests {
                 requests.add(request);
             }
             return requests;
-        } catch (IllegalArgumentException | IndexOutOfBoundsException | BufferUnderflowException e) {
+        } catch (IllegalArgumentException | IndexOutOfBoundsException | BufferUnderflowException
+                | NegativeArraySizeException e) {
             logger.warn("{}: damaged ({}); retries of the writes before LSN {} are not recognised", file,
                     e.getMessage(), boundary.startLsn());
             return List.of();

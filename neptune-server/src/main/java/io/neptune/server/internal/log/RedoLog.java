@@ -123,8 +123,9 @@ public final class RedoLog implements AutoCloseable {
      * {@code requestIds} writes ({@link #lsnOf}) rather than {@value #REQUEST_ID_CAPACITY}.
      */
     public static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool, int requestIds) {
-        if (requestIds < 1) {
-            throw new IllegalArgumentException("requestIds: " + requestIds + " (expected: >= 1)");
+        if (requestIds < 1 || requestIds > LogRetentionConfig.MAX_REQUEST_IDS) {
+            throw new IllegalArgumentException("requestIds: " + requestIds + " (expected: 1.."
+                    + LogRetentionConfig.MAX_REQUEST_IDS + ")");
         }
         return open(directory, policy, requireNonNull(pool, "pool"), null, requestIds);
     }

@@ -20,6 +20,25 @@ class RequestIdWindowTest {
         }
     }
 
+    /**
+     * Clients choose their ids: with the fixed multiplicative hash, ids of the form high = c ^ rotl(low, 32)
+     * all started their probe at one entry, so every add and lookup walked one run as long as the window.
+     */
+    @Test
+    void idsMadeToCollideUnderAFixedHashSpreadOverTheTable() {
+        RequestIdWindow window = new RequestIdWindow(10_000);
+        for (long low = 1; low <= 10_000; low++) {
+            window.addIfAbsent(new RequestId(0x5EED ^ Long.rotateLeft(low, 32), low), low);
+        }
+        java.util.Set<Integer> homes = new java.util.HashSet<>();
+        for (long low = 1; low <= 10_000; low++) {
+            homes.add(window.home(0x5EED ^ Long.rotateLeft(low, 32), low));
+        }
+        // 10,000 ids over a table of 32,768 entries: about 8,600 distinct homes if they spread at random; 1 before
+        assertThat(homes).hasSizeGreaterThan(7_500);
+        assertThat(window.lsnOf(new RequestId(0x5EED ^ Long.rotateLeft(5L, 32), 5))).isEqualTo(5);
+    }
+
     @Test
     void largeWindowsSpanSeveralChunksOfRingAndTable() {
         compareWithModel(21, 40_000, 150_000, 0);   // 10 ring chunks, a table of 131,072 in 2 chunks
