@@ -81,6 +81,7 @@ final class Nemesis {
         static final String ADD = "add-replica";
         static final String REMOVE = "remove-replica";
         static final String MOVE_PRIMARY = "move-primary";
+        static final String REBALANCE = "rebalance";
 
         @Override
         public String toString() {
@@ -230,6 +231,41 @@ final class Nemesis {
                 progress.accept("nemesis: " + change + " failed: " + e);
             }
         }
+    }
+
+    /**
+     * After the faults were healed, a run that changed placement runs {@code admin rebalance} as an
+     * operator would after such a campaign ({@code stepTimeout} per step, the whole within {@code limit}),
+     * and records it as an applied change, with the partitions left on other than the degree's number of
+     * replicas (a half-done move leaves 2 or 4 voters, a count the rebalance keeps; a learner left by a
+     * failed add-replica is noted by the plan, not removed). A refusal or time-out is recorded, not an
+     * error, like the other placement calls. Does nothing if no placement change was planned.
+     */
+    void rebalance(FaultSchedule schedule, Duration stepTimeout, Duration limit) {
+        if (schedule.placements().isEmpty() || admin == null) {
+            return;
+        }
+        long start = now();
+        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  rebalance after the placement changes", start / 1e9));
+        CompletableFuture<String> answer = admin.place(new PlacementCall(PlacementCall.REBALANCE, 0, "-"), stepTimeout);
+        String detail;
+        try {
+            detail = "rebalance" + OK + " (" + answer.get(limit.toNanos(), TimeUnit.NANOSECONDS) + ")";
+        } catch (TimeoutException e) {
+            detail = "rebalance" + TIMED_OUT + " after " + seconds(now() - start) + " s (still running)";
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            detail = "rebalance" + FAILED + (cause.getMessage() == null ? cause.toString() : cause.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            detail = "rebalance" + TIMED_OUT + ": interrupted";
+        }
+        Map<Integer, List<String>> off = new java.util.TreeMap<>(cluster.placement());
+        off.values().removeIf(nodes -> nodes.size() == cluster.spec().degree());
+        detail += off.isEmpty() ? "; every partition on " + cluster.spec().degree() + " replicas"
+                : "; partitions not on " + cluster.spec().degree() + " replicas: " + off;
+        faults.add(new Applied("rebalance", List.of(), start, now(), detail));
+        progress.accept(String.format(Locale.ROOT, "t=%6.1f s  %s", now() / 1e9, detail));
     }
 
     private void place(Planned change, Admin calls, long start) {

@@ -41,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  *   HOSTS         -> HOSTS {"partition":{"node":"role",...},...}   (every replica in the yellow page)
  *   PLACE id command partition node timeoutMs
  *                 -> at once nothing; once the ClusterAdmin call (add-replica, remove-replica,
- *                    move-primary) completed: PLACED id ok|failed text   (one line)
+ *                    move-primary; or rebalance, partition and node ignored, timeoutMs per step)
+ *                    completed: PLACED id ok|failed text   (one line)
  *   QUIT or EOF   -> leaves the cluster and exits
  * </pre>
  *
@@ -51,6 +52,10 @@ import org.jspecify.annotations.Nullable;
 public final class WorkloadAgent {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a rebalance asks for a plan again while a partition has no primary in the yellow page. */
+    private static final Duration PLAN_WAIT = Duration.ofSeconds(30);
+    /** The most plans a rebalance asks for: the last one only checks that nothing is left to do. */
+    private static final int REBALANCE_ROUNDS = 3;
 
     private final Map<String, String> options;
     private final ObjectMapper json = new ObjectMapper();
@@ -204,6 +209,7 @@ public final class WorkloadAgent {
                         Duration.ofMillis(Long.parseLong(words[5])));
                 case "remove-replica" -> node.admin().removeReplica(service, partition, target);
                 case "move-primary" -> node.admin().movePrimary(service, partition, target);
+                case "rebalance" -> rebalance(node, Duration.ofMillis(Long.parseLong(words[5])));
                 default -> throw new IllegalArgumentException("placement command: " + words[2]);
             };
         } catch (RuntimeException e) {
@@ -218,6 +224,47 @@ public final class WorkloadAgent {
                     : cause.getMessage());
             emit("PLACED " + id + " " + answer.replaceAll("[\\r\\n]+", " "));
         });
+    }
+
+    /**
+     * Plans and runs {@code admin rebalance} of the service, as an operator restores each partition's
+     * replica count after a campaign of changes; the plan is asked again while it finds a partition
+     * without a primary (right after healing), for up to {@link #PLAN_WAIT}. Right after healing a plan
+     * may also leave out partitions whose primary changed meanwhile (a note says so), so an operator
+     * runs it again until it plans nothing; this does too, up to {@link #REBALANCE_ROUNDS} rounds.
+     * Completes with the steps of each round.
+     */
+    private java.util.concurrent.CompletableFuture<String> rebalance(NeptuneNode node, Duration stepTimeout) {
+        return rebalance(node, stepTimeout, 1, "");
+    }
+
+    private java.util.concurrent.CompletableFuture<String> rebalance(NeptuneNode node, Duration stepTimeout,
+            int round, String done) {
+        return plan(node, System.nanoTime() + PLAN_WAIT.toNanos()).thenCompose(plan -> {
+            String text = done + (done.isEmpty() ? "" : "; ") + "round " + round + ": " + plan.steps().size()
+                    + " steps " + plan.steps() + (plan.notes().isEmpty() ? "" : " (notes: " + plan.notes() + ")");
+            if (plan.steps().isEmpty() || round == REBALANCE_ROUNDS) {
+                return java.util.concurrent.CompletableFuture.completedFuture(text);
+            }
+            return node.admin().rebalance(plan, stepTimeout, step -> { })
+                    .thenCompose(v -> rebalance(node, stepTimeout, round + 1, text));
+        });
+    }
+
+    private java.util.concurrent.CompletableFuture<io.neptune.server.ClusterAdmin.RebalancePlan> plan(
+            NeptuneNode node, long deadline) {
+        return node.admin().planRebalance(service).handle((plan, e) -> {
+            if (e == null) {
+                return java.util.concurrent.CompletableFuture.completedFuture(plan);
+            }
+            String why = String.valueOf(e.getMessage());
+            if ((why.contains("NEP-PLACE-002") || why.contains("cannot tell whether")) && System.nanoTime() < deadline) {
+                return java.util.concurrent.CompletableFuture.supplyAsync(() -> null,
+                        java.util.concurrent.CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS))
+                        .thenCompose(x -> plan(node, deadline));
+            }
+            return java.util.concurrent.CompletableFuture.<io.neptune.server.ClusterAdmin.RebalancePlan>failedFuture(e);
+        }).thenCompose(f -> f);
     }
 
     /** Every replica's state as it answers now; a partition whose query failed lists one error entry. */
