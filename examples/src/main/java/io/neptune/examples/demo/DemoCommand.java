@@ -96,10 +96,17 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--fresh", description = "Delete the data directory first.")
     private boolean fresh;
 
-    @Option(names = "--policy", defaultValue = "random-polling",
-            description = "Load-balancing policy of the client: random, round-robin, random-polling, broadcast, ideal"
-                    + " (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--policy", defaultValue = "random-polling", completionCandidates = PolicyNames.class,
+            description = "Load-balancing policy of the client: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     private String policy;
+
+    /** Every {@link BalancingPolicy}'s config name, for the help (a list written out went stale). */
+    static final class PolicyNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return java.util.Arrays.stream(BalancingPolicy.values()).map(BalancingPolicy::configName).iterator();
+        }
+    }
 
     @Option(names = "--exit", description = "Stop the cluster after the workload instead of waiting for Ctrl-C.")
     private boolean exit;
