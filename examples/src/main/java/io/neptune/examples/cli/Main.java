@@ -14,9 +14,9 @@ import picocli.CommandLine.Command;
 @Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
         description = "Partitioned, replicated, load-balanced cluster services.",
         subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class},
-        footer = {"  bench    Run the benchmarks of docs/PERFORMANCE.md (launcher only):",
-            "             ./neptune bench all --quick, or one of micro, overhead, lb,",
-            "             replication, apps, timeline, failover, jmh."})
+        footer = {"  bench    Run the benchmarks of docs/PERFORMANCE.md and the nemesis of",
+            "             docs/RELIABILITY.md (launcher only): ./neptune bench all --quick;",
+            "             ./neptune bench alone lists every experiment."})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
