@@ -18,6 +18,7 @@ import io.neptune.core.OverloadedException;
 import io.neptune.core.RemoteMethodException;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.RequestDroppedException;
+import io.neptune.core.UndecodableResponseException;
 import io.neptune.core.UnknownMethodException;
 import io.neptune.core.UnknownPartitionException;
 import io.neptune.core.UnknownServiceClassException;
@@ -87,6 +88,14 @@ final class Call<T> implements TimerTask {
      */
     private LoadAware.@Nullable Estimate inFlight;
     private long sentNanos;
+    /** The current attempt's response until it is answered; cancelled when the call ends, which frees it. */
+    private volatile @Nullable CompletableFuture<ResponseMessage> outstanding;
+    /**
+     * Set first by whatever ends the call (deadline, client closed, caller gone, completion), before it
+     * reads {@link #awaiting}; {@link #send} sets {@code awaiting} before it reads this. So either the
+     * ender sees the attempt (and reports a write as of unknown outcome) or the attempt is not sent.
+     */
+    private volatile boolean ending;
 
     Call(DefaultNeptuneClient client, NeptuneHandle handle, RequestMessage message, JavaType responseType,
             BalancingPolicy policy, long timeoutNanos, @Nullable Supplier<CompletableFuture<Object>> retry) {
@@ -119,7 +128,16 @@ final class Call<T> implements TimerTask {
      * subclass rather than a callback on the future: the callback, its stage and its lambda were
      * about 100 bytes per call.
      */
-    private final class Result extends CompletableFuture<T> {
+    final class Result extends CompletableFuture<T> {
+        /**
+         * Ends the call because its caller stopped waiting ({@code why}): no attempt follows. A write that
+         * an attempt may have run (one is out, or one failed in doubt) ends in {@link OutcomeUnknownException},
+         * never in an error that says it did not run.
+         */
+        void abandon(String why, Throwable cause) {
+            Call.this.abandon(why, cause);
+        }
+
         @Override
         public boolean complete(T value) {
             boolean ended = super.complete(value);
@@ -149,9 +167,15 @@ final class Call<T> implements TimerTask {
     }
 
     private void ended(@Nullable Throwable failure) {
+        ending = true;
         Timeout timer = deadline;
         if (timer != null) {
             timer.cancel();
+        }
+        CompletableFuture<ResponseMessage> out = outstanding;
+        if (out != null && !out.isDone()) {
+            // forgotten by its connection, and its in-flight count ended, now rather than when (if ever) the node answers
+            out.cancel(false);
         }
         client.metrics().callEnded(message.service(), message.method(), failure, System.nanoTime() - startedNanos);
     }
@@ -164,10 +188,15 @@ final class Call<T> implements TimerTask {
      */
     @Override
     public void run(Timeout timeout) {
-        DeadlineExceededException expired = new DeadlineExceededException(message.target(),
-                Duration.ofNanos(timeoutNanos), tried.isEmpty() ? "no replica answered" : "last tried " + tried);
+        ending = true;
         NodeId out = awaiting;
         NeptuneException last = lastFailure;
+        DeadlineExceededException expired = new DeadlineExceededException(message.target(),
+                Duration.ofNanos(timeoutNanos), !tried.isEmpty() ? "last tried " + tried : last != null
+                        ? "last: " + last.getMessage() : "no replica answered");
+        if (last != null) {
+            expired.initCause(last);
+        }
         NeptuneException failure = message.mode() == AccessMode.WRITE && out != null && inDoubt == null
                 ? outcomeUnknown("the deadline passed while " + out + " had the write and had not answered", expired)
                 // between retries of a typed refusal (no majority, overloaded): that is why it never ran
@@ -182,6 +211,7 @@ final class Call<T> implements TimerTask {
 
     /** Fails the call because its client closed. */
     void closed() {
+        ending = true;
         NodeId out = awaiting;
         if (out != null) {
             doubt(new NeptuneException(out + " had the write and had not answered"));
@@ -203,6 +233,16 @@ final class Call<T> implements TimerTask {
                     + failure.getMessage(), failure);
         }
         result.completeExceptionally(failure);
+    }
+
+    /** See {@link Result#abandon}. */
+    private void abandon(String why, Throwable cause) {
+        ending = true;
+        NodeId out = awaiting;
+        if (out != null) {
+            doubt(new NeptuneException(out + " had the write and had not answered"));
+        }
+        fail(new NeptuneException(message.target() + ": " + why, cause));
     }
 
     private OutcomeUnknownException outcomeUnknown(String detail, NeptuneException cause) {
@@ -324,13 +364,14 @@ final class Call<T> implements TimerTask {
     private void send(Replica replica, boolean counted) {
         addTried(replica.node());
         long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-        if (remainingMillis < 1 || result.isDone()) {
+        awaiting = replica.node();   // before reading ending: see there
+        if (remainingMillis < 1 || ending || result.isDone()) {
+            awaiting = null;
             if (counted) {
                 client.tracker().end(replica.node(), message.service()); // counted when chosen, never sent
             }
-            return; // the deadline timer answers
+            return; // whatever ended the call answers
         }
-        awaiting = replica.node();
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, remainingMillis);
         LocalEndpoint local = client.local();
         CompletableFuture<ResponseMessage> response = local != null && local.node().equals(replica.node())
@@ -344,6 +385,10 @@ final class Call<T> implements TimerTask {
             sentNanos = System.nanoTime();
         }
         response.whenComplete((r, e) -> onResponse(replica, r, e));
+        outstanding = response;
+        if (ending) {   // the call ended meanwhile, and its end may not have seen this response
+            response.cancel(false);
+        }
     }
 
     private void onResponse(Replica replica, @Nullable ResponseMessage response, @Nullable Throwable error) {
@@ -378,7 +423,11 @@ final class Call<T> implements TimerTask {
                     response.errorMessage()));
             case NOT_PRIMARY -> notPrimary(replica, response);
             case STALE -> stale(new CallFailure(replica + ": " + response.errorMessage(), false));
-            case ALREADY_APPLIED -> fail(new AlreadyAppliedException(message.target(), response.version()));
+            case ALREADY_APPLIED -> {
+                // it ran: at level 3 the session's next read must see it
+                handle.observe(message.service(), message.partition(), response.version());
+                fail(new AlreadyAppliedException(message.target(), response.version()));
+            }
             case OVERLOADED -> retryOrFail(new OverloadedException(message.target(), replica.node(),
                     response.errorMessage()));
             case METHOD_FAILED -> fail(new RemoteMethodException(message.target(), replica.node(),
@@ -446,15 +495,16 @@ final class Call<T> implements TimerTask {
     }
 
     private void complete(Replica replica, ResponseMessage response) {
+        handle.observe(message.service(), message.partition(), response.version());   // it ran, decoded or not
         T value;
         try {
             value = JsonCodec.decode(response.payload(), responseType);
         } catch (Exception e) {
-            fail(new NeptuneException("cannot decode the response of " + message.target()
-                    + " from " + replica.node() + " as " + responseType + ": " + e.getMessage(), e));
+            // final: the call ran (a write exactly once), so neither a retry nor "outcome unknown" is the truth
+            result.completeExceptionally(new UndecodableResponseException(message.target(), replica.node(),
+                    message.mode() == AccessMode.WRITE, response.version(), responseType.toString(), e));
             return;
         }
-        handle.observe(message.service(), message.partition(), response.version());
         client.countResponse(replica.node());
         result.complete(value);
     }
@@ -504,8 +554,9 @@ final class Call<T> implements TimerTask {
         if (last instanceof OverloadedException || last instanceof NoMajorityException) {
             return last;
         }
-        String detail = tried.isEmpty() ? "none in the yellow page"
-                : "tried " + tried + (last == null ? "" : "; last: " + last.getMessage());
+        // a replica that answered "not the primary" leaves the tried list (the next attempt may go to it again)
+        String detail = !tried.isEmpty() ? "tried " + tried + (last == null ? "" : "; last: " + last.getMessage())
+                : last != null ? "last: " + last.getMessage() : "none in the yellow page";
         return new NoReplicaAvailableException(message.service(), message.partition(), detail, last);
     }
 }

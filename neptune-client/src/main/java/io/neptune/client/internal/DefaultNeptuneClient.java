@@ -291,28 +291,45 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     @Override
     public <T> T call(NeptuneHandle handle, String service, int partition, String method, AccessMode mode,
             Object request, Class<T> responseType, CallOptions options) {
+        refuseBlockingOnIoThread();   // before the call starts: once sent, a refusal could not say "it did not run"
         return await(callAsync(handle, service, partition, method, mode, request, responseType, options));
     }
 
     /**
-     * Waits for {@code future}, rethrowing its {@link NeptuneException} as is. Refused on this
-     * client's I/O threads, which complete the futures: waiting there could wait for itself.
+     * Throws if this thread is one of this client's I/O threads, which complete the calls' futures:
+     * a blocking call there could wait for itself.
      */
-    <T> T await(CompletableFuture<T> future) {
+    void refuseBlockingOnIoThread() {
         for (EventExecutor loop : group) {
             if (loop.inEventLoop()) {
-                future.cancel(false);
                 throw new IllegalStateException(node + ": a blocking call on Neptune I/O thread "
                         + Thread.currentThread().getName() + " would wait for the thread it blocks; use callAsync"
                         + " and its CompletableFuture, or move the work to an executor of your own");
             }
         }
+    }
+
+    /**
+     * Waits for {@code future} of a call started after {@link #refuseBlockingOnIoThread}, rethrowing its
+     * {@link NeptuneException} as is. Interrupted, it abandons the call: no attempt follows, and a write
+     * that may have been sent ends in {@link io.neptune.core.OutcomeUnknownException}.
+     */
+    <T> T await(CompletableFuture<T> future) {
         try {
             return future.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            future.cancel(false);
-            throw new NeptuneException("interrupted while waiting for a call", e);
+            if (future instanceof Call<?>.Result call) {
+                call.abandon("interrupted while waiting for the call", e);
+            } else {
+                future.cancel(false);
+            }
+            try {
+                return future.getNow(null);   // answered meanwhile
+            } catch (CompletionException | java.util.concurrent.CancellationException ended) {
+                throw ended instanceof CompletionException ? unwrap(ended.getCause())
+                        : new NeptuneException("interrupted while waiting for a call", e);
+            }
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());
         }

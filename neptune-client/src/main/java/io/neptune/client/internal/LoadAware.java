@@ -409,6 +409,13 @@ final class LoadAware implements ReplicaSelector.ClassAware {
         return mode == AccessMode.READ && ran && load > 0 ? load - 1 : load;
     }
 
+    /** The calls this client has in flight to {@code node} for {@code service}'s class {@code serviceClass}. */
+    int inflight(String service, String serviceClass, NodeId node) {
+        ServiceLoads loads = services.get(service);
+        Estimate estimate = loads == null ? null : loads.of(serviceClass).get(node);
+        return estimate == null ? 0 : estimate.inflight();
+    }
+
     private static Estimate estimate(Map<NodeId, Estimate> estimates, Freshness freshness, NodeId node) {
         Estimate estimate = estimates.get(node);
         return estimate != null ? estimate : estimates.computeIfAbsent(node, n -> new Estimate(freshness));

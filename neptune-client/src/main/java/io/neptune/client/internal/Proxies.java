@@ -44,6 +44,12 @@ final class Proxies {
         if (!type.isInterface()) {
             throw new IllegalArgumentException("serviceInterface: " + type.getName() + " (expected: an interface)");
         }
+        if (options.requestId().isPresent()) {
+            // the options apply to every call through the proxy: every write after the first would be a repeat of it
+            throw new IllegalArgumentException("options: requestId " + options.requestId().get() + " (expected: none"
+                    + " on a proxy, whose options apply to every call; retry one write with"
+                    + " OutcomeUnknownException.retryAsync() or callAsync with that request id)");
+        }
         Map<Method, Target> targets = new HashMap<>();
         for (Method method : type.getMethods()) {
             targets.put(method, describe(type, method));
@@ -76,6 +82,9 @@ final class Proxies {
                 boolean bidirectional = target.kind() == Kind.BIDIRECTIONAL_STREAM;
                 return client.stream(handle, service, partition, target.method(), bidirectional ? null : request,
                         bidirectional ? (Flow.Publisher<?>) request : null, target.responseType(), options);
+            }
+            if (!target.async()) {
+                client.refuseBlockingOnIoThread();   // before the call starts, which may send the write
             }
             CompletableFuture<Object> future = client.invoke(handle, service, partition, target.method(), target.mode(),
                     request, target.responseType(), options);

@@ -1,0 +1,228 @@
+package io.neptune.client.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.AlreadyAppliedException;
+import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.NeptuneException;
+import io.neptune.core.NodeId;
+import io.neptune.core.OutcomeUnknownException;
+import io.neptune.core.Read;
+import io.neptune.core.PartitionKey;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.ServiceClass;
+import io.neptune.core.UndecodableResponseException;
+import io.neptune.core.Write;
+import io.neptune.core.internal.membership.Announcement;
+import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.Frames;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a call tells its caller about a write, against a scripted replica on a real loopback socket: a
+ * write that went out is never reported as not run, and a call that ended leaves nothing behind. Each
+ * case was found by review and failed before its fix.
+ */
+class CallOutcomeTest {
+    private static final String SERVICE = "svc";
+
+    private final EventLoopGroup group = EventLoops.create("call-outcome-test", 2);
+    private final AtomicInteger received = new AtomicInteger();
+    private final List<Channel> servers = new ArrayList<>();
+    private final List<DefaultNeptuneClient> clients = new ArrayList<>();
+
+    record Change(String text) {}
+
+    record Changed(long at) {}
+
+    @AfterEach
+    void stop() {
+        clients.forEach(DefaultNeptuneClient::close);
+        servers.forEach(s -> s.close().syncUninterruptibly());
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Test
+    void anInterruptedBlockingWriteThatWentOutIsOfUnknownOutcome() {
+        DefaultNeptuneClient client = client(replica((request, channel) -> { }), Duration.ofSeconds(30));
+        ScheduledExecutorService interrupter = Executors.newSingleThreadScheduledExecutor();
+        Thread caller = Thread.currentThread();
+        try {
+            interrupter.schedule(() -> {
+                await().atMost(Duration.ofSeconds(10)).until(() -> received.get() == 1);
+                caller.interrupt();
+            }, 0, TimeUnit.MILLISECONDS);
+            // before: a plain NeptuneException "interrupted while waiting for a call", i.e. "it did not run"
+            assertThatThrownBy(() -> client.call(NeptuneHandle.create(), SERVICE, 0, "change", AccessMode.WRITE,
+                    new Change("x"), Changed.class)).isInstanceOf(OutcomeUnknownException.class)
+                    .hasMessageContaining("interrupted");
+        } finally {
+            Thread.interrupted();
+            interrupter.shutdownNow();
+        }
+    }
+
+    @Test
+    void aBlockingCallOnAnIoThreadIsRefusedBeforeItSendsAnything() throws Exception {
+        DefaultNeptuneClient client = client(replica((request, channel) -> { }), Duration.ofSeconds(5));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        group.next().submit(() -> {
+            try {
+                client.call(NeptuneHandle.create(), SERVICE, 0, "change", AccessMode.WRITE, new Change("y"),
+                        Changed.class);
+            } catch (RuntimeException e) {
+                thrown.set(e);
+            }
+        }).get(10, TimeUnit.SECONDS);
+        assertThat(thrown.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("use callAsync");
+        // the refusal said "did not run": so it must not have been sent (before, the write went out first)
+        CompletableFuture<Changed> probe = client.callAsync(NeptuneHandle.create(), SERVICE, 0, "change",
+                AccessMode.WRITE, new Change("probe"), Changed.class, CallOptions.timeout(Duration.ofMillis(300)));
+        assertThatThrownBy(probe::join).hasCauseInstanceOf(OutcomeUnknownException.class);
+        assertThat(received).as("only the probe reached the replica").hasValue(1);
+    }
+
+    @Test
+    void callsThatEndedAtTheirDeadlineLeaveNothingInFlight() {
+        DefaultNeptuneClient client = client(replica((request, channel) -> { }), Duration.ofMillis(100));
+        List<CompletableFuture<Changed>> calls = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            calls.add(client.callAsync(NeptuneHandle.create(), SERVICE, 0, "change", AccessMode.WRITE,
+                    new Change("z" + i), Changed.class, CallOptions.builder().policy(BalancingPolicy.P2C).build()));
+        }
+        for (CompletableFuture<Changed> call : calls) {
+            assertThatThrownBy(call::join).isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(OutcomeUnknownException.class);
+        }
+        // before: all 50 stayed in the connection's map (with their payloads) until the node answered or the
+        // connection closed, and p2c kept counting them against the replica
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.pool().inflight() == 0);
+        assertThat(client.loadAware().inflight(SERVICE, ServiceClass.DEFAULT_NAME, NodeId.of("ghost"))).isZero();
+    }
+
+    @Test
+    void aWriteAnsweredAlreadyAppliedAdvancesTheSessionVersion() {
+        DefaultNeptuneClient client = client(replica((request, channel) -> channel.writeAndFlush(
+                new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, 42, new byte[0]))),
+                Duration.ofSeconds(5));
+        NeptuneHandle handle = NeptuneHandle.create();
+        assertThatThrownBy(() -> client.call(handle, SERVICE, 0, "change", AccessMode.WRITE, new Change("q"),
+                Changed.class)).isInstanceOf(AlreadyAppliedException.class);
+        // level 3 reads of this session must see the write that ran: before, the version stayed 0
+        assertThat(handle.version(SERVICE, 0)).isEqualTo(42);
+    }
+
+    @Test
+    void aWriteThatRanButWhoseAnswerCannotBeDecodedSaysItRan() {
+        DefaultNeptuneClient client = client(replica((request, channel) -> channel.writeAndFlush(
+                ResponseMessage.ok(request.requestId(), 7, "{\"at\":7,\"node\":\"n\"}".getBytes(StandardCharsets.UTF_8)))),
+                Duration.ofSeconds(5));
+        NeptuneHandle handle = NeptuneHandle.create();
+        // before: a plain NeptuneException ("cannot decode"), which by the README means "did not run, retry"
+        assertThatThrownBy(() -> client.call(handle, SERVICE, 0, "change", AccessMode.WRITE, new Change("d"),
+                Changed.class)).isInstanceOfSatisfying(UndecodableResponseException.class, e -> {
+                    assertThat(e.ran()).isTrue();
+                    assertThat(e.version()).isEqualTo(7);
+                    assertThat(e).hasMessageContaining("ran").hasMessageContaining("Unrecognized field \"node\"");
+                });
+        assertThat(handle.version(SERVICE, 0)).isEqualTo(7);
+    }
+
+    @Test
+    void aCallRefusedAsNotThePrimaryUntilItsDeadlineNamesTheReplicaThatRefused() {
+        DefaultNeptuneClient client = client(replica((request, channel) -> channel.writeAndFlush(new ResponseMessage(
+                request.requestId(), Status.NOT_PRIMARY, 0, "an election is under way".getBytes(StandardCharsets.UTF_8)))),
+                Duration.ofMillis(400));
+        // before: "(none in the yellow page)", though the yellow page's primary answered every attempt
+        assertThatThrownBy(() -> client.call(NeptuneHandle.create(), SERVICE, 0, "change", AccessMode.WRITE,
+                new Change("p"), Changed.class)).isInstanceOf(NeptuneException.class)
+                .hasMessageContaining("ghost").hasMessageContaining("an election is under way")
+                .hasMessageNotContaining("none in the yellow page");
+    }
+
+    /** A proxy's options apply to every call through it: one request id would make every later write a repeat. */
+    @Test
+    void aProxyRefusesARequestId() {
+        DefaultNeptuneClient client = client(replica((request, channel) -> { }), Duration.ofSeconds(5));
+        assertThatThrownBy(() -> client.proxy(Journal.class, SERVICE,
+                CallOptions.builder().requestId("0123456789abcdef0123456789abcdef").build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("requestId");
+    }
+
+    /** A service interface for {@link #aProxyRefusesARequestId}. */
+    public interface Journal {
+        @Write
+        Changed change(@PartitionKey int partition, Change change);
+
+        @Read
+        Changed last(@PartitionKey int partition, Change ignored);
+    }
+
+    /** A replica on loopback that hands each request to {@code onRequest}, counting them. */
+    private int replica(BiConsumer<RequestMessage, Channel> onRequest) {
+        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        Frames.install(ch.pipeline(), 1 << 20);
+                        ch.pipeline().addLast(new SimpleChannelInboundHandler<RequestMessage>() {
+                            @Override
+                            protected void channelRead0(ChannelHandlerContext ctx, RequestMessage request) {
+                                received.incrementAndGet();
+                                onRequest.accept(request, ctx.channel());
+                            }
+                        });
+                    }
+                }).bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
+        servers.add(server);
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    /** A client whose yellow page shows one node, "ghost", primary of every partition of a level-3 service. */
+    private DefaultNeptuneClient client(int port, Duration timeout) {
+        YellowPage page = new YellowPage(NodeId.of("client"), Duration.ofMinutes(1), System::nanoTime);
+        List<Announcement.ReplicaState> replicas = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            replicas.add(new Announcement.ReplicaState(p, 1, ReplicaRole.PRIMARY, 0, 1, 0, 1, 0));
+        }
+        page.update(new Announcement("ghost", "127.0.0.1", port, port, ProcessHandle.current().pid(), 1,
+                System.nanoTime(), 0, List.of(new Announcement.HostedService(SERVICE, 4, 0, replicas,
+                        ConsistencyLevel.LEVEL_3, 0))));
+        DefaultNeptuneClient client = new DefaultNeptuneClient(NodeId.of("client"), ClientConfig.builder()
+                .timeout(timeout).build(), page, group, "127.0.0.1", null, new LoadTracker(), List.of());
+        clients.add(client);
+        return client;
+    }
+}
