@@ -218,6 +218,9 @@ final class SnapshotInstaller {
             try (InputStream in = new BufferedInputStream(Files.newInputStream(part), 1 << 16)) {
                 service.restoreSnapshot(core.partition, in, boundary.lsn());
             }
+            // The log now starts above the snapshot: the restored state must survive a power loss before the
+            // replica counts on it (a plain commit is not forced), or it comes back with nothing to replay.
+            service.force(core.partition);
             core.installed(boundary);
             Files.deleteIfExists(part);
             Files.deleteIfExists(idFile);

@@ -399,6 +399,10 @@ final class FaultInjectingCluster implements AutoCloseable {
         private final boolean snapshots;
         /** Every LSN up to this one counts as applied: the snapshot restored last held them. */
         private volatile long restoredUpTo;
+        /** The state as of the last {@link #force}: what a power loss leaves of this store (null: nothing). */
+        private volatile @Nullable Durable forced;
+
+        private record Durable(List<String> methods, Set<Long> executed, long restoredUpTo) {}
 
         RecordingService() {
             this(false);
@@ -450,6 +454,24 @@ final class FaultInjectingCluster implements AutoCloseable {
             }
             executed.clear();
             restoredUpTo = lsn;
+        }
+
+        @Override
+        public synchronized void force(int partition) {
+            forced = new Durable(List.copyOf(methods), Set.copyOf(executed), restoredUpTo);
+        }
+
+        /** This store as a power loss leaves it: what it held at its last {@link #force}, the rest lost. */
+        synchronized RecordingService afterPowerLoss() {
+            RecordingService after = new RecordingService(snapshots);
+            Durable durable = forced;
+            if (durable != null) {
+                after.methods.addAll(durable.methods());
+                after.executed.addAll(durable.executed());
+                after.restoredUpTo = durable.restoredUpTo();
+                after.forced = durable;
+            }
+            return after;
         }
 
         @Override

@@ -99,6 +99,37 @@ class WriteAnywhereCheckpointTest {
     }
 
     /**
+     * After an install the replica's log starts above the snapshot: a power loss that took back the
+     * restored state (committed, not forced) left a store below the log and nothing to replay, and the
+     * replica had to install again from a peer, or, with none in reach, held none of those writes.
+     */
+    @Test
+    void aRestoredSnapshotSurvivesAPowerLossOfTheStore() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
+            List<Node> abc = startThree(cluster);
+            for (int i = 0; i < 24; i++) {
+                write(cluster, abc.get(i % 3), "w" + i);
+            }
+            cluster.runUntil(() -> abc.stream().allMatch(n -> n.core.log.startLsn() > 15),
+                    "every replica dropped most of its log");
+            cluster.kill(abc.get(2));
+            delete(dir.resolve("c"));
+            Node fresh = cluster.start("c", 1);
+            cluster.runUntil(() -> fresh.role() == ReplicaRole.SECONDARY && fresh.applied().size() == 24,
+                    "the new c installed a snapshot and serves");
+            List<String> installed = fresh.applied();
+
+            cluster.kill(fresh);
+            cluster.partition(List.of(abc.get(0), abc.get(1)), List.of(fresh)); // no peer to install from again
+            Node back = cluster.start("c", 1, fresh.app.afterPowerLoss());
+            for (int i = 0; i < 4; i++) {
+                cluster.advance(Duration.ofMillis(500));
+            }
+            assertThat(back.applied()).as("c's store after the power loss").containsExactlyInAnyOrderElementsOf(installed);
+        }
+    }
+
+    /**
      * c is cut off and takes a write of its own; a goes on well past what b keeps for a lagging
      * replica (a keeps its own writes c lacks: they are nowhere else), then a is cut off too. c finds
      * that b dropped a's writes it lacks, and the only replica that still has them is out of reach:
