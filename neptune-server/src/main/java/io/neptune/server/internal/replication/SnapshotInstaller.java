@@ -63,6 +63,11 @@ final class SnapshotInstaller {
         return source != null;
     }
 
+    /** The node the snapshot being installed comes from, or null. */
+    @Nullable NodeId source() {
+        return source;
+    }
+
     /** Installs a snapshot from {@code from}; a transfer already under way from another node starts over there. */
     void needed(NodeId from) {
         if (!from.equals(source)) {

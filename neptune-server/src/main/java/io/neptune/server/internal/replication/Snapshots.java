@@ -86,9 +86,20 @@ final class Snapshots {
         return core.needsSnapshot || installer.active();
     }
 
-    /** Progress of an install; {@code primary} is where one comes from if none was named yet. */
+    /** The node a snapshot is being installed from, or null. */
+    @Nullable NodeId installingFrom() {
+        return installer.source();
+    }
+
+    /**
+     * Progress of an install; {@code primary}, the primary this replica follows now, is where one comes
+     * from if none was named yet, or if the one named no longer leads: it may be gone for good, and a
+     * new primary whose log still has this replica's records sends it records, not an install, which
+     * this replica refuses while it installs (the partition then took no write, needing its vote).
+     */
     void tick(@Nullable NodeId primary) {
-        if (core.needsSnapshot && !installer.active() && primary != null && !primary.equals(core.self)) {
+        if ((core.needsSnapshot || installer.active()) && primary != null && !primary.equals(core.self)
+                && !primary.equals(installer.source())) {
             installer.needed(primary);
         }
         installer.tick();

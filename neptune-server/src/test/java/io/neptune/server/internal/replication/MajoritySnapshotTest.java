@@ -1,0 +1,77 @@
+package io.neptune.server.internal.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.core.FailoverMode;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.LogRetentionConfig;
+import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Majority mode with bounded logs: snapshot installs while leaders change. */
+class MajoritySnapshotTest {
+    /** Checkpoints drop as few as 5 records; a lagging replica holds back at most 40. */
+    private static final LogRetentionConfig RETENTION = new LogRetentionConfig(40, 5);
+
+    @TempDir
+    Path dir;
+
+    /**
+     * c's store lost its writes (a new disk for the service's data, the log kept): c needs a snapshot
+     * and asks the leader a, which dies mid-transfer. b leads next, whose log (not checkpointed yet)
+     * has every record c needs, so it sends c records, not an install; c answered "installing" and went on asking dead a for
+     * chunks, and b, which commits only with c, took no write until c restarted. c must install from b.
+     */
+    @Test
+    void aReplicaWhoseSnapshotSourceDiedInstallsFromTheNextLeader() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
+            cluster.snapshots(RETENTION);
+            Node a = cluster.start("a", 3);
+            Node b = cluster.start("b", 2);
+            Node c = cluster.start("c", 1);
+            cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
+                    && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+            b.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // b keeps its whole log
+            List<String> acknowledged = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                acknowledged.add(commit(cluster, a, "w" + i));
+            }
+            cluster.runUntil(() -> a.core.log.startLsn() > 10 && c.core.log.startLsn() > 10,
+                    "a and c dropped the records all have");
+
+            cluster.kill(c);
+            cluster.drop((from, call) -> call.equals("a:chunk"));   // no chunk of a's snapshot reaches c
+            Node back = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            cluster.runUntil(() -> a.id.equals(back.core.snapshots().installingFrom()), "c installing a snapshot from a");
+            cluster.kill(a);
+            cluster.drop((from, call) -> false);
+            cluster.runUntil(() -> b.role() == ReplicaRole.PRIMARY, "b primary");
+            acknowledged.add(commit(cluster, b, "after-a"));
+            cluster.runUntil(() -> back.applied().containsAll(acknowledged), "c has every acknowledged write");
+            assertThat(back.applied()).doesNotHaveDuplicates();
+        }
+    }
+
+    /** Writes {@code method} at {@code node} until it is acknowledged (a refusal is retried). */
+    private static String commit(FaultInjectingCluster cluster, Node node, String method) {
+        List<String> answers = new ArrayList<>();
+        for (int attempt = 0; attempt < 50; attempt++) {
+            CompletableFuture<ResponseMessage> write = cluster.write(node, method);
+            cluster.runUntil(write::isDone, node + " answered " + method);
+            if (write.join().status() == Status.OK) {
+                return method;
+            }
+            answers.add(write.join().status() + " " + write.join().errorMessage());
+            cluster.advance(Duration.ofMillis(100));
+        }
+        throw new AssertionError(method + " not acknowledged in 50 attempts: " + answers + "; " + cluster.describe());
+    }
+}
