@@ -651,7 +651,9 @@ final class MajorityReplica implements PartitionReplica {
         String refusal = phase == Phase.LEADER ? "already primary" : !membership.counts(core.self)
                 ? "not a voter of the partition's configuration " + membership : core.log.lostTailEnd() > 0
                 ? "its log lost records up to " + core.log.lostTailEnd() + " that its service applied; they come back"
-                        + " only from a peer" : phase == Phase.DIVERGED ? "diverged" : promoteReply != null
+                        + " only from a peer" : core.snapshots().installing() ? "it needs a snapshot first (its service"
+                        + " lacks writes its log no longer has, or it is behind every peer's log start)"
+                : phase == Phase.DIVERGED ? "diverged" : promoteReply != null
                 ? "an election is under way" : live != null ? "a live primary exists: " + live.node() : null;
         if (refusal != null) {
             reply.accept(new PromoteReply(phase == Phase.LEADER, refusal, core.log.epoch()));

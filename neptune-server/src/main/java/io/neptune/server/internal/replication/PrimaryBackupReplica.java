@@ -472,13 +472,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
             if (live != null) {
                 follow(live);
             } else if (phase == Phase.SECONDARY && !newPrimaryNotAnnouncedYet(view)) {
-                if (core.log.lostTailEnd() == 0) { // its log lacks records its service applied: it cannot lead
+                // its log lacks records its service applied, or its service writes its log no longer has: it cannot lead
+                if (core.log.lostTailEnd() == 0 && !core.snapshots().installing()) {
                     elect(view, false);
                 }
             } else if (phase == Phase.RECOVERING
                     && view.stream().noneMatch(r -> r.role() == ReplicaRole.SECONDARY && !r.node().equals(core.self))
                     && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
-                if (core.log.lostTailEnd() == 0) {
+                if (core.log.lostTailEnd() == 0 && !core.snapshots().installing()) {
                     elect(view, true); // catastrophic: every replica was down and all configured ones are back
                 }
             }

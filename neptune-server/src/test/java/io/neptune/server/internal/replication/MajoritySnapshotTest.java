@@ -60,6 +60,39 @@ class MajoritySnapshotTest {
         }
     }
 
+    /**
+     * A replica whose store lost writes its log no longer has cannot serve as primary: an operator's
+     * promote of it was accepted, and with b's vote it won, then failed reading below its log start.
+     */
+    @Test
+    void aReplicaThatNeedsASnapshotRefusesToBePromoted() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
+            cluster.snapshots(RETENTION);
+            Node a = cluster.start("a", 3);
+            Node b = cluster.start("b", 2);
+            Node c = cluster.start("c", 1);
+            cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
+                    && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+            for (int i = 0; i < 30; i++) {
+                commit(cluster, a, "w" + i);
+            }
+            cluster.runUntil(() -> c.core.log.startLsn() > 10, "c dropped the records all have");
+            cluster.kill(c);
+            cluster.kill(a);
+            Node back = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            cluster.runUntil(() -> back.core.snapshots().installing(), "c needs a snapshot");
+
+            CompletableFuture<Object> promoted = new CompletableFuture<>();
+            back.replica.onPeerMessage("promote", new PeerMessages.Promote(FaultInjectingCluster.SERVICE, 0),
+                    promoted::complete);
+            cluster.runUntil(promoted::isDone, "c answered the promote");
+            PeerMessages.PromoteReply reply = (PeerMessages.PromoteReply) promoted.join();
+            assertThat(reply.accepted()).isFalse();
+            assertThat(reply.reason()).contains("snapshot");
+            assertThat(back.role()).isNotEqualTo(ReplicaRole.PRIMARY);
+        }
+    }
+
     /** Writes {@code method} at {@code node} until it is acknowledged (a refusal is retried). */
     private static String commit(FaultInjectingCluster cluster, Node node, String method) {
         List<String> answers = new ArrayList<>();
