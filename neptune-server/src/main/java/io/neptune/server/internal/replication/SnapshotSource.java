@@ -137,8 +137,23 @@ final class SnapshotSource {
             if (previous != null && !previous.file().equals(file)) {
                 Files.deleteIfExists(previous.file());
             }
+            deleteOthers(file);
         } catch (IOException e) {
             throw new UncheckedIOException(core.name + ": cannot keep the snapshot at LSN " + lsn, e);
+        }
+    }
+
+    /**
+     * Deletes the snapshot files in the directory but {@code kept}: an earlier process's offer lived in
+     * its memory only, so its file stayed on disk, one per partition and restart.
+     */
+    private void deleteOthers(Path kept) throws IOException {
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(directory, "snapshot-*.snap")) {
+            for (Path file : files) {
+                if (!file.getFileName().equals(kept.getFileName())) {
+                    Files.deleteIfExists(file);
+                }
+            }
         }
     }
 

@@ -8,11 +8,14 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +34,7 @@ class MajoritySnapshotTest {
      * chunks, and b, which commits only with c, took no write until c restarted. c must install from b.
      */
     @Test
-    void aReplicaWhoseSnapshotSourceDiedInstallsFromTheNextLeader() {
+    void aReplicaWhoseSnapshotSourceDiedInstallsFromTheNextLeader() throws IOException {
         try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
             cluster.snapshots(RETENTION);
             Node a = cluster.start("a", 3);
@@ -47,6 +50,10 @@ class MajoritySnapshotTest {
             cluster.runUntil(() -> a.core.log.startLsn() > 10 && c.core.log.startLsn() > 10,
                     "a and c dropped the records all have");
 
+            // a snapshot file an earlier process of b left behind (its offer was in that process's memory only)
+            Path snapshots = b.core.log.directory().resolve("snapshots");
+            Files.createDirectories(snapshots);
+            Files.write(snapshots.resolve("snapshot-7.snap"), new byte[1024]);
             cluster.kill(c);
             cluster.drop((from, call) -> call.equals("a:chunk"));   // no chunk of a's snapshot reaches c
             Node back = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
@@ -57,6 +64,10 @@ class MajoritySnapshotTest {
             acknowledged.add(commit(cluster, b, "after-a"));
             cluster.runUntil(() -> back.applied().containsAll(acknowledged), "c has every acknowledged write");
             assertThat(back.applied()).doesNotHaveDuplicates();
+            try (Stream<Path> files = Files.list(snapshots)) {
+                assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".snap")))
+                        .as("b keeps only the snapshot it offers").hasSize(1).doesNotContain("snapshot-7.snap");
+            }
         }
     }
 
