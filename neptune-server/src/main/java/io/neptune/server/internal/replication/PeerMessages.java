@@ -157,7 +157,8 @@ final class PeerMessages {
     record InstallSnapshot(String service, int partition, String from, long epoch, long logStart) {}
 
     /** Replica → the node it installs a snapshot from: offer me your current snapshot. */
-    record SnapshotRequest(String service, int partition) {}
+    /** Asks for a snapshot of at least LSN {@code minLsn} (what the asker's own log starts after; 0: any). */
+    record SnapshotRequest(String service, int partition, long minLsn) {}
 
     /**
      * The answer to a {@link SnapshotRequest}: not {@code ready} while the snapshot is being written

@@ -270,11 +270,13 @@ final class ReplicaCore {
 
     /**
      * The service now holds a snapshot's state, up to the write at {@code boundary.lsn()}, after
-     * {@link #restartLogFor}: the replica counts everything up to it as applied and durable.
+     * {@link #restartLogFor} or in a log that already continued it ({@code keptLog}): the replica
+     * counts everything up to it as applied and durable, and applies a kept log's later records as usual.
      */
-    void installed(LogBoundary boundary) {
+    void installed(LogBoundary boundary, boolean keptLog) {
         applied = boundary.lsn();
-        durable = boundary.lsn();
+        // a log kept (it continues the snapshot) is durable as far as it was; a restarted one holds nothing yet
+        durable = keptLog ? Math.max(durable, boundary.lsn()) : boundary.lsn();
         applying = applied;
         needsSnapshot = false;
         storageFailedAt = 0;

@@ -46,6 +46,8 @@ final class SnapshotInstaller {
     private final Path part;
     private final Path idFile;
     private @Nullable NodeId source;
+    /** The oldest snapshot this install can use: one older than this log's start left a gap (0: any). */
+    private long minLsn;
     private @Nullable SnapshotOffer offer;
     private long offset;
     private boolean busy;
@@ -73,6 +75,7 @@ final class SnapshotInstaller {
         if (!from.equals(source)) {
             logger.info("{}: installing a snapshot from {}", core.name, from);
             source = from;
+            minLsn = 0;
             offer = null;
             startNanos = System.nanoTime();
             fetchedBytes = 0;
@@ -89,7 +92,7 @@ final class SnapshotInstaller {
         if (current == null) {
             busy = true;
             core.peers.call(from, core.service, core.partition, "snapshot", new SnapshotRequest(core.service,
-                    core.partition), SnapshotOffer.class).whenComplete((o, e) -> core.exec.execute(() -> {
+                    core.partition, minLsn), SnapshotOffer.class).whenComplete((o, e) -> core.exec.execute(() -> {
                         busy = false;
                         if (e != null || o == null || !o.ready()) {
                             logger.debug("{}: no snapshot from {} yet: {}", core.name, from,
@@ -214,11 +217,24 @@ final class SnapshotInstaller {
                 throw new IllegalStateException(core.name + ": the service is not Snapshottable");
             }
             List<KnownRequest> requests = takeRequestIds(o);
-            // The log first: a crash after it leaves a service that applied less than the log's boundary, and the
-            // replica installs again; a service restored first would look, after a crash, as if it had applied
-            // the old log up to the snapshot's LSN (at level 1, where LSNs are each replica's own, other writes).
             LogBoundary boundary = core.localBoundary.apply(new LogBoundary(o.lsn(), o.epoch(), o.origin()));
-            core.restartLogFor(boundary, requests);
+            boolean keepLog = continues(boundary);
+            if (!keepLog && boundary.lsn() < core.log.startLsn() - 1) {
+                // older than what this log starts after: records between would be in neither; ask for a newer one
+                logger.warn("{}: [NEP-SNAP-006] snapshot {} at LSN {} is older than this log's start {}: asking"
+                        + " for a newer one", core.name, o.id(), o.lsn(), core.log.startLsn());
+                Files.deleteIfExists(part);
+                Files.deleteIfExists(idFile);
+                minLsn = core.log.startLsn() - 1;
+                offer = null;
+                return;
+            }
+            if (!keepLog) {
+                // The log first: a crash after it leaves a service that applied less than the log's boundary, and the
+                // replica installs again; a service restored first would look, after a crash, as if it had applied
+                // the old log up to the snapshot's LSN (at level 1, where LSNs are each replica's own, other writes).
+                core.restartLogFor(boundary, requests);
+            }
             core.installedConfig.accept(o.members() == null ? "" : o.members());
             try (InputStream in = new BufferedInputStream(Files.newInputStream(part), 1 << 16)) {
                 service.restoreSnapshot(core.partition, in, boundary.lsn());
@@ -226,7 +242,7 @@ final class SnapshotInstaller {
             // The log now starts above the snapshot: the restored state must survive a power loss before the
             // replica counts on it (a plain commit is not forced), or it comes back with nothing to replay.
             service.force(core.partition);
-            core.installed(boundary);
+            core.installed(boundary, keepLog);
             Files.deleteIfExists(part);
             Files.deleteIfExists(idFile);
         } catch (IOException | RuntimeException e) {
@@ -240,6 +256,19 @@ final class SnapshotInstaller {
                 o.id(), o.lsn(), o.size(), fetchedBytes, millis, fetchedBytes / 1000 / millis);
         source = null;
         offer = null;
+    }
+
+    /**
+     * Whether this log already holds the snapshot's last write ({@code boundary}: same LSN, epoch and
+     * origin) and so continues it, as Raft's InstallSnapshot asks: then the install keeps the records
+     * after it, which this replica may have acknowledged, rather than dropping them (a replica whose
+     * store lost its writes re-installs an older snapshot than its log's end). Never at level 1, whose
+     * LSNs are each replica's own ({@code localBoundary} puts the boundary above the log).
+     */
+    private boolean continues(LogBoundary boundary) {
+        long lsn = boundary.lsn();
+        return lsn >= core.log.startLsn() - 1 && lsn <= core.log.lastLsn() && lsn > 0
+                && core.log.epochOf(lsn) == boundary.epoch() && core.log.originOf(lsn).equals(boundary.origin());
     }
 
     /**

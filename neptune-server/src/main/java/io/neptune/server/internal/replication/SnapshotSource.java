@@ -61,17 +61,26 @@ final class SnapshotSource {
         this.chunkBytes = (int) Math.max(4096, Math.min(MAX_CHUNK_BYTES, core.maxBatchBytes / 2));
     }
 
-    /** Answers a {@code snapshot} request: the current snapshot if it still fits the log, else starts writing one. */
-    void onRequest(Consumer<Object> reply) {
+    /**
+     * Answers a {@code snapshot} request: the current snapshot if it still fits the log and is at least
+     * {@code minLsn} (the asker's log starts after it: an older one would leave it a gap), else starts
+     * writing one.
+     */
+    void onRequest(long minLsn, Consumer<Object> reply) {
         Snapshottable service = core.app.snapshottable().orElse(null);
         if (service == null) {
             reply.accept(notReady("the service of " + core.name + " is not Snapshottable"));
             return;
         }
         Offered offered = current;
-        if (offered != null && offered.offer().lsn() >= core.log.startLsn() - 1) {
+        if (offered != null && offered.offer().lsn() >= core.log.startLsn() - 1 && offered.offer().lsn() >= minLsn) {
             lastServedNanos = System.nanoTime();
             reply.accept(offered.offer());
+            return;
+        }
+        if (core.applied < minLsn) {
+            reply.accept(notReady(core.name + " applied only up to LSN " + core.applied + ", below " + minLsn
+                    + ", where the asker's log starts"));
             return;
         }
         if (!exporting) {

@@ -53,8 +53,8 @@ final class Snapshots {
 
     /** Handles {@code message} if it is a snapshot message; returns whether it was one. */
     boolean onPeerMessage(Object message, Consumer<Object> reply) {
-        if (message instanceof SnapshotRequest) {
-            source.onRequest(reply);
+        if (message instanceof SnapshotRequest m) {
+            source.onRequest(m.minLsn(), reply);
         } else if (message instanceof ChunkRequest m) {
             source.onChunk(m, reply);
         } else if (message instanceof InstallSnapshot m) {

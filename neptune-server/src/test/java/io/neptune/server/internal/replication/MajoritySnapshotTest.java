@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,6 +102,64 @@ class MajoritySnapshotTest {
             assertThat(reply.accepted()).isFalse();
             assertThat(reply.reason()).contains("snapshot");
             assertThat(back.role()).isNotEqualTo(ReplicaRole.PRIMARY);
+        }
+    }
+
+    /**
+     * c's store lost its writes twice; the second time the leader a still offers the snapshot of the
+     * first install, older than c's log end, whose records after it c acknowledged (a and c committed
+     * them while b was cut off). The install dropped them from c's log, and once a died, b and c had
+     * lost acknowledged writes. A log that holds the snapshot's last write keeps what follows it.
+     */
+    @Test
+    void reinstallingAnOlderSnapshotKeepsTheRecordsTheLogHasAfterIt() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
+            cluster.snapshots(RETENTION);
+            Node a = cluster.start("a", 3);
+            Node b = cluster.start("b", 2);
+            Node c = cluster.start("c", 1);
+            cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
+                    && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+            List<String> acknowledged = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                acknowledged.add(commit(cluster, a, "w" + i));
+            }
+            cluster.runUntil(() -> c.core.log.startLsn() > 10, "c dropped the records all have");
+            cluster.kill(c);
+            Node first = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            cluster.runUntil(() -> first.role() == ReplicaRole.SECONDARY && first.applied().containsAll(acknowledged),
+                    "c installed a's snapshot");
+            a.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // a's offer stays the same
+            first.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // c's log keeps what follows it
+
+            cluster.partition(List.of(a, first), List.of(b));
+            for (int i = 0; i < 10; i++) {
+                acknowledged.add(commit(cluster, a, "x" + i));   // committed by a and c
+            }
+            long cEnd = first.core.log.lastLsn();
+            cluster.kill(first);
+            // once c installed, a sends it nothing it could have lost (before, a told it to install and named itself)
+            AtomicReference<Node> restarted = new AtomicReference<>();
+            cluster.drop((from, call) -> call.equals("c:replicate") && restarted.get() != null
+                    && !restarted.get().core.snapshots().installing());
+            Node second = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            restarted.set(second);
+            cluster.runUntil(() -> !second.core.snapshots().installing() && second.applied().containsAll(
+                    acknowledged.subList(0, 30)), "c installed a's snapshot again");
+            assertThat(second.core.log.lastLsn()).as("c's log after the install").isEqualTo(cEnd);
+
+            cluster.kill(a);
+            cluster.drop((from, call) -> false);
+            cluster.heal();
+            cluster.runUntil(() -> cluster.primary().isPresent(), "b or c primary");
+            Node leader = cluster.primary().orElseThrow();
+            acknowledged.add(commit(cluster, leader, "after"));
+            cluster.runUntil(() -> b.applied().contains("after") && second.applied().contains("after"),
+                    "b and c applied the write after");
+            for (Node n : List.of(b, second)) {
+                assertThat(n.applied()).as(n + " has every acknowledged write").containsAll(acknowledged)
+                        .doesNotHaveDuplicates();
+            }
         }
     }
 

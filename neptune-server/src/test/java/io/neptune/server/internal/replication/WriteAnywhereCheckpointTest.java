@@ -190,7 +190,7 @@ class WriteAnywhereCheckpointTest {
             List<String> written = new ArrayList<>(bDropsWritesOfACLacks(cluster, a, b, c));
             cluster.runUntil(() -> {   // b writes a snapshot now, without what c writes next
                 CompletableFuture<Object> offer = new CompletableFuture<>();
-                b.replica.onPeerMessage("snapshot", new PeerMessages.SnapshotRequest(FaultInjectingCluster.SERVICE, 0),
+                b.replica.onPeerMessage("snapshot", new PeerMessages.SnapshotRequest(FaultInjectingCluster.SERVICE, 0, 0),
                         offer::complete);
                 cluster.runUntil(offer::isDone, "b answered the snapshot request");
                 return ((PeerMessages.SnapshotOffer) offer.join()).ready();
