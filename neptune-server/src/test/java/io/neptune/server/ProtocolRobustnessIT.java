@@ -218,6 +218,39 @@ class ProtocolRobustnessIT {
         }
     }
 
+    /**
+     * A replicated write whose payload does not decode as its method's request was logged on every
+     * replica and took an LSN, though its answer, INVALID_REQUEST, says it did not run: only the apply
+     * decoded it. It must be refused before it is logged.
+     */
+    @Test
+    void aReplicatedWriteThatDoesNotDecodeIsRefusedWithoutTakingAnLsn() throws Exception {
+        try (MiniCluster own = MiniCluster.start(1, b -> b.host(new JournalTestService(),
+                HostingConfig.builder().replicas(1).build()))) {
+            NeptuneNode client = own.add("client", ClientConfig.defaults(), b -> b);
+            own.awaitNodes(1);
+            NeptuneHandle handle = NeptuneHandle.create();
+            CallOptions options = CallOptions.timeout(Duration.ofSeconds(20));
+            JournalTestService.Appended first = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
+                    new JournalTestService.Append("first"), JournalTestService.Appended.class, options);
+
+            for (String payload : List.of("{not json", "{\"millis\":5}")) {
+                RequestMessage bad = new RequestMessage(9, "journal", 0, "append", AccessMode.WRITE, 5000, 0,
+                        RequestId.random(), payload.getBytes(StandardCharsets.UTF_8));
+                try (Socket socket = connect(own.node(0))) {
+                    send(socket, encode(bad));
+                    ResponseMessage answer = readResponse(socket);
+                    assertThat(answer.status()).as(payload).isEqualTo(Status.INVALID_REQUEST);
+                    assertThat(answer.errorMessage()).contains("cannot decode request of journal#0.append as Append");
+                }
+            }
+            JournalTestService.Appended next = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
+                    new JournalTestService.Append("next"), JournalTestService.Appended.class, options);
+            assertThat(next.lsn()).as("the LSN after the refused writes").isEqualTo(first.lsn() + 1);
+            assertThat(next.size()).as("entries in the journal").isEqualTo(first.size() + 1);
+        }
+    }
+
     @Test
     void requestOfTheWrongTypeIsAnInvalidRequestException() {
         NeptuneClient client = clientNode.client();

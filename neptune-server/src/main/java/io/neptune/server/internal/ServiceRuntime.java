@@ -150,6 +150,29 @@ public final class ServiceRuntime implements AutoCloseable {
      *
      * @throws NeptuneException if the partition is not hosted here (any more): the write did not run
      */
+    /**
+     * Why a replicated write's payload is no request of its method (the INVALID_REQUEST message), or
+     * null: checked before the write is logged, since a record is applied on every replica and its
+     * LSN taken whether or not the apply can decode it.
+     */
+    public @Nullable String undecodable(RequestMessage request) {
+        MethodDescriptor method = descriptor.methods().get(request.method());
+        if (method == null) {
+            return null; // the router answered UNKNOWN_METHOD already
+        }
+        try {
+            JsonCodec.decode(request.payload(), method.requestType());
+            return null;
+        } catch (Exception e) {
+            return undecodableMessage(request, method, e);
+        }
+    }
+
+    private static String undecodableMessage(RequestMessage request, MethodDescriptor method, Exception e) {
+        return "cannot decode request of " + request.target() + " as " + method.requestType().getSimpleName() + ": "
+                + e.getMessage();
+    }
+
     public ResponseMessage executeWrite(int partition, String methodName, byte[] payload, long lsn) {
         MethodDescriptor method = descriptor.methods().get(methodName);
         if (method == null) {
@@ -524,8 +547,7 @@ public final class ServiceRuntime implements AutoCloseable {
             argument = stream != null && method.inputItemType() != null ? stream.input()
                     : JsonCodec.decode(request.payload(), method.requestType());
         } catch (Exception e) {
-            return ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, "cannot decode request of "
-                    + request.target() + " as " + method.requestType().getSimpleName() + ": " + e.getMessage());
+            return ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, undecodableMessage(request, method, e));
         }
         Object result;
         try {

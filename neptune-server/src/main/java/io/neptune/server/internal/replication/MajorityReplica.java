@@ -177,7 +177,7 @@ final class MajorityReplica implements PartitionReplica {
                         + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + membership.size()
                         + " replicas (" + membership.quorum() + " needed) within "
                         + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
-            } else if (handoff == null || !handoff.hold(request, reply)) {
+            } else if (!core.refusedUndecodable(request, reply) && (handoff == null || !handoff.hold(request, reply))) {
                 leader.write(request, reply);
             }
         });

@@ -1,5 +1,7 @@
 package io.neptune.server.internal.replication;
 
+import org.jspecify.annotations.Nullable;
+import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.Snapshottable;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.server.internal.log.LogRecord;
@@ -20,6 +22,14 @@ interface PartitionService {
     Optional<String> digest();
 
     /** The service's snapshot support, if it has one. */
+    /**
+     * Why {@code request}'s payload cannot be applied as its method's request, or null: a write is
+     * refused with INVALID_REQUEST before it is logged, rather than logged and taking an LSN.
+     */
+    default @Nullable String undecodable(RequestMessage request) {
+        return null;
+    }
+
     default Optional<Snapshottable> snapshottable() {
         return Optional.empty();
     }

@@ -227,7 +227,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         core.exec.execute(() -> {
             if (phase != Phase.PRIMARY) {
                 reply.accept(core.notPrimary(request.requestId(), primary));
-            } else if (handoff == null || !handoff.hold(request, reply)) {
+            } else if (!core.refusedUndecodable(request, reply) && (handoff == null || !handoff.hold(request, reply))) {
                 pipeline.write(request, reply);
             }
         });

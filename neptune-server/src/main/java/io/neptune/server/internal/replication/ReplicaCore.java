@@ -1,5 +1,6 @@
 package io.neptune.server.internal.replication;
 
+import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.RequestId;
@@ -266,6 +267,19 @@ final class ReplicaCore {
         // The snapshot replaces the state those answers came from: a write remembered here may not be in it
         // (level 1: the source wrote it before it had that write), and must run again when it comes back.
         responses.clear();
+    }
+
+    /**
+     * Answers {@code request} with INVALID_REQUEST if its payload is no request of its method, before
+     * anything is logged; returns whether it did.
+     */
+    boolean refusedUndecodable(RequestMessage request, Consumer<ResponseMessage> reply) {
+        String why = app.undecodable(request);
+        if (why == null) {
+            return false;
+        }
+        reply.accept(ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, why));
+        return true;
     }
 
     /**

@@ -650,6 +650,11 @@ public final class ReplicationEngine implements AutoCloseable {
         }
 
         @Override
+        public @Nullable String undecodable(RequestMessage request) {
+            return runtime.undecodable(request);
+        }
+
+        @Override
         public boolean hasCheck() {
             return runtime.descriptor().checkMethod().isPresent();
         }

@@ -174,6 +174,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         + role + (outOfService != null ? " (" + outOfService + ")" : "") + "; the write did not run"));
                 return;
             }
+            if (core.refusedUndecodable(request, reply)) {
+                return;
+            }
             long seq = logged.getOrDefault(core.self.value(), 0L) + 1;
             LogRecord record = new LogRecord(core.log.lastLsn() + 1, 0, RecordKind.WRITE, request.id(),
                     core.self.value(), seq, request.method(), request.payload());
