@@ -251,6 +251,45 @@ class ProtocolRobustnessIT {
         }
     }
 
+    /**
+     * A malformed replication message was acted on before it was checked: one with the largest epoch
+     * and no entries made the primary adopt and persist that epoch, step down, and then fail on the
+     * missing entries without an answer; every later election's epoch overflowed, so the partition
+     * never had a primary again. Malformed messages are refused as they are decoded.
+     */
+    @Test
+    void aMalformedReplicationMessageIsRefusedBeforeItChangesAnything() throws Exception {
+        try (MiniCluster own = MiniCluster.start(1, b -> b.host(new JournalTestService(),
+                HostingConfig.builder().replicas(1).build()))) {
+            NeptuneNode client = own.add("client", ClientConfig.defaults(), b -> b);
+            own.awaitNodes(1);
+            NeptuneHandle handle = NeptuneHandle.create();
+            CallOptions options = CallOptions.timeout(Duration.ofSeconds(20));
+            JournalTestService.Appended first = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
+                    new JournalTestService.Append("first"), JournalTestService.Appended.class, options);
+            String entry = "{\"lsn\":%d,\"epoch\":1,\"method\":\"append\",\"idHigh\":1,\"idLow\":1,\"origin\":\"x\","
+                    + "\"originSeq\":0,\"payload\":\"e30=\",\"kind\":null}";
+            for (String payload : List.of(
+                    "{\"service\":\"journal\",\"partition\":0,\"from\":\"x\",\"epoch\":9223372036854775807,"
+                            + "\"commitLsn\":0,\"entries\":null,\"prevLsn\":0,\"prevEpoch\":0,\"prevOrigin\":null}",
+                    "{\"service\":\"journal\",\"partition\":0,\"from\":\"x\",\"epoch\":5,\"commitLsn\":0,\"entries\":["
+                            + String.format(entry, 1) + "," + String.format(entry, 3) + "],\"prevLsn\":0,\"prevEpoch\":0,"
+                            + "\"prevOrigin\":null}")) {
+                RequestMessage bad = new RequestMessage(9, "$replication", 0, "replicate", AccessMode.WRITE, 5000, 0,
+                        RequestId.NONE, payload.getBytes(StandardCharsets.UTF_8));
+                try (Socket socket = connect(own.node(0))) {
+                    send(socket, encode(bad));
+                    ResponseMessage answer = readResponse(socket);
+                    assertThat(answer.status()).as(payload).isEqualTo(Status.INVALID_REQUEST);
+                    assertThat(answer.errorMessage()).startsWith("bad replication message replicate for journal#0");
+                }
+            }
+            JournalTestService.Appended next = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
+                    new JournalTestService.Append("next"), JournalTestService.Appended.class, options);
+            assertThat(next.lsn()).as("still the primary of its epoch: the next LSN").isEqualTo(first.lsn() + 1);
+        }
+    }
+
     @Test
     void requestOfTheWrongTypeIsAnInvalidRequestException() {
         NeptuneClient client = clientNode.client();

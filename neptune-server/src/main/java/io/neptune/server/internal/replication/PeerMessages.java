@@ -1,5 +1,7 @@
 package io.neptune.server.internal.replication;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.internal.wire.RequestId;
@@ -20,9 +22,35 @@ final class PeerMessages {
 
     private PeerMessages() {}
 
+    /**
+     * The largest epoch a message may carry: far above any a cluster reaches, and far enough below
+     * {@link Long#MAX_VALUE} that the epoch after it does not overflow (a replica adopts a newer epoch
+     * and persists it; one near the limit made every later election's epoch negative).
+     */
+    static final long MAX_EPOCH = Long.MAX_VALUE / 4;
+
+    /** {@code value} if it is an epoch from 0 to {@link #MAX_EPOCH}, else an {@link IllegalArgumentException}. */
+    static long checkEpoch(String name, long value) {
+        if (value < 0 || value > MAX_EPOCH) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: 0.." + MAX_EPOCH + ")");
+        }
+        return value;
+    }
+
     /** A log record on the wire; {@code kind} is a {@link RecordKind} name ({@code null}, from older peers: a write). */
     record Entry(long lsn, long epoch, String method, long idHigh, long idLow, String origin, long originSeq,
             byte[] payload, @Nullable String kind) {
+        /** Rejects what no log record can be; a message is decoded (and refused) before it changes anything. */
+        Entry {
+            if (lsn < 1) {
+                throw new IllegalArgumentException("entry lsn: " + lsn + " (expected: >= 1)");
+            }
+            checkEpoch("entry epoch", epoch);
+            requireNonNull(method, "entry method");
+            requireNonNull(origin, "entry origin");
+            requireNonNull(payload, "entry payload");
+        }
+
         static Entry of(LogRecord r) {
             return new Entry(r.lsn(), r.epoch(), r.method(), r.requestId().high(), r.requestId().low(), r.origin(),
                     r.originSeq(), r.payload(), r.kind() == RecordKind.WRITE ? null : r.kind().name());
@@ -46,6 +74,30 @@ final class PeerMessages {
      */
     record Replicate(String service, int partition, String from, long epoch, long commitLsn, List<Entry> entries,
             long prevLsn, long prevEpoch, @Nullable String prevOrigin) {
+        /**
+         * Rejects a message no primary sends: entries must follow {@code prevLsn} one by one, and no
+         * epoch may be out of range. Checked as the message is decoded, so a malformed one is refused
+         * (INVALID_REQUEST) before a replica adopts its epoch or cuts its log.
+         */
+        Replicate {
+            requireNonNull(service, "service");
+            requireNonNull(from, "from");
+            checkEpoch("epoch", epoch);
+            checkEpoch("prevEpoch", prevEpoch);
+            if (commitLsn < 0 || prevLsn < 0) {
+                throw new IllegalArgumentException("commitLsn " + commitLsn + ", prevLsn " + prevLsn + " (expected: >= 0)");
+            }
+            entries = List.copyOf(requireNonNull(entries, "entries"));
+            for (int i = 0; i < entries.size(); i++) {
+                Entry entry = entries.get(i);
+                if (entry.lsn() != prevLsn + 1 + i || entry.epoch() > epoch) {
+                    throw new IllegalArgumentException("entries[" + i + "]: lsn " + entry.lsn() + ", epoch " + entry.epoch()
+                            + " (expected: lsn " + (prevLsn + 1 + i) + ", one after another from prevLsn " + prevLsn
+                            + ", epoch at most the message's " + epoch + ")");
+                }
+            }
+        }
+
         Replicate(String service, int partition, String from, long epoch, long commitLsn, List<Entry> entries) {
             this(service, partition, from, epoch, commitLsn, entries, 0, 0, null);
         }
@@ -58,7 +110,17 @@ final class PeerMessages {
      * primary handed its role to, and is granted although the primary was heard from lately.
      */
     record Vote(String service, int partition, String node, long epoch, long lastEpoch, long lastLsn, boolean preVote,
-            boolean transfer) {}
+            boolean transfer) {
+        /** Rejects an epoch out of range or a missing candidate, before a replica adopts the epoch. */
+        Vote {
+            requireNonNull(node, "node");
+            checkEpoch("epoch", epoch);
+            checkEpoch("lastEpoch", lastEpoch);
+            if (lastLsn < 0) {
+                throw new IllegalArgumentException("lastLsn: " + lastLsn + " (expected: >= 0)");
+            }
+        }
+    }
 
     /** The answer to a {@link Vote}: granted or not, the voter's epoch, and why not. */
     record VoteReply(boolean granted, long epoch, String reason) {}
