@@ -274,7 +274,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         if (invalid != null) {
             return invalid;
         }
-        long frame = MessageEncoder.frameLength(message);
+        long frame = MessageEncoder.wireLength(message);
         return frame <= config.maxFrameBytes() ? null : message.target() + ": request of " + frame
                 + " bytes (expected: at most max-frame-size, " + config.maxFrameBytes() + " bytes)";
     }

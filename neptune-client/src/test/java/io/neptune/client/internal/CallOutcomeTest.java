@@ -22,7 +22,11 @@ import io.neptune.core.UndecodableResponseException;
 import io.neptune.core.Write;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.InvalidRequestException;
+import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.wire.Frames;
+import io.neptune.core.internal.wire.MessageEncoder;
+import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -172,6 +176,28 @@ class CallOutcomeTest {
                 .hasMessageNotContaining("none in the yellow page");
     }
 
+    /**
+     * The receiver's frame decoder counts the 4-byte length prefix; the client's check did not, so a
+     * request 1 to 4 bytes over the node's max-frame-size went out and the node closed the connection
+     * with every other call on it. It is refused before it is sent.
+     */
+    @Test
+    void aRequestOverTheFrameLimitByItsLengthPrefixIsRefusedBeforeItIsSent() throws Exception {
+        int max = 1024;
+        DefaultNeptuneClient client = client(replica((request, channel) -> channel.writeAndFlush(
+                ResponseMessage.ok(request.requestId(), 1, "{\"at\":1}".getBytes(StandardCharsets.UTF_8)))),
+                Duration.ofSeconds(5), max);
+        long base = MessageEncoder.wireLength(new RequestMessage(0, SERVICE, 0, "change", AccessMode.WRITE, 5000, 0,
+                RequestId.random(), JsonCodec.encode(new Change("")), ServiceClass.DEFAULT_NAME));
+        Change over = new Change("x".repeat((int) (max + 2 - base)));
+        assertThatThrownBy(() -> client.call(NeptuneHandle.create(), SERVICE, 0, "change", AccessMode.WRITE, over,
+                Changed.class)).isInstanceOf(InvalidRequestException.class).hasMessageContaining("max-frame-size");
+        assertThat(received).as("nothing sent").hasValue(0);
+        Change at = new Change("x".repeat((int) (max - base)));
+        assertThat(client.call(NeptuneHandle.create(), SERVICE, 0, "change", AccessMode.WRITE, at, Changed.class).at())
+                .isEqualTo(1);
+    }
+
     /** A proxy's options apply to every call through it: one request id would make every later write a repeat. */
     @Test
     void aProxyRefusesARequestId() {
@@ -212,6 +238,10 @@ class CallOutcomeTest {
 
     /** A client whose yellow page shows one node, "ghost", primary of every partition of a level-3 service. */
     private DefaultNeptuneClient client(int port, Duration timeout) {
+        return client(port, timeout, ClientConfig.DEFAULT_MAX_FRAME_BYTES);
+    }
+
+    private DefaultNeptuneClient client(int port, Duration timeout, int maxFrameBytes) {
         YellowPage page = new YellowPage(NodeId.of("client"), Duration.ofMinutes(1), System::nanoTime);
         List<Announcement.ReplicaState> replicas = new ArrayList<>();
         for (int p = 0; p < 4; p++) {
@@ -221,7 +251,8 @@ class CallOutcomeTest {
                 System.nanoTime(), 0, List.of(new Announcement.HostedService(SERVICE, 4, 0, replicas,
                         ConsistencyLevel.LEVEL_3, 0))));
         DefaultNeptuneClient client = new DefaultNeptuneClient(NodeId.of("client"), ClientConfig.builder()
-                .timeout(timeout).build(), page, group, "127.0.0.1", null, new LoadTracker(), List.of());
+                .timeout(timeout).maxFrameBytes(maxFrameBytes).build(), page, group, "127.0.0.1", null, new LoadTracker(),
+                List.of());
         clients.add(client);
         return client;
     }

@@ -251,7 +251,7 @@ public final class RequestServer implements AutoCloseable {
          * would close the connection on it and fail every other call in flight there.
          */
         private ResponseMessage fitting(RequestMessage request, ResponseMessage response) {
-            long length = MessageEncoder.frameLength(response);
+            long length = MessageEncoder.wireLength(response);
             if (length <= maxFrameBytes) {
                 return response;
             }

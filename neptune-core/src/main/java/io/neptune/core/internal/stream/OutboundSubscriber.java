@@ -139,7 +139,7 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
             return;
         }
         StreamData data = new StreamData(requestId, item.bytes(), resumable, item.raw());
-        long length = MessageEncoder.frameLength(data);
+        long length = MessageEncoder.wireLength(data);
         if (length > maxFrameBytes) {
             fail(new IllegalArgumentException("stream item " + (sent + 1) + " is " + length
                     + " bytes (expected: at most max-frame-size, " + maxFrameBytes + " bytes)"));

@@ -21,9 +21,16 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
     }
 
     /**
-     * The frame length {@link #encode} writes for {@code msg}, not counting the 4-byte length
-     * prefix: what a receiver compares with its {@code max-frame-size}.
+     * The bytes {@code msg} takes on the wire, its 4-byte length prefix included: what a receiver's
+     * {@code max-frame-size} limits (its frame decoder counts the prefix). Senders check this one;
+     * checking {@link #frameLength} let frames 1 to 4 bytes over a receiver's limit through, and the
+     * receiver then closed the connection with every other call on it.
      */
+    public static long wireLength(Message msg) {
+        return 4 + frameLength(msg);
+    }
+
+    /** The frame length {@link #encode} writes for {@code msg} in its length prefix, which it does not count. */
     public static long frameLength(Message msg) {
         long header = 2 + 1 + 1 + 8 + 1; // magic, version, type, request id, flags
         if (msg instanceof RequestMessage request) {

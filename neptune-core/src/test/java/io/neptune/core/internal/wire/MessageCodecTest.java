@@ -56,6 +56,33 @@ class MessageCodecTest {
         assertThat(roundTrip(sent)).isInstanceOf(RequestMessage.class).usingRecursiveComparison().isEqualTo(sent);
     }
 
+    /** What a sender's check lets through ({@code wireLength <= max}) is exactly what the decoder accepts. */
+    @Test
+    void aFrameAtTheLimitByWireLengthIsDecodedAndOneByteMoreIsNot() {
+        int base = (int) MessageEncoder.wireLength(sampleRequest());
+        RequestMessage atLimit = requestOfWireLength(MAX_FRAME, base);
+        assertThat(MessageEncoder.wireLength(atLimit)).isEqualTo(MAX_FRAME);
+        assertThat(roundTrip(atLimit)).usingRecursiveComparison().isEqualTo(atLimit);
+
+        RequestMessage over = requestOfWireLength(MAX_FRAME + 1, base);
+        // by frameLength, which leaves the prefix out, this one "fits": senders checked that, and the receiver refused
+        assertThat(MessageEncoder.frameLength(over)).isLessThanOrEqualTo(MAX_FRAME);
+        EmbeddedChannel receiver = newChannel();
+        try {
+            assertThatThrownBy(() -> receiver.writeInbound(encode(over))).hasMessageContaining("exceeds " + MAX_FRAME);
+        } finally {
+            receiver.finishAndReleaseAll();
+        }
+    }
+
+    private static RequestMessage requestOfWireLength(int wireLength, int baseWireLength) {
+        byte[] payload = new byte[sampleRequest().payload().length + wireLength - baseWireLength];
+        java.util.Arrays.fill(payload, (byte) 'x');
+        RequestMessage sample = sampleRequest();
+        return new RequestMessage(sample.requestId(), sample.service(), sample.partition(), sample.method(), sample.mode(),
+                sample.timeoutMillis(), sample.minVersion(), sample.id(), payload);
+    }
+
     @Test
     void aServiceClassRoundTripsAndIsSetInTheFlags() {
         RequestMessage sent = sampleRequest().withServiceClass("gold");
