@@ -33,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -287,6 +288,39 @@ class ProtocolRobustnessIT {
             JournalTestService.Appended next = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
                     new JournalTestService.Append("next"), JournalTestService.Appended.class, options);
             assertThat(next.lsn()).as("still the primary of its epoch: the next LSN").isEqualTo(first.lsn() + 1);
+        }
+    }
+
+    /**
+     * Node commands read their numbers with Jackson's lenient coercion: {@code "timeoutMillis":true}
+     * was a 1 ms drain (the node handed its primaries away and stopped) and partition 4294967296 was
+     * partition 0. A wrong type or range is refused, naming the field, and nothing happens.
+     */
+    @Test
+    void aNodeCommandWithAWrongTypeIsRefusedAndDoesNothing() throws Exception {
+        try (MiniCluster own = MiniCluster.start(1, b -> b.host(new JournalTestService(),
+                HostingConfig.builder().replicas(1).build()))) {
+            NeptuneNode target = own.node(0);
+            Map<String, String> commands = Map.of(
+                    "drain", "{\"timeoutMillis\":true}",
+                    "host", "{\"service\":\"journal\",\"partition\":4294967296}",
+                    "unhost", "{\"service\":\"journal\",\"partition\":1.9}");
+            for (Map.Entry<String, String> command : commands.entrySet()) {
+                RequestMessage bad = new RequestMessage(3, "$node", 0, command.getKey(), AccessMode.WRITE, 5000, 0,
+                        RequestId.NONE, command.getValue().getBytes(StandardCharsets.UTF_8));
+                try (Socket socket = connect(target)) {
+                    send(socket, encode(bad));
+                    ResponseMessage answer = readResponse(socket);
+                    assertThat(answer.status()).as(command.toString()).isEqualTo(Status.INVALID_REQUEST);
+                    assertThat(answer.errorMessage()).startsWith("bad " + command.getKey() + " request: ")
+                            .contains("expected: an integer from");
+                }
+            }
+            assertThat(target.admin().replicas("journal", 1).get(30, TimeUnit.SECONDS)).as("journal#1 still hosted")
+                    .isNotEmpty();
+            // a drain, even of 1 ms, would have closed the node
+            org.awaitility.Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                    .until(target::isRunning);
         }
     }
 

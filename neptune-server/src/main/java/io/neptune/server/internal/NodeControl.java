@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -74,14 +75,9 @@ public final class NodeControl {
         }
         long timeoutMillis;
         try {
-            timeoutMillis = Json.mapper().readTree(request.payload()).path("timeoutMillis").asLong(0);
-        } catch (IOException e) {
+            timeoutMillis = integer(Json.mapper().readTree(request.payload()), "timeoutMillis", 1, Long.MAX_VALUE);
+        } catch (IOException | IllegalArgumentException e) {
             reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad drain request: " + e.getMessage()));
-            return;
-        }
-        if (timeoutMillis < 1) {
-            reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "timeoutMillis: " + timeoutMillis
-                    + " (expected: >= 1)"));
             return;
         }
         boolean already = replication.isDraining();
@@ -97,22 +93,44 @@ public final class NodeControl {
         }
     }
 
+    /**
+     * The integer {@code field} of {@code body}, from {@code min} to {@code max}: a boolean, a
+     * fraction, a string or a number out of range is refused, not coerced (Jackson's {@code asLong}
+     * made {@code true} a 1 ms drain and 4294967296 partition 0).
+     */
+    private static long integer(JsonNode body, String field, long min, long max) {
+        JsonNode value = body.path(field);
+        if (!value.isIntegralNumber() || !value.canConvertToLong() || value.asLong() < min || value.asLong() > max) {
+            throw new IllegalArgumentException(field + ": " + (value.isMissingNode() ? "missing" : value.toString())
+                    + " (expected: an integer from " + min + " to " + max + ")");
+        }
+        return value.asLong();
+    }
+
     /** {@value #HOST} or {@value #UNHOST}: answers {@code {"accepted", "reason"}}. */
     private void place(RequestMessage request, Consumer<ResponseMessage> reply) {
         long id = request.requestId();
         String reason;
         boolean accepted;
+        String service;
+        int partition;
         try {
-            com.fasterxml.jackson.databind.JsonNode body = Json.mapper().readTree(request.payload());
-            String service = body.path("service").asText();
-            int partition = body.path("partition").asInt(-1);
-            reason = request.method().equals(HOST) ? replication.host(service, partition)
-                    : replication.unhost(service, partition);
-            accepted = true;
-        } catch (IOException e) {
+            JsonNode body = Json.mapper().readTree(request.payload());
+            JsonNode name = body.path("service");
+            if (!name.isTextual()) {
+                throw new IllegalArgumentException("service: " + name + " (expected: a service name)");
+            }
+            service = name.asText();
+            partition = (int) integer(body, "partition", 0, Integer.MAX_VALUE);
+        } catch (IOException | IllegalArgumentException e) {
             reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad " + request.method() + " request: "
                     + e.getMessage()));
             return;
+        }
+        try {
+            reason = request.method().equals(HOST) ? replication.host(service, partition)
+                    : replication.unhost(service, partition);
+            accepted = true;
         } catch (RuntimeException e) {
             reason = String.valueOf(e.getMessage());
             accepted = false;
