@@ -324,6 +324,21 @@ class ProtocolRobustnessIT {
         }
     }
 
+    /** A partition no node can have, sent to a node hosting none of the service: not NOT_HOSTED ("try elsewhere"). */
+    @Test
+    void aPartitionOutOfRangeIsUnknownAlsoOnANodeThatHostsNoneOfTheService() throws Exception {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> clientNode.replicaRoles("echo", 0).containsKey(node.node()));
+        RequestMessage request = new RequestMessage(4, "echo", 999, "echo", AccessMode.READ, 5000, 0, RequestId.NONE,
+                Json.mapper().writeValueAsBytes(new Echo("x")));
+        try (Socket socket = connect(clientNode)) {
+            send(socket, encode(request));
+            ResponseMessage answer = readResponse(socket);
+            assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.UNKNOWN_PARTITION);
+            assertThat(answer.errorMessage()).contains("partition: 999");
+        }
+    }
+
     @Test
     void requestOfTheWrongTypeIsAnInvalidRequestException() {
         NeptuneClient client = clientNode.client();

@@ -86,7 +86,12 @@ public final class Router {
         }
         ServiceRuntime runtime = services.get(request.service());
         if (runtime == null) {
-            if (yellowPage.partitions(request.service()).isPresent()) {
+            java.util.OptionalInt known = yellowPage.partitions(request.service());
+            if (known.isPresent() && (request.partition() < 0 || request.partition() >= known.getAsInt())) {
+                // not a partition anywhere: NOT_HOSTED would send the caller to retry elsewhere
+                reply.accept(ResponseMessage.error(id, Status.UNKNOWN_PARTITION, "partition: " + request.partition()
+                        + " (expected: 0.." + (known.getAsInt() - 1) + " for '" + request.service() + "')"));
+            } else if (known.isPresent()) {
                 reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, node + " hosts no partition of '"
                         + request.service() + "'"));
             } else {
