@@ -226,27 +226,20 @@ class ProtocolRobustnessIT {
      */
     @Test
     void aReplicatedWriteThatDoesNotDecodeIsRefusedWithoutTakingAnLsn() throws Exception {
-        try (MiniCluster own = MiniCluster.start(1, b -> b.host(new JournalTestService(),
-                HostingConfig.builder().replicas(1).build()))) {
+        try (MiniCluster own = journalCluster()) {
             NeptuneNode client = own.add("client", ClientConfig.defaults(), b -> b);
             own.awaitNodes(1);
             NeptuneHandle handle = NeptuneHandle.create();
-            CallOptions options = CallOptions.timeout(Duration.ofSeconds(20));
-            JournalTestService.Appended first = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
-                    new JournalTestService.Append("first"), JournalTestService.Appended.class, options);
+            JournalTestService.Appended first = append(client, handle, "first");
 
             for (String payload : List.of("{not json", "{\"millis\":5}")) {
                 RequestMessage bad = new RequestMessage(9, "journal", 0, "append", AccessMode.WRITE, 5000, 0,
                         RequestId.random(), payload.getBytes(StandardCharsets.UTF_8));
-                try (Socket socket = connect(own.node(0))) {
-                    send(socket, encode(bad));
-                    ResponseMessage answer = readResponse(socket);
-                    assertThat(answer.status()).as(payload).isEqualTo(Status.INVALID_REQUEST);
-                    assertThat(answer.errorMessage()).contains("cannot decode request of journal#0.append as Append");
-                }
+                ResponseMessage answer = answerTo(own.node(0), bad);
+                assertThat(answer.status()).as(payload).isEqualTo(Status.INVALID_REQUEST);
+                assertThat(answer.errorMessage()).contains("cannot decode request of journal#0.append as Append");
             }
-            JournalTestService.Appended next = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
-                    new JournalTestService.Append("next"), JournalTestService.Appended.class, options);
+            JournalTestService.Appended next = append(client, handle, "next");
             assertThat(next.lsn()).as("the LSN after the refused writes").isEqualTo(first.lsn() + 1);
             assertThat(next.size()).as("entries in the journal").isEqualTo(first.size() + 1);
         }
@@ -260,14 +253,11 @@ class ProtocolRobustnessIT {
      */
     @Test
     void aMalformedReplicationMessageIsRefusedBeforeItChangesAnything() throws Exception {
-        try (MiniCluster own = MiniCluster.start(1, b -> b.host(new JournalTestService(),
-                HostingConfig.builder().replicas(1).build()))) {
+        try (MiniCluster own = journalCluster()) {
             NeptuneNode client = own.add("client", ClientConfig.defaults(), b -> b);
             own.awaitNodes(1);
             NeptuneHandle handle = NeptuneHandle.create();
-            CallOptions options = CallOptions.timeout(Duration.ofSeconds(20));
-            JournalTestService.Appended first = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
-                    new JournalTestService.Append("first"), JournalTestService.Appended.class, options);
+            JournalTestService.Appended first = append(client, handle, "first");
             String entry = "{\"lsn\":%d,\"epoch\":1,\"method\":\"append\",\"idHigh\":1,\"idLow\":1,\"origin\":\"x\","
                     + "\"originSeq\":0,\"payload\":\"e30=\",\"kind\":null}";
             for (String payload : List.of(
@@ -278,15 +268,11 @@ class ProtocolRobustnessIT {
                             + "\"prevOrigin\":null}")) {
                 RequestMessage bad = new RequestMessage(9, "$replication", 0, "replicate", AccessMode.WRITE, 5000, 0,
                         RequestId.NONE, payload.getBytes(StandardCharsets.UTF_8));
-                try (Socket socket = connect(own.node(0))) {
-                    send(socket, encode(bad));
-                    ResponseMessage answer = readResponse(socket);
-                    assertThat(answer.status()).as(payload).isEqualTo(Status.INVALID_REQUEST);
-                    assertThat(answer.errorMessage()).startsWith("bad replication message replicate for journal#0");
-                }
+                ResponseMessage answer = answerTo(own.node(0), bad);
+                assertThat(answer.status()).as(payload).isEqualTo(Status.INVALID_REQUEST);
+                assertThat(answer.errorMessage()).startsWith("bad replication message replicate for journal#0");
             }
-            JournalTestService.Appended next = client.client().call(handle, "journal", 0, "append", AccessMode.WRITE,
-                    new JournalTestService.Append("next"), JournalTestService.Appended.class, options);
+            JournalTestService.Appended next = append(client, handle, "next");
             assertThat(next.lsn()).as("still the primary of its epoch: the next LSN").isEqualTo(first.lsn() + 1);
         }
     }
@@ -298,8 +284,7 @@ class ProtocolRobustnessIT {
      */
     @Test
     void aNodeCommandWithAWrongTypeIsRefusedAndDoesNothing() throws Exception {
-        try (MiniCluster own = MiniCluster.start(1, b -> b.host(new JournalTestService(),
-                HostingConfig.builder().replicas(1).build()))) {
+        try (MiniCluster own = journalCluster()) {
             NeptuneNode target = own.node(0);
             Map<String, String> commands = Map.of(
                     "drain", "{\"timeoutMillis\":true}",
@@ -308,13 +293,10 @@ class ProtocolRobustnessIT {
             for (Map.Entry<String, String> command : commands.entrySet()) {
                 RequestMessage bad = new RequestMessage(3, "$node", 0, command.getKey(), AccessMode.WRITE, 5000, 0,
                         RequestId.NONE, command.getValue().getBytes(StandardCharsets.UTF_8));
-                try (Socket socket = connect(target)) {
-                    send(socket, encode(bad));
-                    ResponseMessage answer = readResponse(socket);
-                    assertThat(answer.status()).as(command.toString()).isEqualTo(Status.INVALID_REQUEST);
-                    assertThat(answer.errorMessage()).startsWith("bad " + command.getKey() + " request: ")
-                            .contains("expected: an integer from");
-                }
+                ResponseMessage answer = answerTo(target, bad);
+                assertThat(answer.status()).as(command.toString()).isEqualTo(Status.INVALID_REQUEST);
+                assertThat(answer.errorMessage()).startsWith("bad " + command.getKey() + " request: ")
+                        .contains("expected: an integer from");
             }
             assertThat(target.admin().replicas("journal", 1).get(30, TimeUnit.SECONDS)).as("journal#1 still hosted")
                     .isNotEmpty();
@@ -331,12 +313,9 @@ class ProtocolRobustnessIT {
                 .until(() -> clientNode.replicaRoles("echo", 0).containsKey(node.node()));
         RequestMessage request = new RequestMessage(4, "echo", 999, "echo", AccessMode.READ, 5000, 0, RequestId.NONE,
                 Json.mapper().writeValueAsBytes(new Echo("x")));
-        try (Socket socket = connect(clientNode)) {
-            send(socket, encode(request));
-            ResponseMessage answer = readResponse(socket);
-            assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.UNKNOWN_PARTITION);
-            assertThat(answer.errorMessage()).contains("partition: 999");
-        }
+        ResponseMessage answer = answerTo(clientNode, request);
+        assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.UNKNOWN_PARTITION);
+        assertThat(answer.errorMessage()).contains("partition: 999");
     }
 
     @Test
@@ -414,6 +393,17 @@ class ProtocolRobustnessIT {
 
     // ---------------------------------------------------------------- helpers
 
+    /** One node hosting the level-2 journal with 1 replica: the primary of every partition. */
+    private static MiniCluster journalCluster() {
+        return MiniCluster.start(1, b -> b.host(new JournalTestService(), HostingConfig.builder().replicas(1).build()));
+    }
+
+    /** Appends {@code text} to journal#0 through {@code client}'s session {@code handle}. */
+    private static JournalTestService.Appended append(NeptuneNode client, NeptuneHandle handle, String text) {
+        return client.client().call(handle, "journal", 0, "append", AccessMode.WRITE, new JournalTestService.Append(text),
+                JournalTestService.Appended.class, CallOptions.timeout(Duration.ofSeconds(20)));
+    }
+
     private static RequestMessage echoRequest(long id, String text) {
         try {
             return new RequestMessage(id, "echo", 0, "echo", AccessMode.READ, 5000, 0, RequestId.NONE,
@@ -447,6 +437,14 @@ class ProtocolRobustnessIT {
         bytes[offset + 1] = (byte) (value >>> 16);
         bytes[offset + 2] = (byte) (value >>> 8);
         bytes[offset + 3] = (byte) value;
+    }
+
+    /** Sends {@code request} over a connection of its own to {@code target} and returns the answer. */
+    private static ResponseMessage answerTo(NeptuneNode target, RequestMessage request) throws IOException {
+        try (Socket socket = connect(target)) {
+            send(socket, encode(request));
+            return readResponse(socket);
+        }
     }
 
     private static Socket connect(NeptuneNode target) throws IOException {

@@ -37,12 +37,10 @@ class MajoritySnapshotTest {
     @Test
     void aReplicaWhoseSnapshotSourceDiedInstallsFromTheNextLeader() throws IOException {
         try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
-            cluster.snapshots(RETENTION);
-            Node a = cluster.start("a", 3);
-            Node b = cluster.start("b", 2);
-            Node c = cluster.start("c", 1);
-            cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
-                    && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+            List<Node> abc = startThree(cluster);
+            Node a = abc.get(0);
+            Node b = abc.get(1);
+            Node c = abc.get(2);
             b.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // b keeps its whole log
             List<String> acknowledged = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
@@ -79,12 +77,10 @@ class MajoritySnapshotTest {
     @Test
     void aReplicaThatNeedsASnapshotRefusesToBePromoted() {
         try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
-            cluster.snapshots(RETENTION);
-            Node a = cluster.start("a", 3);
-            Node b = cluster.start("b", 2);
-            Node c = cluster.start("c", 1);
-            cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
-                    && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+            List<Node> abc = startThree(cluster);
+            Node a = abc.get(0);
+            Node b = abc.get(1);
+            Node c = abc.get(2);
             for (int i = 0; i < 30; i++) {
                 commit(cluster, a, "w" + i);
             }
@@ -114,12 +110,10 @@ class MajoritySnapshotTest {
     @Test
     void reinstallingAnOlderSnapshotKeepsTheRecordsTheLogHasAfterIt() {
         try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
-            cluster.snapshots(RETENTION);
-            Node a = cluster.start("a", 3);
-            Node b = cluster.start("b", 2);
-            Node c = cluster.start("c", 1);
-            cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
-                    && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+            List<Node> abc = startThree(cluster);
+            Node a = abc.get(0);
+            Node b = abc.get(1);
+            Node c = abc.get(2);
             List<String> acknowledged = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
                 acknowledged.add(commit(cluster, a, "w" + i));
@@ -161,6 +155,17 @@ class MajoritySnapshotTest {
                         .doesNotHaveDuplicates();
             }
         }
+    }
+
+    /** Starts a, b and c with snapshots and {@link #RETENTION}, priorities 3, 2, 1: a primary, b and c following. */
+    private static List<Node> startThree(FaultInjectingCluster cluster) {
+        cluster.snapshots(RETENTION);
+        Node a = cluster.start("a", 3);
+        Node b = cluster.start("b", 2);
+        Node c = cluster.start("c", 1);
+        cluster.runUntil(() -> a.role() == ReplicaRole.PRIMARY && b.role() == ReplicaRole.SECONDARY
+                && c.role() == ReplicaRole.SECONDARY, "a primary with b and c following");
+        return List.of(a, b, c);
     }
 
     /** Writes {@code method} at {@code node} until it is acknowledged (a refusal is retried). */
