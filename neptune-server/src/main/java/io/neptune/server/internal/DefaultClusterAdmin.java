@@ -396,12 +396,13 @@ public final class DefaultClusterAdmin implements ClusterAdmin {
      * Whether a step that failed with {@code why} may succeed if run again, with nothing changed by
      * hand: the yellow page lags (no primary listed yet, a replica just added not listed, or a live
      * node missing for an announce interval on a loaded machine), the replica to take over is still
-     * catching up, or an election or another handover is under way. Running a step again is safe:
+     * catching up, or an election or another handover is under way (or the take-over's election was lost). Running a step again is safe:
      * each one checks the placement and roles it finds before it changes anything.
      */
     static boolean passesByItself(String why) {
         return why.contains("NEP-PLACE-002") || why.contains("not caught up") || why.contains("is not a replica of")
                 || why.contains("did not answer the handover") || why.contains("an election is under way")
+                || why.contains(" needed votes")
                 || why.contains("; ask again");
     }
 

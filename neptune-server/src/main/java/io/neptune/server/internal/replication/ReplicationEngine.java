@@ -374,7 +374,6 @@ public final class ReplicationEngine implements AutoCloseable {
         java.util.Set<Integer> hosted = new java.util.TreeSet<>(runtime.partitions().hosted());
         hosted.remove(partition);
         requireNonNull(placement).put(service, hosted);
-        runtime.partitions().place(hosted);
         PartitionReplica[] copy = byPartition.clone();
         copy[partition] = null;
         replicas.put(service, copy);
@@ -392,17 +391,24 @@ public final class ReplicationEngine implements AutoCloseable {
         } else {
             closed.complete(null);
         }
-        announce.run();
-        boolean told;
+        boolean told = false;
         try {
             closed.get(PARTITION_RELEASE_SECONDS, TimeUnit.SECONDS);
-            told = runtime.partitions().partitionRemoved(partition, Duration.ofSeconds(PARTITION_RELEASE_SECONDS));
+            told = true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            told = false;
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             logger.warn("{}: {}#{}: its replica did not close within {} s; the service is not told it left", self,
                     service, partition, PARTITION_RELEASE_SECONDS);
+        }
+        // The partition's calls are refused only once its replica closed: an apply already running on the
+        // replica's executor enters the partition, and died of an uncaught exception when it was refused first.
+        runtime.partitions().place(hosted);
+        announce.run();
+        try {
+            told = told && runtime.partitions().partitionRemoved(partition, Duration.ofSeconds(PARTITION_RELEASE_SECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             told = false;
         }
         logger.info("{}: [NEP-PLACE-007] no longer hosts {}#{} (an operator's remove-replica); its files stay", self,
