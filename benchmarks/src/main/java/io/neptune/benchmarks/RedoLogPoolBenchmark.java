@@ -70,7 +70,7 @@ public class RedoLogPoolBenchmark {
             }
             for (int i = 0; i < LOGS; i++) {
                 Path log = directory.resolve("log-" + i);
-                logs.add(pool == null ? RedoLog.open(log, fsync) : RedoLog.open(log, fsync, pool));
+                logs.add(pool == null ? RedoLog.open(log, fsync) : RedoLog.open(log, fsync, pool, RedoLog.REQUEST_ID_CAPACITY));
             }
         }
 

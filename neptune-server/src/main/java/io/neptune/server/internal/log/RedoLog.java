@@ -87,7 +87,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /**
-     * Opens the log in {@code directory} like {@link #open(Path, FsyncPolicy, LogWriterPool)}, with a
+     * Opens the log in {@code directory} like {@link #open(Path, FsyncPolicy, LogWriterPool, int)}, with a
      * writer thread of its own ({@code neptune-log-<directory name>-0}) that ends when the log is
      * closed: for a log on its own (tools, tests, benchmarks). A node's logs share a pool instead.
      */
@@ -110,23 +110,12 @@ public final class RedoLog implements AutoCloseable {
      * record the log holds when this returns is durable whatever the policy it was written with.
      *
      * <p>The log is written on {@code pool}'s threads, which it shares with the other logs opened on
-     * it; close the pool after the logs.
+     * it; close the pool after the logs. It remembers the request ids of its last {@code requestIds}
+     * writes ({@link #lsnOf}; 1 to {@link LogRetentionConfig#MAX_REQUEST_IDS}).
      *
      * @throws LogException if the files cannot be read or written, or are not a log of this format
      */
-    public static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool) {
-        return open(directory, policy, requireNonNull(pool, "pool"), null, REQUEST_ID_CAPACITY);
-    }
-
-    /**
-     * {@link #open(Path, FsyncPolicy, LogWriterPool)}, remembering the request ids of the log's last
-     * {@code requestIds} writes ({@link #lsnOf}) rather than {@value #REQUEST_ID_CAPACITY}.
-     */
     public static RedoLog open(Path directory, FsyncPolicy policy, LogWriterPool pool, int requestIds) {
-        if (requestIds < 1 || requestIds > LogRetentionConfig.MAX_REQUEST_IDS) {
-            throw new IllegalArgumentException("requestIds: " + requestIds + " (expected: 1.."
-                    + LogRetentionConfig.MAX_REQUEST_IDS + ")");
-        }
         return open(directory, policy, requireNonNull(pool, "pool"), null, requestIds);
     }
 

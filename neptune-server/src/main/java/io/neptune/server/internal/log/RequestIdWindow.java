@@ -42,8 +42,10 @@ final class RequestIdWindow {
 
     /** An empty window of at most {@code capacity} ids. */
     RequestIdWindow(int capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity: " + capacity + " (expected: >= 1)");
+        if (capacity < 1 || capacity > io.neptune.server.LogRetentionConfig.MAX_REQUEST_IDS) {
+            // above it, the table's length (4 × capacity) and the id files' sizes overflow an int
+            throw new IllegalArgumentException("capacity: " + capacity + " (expected: 1.."
+                    + io.neptune.server.LogRetentionConfig.MAX_REQUEST_IDS + ")");
         }
         this.capacity = capacity;
     }

@@ -171,7 +171,7 @@ final class MajorityReplica implements PartitionReplica {
         core.exec.execute(() -> {
             QuorumLeader leader = leading;
             if (leader == null) {
-                reply.accept(notPrimary(request.requestId()));
+                reply.accept(core.notPrimary(request.requestId(), primary));
             } else if (leader.inContact(electionTimeoutNanos) < membership.quorum()) {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.NO_MAJORITY, name + " has no majority:"
                         + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + membership.size()
@@ -181,10 +181,6 @@ final class MajorityReplica implements PartitionReplica {
                 leader.write(request, reply);
             }
         });
-    }
-
-    private ResponseMessage notPrimary(long requestId) {
-        return core.notPrimary(requestId, primary);
     }
 
     // ---------------------------------------------------------------- peer messages
@@ -651,8 +647,7 @@ final class MajorityReplica implements PartitionReplica {
         String refusal = phase == Phase.LEADER ? "already primary" : !membership.counts(core.self)
                 ? "not a voter of the partition's configuration " + membership : core.log.lostTailEnd() > 0
                 ? "its log lost records up to " + core.log.lostTailEnd() + " that its service applied; they come back"
-                        + " only from a peer" : core.snapshots().installing() ? "it needs a snapshot first (its service"
-                        + " lacks writes its log no longer has, or it is behind every peer's log start)"
+                        + " only from a peer" : core.snapshots().installing() ? "it needs a snapshot first"
                 : phase == Phase.DIVERGED ? "diverged" : promoteReply != null
                 ? "an election is under way" : live != null ? "a live primary exists: " + live.node() : null;
         if (refusal != null) {

@@ -33,7 +33,7 @@ class LogWriterPoolTest {
         try (LogWriterPool pool = new LogWriterPool("test-log-writer", 2)) {
             try {
                 for (int i = 0; i < 64; i++) {
-                    logs.add(RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool));
+                    logs.add(RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY));
                 }
                 List<CompletableFuture<Void>> done = new ArrayList<>();
                 for (long lsn = 1; lsn <= 10; lsn++) {
@@ -58,7 +58,7 @@ class LogWriterPoolTest {
                 logs.forEach(RedoLog::close);
             }
             for (int i = 0; i < 64; i++) {   // closing wrote every log's meta file
-                try (RedoLog log = RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool)) {
+                try (RedoLog log = RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY)) {
                     assertThat(log.lastLsn()).isEqualTo(10);
                     assertThat(log.committedLsn()).isEqualTo(10);
                 }
@@ -70,8 +70,8 @@ class LogWriterPoolTest {
     void aPoolRunsNoMoreThreadsThanItHasLogs() {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         try (LogWriterPool pool = new LogWriterPool("test-log-writer-few", 8);
-                RedoLog a = RedoLog.open(dir.resolve("a"), FsyncPolicy.GROUP, pool);
-                RedoLog b = RedoLog.open(dir.resolve("b"), FsyncPolicy.GROUP, pool)) {
+                RedoLog a = RedoLog.open(dir.resolve("a"), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY);
+                RedoLog b = RedoLog.open(dir.resolve("b"), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY)) {
             List<CompletableFuture<Void>> done = new ArrayList<>();
             for (long lsn = 1; lsn <= 50; lsn++) {   // 100 drains submitted at least: enough to start 8 threads
                 done.add(a.append(record(lsn, 1, 100)));
@@ -92,7 +92,7 @@ class LogWriterPoolTest {
         try (LogWriterPool pool = new LogWriterPool("test-log-writer", 1)) {
             try {
                 for (int i = 0; i < logCount; i++) {
-                    logs.add(RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool));
+                    logs.add(RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY));
                 }
                 List<Future<?>> appended = new ArrayList<>();
                 for (RedoLog log : logs) {
@@ -127,7 +127,7 @@ class LogWriterPoolTest {
         try (LogWriterPool pool = new LogWriterPool("test-log-writer", 3)) {
             try {
                 for (int i = 0; i < 8; i++) {
-                    logs.add(RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool));
+                    logs.add(RedoLog.open(dir.resolve("log-" + i), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY));
                     completed.add(Collections.synchronizedList(new ArrayList<>()));
                 }
                 List<CompletableFuture<Void>> done = new ArrayList<>();
@@ -152,7 +152,7 @@ class LogWriterPoolTest {
     @Test
     void aPoolThreadNeitherTruncatesNorWaitsForAClose() throws Exception {
         try (LogWriterPool pool = new LogWriterPool("test-log-writer", 1)) {
-            RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool);
+            RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY);
             try {
                 log.append(record(1)).join();
                 log.append(record(2)).join();
@@ -183,7 +183,7 @@ class LogWriterPoolTest {
             } finally {
                 log.close();
             }
-            try (RedoLog reopened = RedoLog.open(dir, FsyncPolicy.GROUP, pool)) {
+            try (RedoLog reopened = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY)) {
                 assertThat(reopened.lastLsn()).isEqualTo(2);
             }
         }
@@ -192,7 +192,7 @@ class LogWriterPoolTest {
     @Test
     void aLogWhosePoolClosedFirstFailsItsNextChangeInsteadOfHanging() {
         LogWriterPool pool = new LogWriterPool("test-log-writer", 1);
-        RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool);
+        RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY);
         try {
             log.append(record(1)).join();
             pool.close();
@@ -208,7 +208,7 @@ class LogWriterPoolTest {
     @Test
     void theMetaFileIsWrittenSoonAfterACommitWhileTheLogStaysOpen() {
         try (LogWriterPool pool = new LogWriterPool("test-log-writer", 1);
-                RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool)) {
+                RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY)) {
             for (long lsn = 1; lsn <= 5; lsn++) {
                 log.append(record(lsn)).join();
                 log.markCommitted(lsn);   // the first is written at once, the later ones within the flush interval
@@ -220,7 +220,7 @@ class LogWriterPoolTest {
     @Test
     void idleThreadsEndAndComeBackAndAPendingMetaFlushKeepsOne() throws Exception {
         try (LogWriterPool pool = new LogWriterPool("test-log-writer-idle", 2, Duration.ofMillis(10));
-                RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool)) {
+                RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY)) {
             log.append(record(1)).join();
             log.markCommitted(1);   // written at once
             log.append(record(2)).join();
@@ -236,8 +236,8 @@ class LogWriterPoolTest {
     @Test
     void closingThePoolEndsItsThreads() {
         LogWriterPool pool = new LogWriterPool("test-log-writer-end", 2);
-        try (RedoLog a = RedoLog.open(dir.resolve("a"), FsyncPolicy.GROUP, pool);
-                RedoLog b = RedoLog.open(dir.resolve("b"), FsyncPolicy.GROUP, pool)) {
+        try (RedoLog a = RedoLog.open(dir.resolve("a"), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY);
+                RedoLog b = RedoLog.open(dir.resolve("b"), FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY)) {
             CompletableFuture.allOf(a.append(record(1)), b.append(record(1))).join();
         }
         Set<Thread> threads = threadsNamed("test-log-writer-end-");
