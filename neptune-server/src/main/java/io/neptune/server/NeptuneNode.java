@@ -167,6 +167,15 @@ public final class NeptuneNode implements AutoCloseable {
         return runtime().inboundConnections();
     }
 
+    /**
+     * Bytes of answers this node wrote to its clients that they have not read yet. A client that
+     * stops reading holds at most about one read burst of answers here: the node stops reading
+     * its connection until they drain (also the metric {@code neptune_server_outbound_bytes}).
+     */
+    public long outboundBytes() {
+        return runtime().outboundBytes();
+    }
+
     /** Streams clients have open on this node (opened and not yet ended). */
     public int openStreams() {
         return runtime().openStreams();

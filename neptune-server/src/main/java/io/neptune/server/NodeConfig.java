@@ -22,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param pollPort UDP load-index server port; 0 picks a free port
  * @param ioThreads Netty event loop threads shared by client and server
  * @param maxFrameBytes largest frame the request server accepts
+ * @param frameTimeout how long the request server waits for the rest of a frame whose first bytes
+ *     arrived before it answers PROTOCOL_ERROR and closes the connection; zero: no limit
  * @param membership how the node finds the others
  * @param client settings of the embedded client module
  * @param dataDirectory where the node keeps REDO logs and service data
@@ -42,6 +44,7 @@ public record NodeConfig(
         int pollPort,
         int ioThreads,
         int maxFrameBytes,
+        Duration frameTimeout,
         MembershipConfig membership,
         ClientConfig client,
         Path dataDirectory,
@@ -66,6 +69,10 @@ public record NodeConfig(
         Checks.port("pollPort", pollPort);
         Checks.atLeast("ioThreads", ioThreads, 1);
         Checks.atLeast("maxFrameBytes", maxFrameBytes, 1024);
+        requireNonNull(frameTimeout, "frameTimeout");
+        if (frameTimeout.isNegative()) {
+            throw new IllegalArgumentException("frameTimeout: " + frameTimeout + " (expected: >= 0; 0 for no limit)");
+        }
         requireNonNull(membership, "membership");
         requireNonNull(client, "client");
         requireNonNull(dataDirectory, "dataDirectory");
@@ -112,6 +119,12 @@ public record NodeConfig(
      */
     public static final int DEFAULT_LOG_WRITER_THREADS = 32;
 
+    /**
+     * Default for {@link #frameTimeout()}: a whole frame of the default 4 MiB limit in 30 s is
+     * about 140 KB/s, far below any link a cluster runs on.
+     */
+    public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
+
     /** Default for {@link #ackTimeout()}. */
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(2);
 
@@ -128,7 +141,7 @@ public record NodeConfig(
     /** Returns a builder initialized from this configuration. */
     public Builder toBuilder() {
         return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
-                .maxFrameBytes(maxFrameBytes).membership(membership).client(client).dataDirectory(dataDirectory)
+                .maxFrameBytes(maxFrameBytes).frameTimeout(frameTimeout).membership(membership).client(client).dataDirectory(dataDirectory)
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
                 .logRetention(logRetention);
     }
@@ -146,6 +159,7 @@ public record NodeConfig(
         private int pollPort;
         private int ioThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
         private int maxFrameBytes = ClientConfig.DEFAULT_MAX_FRAME_BYTES;
+        private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
         private MembershipConfig membership = MembershipConfig.defaults();
         private ClientConfig client = ClientConfig.defaults();
         private @Nullable Path dataDirectory;
@@ -241,6 +255,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** Sets {@link NodeConfig#frameTimeout()}; zero: no limit. */
+        public Builder frameTimeout(Duration frameTimeout) {
+            this.frameTimeout = frameTimeout;
+            return this;
+        }
+
         /** Sets {@link NodeConfig#membership()}. */
         public Builder membership(MembershipConfig membership) {
             this.membership = membership;
@@ -256,7 +276,7 @@ public record NodeConfig(
         /** Validates and builds the configuration. */
         public NodeConfig build() {
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
-            return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, membership, client, data,
+            return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
                     logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention);
         }
     }

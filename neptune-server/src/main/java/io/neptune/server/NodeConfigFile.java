@@ -105,6 +105,7 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .adminPort(r.integer("admin-port", 0))
                     .ioThreads(r.integer("io-threads", Math.max(2, Runtime.getRuntime().availableProcessors())))
                     .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
+                    .frameTimeout(r.duration("frame-timeout", NodeConfig.DEFAULT_FRAME_TIMEOUT))
                     .logSync(r.choice("log-sync", NodeConfig.LogSync.class, NodeConfig.LogSync.GROUP))
                     .logWriterThreads(r.integer("log-writer-threads", NodeConfig.DEFAULT_LOG_WRITER_THREADS))
                     .logRetention(new LogRetentionConfig(

@@ -48,12 +48,13 @@ import org.junit.jupiter.api.Test;
  */
 class ProtocolRobustnessIT {
     private static final int SMALL_FRAME = 1024;
+    private static final Duration SHORT_FRAME_TIMEOUT = Duration.ofSeconds(1);
     private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(10);
 
     private static MiniCluster cluster;
     /** Hosts echo with the default 4 MiB frame limit. */
     private static NeptuneNode node;
-    /** Hosts echo with a 1 KiB frame limit. */
+    /** Hosts echo with a 1 KiB frame limit and a 1 s frame timeout. */
     private static NeptuneNode smallFrames;
     /** Hosts nothing: its calls always cross TCP. */
     private static NeptuneNode clientNode;
@@ -63,7 +64,7 @@ class ProtocolRobustnessIT {
         cluster = MiniCluster.start(1, b -> b.host(new EchoTestService(), HostingConfig.all()));
         node = cluster.node(0);
         NodeConfig base = cluster.config("small-frames", ClientConfig.defaults());
-        NodeConfig small = base.toBuilder().maxFrameBytes(SMALL_FRAME).build();
+        NodeConfig small = base.toBuilder().maxFrameBytes(SMALL_FRAME).frameTimeout(SHORT_FRAME_TIMEOUT).build();
         smallFrames = cluster.add(small, b -> b.host(new EchoTestService(), HostingConfig.all()));
         clientNode = cluster.add("client", ClientConfig.defaults(), b -> b);
         cluster.awaitNodes(2);
@@ -142,6 +143,55 @@ class ProtocolRobustnessIT {
             ResponseMessage answer = readResponse(socket);
             assertProtocolError(answer, "truncated frame");
             assertClosedByServer(socket);
+        }
+        assertNodeStillServes(node);
+    }
+
+    @Test
+    void aFrameThatStallsPartWayIsRefusedAtTheFrameTimeout() throws Exception {
+        byte[] frame = encode(echoRequest(1, "never finished"));
+
+        assertRejectedAndClosed(smallFrames, java.util.Arrays.copyOf(frame, 10),
+                "frame timeout: 10 of " + frame.length + " bytes of a frame arrived in 1000 ms");
+    }
+
+    /**
+     * A client that sends and never reads: the node stops reading it once its answers pile up,
+     * instead of queueing every answer in memory; when the client reads at last, every answer
+     * comes.
+     */
+    @Test
+    void aClientThatDoesNotReadStopsTheNodeReadingItInsteadOfGrowingItsMemory() throws Exception {
+        int requests = 2000;
+        String text = "r".repeat(8 * 1024);
+        int times = 8; // 64 KiB answers: 125 MiB if the node took every request
+        long bound = 24L << 20;
+        try (Socket socket = connect(node)) {
+            CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+                try {
+                    OutputStream out = socket.getOutputStream();
+                    for (int i = 1; i <= requests; i++) {
+                        out.write(encode(repeatRequest(i, text, times)));
+                    }
+                    out.flush();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> node.outboundBytes() > 1 << 20);
+            org.awaitility.Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+                    .until(() -> node.outboundBytes() < bound);
+            assertThat(sent).as("the sender is held by TCP's flow control").isNotDone();
+
+            java.util.BitSet answered = new java.util.BitSet();
+            for (int i = 1; i <= requests; i++) {
+                ResponseMessage answer = readResponse(socket); // workers answer in any order
+                assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.OK);
+                answered.set((int) answer.requestId());
+            }
+            assertThat(answered.cardinality()).isEqualTo(requests);
+            assertThat(answered.nextSetBit(0)).isEqualTo(1);
+            sent.get(30, TimeUnit.SECONDS);
         }
         assertNodeStillServes(node);
     }
@@ -408,6 +458,15 @@ class ProtocolRobustnessIT {
         try {
             return new RequestMessage(id, "echo", 0, "echo", AccessMode.READ, 5000, 0, RequestId.NONE,
                     Json.mapper().writeValueAsBytes(new Echo(text)));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static RequestMessage repeatRequest(long id, String text, int times) {
+        try {
+            return new RequestMessage(id, "echo", 0, "repeat", AccessMode.READ, 60_000, 0, RequestId.NONE,
+                    Json.mapper().writeValueAsBytes(new EchoTestService.Repeat(text, times)));
         } catch (IOException e) {
             throw new AssertionError(e);
         }

@@ -53,6 +53,7 @@ public final class NodeConfigYaml {
                 .put("admin-port", node.adminPort())
                 .put("io-threads", node.ioThreads())
                 .put("max-frame-size", node.maxFrameBytes())
+                .put("frame-timeout", duration(node.frameTimeout()))
                 .put("data-directory", node.dataDirectory().toString())
                 .put("log-sync", configName(node.logSync()))
                 .put("log-writer-threads", node.logWriterThreads())

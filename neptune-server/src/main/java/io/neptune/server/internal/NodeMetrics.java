@@ -126,8 +126,10 @@ public final class NodeMetrics implements AutoCloseable {
                 .mapToDouble(value).findFirst().orElse(Double.NaN);
     }
 
-    /** Registers the request server's open connections and streams. */
+    /** Registers the request server's open connections, streams and answers not taken yet. */
     public void bindRequestServer(RequestServer server) {
+        Gauge.builder("neptune.server.outbound", server, RequestServer::outboundBytes).baseUnit("bytes")
+                .description("Bytes of answers written to clients and not taken by them yet").register(registry);
         Gauge.builder("neptune.server.connections", server, RequestServer::connections)
                 .description("Open client connections to the request server").register(registry);
         Gauge.builder("neptune.server.streams", server, RequestServer::streams)

@@ -123,7 +123,7 @@ public final class NodeRuntime implements AutoCloseable {
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
                     new NodeControl(node, replication, drainRequested, placementThread));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
-                    router);
+                    config.frameTimeout(), router);
             resources.add(requestServer);
             metrics.bindRequestServer(requestServer);
             adminServer = config.hasAdminPort() ? new AdminServer(node, io, config.bindAddress(), config.adminPort(),
@@ -220,6 +220,11 @@ public final class NodeRuntime implements AutoCloseable {
     /** Open client connections to the request server. */
     public int inboundConnections() {
         return requestServer.connections();
+    }
+
+    /** Bytes of answers the request server's clients have not taken yet. */
+    public long outboundBytes() {
+        return requestServer.outboundBytes();
     }
 
     /** Streams open on the request server. */

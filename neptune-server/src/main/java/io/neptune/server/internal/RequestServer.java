@@ -22,6 +22,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -36,6 +37,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,8 +50,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The node's TCP request server: frames in, {@link Router}, responses out. A malformed,
  * truncated, oversize or unknown frame gets a PROTOCOL_ERROR response naming the problem and the
- * connection is closed; other connections are unaffected. A request with the stream flag opens a
- * {@link ServerStream}, registered per connection by request id, which the stream frames reach.
+ * connection is closed; other connections are unaffected, and so is a frame that is not whole
+ * within the frame timeout. A request with the stream flag opens a {@link ServerStream}, registered
+ * per connection by request id, which the stream frames reach.
+ *
+ * <p>A connection whose answers pile up unread (its outbound buffer over Netty's high water mark)
+ * is not read from until they drain: the frames of the read burst that filled it are held, in
+ * order, and run when it is writable again. So a client that sends and never reads stops the
+ * server reading it, through TCP's flow control, instead of growing the server's memory with
+ * answers it does not take.
  *
  * <p>Thread-safety: thread-safe; handlers run on event loops, responses are written from workers.
  */
@@ -57,6 +67,9 @@ public final class RequestServer implements AutoCloseable {
 
     /** Marks a connection that sent a bad frame: it is being closed and nothing more from it runs. */
     private static final AttributeKey<Boolean> REJECTED = AttributeKey.valueOf("neptune.rejected");
+
+    /** Frames of a connection that arrived while its answers piled up, in order (created at the first). */
+    private static final AttributeKey<ArrayDeque<Message>> HELD = AttributeKey.valueOf("neptune.held");
 
     /** The open streams of a connection, by request id (created at its first stream). */
     private static final AttributeKey<Map<Long, ServerStream>> STREAMS = AttributeKey.valueOf("neptune.streams");
@@ -69,7 +82,7 @@ public final class RequestServer implements AutoCloseable {
 
     /** Binds the server to {@code bindAddress:port} (0 picks a free port). */
     public RequestServer(NodeId node, EventLoopGroup group, String bindAddress, int port, int maxFrameBytes,
-            Router router) {
+            Duration frameTimeout, Router router) {
         this.node = requireNonNull(node, "node");
         this.deliveries = Executors.newCachedThreadPool(new DefaultThreadFactory("neptune-" + node + "-stream", true));
         Dispatcher dispatcher = new Dispatcher(router, maxFrameBytes);
@@ -84,7 +97,7 @@ public final class RequestServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        Frames.install(ch.pipeline(), maxFrameBytes);
+                        Frames.install(ch.pipeline(), maxFrameBytes, frameTimeout);
                         ch.pipeline().addLast("dispatcher", dispatcher);
                     }
                 })
@@ -106,6 +119,16 @@ public final class RequestServer implements AutoCloseable {
     /** Open client connections; for tests and metrics. */
     public int connections() {
         return channels.size();
+    }
+
+    /** Bytes of answers written and not yet taken by the clients, over all connections; for tests and metrics. */
+    public long outboundBytes() {
+        long queued = 0;
+        for (Channel channel : channels) {
+            ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+            queued += buffer == null ? 0 : buffer.totalPendingWriteBytes();
+        }
+        return queued;
     }
 
     /** Open streams over all connections; for tests and metrics. */
@@ -161,6 +184,38 @@ public final class RequestServer implements AutoCloseable {
             if (ctx.channel().hasAttr(REJECTED)) {
                 return; // frames decoded after a bad one on a closing connection are never run
             }
+            ArrayDeque<Message> held = ctx.channel().attr(HELD).get();
+            if (!ctx.channel().isWritable() || held != null && !held.isEmpty()) {
+                hold(ctx, msg);
+                return;
+            }
+            handle(ctx, msg);
+        }
+
+        /** Keeps {@code msg} for when the connection's answers drained, and stops reading until then. */
+        private void hold(ChannelHandlerContext ctx, Message msg) {
+            ArrayDeque<Message> held = ctx.channel().attr(HELD).get();
+            if (held == null) {
+                held = new ArrayDeque<>();
+                ctx.channel().attr(HELD).set(held);
+            }
+            held.add(msg);
+            ctx.channel().config().setAutoRead(false);
+        }
+
+        /** Runs the held frames while the connection stays writable; reads again once none is left. */
+        private void release(ChannelHandlerContext ctx) {
+            Channel channel = ctx.channel();
+            ArrayDeque<Message> held = channel.attr(HELD).get();
+            while (held != null && !held.isEmpty() && channel.isWritable() && !channel.hasAttr(REJECTED)) {
+                handle(ctx, held.poll());
+            }
+            if ((held == null || held.isEmpty()) && channel.isWritable() && !channel.hasAttr(REJECTED)) {
+                channel.config().setAutoRead(true);
+            }
+        }
+
+        private void handle(ChannelHandlerContext ctx, Message msg) {
             if (msg instanceof ResponseMessage) {
                 reject(ctx, msg.requestId(), "unexpected response frame on a request connection");
                 return;
@@ -230,15 +285,24 @@ public final class RequestServer implements AutoCloseable {
 
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-            Map<Long, ServerStream> streams = ctx.channel().attr(STREAMS).get();
-            if (streams != null && ctx.channel().isWritable()) {
-                streams.values().forEach(ServerStream::resume);
+            if (ctx.channel().isWritable()) {
+                Map<Long, ServerStream> streams = ctx.channel().attr(STREAMS).get();
+                if (streams != null) {
+                    streams.values().forEach(ServerStream::resume);
+                }
+                release(ctx);
+            } else {
+                ctx.channel().config().setAutoRead(false);
             }
             ctx.fireChannelWritabilityChanged();
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            ArrayDeque<Message> held = ctx.channel().attr(HELD).get();
+            if (held != null) {
+                held.clear(); // their client is gone: nobody takes their answers
+            }
             Map<Long, ServerStream> streams = ctx.channel().attr(STREAMS).get();
             if (streams != null) {
                 streams.values().forEach(ServerStream::connectionClosed);

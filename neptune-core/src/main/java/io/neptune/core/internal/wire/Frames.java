@@ -2,6 +2,7 @@ package io.neptune.core.internal.wire;
 
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import java.time.Duration;
 
 /** Installs the frame and message codecs at the head of a TCP pipeline. */
 public final class Frames {
@@ -32,8 +33,20 @@ public final class Frames {
      * that ends inside a frame fails with a {@link io.netty.handler.codec.CorruptedFrameException}.
      */
     public static void install(ChannelPipeline pipeline, int maxFrameBytes) {
+        install(pipeline, maxFrameBytes, Duration.ZERO);
+    }
+
+    /**
+     * {@link #install(ChannelPipeline, int)}, and a frame whose first bytes arrived must be whole
+     * within {@code frameTimeout} (zero: no limit), or a
+     * {@link io.netty.handler.codec.CorruptedFrameException} names the stalled frame.
+     */
+    public static void install(ChannelPipeline pipeline, int maxFrameBytes, Duration frameTimeout) {
+        if (frameTimeout.isNegative()) {
+            throw new IllegalArgumentException("frameTimeout: " + frameTimeout + " (expected: >= 0)");
+        }
         pipeline.addLast(FLUSH_CONSOLIDATION, new FlushConsolidationHandler(FLUSHES_PER_READ, true));
-        pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameBytes));
+        pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameBytes, frameTimeout));
         pipeline.addLast(MESSAGE_DECODER, MessageDecoder.INSTANCE);
         pipeline.addLast(MESSAGE_ENCODER, MessageEncoder.INSTANCE);
     }
