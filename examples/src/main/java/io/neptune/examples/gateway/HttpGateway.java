@@ -52,6 +52,11 @@ public final class HttpGateway implements AutoCloseable {
      * request outstanding is closed.
      */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * Default for {@link Builder#requestTimeout(Duration)}: a request whose first bytes arrived and
+     * that is not whole this much later is answered 408 and its connection closed.
+     */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
     /** Default for {@link Builder#ioThreads(int)}. */
     public static final int DEFAULT_IO_THREADS = 2;
 
@@ -97,6 +102,7 @@ public final class HttpGateway implements AutoCloseable {
         private int maxSessions = DEFAULT_MAX_SESSIONS;
         private int ioThreads = DEFAULT_IO_THREADS;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private @Nullable DemoControl demoControl;
         private RequestClassifier classifier = RequestClassifier.byHeader();
         private @Nullable String blastExample;
@@ -154,6 +160,17 @@ public final class HttpGateway implements AutoCloseable {
         }
 
         /**
+         * Sets how long a request may take to arrive whole from its first byte, however the rest
+         * trickles in (an idle timeout cannot catch a client that sends a byte now and then); then it
+         * is answered 408 and the connection closed. Default {@link HttpGateway#DEFAULT_REQUEST_TIMEOUT}.
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            Checks.positive("requestTimeout", requestTimeout);
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /**
          * Sets how requests are put into service classes; default {@link RequestClassifier#byHeader()}
          * (the class the client names in {@value RequestClassifier#CLASS_HEADER}).
          */
@@ -184,7 +201,7 @@ public final class HttpGateway implements AutoCloseable {
          */
         public HttpGateway start() {
             return new HttpGateway(GatewayServer.start(node, new GatewaySettings(bindAddress, port, callTimeout,
-                    maxBodyBytes, maxSessions, ioThreads, idleTimeout, classifier, blastExample), demoControl));
+                    maxBodyBytes, maxSessions, ioThreads, idleTimeout, requestTimeout, classifier, blastExample), demoControl));
         }
     }
 }

@@ -194,6 +194,48 @@ class GatewayProtocolIT {
         }
     }
 
+    @Test
+    void aRequestThatStopsPartWayIsAnswered408AndClosed() {
+        try (HttpGateway impatient = HttpGateway.builder(cluster.gatewayNode()).port(0)
+                .requestTimeout(Duration.ofMillis(500)).start();
+                RawHttp raw = new RawHttp(impatient.port())) {
+            assertThat(raw.write("GET /style.css HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+            raw.write("GET /style.css HTTP/1.1\r\nHo"); // and nothing more, as a client that hung or dribbles
+
+            RawHttp.Response timedOut = raw.read();
+            assertThat(timedOut.status()).isEqualTo(408);
+            assertThat(json(timedOut).get("error").asText()).contains("request timeout");
+            await().atMost(Duration.ofSeconds(10)).until(raw::isClosedByServer);
+        }
+    }
+
+    /**
+     * A client that sends and never reads: the gateway stops reading it once its answers are not
+     * taken, so the client's sends block (TCP's flow control) instead of the gateway queueing every
+     * answer; when the client reads at last, every answer comes.
+     */
+    @Test
+    void aClientThatDoesNotReadIsHeldByFlowControlAndThenGetsEveryAnswer() throws Exception {
+        int requests = 2000;
+        // 60 KB of body each (a GET's body is read and ignored): 120 MB the gateway would read at once
+        String body = "b".repeat(60_000);
+        byte[] request = ("GET /app.js HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) {
+            java.util.concurrent.CompletableFuture<Void> sent = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < requests; i++) {
+                    raw.write(request);
+                }
+            });
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(20)).until(() -> !sent.isDone());
+
+            for (int i = 0; i < requests; i++) {
+                assertThat(raw.read().status()).isEqualTo(200);
+            }
+            sent.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     // ---- cross-site guards ---------------------------------------------------------------------
 
     @Test

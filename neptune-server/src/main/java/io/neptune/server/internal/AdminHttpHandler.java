@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.neptune.core.internal.json.Json;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.AttributeKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
@@ -29,7 +31,8 @@ import java.util.function.Supplier;
  * Answers the admin port's requests: {@code GET /metrics}, {@code /health}, {@code /health/live}
  * and {@code /health/ready}; 404 for any other path, 405 (with {@code Allow: GET}) for any other
  * method, 400 for a request Netty could not decode. The answer is built on {@code renderer}, in
- * request order, and written back from there.
+ * request order, and written back from there; once it is written the connection reads its next
+ * request (auto-read is off: see {@link AdminServer}).
  *
  * <p>Thread-safety: sharable; it keeps no per-connection state.
  */
@@ -37,6 +40,8 @@ import java.util.function.Supplier;
 final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     /** The Prometheus text exposition format's content type. */
     static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    /** Marks a connection whose request is being answered: it reads nothing more until the answer is out. */
+    private static final AttributeKey<Boolean> ANSWERING = AttributeKey.valueOf("neptune.admin.answering");
     private static final Set<String> PATHS = Set.of("/metrics", "/health", "/health/live", "/health/ready");
 
     private final NodeMetrics metrics;
@@ -50,7 +55,28 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
     }
 
     @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.read();
+        ctx.fireChannelActive();
+    }
+
+    /** Whether {@code channel}'s request is being answered: it reads nothing more until the answer is out. */
+    static boolean answering(Channel channel) {
+        return channel.attr(ANSWERING).get() != null;
+    }
+
+    /** A read that brought no whole request: read on until one comes. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (!answering(ctx.channel())) {
+            ctx.read();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        ctx.channel().attr(ANSWERING).set(Boolean.TRUE);
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         if (!request.decoderResult().isSuccess()) {
             write(ctx, text(HttpResponseStatus.BAD_REQUEST, "malformed request\n"), false);
@@ -107,7 +133,7 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
         return response(status, "application/json", body.toString() + "\n");
     }
 
-    private static FullHttpResponse text(HttpResponseStatus status, String body) {
+    static FullHttpResponse text(HttpResponseStatus status, String body) {
         return response(status, "text/plain; charset=utf-8", body);
     }
 
@@ -119,14 +145,25 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
         return response;
     }
 
+    /** Writes {@code response}; then reads the next request, or closes. */
     private static void write(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
         if (keepAlive) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-            ctx.writeAndFlush(response);
+            ctx.writeAndFlush(response).addListener(written -> {
+                if (written.isSuccess()) {
+                    ctx.channel().attr(ANSWERING).set(null);
+                    ctx.read();
+                }
+            });
         } else {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(closing(response)).addListener(ChannelFutureListener.CLOSE);
         }
+    }
+
+    /** {@code response} with {@code Connection: close}. */
+    static FullHttpResponse closing(FullHttpResponse response) {
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        return response;
     }
 
     @Override

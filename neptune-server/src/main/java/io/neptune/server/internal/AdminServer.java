@@ -4,20 +4,27 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.RequestDeadline;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.flow.FlowControlHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -27,6 +34,12 @@ import java.util.function.Supplier;
  * (Prometheus text), {@code /health/live}, {@code /health/ready} and {@code /health} (both: 200
  * when ready, else 503 with the replicas that do not serve yet) through {@link AdminHttpHandler}.
  * It shares the node's event loops; rendering runs on one thread of its own, never on an event loop.
+ *
+ * <p>A connection is answered one request at a time: the next is read only once the answer before
+ * it was written out (auto-read off, a {@link FlowControlHandler} handing over one request per
+ * read), so a client that sends many requests and reads none holds one answer here, not one per
+ * request. A request whose first bytes arrived must be whole within the request timeout, or it is
+ * answered 408 and the connection closed (zero: no limit).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -39,8 +52,8 @@ public final class AdminServer implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     /** Binds the admin port at {@code bindAddress:port} (0 picks a free port). */
-    public AdminServer(NodeId node, EventLoopGroup group, String bindAddress, int port, NodeMetrics metrics,
-            Supplier<Health> health) {
+    public AdminServer(NodeId node, EventLoopGroup group, String bindAddress, int port, Duration requestTimeout,
+            NodeMetrics metrics, Supplier<Health> health) {
         requireNonNull(node, "node");
         this.renderer = Executors.newSingleThreadExecutor(new DefaultThreadFactory("neptune-" + node + "-admin", true));
         AdminHttpHandler handler = new AdminHttpHandler(requireNonNull(metrics, "metrics"),
@@ -48,12 +61,24 @@ public final class AdminServer implements AutoCloseable {
         ChannelFuture bound = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        ch.pipeline().addLast("http", new HttpServerCodec())
-                                .addLast("aggregator", new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                        ChannelPipeline pipeline = ch.pipeline();
+                        RequestDeadline deadline = requestTimeout.isZero() ? null
+                                : new RequestDeadline(requestTimeout, AdminServer::timedOut, event -> false,
+                                        AdminHttpHandler::answering);
+                        if (deadline != null) {
+                            pipeline.addLast("deadline", deadline.head());
+                        }
+                        pipeline.addLast("http", new HttpServerCodec())
+                                .addLast("aggregator", new HttpObjectAggregator(MAX_REQUEST_BYTES));
+                        if (deadline != null) {
+                            pipeline.addLast("deadline-end", deadline.tail());
+                        }
+                        pipeline.addLast("one-at-a-time", new FlowControlHandler())
                                 .addLast("admin", handler);
                     }
                 })
@@ -65,6 +90,12 @@ public final class AdminServer implements AutoCloseable {
                     + " (check the settings bind-address and admin-port): " + bound.cause(), bound.cause());
         }
         this.serverChannel = bound.channel();
+    }
+
+    private static void timedOut(Channel channel) {
+        channel.writeAndFlush(AdminHttpHandler.closing(AdminHttpHandler.text(HttpResponseStatus.REQUEST_TIMEOUT,
+                "the request did not arrive whole within the request timeout (frame-timeout)\n")))
+                .addListener(ChannelFutureListener.CLOSE);
     }
 
     /** The bound address. */

@@ -127,7 +127,7 @@ public final class NodeRuntime implements AutoCloseable {
             resources.add(requestServer);
             metrics.bindRequestServer(requestServer);
             adminServer = config.hasAdminPort() ? new AdminServer(node, io, config.bindAddress(), config.adminPort(),
-                    metrics, this::health) : null;
+                    config.frameTimeout(), metrics, this::health) : null;
             if (adminServer != null) {
                 resources.add(adminServer);
             }

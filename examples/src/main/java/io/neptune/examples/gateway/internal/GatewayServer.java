@@ -3,6 +3,7 @@ package io.neptune.examples.gateway.internal;
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneClient;
 import io.neptune.core.NeptuneException;
+import io.neptune.core.internal.RequestDeadline;
 import io.neptune.examples.gateway.DemoControl;
 import io.neptune.server.NeptuneNode;
 import io.netty.bootstrap.ServerBootstrap;
@@ -27,7 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gateway's Netty server: pipeline {@code idle → http-codec → aggregator → gateway}, the route table,
+ * The gateway's Netty server: pipeline {@code idle → deadline → http-codec → aggregator → deadline-end →
+ * gateway} ({@link RequestDeadline}: a request must be whole within the request timeout), the route table,
  * sessions and metrics. The implementation behind {@link io.neptune.examples.gateway.HttpGateway}.
  *
  * <p>Thread-safety: thread-safe; {@link #close()} is idempotent.
@@ -83,10 +85,16 @@ public final class GatewayServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        RequestDeadline deadline = new RequestDeadline(settings.requestTimeout(),
+                                timedOut -> timedOut.pipeline().fireUserEventTriggered(HttpRequestHandler.TimedOut.INSTANCE),
+                                event -> event instanceof BoundedAggregatorHandler.RefusedRequest,
+                                reading -> !reading.config().isAutoRead());
                         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0,
                                         settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                                .addLast("deadline", deadline.head())
                                 .addLast("http-codec", new HttpServerCodec())
                                 .addLast("aggregator", new BoundedAggregatorHandler(settings.maxBodyBytes()))
+                                .addLast("deadline-end", deadline.tail())
                                 .addLast("gateway", new HttpRequestHandler(router, sessions, metrics,
                                         settings.classifier()));
                     }

@@ -16,16 +16,19 @@ import org.jspecify.annotations.Nullable;
  * @param maxSessions confirmed sessions remembered before the least recently used is forgotten
  * @param ioThreads Netty event loop threads
  * @param idleTimeout how long a connection with nothing outstanding may stay silent before it is closed
+ * @param requestTimeout how long a request may take to arrive whole from its first byte before it is
+ *     answered 408 and the connection closed
  * @param classifier puts each request into a service class
  * @param blastExample a query the BLAST page offers, or null
  */
 public record GatewaySettings(String bindAddress, int port, Duration callTimeout, int maxBodyBytes, int maxSessions,
-        int ioThreads, Duration idleTimeout, RequestClassifier classifier, @Nullable String blastExample) {
+        int ioThreads, Duration idleTimeout, Duration requestTimeout, RequestClassifier classifier, @Nullable String blastExample) {
     /** Checks the references. */
     public GatewaySettings {
         requireNonNull(bindAddress, "bindAddress");
         requireNonNull(callTimeout, "callTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
+        requireNonNull(requestTimeout, "requestTimeout");
         requireNonNull(classifier, "classifier");
     }
 }

@@ -40,8 +40,12 @@ import org.slf4j.LoggerFactory;
  * {@code 100 Continue} of a request that waits for one take their turn the same way.
  *
  * <p>Per connection, at most {@link #MAX_OUTSTANDING} requests are read ahead of their answers:
- * past that the handler stops reading (auto-read off) until answers drain below it. A connection
- * idle for the idle timeout (an {@link IdleStateEvent}) with no request outstanding is closed.
+ * past that the handler stops reading (auto-read off) until answers drain below it; and while the
+ * answers written are not taken by the client (the channel not writable) it reads nothing either,
+ * so a client that sends and never reads holds a bounded number of answers here. A connection
+ * idle for the idle timeout (an {@link IdleStateEvent}) with no request outstanding is closed; a
+ * request not whole within the request timeout ({@link TimedOut}) is answered 408, in its turn,
+ * and the connection closed.
  *
  * <p>Thread-safety: one instance per connection, confined to its event loop; completions hop back
  * to it with {@code thenAcceptAsync(..., ctx.executor())}.
@@ -51,6 +55,13 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     static final int MAX_OUTSTANDING = 64;
 
     private static final Logger logger = LoggerFactory.getLogger(HttpRequestHandler.class);
+
+    /** The user event of a request that did not arrive whole within the request timeout. */
+    static final class TimedOut {
+        static final TimedOut INSTANCE = new TimedOut();
+
+        private TimedOut() {}
+    }
 
     private final Router router;
     private final Sessions sessions;
@@ -150,6 +161,11 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
                 continueFor = received; // the request is numbered once its body has come
                 writeContinueInTurn(ctx);
             }
+        } else if (event instanceof TimedOut) {
+            if (!closing) {
+                send(ctx, accept(ctx), new Outgoing(GatewayResponse.error(408, "the request did not arrive whole"
+                        + " within the request timeout"), null, false));
+            }
         } else if (event instanceof IdleStateEvent) {
             if (received == written) {
                 logger.debug("gateway: closing idle connection {}", ctx.channel().remoteAddress());
@@ -202,9 +218,25 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
-        if (received - written < MAX_OUTSTANDING && !ctx.channel().config().isAutoRead()) {
+        readIfRoom(ctx);
+    }
+
+    /** Reads again when fewer than {@link #MAX_OUTSTANDING} requests wait and the client takes its answers. */
+    private void readIfRoom(ChannelHandlerContext ctx) {
+        if (received - written < MAX_OUTSTANDING && ctx.channel().isWritable() && !closing
+                && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
         }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            readIfRoom(ctx);
+        } else {
+            ctx.channel().config().setAutoRead(false);
+        }
+        super.channelWritabilityChanged(ctx);
     }
 
     /** The answer whose turn it is, if it is ready; a {@code 100 Continue} due before it is written first. */

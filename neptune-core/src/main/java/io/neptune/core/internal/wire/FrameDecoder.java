@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * told it sent a truncated frame. With a frame timeout, a frame whose first bytes arrived must be
  * whole within it, or a {@link CorruptedFrameException} names what arrived: a peer that stalls
  * inside a frame (or sends it a byte at a time) would otherwise hold its buffer, up to the frame
- * limit, for as long as it keeps the connection open. One instance per channel.
+ * limit, for as long as it keeps the connection open. The time the server holds back reading
+ * (auto-read off) does not count. One instance per channel.
  */
 final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final long frameTimeoutNanos;
@@ -48,6 +49,12 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         deadline = null;
         ByteBuf buffered = internalBuffer();
         if (!ctx.channel().isActive() || !buffered.isReadable()) {
+            return;
+        }
+        if (!ctx.channel().config().isAutoRead()) {
+            // the server holds back reading (its answers are not taken): the delay is not the peer's,
+            // and closing would throw away the answers it has not read yet
+            deadline = ctx.executor().schedule(() -> stalled(ctx), frameTimeoutNanos, TimeUnit.NANOSECONDS);
             return;
         }
         int received = buffered.readableBytes();
