@@ -498,7 +498,7 @@ final class Call<T> implements TimerTask {
         handle.observe(message.service(), message.partition(), response.version());   // it ran, decoded or not
         T value;
         try {
-            value = JsonCodec.decode(response.payload(), responseType);
+            value = JsonCodec.decodeReply(response.payload(), responseType);
         } catch (Exception e) {
             // final: the call ran (a write exactly once), so neither a retry nor "outcome unknown" is the truth
             result.completeExceptionally(new UndecodableResponseException(message.target(), replica.node(),

@@ -103,7 +103,7 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
 
     private T decode(StreamData item, JavaType itemType) {
         try {
-            return StreamItems.decode(item, itemType);
+            return StreamItems.decodeReply(item, itemType);
         } catch (IOException e) {
             throw failure(StreamFailedException.Reason.PROTOCOL_ERROR, "cannot decode item "
                     + (inbound.received()) + " as " + itemType + ": " + e.getMessage());

@@ -55,6 +55,8 @@ public final class JsonCodec {
     private static final ObjectReader ROOT_READER = MAPPER.reader()
             .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final ConcurrentMap<JavaType, TypeReader> READERS = new ConcurrentHashMap<>();
+    /** Readers of replies: fields their type does not have are skipped. */
+    private static final ConcurrentMap<JavaType, TypeReader> REPLY_READERS = new ConcurrentHashMap<>();
     private static final ClassValue<TypeReader> CLASS_READERS = new ClassValue<>() {
         @Override
         protected TypeReader computeValue(Class<?> type) {
@@ -74,6 +76,21 @@ public final class JsonCodec {
     /** {@code payload} read as {@code type}, as {@code Json.mapper().readValue(payload, type)} reads it. */
     public static <T> T decode(byte[] payload, JavaType type) throws IOException {
         return DECODERS.get().decode(payload, reader(type));
+    }
+
+    /**
+     * A reply's {@code payload} read as {@code type}, skipping fields {@code type} does not have:
+     * a server that added a field to its answer (a service's newer version, during a rolling
+     * upgrade) does not break the clients built before it. Everything else as {@link #decode}.
+     */
+    public static <T> T decodeReply(byte[] payload, JavaType type) throws IOException {
+        TypeReader reader = REPLY_READERS.get(type);
+        if (reader == null) {
+            reader = REPLY_READERS.computeIfAbsent(type, t -> new TypeReader(t,
+                    ROOT_READER.forType(t).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES),
+                    MAPPER.readerFor(t).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)));
+        }
+        return DECODERS.get().decode(payload, reader);
     }
 
     /** {@code payload} read as {@code type}, as {@code Json.mapper().readValue(payload, type)} reads it. */
@@ -105,7 +122,7 @@ public final class JsonCodec {
     private static TypeReader reader(JavaType type) {
         TypeReader reader = READERS.get(type);
         if (reader == null) {
-            reader = READERS.computeIfAbsent(type, t -> new TypeReader(t, ROOT_READER.forType(t)));
+            reader = READERS.computeIfAbsent(type, t -> new TypeReader(t, ROOT_READER.forType(t), MAPPER.readerFor(t)));
         }
         return reader;
     }
@@ -117,12 +134,16 @@ public final class JsonCodec {
      */
     private static final class TypeReader {
         final JavaType type;
+        /** Reads from the reused parser, which stops at the root: the codec checks for trailing input. */
         final ObjectReader reader;
+        /** Reads a payload whole, as the mapper does. */
+        final ObjectReader whole;
         volatile boolean reusable = true;
 
-        TypeReader(JavaType type, ObjectReader reader) {
+        TypeReader(JavaType type, ObjectReader reader, ObjectReader whole) {
             this.type = type;
             this.reader = reader;
+            this.whole = whole;
         }
     }
 
@@ -191,7 +212,7 @@ public final class JsonCodec {
 
         <T> T decode(byte[] payload, TypeReader reader) throws IOException {
             if (busy || !reader.reusable || !delimited(payload)) {
-                return MAPPER.readValue(payload, reader.type);
+                return reader.whole.readValue(payload);
             }
             busy = true;
             try {
@@ -204,7 +225,7 @@ public final class JsonCodec {
             } finally {
                 busy = false;
             }
-            T value = MAPPER.readValue(payload, reader.type);
+            T value = reader.whole.readValue(payload);
             reader.reusable = false; // valid, yet not readable by the reused parser: not worth trying again
             return value;
         }

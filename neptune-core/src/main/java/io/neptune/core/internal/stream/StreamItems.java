@@ -2,6 +2,7 @@ package io.neptune.core.internal.stream;
 
 import com.fasterxml.jackson.databind.JavaType;
 import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.wire.StreamData;
 import java.io.IOException;
 
@@ -38,14 +39,23 @@ public final class StreamItems {
      * @throws IOException if the JSON does not map to {@code type}, or raw bytes came for items that
      *     are not {@code byte[]}
      */
-    @SuppressWarnings("unchecked")
     public static <T> T decode(StreamData data, JavaType type) throws IOException {
-        if (data.raw()) {
-            if (type.getRawClass() != byte[].class) {
-                throw new IOException("the item is raw bytes (flag 0x02), but the stream's items are " + type);
-            }
-            return (T) data.payload();
+        return data.raw() ? raw(data, type) : Json.mapper().readValue(data.payload(), type);
+    }
+
+    /**
+     * Decodes one item of a server's output stream, as {@link #decode}, but skipping fields
+     * {@code type} does not have, as {@link JsonCodec#decodeReply} does for an answer.
+     */
+    public static <T> T decodeReply(StreamData data, JavaType type) throws IOException {
+        return data.raw() ? raw(data, type) : JsonCodec.decodeReply(data.payload(), type);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T raw(StreamData data, JavaType type) throws IOException {
+        if (type.getRawClass() != byte[].class) {
+            throw new IOException("the item is raw bytes (flag 0x02), but the stream's items are " + type);
         }
-        return Json.mapper().readValue(data.payload(), type);
+        return (T) data.payload();
     }
 }

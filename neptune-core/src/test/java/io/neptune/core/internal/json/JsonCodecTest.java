@@ -102,6 +102,22 @@ class JsonCodecTest {
         }
     }
 
+    /** A newer server's answer, with a field this client's type lacks: skipped, small or large; requests stay strict. */
+    @Test
+    void aReplySkipsFieldsItsTypeDoesNotHaveWhereARequestIsRefused() throws Exception {
+        JavaType ping = Json.mapper().constructType(Ping.class);
+        for (String text : List.of("small", "x".repeat(JsonCodec.MAX_REUSED_BYTES))) { // reused parser, then the mapper
+            byte[] newer = ("{\"text\":\"" + text + "\",\"addedLater\":{\"a\":[1,2]}}").getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < 3; i++) {
+                assertThat(JsonCodec.<Ping>decodeReply(newer, ping)).isEqualTo(new Ping(text));
+                assertThatThrownBy(() -> JsonCodec.decode(newer, Ping.class))
+                        .hasMessageContaining("Unrecognized field \"addedLater\"");
+            }
+        }
+        assertThatThrownBy(() -> JsonCodec.decodeReply("{\"text\":\"a\"} {}".getBytes(StandardCharsets.UTF_8), ping))
+                .as("trailing tokens are still refused").isInstanceOf(IOException.class);
+    }
+
     @Test
     void aSerializerThatThrowsLeavesTheNextPayloadWhole() throws Exception {
         assertThatThrownBy(() -> JsonCodec.encode(List.of(new Ping("before"), new Exploding())))
