@@ -127,8 +127,8 @@ final class Snapshots {
      * {@code checkpointRecords} of them can go: only for a service whose state is durable as far as it
      * applied (it has a CHECK method) and that can be rebuilt elsewhere from a snapshot; never
      * above what it applied, what a live replica of the partition in {@code view} still lacks (its
-     * log end), or the snapshot a replica is fetching from here, but keeping at most
-     * {@code maxRecords} applied records for lagging replicas.
+     * log end), but keeping at most {@code maxRecords} applied records for lagging replicas; and
+     * never the records after a snapshot a replica is fetching from here, whatever {@code maxRecords} says.
      */
     void checkpoint(List<Replica> view) {
         long keepFrom = core.applied + 1;
@@ -154,9 +154,11 @@ final class Snapshots {
         }
         long applied = core.applied;
         long keepFrom = Math.min(applied + 1, neededFrom);
-        keepFrom = Math.min(keepFrom, source.pinnedFrom());
         keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
         keepFrom = Math.min(keepFrom, keepAnyway);
+        // whatever the retention says: the records after a snapshot being fetched are what its replica asks
+        // for next; dropped under writes, the install ended below the log's start and began again, for ever
+        keepFrom = Math.min(keepFrom, source.pinnedFrom());
         keepFrom = Math.min(keepFrom, Math.min(applied, core.log.committedLsn()) + 1);
         if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords()) {
             return;

@@ -157,6 +157,42 @@ class MajoritySnapshotTest {
         }
     }
 
+    /**
+     * While c fetches a's snapshot, a keeps the log records after it even past log-retention: they are
+     * what c asks for next. Retention dropped them under writes, so c's install ended below a's log start
+     * and c fetched a new snapshot, and again, for as long as writes outpaced the transfer.
+     */
+    @Test
+    void theRecordsAfterASnapshotBeingFetchedStayPastTheRetention() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3)) {
+            List<Node> abc = startThree(cluster);
+            Node a = abc.get(0);
+            Node b = abc.get(1);
+            Node c = abc.get(2);
+            List<String> acknowledged = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                acknowledged.add(commit(cluster, a, "w" + i));
+            }
+            cluster.runUntil(() -> c.core.log.startLsn() > 10, "c dropped the records all have");
+            cluster.kill(c);
+            cluster.drop((from, call) -> call.equals("a:chunk"));   // c's fetch stalls
+            Node back = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            cluster.runUntil(() -> a.id.equals(back.core.snapshots().installingFrom()), "c fetching a's snapshot");
+            long offeredAtMost = a.core.applied;
+
+            for (int i = 0; i < 60; i++) {   // past the retention of 40
+                acknowledged.add(commit(cluster, a, "during-" + i));
+            }
+            cluster.runUntil(() -> b.core.log.startLsn() > offeredAtMost + 1, "b dropped records past the retention");
+            assertThat(a.core.log.startLsn()).as("a, the snapshot's source, keeps what follows it")
+                    .isLessThanOrEqualTo(offeredAtMost + 1);
+
+            cluster.drop((from, call) -> false);
+            cluster.runUntil(() -> back.applied().containsAll(acknowledged), "c has every acknowledged write");
+            assertThat(back.applied()).doesNotHaveDuplicates();
+        }
+    }
+
     /** Starts a, b and c with snapshots and {@link #RETENTION}, priorities 3, 2, 1: a primary, b and c following. */
     private static List<Node> startThree(FaultInjectingCluster cluster) {
         cluster.snapshots(RETENTION);
