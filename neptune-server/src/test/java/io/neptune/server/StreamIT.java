@@ -248,8 +248,11 @@ class StreamIT {
         }
 
         RecordingSubscriber<String> text = RecordingSubscriber.all();
-        open("bytes", Range.of(5), String.class, OPTIONS).subscribe(text);
-        assertThat(failure(text.done())).isInstanceOf(StreamFailedException.class)
+        open("bytes", Range.of(50), String.class, OPTIONS).subscribe(text);
+        // itemsReceived is where a caller resumes: items queued behind the one that failed were never delivered
+        assertThat(failure(text.done())).isInstanceOfSatisfying(StreamFailedException.class,
+                        e -> assertThat(e.itemsReceived()).isEqualTo(text.items().size()).isZero())
+                .hasMessageContaining("cannot decode item 0 ")
                 .hasMessageContaining("raw bytes (flag 0x02), but the stream's items are");
     }
 

@@ -105,8 +105,11 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         try {
             return StreamItems.decodeReply(item, itemType);
         } catch (IOException e) {
-            throw failure(StreamFailedException.Reason.PROTOCOL_ERROR, "cannot decode item "
-                    + (inbound.received()) + " as " + itemType + ": " + e.getMessage());
+            long index = inbound.delivered(); // the items queued behind this one are never delivered
+            NodeId target = node;
+            throw new StreamFailedException(message.target(), target == null ? client.node() : target,
+                    StreamFailedException.Reason.PROTOCOL_ERROR, index, "cannot decode item " + index + " as "
+                    + itemType + ": " + e.getMessage());
         }
     }
 
@@ -307,10 +310,21 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         }
     }
 
-    /** The connection {@code lost} broke; ignored if the stream has moved on from it. */
+    /** The connection the stream runs on now, or null while it is not on one; for tests. */
+    @Nullable Channel channel() {
+        synchronized (lock) {
+            return channel;
+        }
+    }
+
+    /**
+     * The connection {@code lost} broke; ignored unless the stream runs on it. A broken connection is
+     * reported twice (the handler's failAll, the REQUEST's write listener), and between a move's start
+     * and its new connection the stream is on none: a second move then made two replicas run it.
+     */
     void connectionLost(Channel lost, String detail) {
         synchronized (lock) {
-            if (channel != lost && channel != null) {
+            if (channel != lost) {
                 return;
             }
         }

@@ -59,6 +59,8 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
     private boolean terminated;
     private boolean cancelled;
     private long received;
+    /** Items handed to the subscriber. */
+    private long handedOver;
     private @Nullable Throwable violation;
 
     /**
@@ -138,6 +140,16 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
             terminal = how;
         }
         schedule();
+    }
+
+    /**
+     * Items handed to the subscriber so far; while an item is decoded, its index. An item that does
+     * not decode ends the stream there, and the items received after it are never delivered.
+     */
+    public long delivered() {
+        synchronized (lock) {
+            return handedOver;
+        }
     }
 
     /** Items received so far (all of them are delivered before a terminal signal). */
@@ -306,6 +318,7 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
         int grant;
         synchronized (lock) {
             grant = grant();
+            handedOver++;
         }
         if (grant > 0) {
             upstream.credit(grant);
