@@ -168,9 +168,9 @@ public final class NeptuneNode implements AutoCloseable {
     }
 
     /**
-     * Bytes of answers this node wrote to its clients that they have not read yet. A client that
-     * stops reading holds at most about one read burst of answers here: the node stops reading
-     * its connection until they drain (also the metric {@code neptune_server_outbound_bytes}).
+     * Bytes of answers this node wrote to its clients that they have not read yet (also the metric
+     * {@code neptune_server_outbound_bytes}). The node stops reading a client that does not take its
+     * answers until they drain, so such a client holds only the answers of what the node took before.
      */
     public long outboundBytes() {
         return runtime().outboundBytes();

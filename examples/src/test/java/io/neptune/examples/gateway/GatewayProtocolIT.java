@@ -115,6 +115,29 @@ class GatewayProtocolIT {
         }
     }
 
+    /**
+     * A body over the limit without {@code Expect} is thrown away as it comes, and the connection stays
+     * open: the end of that body ends the request for the request timeout too. The clock, started again
+     * by the body's bytes, ran on, and the idle connection got an unasked-for 408 and was closed.
+     */
+    @Test
+    void aRefusedBodyThrownAwayLeavesTheConnectionUsableBeyondTheRequestTimeout() {
+        int limit = 1024;
+        try (HttpGateway small = HttpGateway.builder(cluster.gatewayNode()).port(0).maxBodyBytes(limit)
+                .requestTimeout(Duration.ofMillis(500)).start();
+                RawHttp raw = new RawHttp(small.port())) {
+            raw.write("POST /api/discussion/t/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + 4 * limit + "\r\n\r\n");
+            assertThat(raw.read().status()).isEqualTo(413);
+            for (int i = 0; i < 4; i++) {
+                raw.write("a".repeat(limit));
+            }
+
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> !raw.isClosedByServer());
+            assertThat(raw.write("GET /style.css HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+        }
+    }
+
     @Test
     void aChunkedOversizeBodyAnswersJson413AndCloses() {
         try (RawHttp raw = new RawHttp(cluster.gateway().port())) {

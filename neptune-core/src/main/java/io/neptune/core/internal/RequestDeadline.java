@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * answer and close it. An idle-connection timer cannot do this: any byte resets it, so a peer that
  * sends a byte now and then holds the connection, and the decoder's buffer, forever.
  *
- * <p>When the clock runs out while the server itself holds back reading ({@code holding}: its
- * answers not taken, say), it starts again: the delay is the server's, and closing would also
- * throw away the answers the peer has not read yet.
+ * <p>The time the server itself holds back reading does not count: when the clock runs out while it
+ * holds back ({@code holding}: its answers not taken, say) it starts again, and so it does when the
+ * server reads again ({@link ReadingResumed}); closing would also throw away the answers the peer
+ * has not read yet.
  *
  * <p>Thread-safety: one instance per channel, confined to its event loop.
  */
@@ -80,6 +81,14 @@ public final class RequestDeadline {
         expired.accept(ctx.channel());
     }
 
+    /** Starts a running clock again from now. */
+    private void restart(ChannelHandlerContext ctx) {
+        if (clock != null) {
+            stop();
+            start(ctx);
+        }
+    }
+
     private void stop() {
         if (clock != null) {
             clock.cancel(false);
@@ -94,6 +103,14 @@ public final class RequestDeadline {
                 start(ctx);
             }
             ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event instanceof ReadingResumed) {
+                restart(ctx);
+            }
+            ctx.fireUserEventTriggered(event);
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.neptune.core.internal.ReadingResumed;
 import io.neptune.core.internal.json.Json;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -19,6 +20,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AttributeKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -152,6 +154,7 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
             ctx.writeAndFlush(response).addListener(written -> {
                 if (written.isSuccess()) {
                     ctx.channel().attr(ANSWERING).set(null);
+                    ctx.pipeline().fireUserEventTriggered(ReadingResumed.INSTANCE);
                     ctx.read();
                 }
             });
@@ -164,6 +167,16 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
     static FullHttpResponse closing(FullHttpResponse response) {
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         return response;
+    }
+
+    /** A connection idle (no request in its middle, none being answered) for the idle timeout is closed. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent && !answering(ctx.channel())) {
+            ctx.close();
+        } else {
+            ctx.fireUserEventTriggered(event);
+        }
     }
 
     @Override

@@ -21,12 +21,14 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -39,7 +41,8 @@ import java.util.function.Supplier;
  * it was written out (auto-read off, a {@link FlowControlHandler} handing over one request per
  * read), so a client that sends many requests and reads none holds one answer here, not one per
  * request. A request whose first bytes arrived must be whole within the request timeout, or it is
- * answered 408 and the connection closed (zero: no limit).
+ * answered 408 and the connection closed, and a connection idle for twice that is closed (zero: no
+ * limit).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -71,6 +74,9 @@ public final class AdminServer implements AutoCloseable {
                                 : new RequestDeadline(requestTimeout, AdminServer::timedOut, event -> false,
                                         AdminHttpHandler::answering);
                         if (deadline != null) {
+                            // a request cut off in the read that brought a whole one is not on the clock: idleness ends it
+                            pipeline.addLast("idle", new IdleStateHandler(0, 0, requestTimeout.toNanos() * 2,
+                                    TimeUnit.NANOSECONDS));
                             pipeline.addLast("deadline", deadline.head());
                         }
                         pipeline.addLast("http", new HttpServerCodec())

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.ReadingResumed;
 import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.Message;
 import io.neptune.core.internal.wire.MessageEncoder;
@@ -210,8 +211,10 @@ public final class RequestServer implements AutoCloseable {
             while (held != null && !held.isEmpty() && channel.isWritable() && !channel.hasAttr(REJECTED)) {
                 handle(ctx, held.poll());
             }
-            if ((held == null || held.isEmpty()) && channel.isWritable() && !channel.hasAttr(REJECTED)) {
+            if ((held == null || held.isEmpty()) && channel.isWritable() && !channel.hasAttr(REJECTED)
+                    && !channel.config().isAutoRead()) {
                 channel.config().setAutoRead(true);
+                channel.pipeline().fireUserEventTriggered(ReadingResumed.INSTANCE);
             }
         }
 

@@ -102,6 +102,20 @@ class AdminServerTest {
         }
     }
 
+    /** A request cut off in the read that brought a whole one is not on the request clock: idleness closes it. */
+    @Test
+    void aConnectionLeftWithPartOfARequestAfterAWholeOneIsClosedWhenIdle() throws Exception {
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\nGET /health/li".getBytes(
+                    StandardCharsets.US_ASCII));
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.UTF_8));
+            assertThat(readStatusAndSkipBody(in)).isEqualTo("HTTP/1.1 200 OK");
+
+            assertThat(in.read()).as("closed by the server within twice the request timeout").isEqualTo(-1);
+        }
+    }
+
     private Socket connect() throws IOException {
         Socket socket = new Socket(server.address().getAddress(), server.address().getPort());
         socket.setSoTimeout(SOCKET_TIMEOUT_MILLIS);

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import org.jspecify.annotations.Nullable;
 
@@ -43,7 +44,16 @@ final class BoundedAggregatorHandler extends HttpObjectAggregator {
      */
     record RefusedRequest(GatewayResponse response, boolean close) {}
 
+    /** The request whose body is being thrown away, for it was over the limit, is over when it ends. */
+    static final class BodyDiscarded {
+        static final BodyDiscarded INSTANCE = new BodyDiscarded();
+
+        private BodyDiscarded() {}
+    }
+
     private @Nullable ChannelHandlerContext context;
+    /** A refused request's body is coming, to be thrown away. */
+    private boolean discarding;
 
     BoundedAggregatorHandler(int maxBodyBytes) {
         super(maxBodyBytes);
@@ -54,6 +64,17 @@ final class BoundedAggregatorHandler extends HttpObjectAggregator {
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         context = ctx;
         super.handlerAdded(ctx);
+    }
+
+    /** Tells the pipeline when the body of a refused request, thrown away as it came, has ended. */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        boolean last = msg instanceof LastHttpContent;
+        super.channelRead(ctx, msg);
+        if (discarding && last) {
+            discarding = false;
+            ctx.fireUserEventTriggered(BodyDiscarded.INSTANCE);
+        }
     }
 
     /** A request waits for {@code 100 Continue} before it sends its body; it is answered in order. */
@@ -116,6 +137,7 @@ final class BoundedAggregatorHandler extends HttpObjectAggregator {
         // After an unknown expectation the body may or may not follow, so the connection cannot be reused.
         boolean close = streaming || isUnsupportedExpectation(oversized)
                 || !awaitsContinue && !HttpUtil.isKeepAlive(oversized);
+        discarding = !close && !awaitsContinue && !streaming;
         ctx.fireUserEventTriggered(new RefusedRequest(error, close));
     }
 }

@@ -85,18 +85,20 @@ public final class GatewayServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        HttpRequestHandler handler = new HttpRequestHandler(router, sessions, metrics,
+                                settings.classifier());
                         RequestDeadline deadline = new RequestDeadline(settings.requestTimeout(),
                                 timedOut -> timedOut.pipeline().fireUserEventTriggered(HttpRequestHandler.TimedOut.INSTANCE),
-                                event -> event instanceof BoundedAggregatorHandler.RefusedRequest,
-                                reading -> !reading.config().isAutoRead());
+                                event -> event instanceof BoundedAggregatorHandler.RefusedRequest
+                                        || event instanceof BoundedAggregatorHandler.BodyDiscarded,
+                                reading -> !reading.config().isAutoRead() || handler.awaitingContinue());
                         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0,
                                         settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
                                 .addLast("deadline", deadline.head())
                                 .addLast("http-codec", new HttpServerCodec())
                                 .addLast("aggregator", new BoundedAggregatorHandler(settings.maxBodyBytes()))
                                 .addLast("deadline-end", deadline.tail())
-                                .addLast("gateway", new HttpRequestHandler(router, sessions, metrics,
-                                        settings.classifier()));
+                                .addLast("gateway", handler);
                     }
                 });
         try {

@@ -1,6 +1,7 @@
 package io.neptune.examples.gateway.internal;
 
 import io.neptune.core.ServiceClass;
+import io.neptune.core.internal.ReadingResumed;
 import io.neptune.examples.gateway.RequestClassifier;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -73,6 +74,8 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     /** The sequence of the request waiting for {@code 100 Continue}, or -1: it is written when its turn comes. */
     private long continueFor = -1;
     private boolean closing;
+    /** A request did not arrive in time: its 408 is queued, and nothing read after it runs. */
+    private boolean timedOut;
 
     /** An answer waiting for its turn; {@code issuedSession} is the id to hand out, if the gateway just made one. */
     private record Outgoing(GatewayResponse response, @Nullable String issuedSession, boolean keepAlive) {}
@@ -91,7 +94,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            if (!closing) {
+            if (!closing && !timedOut) {
                 serve(ctx, request);
             }
         } finally {
@@ -162,7 +165,11 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
                 writeContinueInTurn(ctx);
             }
         } else if (event instanceof TimedOut) {
-            if (!closing) {
+            if (!closing && !timedOut) {
+                // nothing read after this runs: the client is told the request did not arrive, so it must not run
+                timedOut = true;
+                continueFor = -1;
+                ctx.channel().config().setAutoRead(false);
                 send(ctx, accept(ctx), new Outgoing(GatewayResponse.error(408, "the request did not arrive whole"
                         + " within the request timeout"), null, false));
             }
@@ -221,11 +228,17 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
         readIfRoom(ctx);
     }
 
+    /** Whether a request waits for its {@code 100 Continue} (the gateway's wait, not the client's). */
+    boolean awaitingContinue() {
+        return continueFor >= 0;
+    }
+
     /** Reads again when fewer than {@link #MAX_OUTSTANDING} requests wait and the client takes its answers. */
     private void readIfRoom(ChannelHandlerContext ctx) {
-        if (received - written < MAX_OUTSTANDING && ctx.channel().isWritable() && !closing
+        if (received - written < MAX_OUTSTANDING && ctx.channel().isWritable() && !closing && !timedOut
                 && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
+            ctx.pipeline().fireUserEventTriggered(ReadingResumed.INSTANCE);
         }
     }
 
@@ -254,6 +267,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
             continueFor = -1;
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
                     Unpooled.EMPTY_BUFFER));
+            ctx.pipeline().fireUserEventTriggered(ReadingResumed.INSTANCE); // the wait for it was the gateway's
         }
     }
 

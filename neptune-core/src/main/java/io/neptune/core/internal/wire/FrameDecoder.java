@@ -1,5 +1,6 @@
 package io.neptune.core.internal.wire;
 
+import io.neptune.core.internal.ReadingResumed;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.CorruptedFrameException;
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * whole within it, or a {@link CorruptedFrameException} names what arrived: a peer that stalls
  * inside a frame (or sends it a byte at a time) would otherwise hold its buffer, up to the frame
  * limit, for as long as it keeps the connection open. The time the server holds back reading
- * (auto-read off) does not count. One instance per channel.
+ * (auto-read off) does not count: the clock starts again at {@link ReadingResumed}. One instance per
+ * channel.
  */
 final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final long frameTimeoutNanos;
@@ -63,6 +65,16 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         ctx.fireExceptionCaught(new CorruptedFrameException("frame timeout: " + received + expected
                 + " bytes of a frame arrived in " + Duration.ofNanos(frameTimeoutNanos).toMillis()
                 + " ms (expected: a whole frame within the frame timeout)"));
+    }
+
+    /** The server reads again after holding back: a partial frame's time starts again. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof ReadingResumed && deadline != null) {
+            cancelDeadline();
+            deadline = ctx.executor().schedule(() -> stalled(ctx), frameTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        super.userEventTriggered(ctx, event);
     }
 
     private void cancelDeadline() {

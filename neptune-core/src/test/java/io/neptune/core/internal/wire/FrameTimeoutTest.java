@@ -72,6 +72,22 @@ class FrameTimeoutTest {
         assertThatThrownBy(channel::checkException).hasMessageStartingWith("frame timeout: 7 of ");
     }
 
+    /** The server held back reading (its answers not taken) for most of the timeout: that time is not the peer's. */
+    @Test
+    void theTimeTheServerHoldsBackReadingDoesNotCount() {
+        byte[] frame = frame();
+        channel.writeInbound(Unpooled.wrappedBuffer(frame, 0, 10));
+        channel.config().setAutoRead(false);
+        advance(Duration.ofMillis(900));
+        channel.config().setAutoRead(true);
+        channel.pipeline().fireUserEventTriggered(io.neptune.core.internal.ReadingResumed.INSTANCE);
+
+        advance(Duration.ofMillis(900));
+        assertThatCode(channel::checkException).as("a full timeout from when reading resumed").doesNotThrowAnyException();
+        advance(Duration.ofMillis(100));
+        assertThatThrownBy(channel::checkException).hasMessageStartingWith("frame timeout: 10 of ");
+    }
+
     @Test
     void wholeFramesAndAnIdleConnectionAreNeverTimedOut() {
         byte[] frame = frame();
