@@ -256,6 +256,17 @@ class StreamIT {
                 .hasMessageContaining("raw bytes (flag 0x02), but the stream's items are");
     }
 
+    /** A publisher that sends a null item fails the stream: a subscriber never gets onNext(null) (rule 2.13). */
+    @Test
+    void aNullItemFailsTheStreamInsteadOfReachingTheSubscriber() throws Exception {
+        RecordingSubscriber<Item> items = RecordingSubscriber.all();
+        open("nulls", Range.of(3), Item.class, OPTIONS).subscribe(items);
+        assertThat(failure(items.done())).isInstanceOfSatisfying(StreamFailedException.class,
+                e -> assertThat(e.reason()).isEqualTo(StreamFailedException.Reason.REMOTE_ERROR))
+                .hasMessageContaining("null item").hasMessageContaining("2.13");
+        assertThat(items.items()).containsExactly(new Item(0, "item-0"));
+    }
+
     /** The stream methods as a typed proxy sees them. */
     interface Streams {
         @Read

@@ -118,6 +118,29 @@ public final class StreamTestService {
         }
     }
 
+    /** Item 0, then a null item (against Reactive Streams 2.13), then item 2: a publisher with a bug. */
+    @Read
+    @SuppressWarnings("NullAway") // the bug under test
+    public Flow.Publisher<Item> nulls(RequestContext context, Range range) {
+        return subscriber -> subscriber.onSubscribe(new Flow.Subscription() {
+            private boolean sent;
+
+            @Override
+            public void request(long n) {
+                if (!sent) {
+                    sent = true;
+                    subscriber.onNext(new Item(0, "item-0"));
+                    subscriber.onNext(null);
+                    subscriber.onNext(new Item(2, "item-2"));
+                    subscriber.onComplete();
+                }
+            }
+
+            @Override
+            public void cancel() {}
+        });
+    }
+
     /** {@code range.count()} items produced on the thread that asks for them, no producer thread. */
     @Read
     public Flow.Publisher<Item> range(RequestContext context, Range range) {

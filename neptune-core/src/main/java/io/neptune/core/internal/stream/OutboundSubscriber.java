@@ -92,6 +92,11 @@ public final class OutboundSubscriber implements Flow.Subscriber<Object> {
 
     @Override
     public void onNext(Object item) {
+        if (item == null) { // a publisher's bug; sent, the peer's subscriber would get onNext(null)
+            loop.execute(() -> fail(new NullPointerException("the publisher sent a null item (Reactive Streams"
+                    + " 2.13: onNext must not be called with null)")));
+            return;
+        }
         StreamItems.Encoded encoded;
         try {
             encoded = StreamItems.encode(item);

@@ -5,6 +5,7 @@ import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.wire.StreamData;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How stream items travel in DATA frames: as their JSON, except a {@code byte[]} item, which goes as
@@ -40,7 +41,7 @@ public final class StreamItems {
      *     are not {@code byte[]}
      */
     public static <T> T decode(StreamData data, JavaType type) throws IOException {
-        return data.raw() ? raw(data, type) : Json.mapper().readValue(data.payload(), type);
+        return data.raw() ? raw(data, type) : notNull(Json.mapper().readValue(data.payload(), type));
     }
 
     /**
@@ -48,7 +49,15 @@ public final class StreamItems {
      * {@code type} does not have, as {@link JsonCodec#decodeReply} does for an answer.
      */
     public static <T> T decodeReply(StreamData data, JavaType type) throws IOException {
-        return data.raw() ? raw(data, type) : JsonCodec.decodeReply(data.payload(), type);
+        return data.raw() ? raw(data, type) : notNull(JsonCodec.decodeReply(data.payload(), type));
+    }
+
+    /** A stream never carries null (Reactive Streams 2.13): a subscriber must not get onNext(null). */
+    private static <T> T notNull(@Nullable T item) throws IOException {
+        if (item == null) {
+            throw new IOException("the item is null (expected: an item; Reactive Streams 2.13 forbids null)");
+        }
+        return item;
     }
 
     @SuppressWarnings("unchecked")
