@@ -105,6 +105,15 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private long lastPullNanos;
     private int pullsInFlight;
     private long startedNanos;
+    /** Bumped by each install: an append's completion from before an install is stale (the log restarted). */
+    private long installs;
+    /**
+     * The highest own sequence given out before the last install: the snapshot may predate some of
+     * them, which its source holds in its log; this replica serves (and numbers new writes) only once
+     * it logged them again, or it would give their sequences out twice. In memory only: a restart
+     * right after an install forgets it.
+     */
+    private long ownFloor;
 
     WriteAnywhereReplica(ReplicaCore core, int priority, int configuredReplicas) {
         this.core = core;
@@ -182,7 +191,13 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     core.self.value(), seq, request.method(), request.payload());
             CompletableFuture<Void> appended = append(record);
             boolean took = noteIfTaken(record);
+            long generation = installs;
             appended.whenComplete((v, e) -> core.exec.execute(() -> {
+                if (generation != installs) {
+                    reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name
+                            + ": a snapshot replaced the log while the write was being logged"));
+                    return;
+                }
                 if (closed) {
                     reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + " closed while"
                             + " the write at LSN " + record.lsn() + " was being logged; if it reached the disk it runs"
@@ -264,12 +279,13 @@ final class WriteAnywhereReplica implements PartitionReplica {
             }
             CompletableFuture<Void> appended = append(record);
             boolean took = noteIfTaken(record);
+            long generation = installs;
             if (took && repeat) {
                 logger.info("{}: write {} from {} (sequence {}) already ran here; logged as a repeat", core.name,
                         record.requestId(), entry.origin(), entry.originSeq());
             }
             appended.whenComplete((v, e) -> core.exec.execute(() -> {
-                if (closed) {
+                if (closed || generation != installs) {
                     return; // its log is closed: it applies what it logged when the node starts again
                 }
                 if (e != null) {
@@ -380,7 +396,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 PullReply answer = missing(pull.seen());
                 if (pull.from() != null) {
                     peerSeen.put(pull.from(), Map.copyOf(pull.seen()));
-                    if (answer.entries().isEmpty() && !answer.truncated() && answer.gone() == null) {
+                    if (answer.entries().isEmpty() && !answer.truncated() && answer.gone() == null
+                            && core.durable >= core.log.lastLsn()) {
                         pulledAllAt.put(pull.from(), core.clock.getAsLong());
                     } else {
                         pulledAllAt.remove(pull.from());
@@ -578,6 +595,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     snapshotFrom = from;
                     snapshotStarted = false;
                     role = ReplicaRole.RECOVERING;
+                    pulledAllAt.clear(); // only a pull after this replica stopped taking writes tells the source has them
                 }
             }
         }
@@ -665,6 +683,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
     /** The service now holds a snapshot that has each origin's writes up to {@code text}'s ({@link OriginBase}) sequence. */
     private void installedSnapshot(String text) {
         Map<String, Long> installed = OriginBase.parse(text);
+        ownFloor = Math.max(ownFloor, logged.getOrDefault(core.self.value(), 0L));
+        installs++;
         OriginBase.write(core.log.directory(), installed);
         base.clear();
         base.putAll(installed);
@@ -743,7 +763,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * serves, and numbers its new writes after those.
      */
     private void ready(boolean caughtUp) {
-        if (role == ReplicaRole.RECOVERING && caughtUp && core.storageFailedAt() == 0 && outOfService == null
+        if (role == ReplicaRole.RECOVERING && caughtUp && logged.getOrDefault(core.self.value(), 0L) >= ownFloor
+                && core.storageFailedAt() == 0 && outOfService == null
                 && !installing()) {
             logger.info("{}: caught up with its peers; serving", core.name);
             role = ReplicaRole.SECONDARY;

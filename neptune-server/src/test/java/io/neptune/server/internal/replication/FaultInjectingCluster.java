@@ -504,6 +504,13 @@ final class FaultInjectingCluster implements AutoCloseable {
         private volatile boolean writeFailed;
         /** The records whose append throws {@code LogException} at once, as a log sync that throws would. */
         volatile Predicate<LogRecord> throwOnAppend = r -> false;
+        /** The records whose append completes only once {@link #releaseAppends} is called (a slow force). */
+        volatile Predicate<LogRecord> delayAppend = r -> false;
+        final CompletableFuture<Void> appendsReleased = new CompletableFuture<>();
+
+        void releaseAppends() {
+            appendsReleased.complete(null);
+        }
 
         Node(String name, int priority, RecordingService app, boolean learner) {
             this.id = NodeId.of(name);
@@ -543,7 +550,8 @@ final class FaultInjectingCluster implements AutoCloseable {
                 return CompletableFuture.failedFuture(new LogException(log.directory(),
                         "refused record " + record.lsn() + " (" + record.method() + "): injected by the test"));
             }
-            return log.append(record);
+            CompletableFuture<Void> appended = log.append(record);
+            return delayAppend.test(record) ? appended.thenCompose(v -> appendsReleased) : appended;
         }
 
         ReplicaRole role() {
