@@ -170,6 +170,11 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
 
     private void request(long n) {
         if (n <= 0) {
+            synchronized (lock) {
+                if (cancelled) {
+                    return; // after cancel every call is a no-op (Reactive Streams 3.6)
+                }
+            }
             cancel();
             signalLater(new IllegalArgumentException("request: " + n + " (expected: > 0, Reactive Streams 3.9)"));
             return;
@@ -248,7 +253,16 @@ public final class InboundPublisher<T> implements Flow.Publisher<T> {
             subscribePending = false;
         }
         if (subscribe) {
-            s.onSubscribe(new Subscription());
+            try {
+                s.onSubscribe(new Subscription());
+            } catch (RuntimeException e) { // Reactive Streams 2.13: a subscriber that throws is cancelled
+                cancel();
+                synchronized (lock) {
+                    terminated = true;
+                }
+                wip.set(0);
+                return;
+            }
         }
         while (true) {
             while (true) {
