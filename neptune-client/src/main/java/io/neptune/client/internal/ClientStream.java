@@ -304,10 +304,32 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
                 client.countResponse(served);
             }
             end(null, false);
-        } else if (response.status() != Status.UNAVAILABLE || !reopen(node + " is shutting down: "
+        } else if (!didNotRun(response.status()) || !reopen(node + " answered " + response.status() + ": "
                 + response.errorMessage())) {
-            end(failure(response), false);
+            end(afterItems(failure(response)), false);
         }
+    }
+
+    /**
+     * Answers that say the method did not run there, on which a call tries another replica (the
+     * node is shutting down, no longer hosts the partition, is overloaded, or is behind): a stream
+     * moves as it does when its node fails.
+     */
+    private static boolean didNotRun(Status status) {
+        return status == Status.UNAVAILABLE || status == Status.NOT_HOSTED || status == Status.OVERLOADED
+                || status == Status.STALE;
+    }
+
+    /**
+     * {@code cause}, or, once the subscriber received items, a {@link StreamFailedException} that
+     * says how many (a caller resumes from there; "overloaded, did not run" would not be true).
+     */
+    private NeptuneException afterItems(NeptuneException cause) {
+        if (cause instanceof StreamFailedException || inbound.received() == 0) {
+            return cause;
+        }
+        return failure(StreamFailedException.Reason.CONNECTION_LOST, "its node failed and it could not move to"
+                + " another replica: " + cause.getMessage());
     }
 
     /** The connection the stream runs on now, or null while it is not on one; for tests. */

@@ -13,6 +13,8 @@ import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,12 +24,15 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -91,8 +96,50 @@ class ClientStreamMoveTest {
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> opened.get() == 2);
     }
 
+    /**
+     * A replica that answers NOT_HOSTED (the yellow page is behind a partition's move) did not run
+     * the stream: it moves to another replica, as a call does. It failed at once.
+     */
+    @Test
+    void aStreamRefusedAsNotHostedMovesToAnotherReplica() throws Exception {
+        int refusing = replica((request, channel) -> channel.writeAndFlush(new ResponseMessage(request.requestId(),
+                Status.NOT_HOSTED, 0, "moved away".getBytes(StandardCharsets.UTF_8))));
+        int serving = replica((request, channel) -> channel.writeAndFlush(ResponseMessage.ok(request.requestId(), 0,
+                new byte[0])));
+        DefaultNeptuneClient client = client(List.of(refusing, serving));
+        for (int i = 0; i < 12; i++) { // whichever replica each picks first
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            client.openStream(NeptuneHandle.create(), SERVICE, 0, "produce", new Range(0), Item.class,
+                    CallOptions.timeout(Duration.ofSeconds(30))).subscribe(new Flow.Subscriber<Item>() {
+                        @Override
+                        public void onSubscribe(Flow.Subscription subscription) {
+                            subscription.request(Long.MAX_VALUE);
+                        }
+
+                        @Override
+                        public void onNext(Item item) {}
+
+                        @Override
+                        public void onError(Throwable throwable) {
+                            done.completeExceptionally(throwable);
+                        }
+
+                        @Override
+                        public void onComplete() {
+                            done.complete(null);
+                        }
+                    });
+            done.get(10, TimeUnit.SECONDS);
+        }
+    }
+
     /** A replica on loopback that takes stream REQUESTs, counting them, and never answers. */
     private int replica() {
+        return replica((request, channel) -> { });
+    }
+
+    /** A replica on loopback that hands each stream REQUEST to {@code onRequest}, counting them. */
+    private int replica(BiConsumer<RequestMessage, Channel> onRequest) {
         Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -103,6 +150,7 @@ class ClientStreamMoveTest {
                             protected void channelRead0(ChannelHandlerContext ctx, RequestMessage request) {
                                 if (request.isStream()) {
                                     opened.incrementAndGet();
+                                    onRequest.accept(request, ctx.channel());
                                 }
                             }
                         });
