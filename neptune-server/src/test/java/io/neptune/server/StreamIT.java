@@ -256,6 +256,20 @@ class StreamIT {
                 .hasMessageContaining("raw bytes (flag 0x02), but the stream's items are");
     }
 
+    /**
+     * A publisher's error message longer than a frame: the stream ends with the message cut to fit.
+     * Written whole, the frame was over the client's limit, which closed the connection with every
+     * call and stream on it.
+     */
+    @Test
+    void aPublisherErrorLongerThanAFrameEndsTheStreamWithItsMessageCut() throws Exception {
+        RecordingSubscriber<Item> items = RecordingSubscriber.all();
+        open("failVerbosely", Range.of(3 * 1024 * 1024), Item.class, OPTIONS).subscribe(items); // 6 MiB in UTF-8
+        assertThat(failure(items.done())).isInstanceOfSatisfying(StreamFailedException.class,
+                e -> assertThat(e.reason()).isEqualTo(StreamFailedException.Reason.REMOTE_ERROR))
+                .hasMessageContaining("éééé").hasMessageContaining("cut to fit max-frame-size");
+    }
+
     /** A publisher that sends a null item fails the stream: a subscriber never gets onNext(null) (rule 2.13). */
     @Test
     void aNullItemFailsTheStreamInsteadOfReachingTheSubscriber() throws Exception {

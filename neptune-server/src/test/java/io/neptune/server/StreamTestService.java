@@ -118,6 +118,25 @@ public final class StreamTestService {
         }
     }
 
+    /** A publisher that fails with a message of {@code range.count()} characters. */
+    @Read
+    public Flow.Publisher<Item> failVerbosely(RequestContext context, Range range) {
+        return subscriber -> subscriber.onSubscribe(new Flow.Subscription() {
+            private boolean failed;
+
+            @Override
+            public void request(long n) {
+                if (!failed) {
+                    failed = true;
+                    subscriber.onError(new IllegalStateException("é".repeat(range.count())));
+                }
+            }
+
+            @Override
+            public void cancel() {}
+        });
+    }
+
     /** Item 0, then a null item (against Reactive Streams 2.13), then item 2: a publisher with a bug. */
     @Read
     @SuppressWarnings("NullAway") // the bug under test

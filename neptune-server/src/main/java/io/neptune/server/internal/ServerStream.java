@@ -212,7 +212,7 @@ final class ServerStream implements StreamSink {
 
     private void finishNow(ResponseMessage response) {
         if (end(request.target() + " ended: " + response.status())) {
-            channel.writeAndFlush(response, channel.voidPromise());
+            channel.writeAndFlush(response.fittingError(maxFrameBytes), channel.voidPromise());
         }
     }
 

@@ -39,6 +39,27 @@ public record ResponseMessage(long requestId, Status status, long version, byte[
         this(requestId, status, version, payload, -1);
     }
 
+    /**
+     * This error answer, or, when it is longer on the wire than {@code maxFrameBytes} (a frame over
+     * the peer's limit closes the connection with every call on it), a copy whose message is cut to
+     * fit and says how much was cut. An answer that is not an error is returned as it is.
+     */
+    public ResponseMessage fittingError(int maxFrameBytes) {
+        long over = MessageEncoder.wireLength(this) - maxFrameBytes;
+        if (over <= 0 || status == Status.OK || status == Status.NOT_PRIMARY) {
+            return this;
+        }
+        String message = new String(payload, StandardCharsets.UTF_8);
+        String note = " ... (" + message.length() + " characters in all; cut to fit max-frame-size)";
+        // a character takes up to 3 bytes in UTF-8 (4 for a surrogate pair, which is 2 characters)
+        int keep = (int) Math.max(0, (payload.length - over - 3L * note.length()) / 3);
+        if (keep < message.length() && keep > 0 && Character.isHighSurrogate(message.charAt(keep - 1))) {
+            keep--;
+        }
+        return new ResponseMessage(requestId, status, version,
+                (message.substring(0, Math.min(keep, message.length())) + note).getBytes(StandardCharsets.UTF_8), load);
+    }
+
     /** Returns a copy carrying {@code newLoad} (-1: none). */
     public ResponseMessage withLoad(int newLoad) {
         return new ResponseMessage(requestId, status, version, payload, newLoad);

@@ -46,6 +46,24 @@ class MessageCodecTest {
         }
     }
 
+    /** An error answer longer than a frame is cut to fit, whatever its characters; a short one is left alone. */
+    @Test
+    void anErrorLongerThanAFrameIsCutToFit() {
+        for (String unit : List.of("x", "é", "\uD83D\uDE00")) {
+            for (int max : List.of(1024, 4096)) {
+                ResponseMessage long_ = ResponseMessage.error(7, Status.METHOD_FAILED, unit.repeat(max));
+                ResponseMessage fitted = long_.fittingError(max);
+                assertThat(MessageEncoder.wireLength(fitted)).as(unit + " at " + max).isLessThanOrEqualTo(max);
+                String text = new String(fitted.payload(), StandardCharsets.UTF_8);
+                assertThat(text).startsWith(unit.repeat(10)).endsWith("cut to fit max-frame-size)")
+                        .doesNotContain("\uFFFD");
+                assertThat(fitted.requestId()).isEqualTo(7);
+            }
+        }
+        ResponseMessage shortOne = ResponseMessage.error(7, Status.METHOD_FAILED, "short");
+        assertThat(shortOne.fittingError(1024)).isSameAs(shortOne);
+    }
+
     // ---------------------------------------------------------------- round trips
 
     @Test
