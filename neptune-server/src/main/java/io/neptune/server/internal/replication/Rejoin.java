@@ -42,6 +42,8 @@ final class Rejoin {
     private final ReplicaCore core;
     /** The first LSN of each epoch in this log (for the epoch the log's boundary falls in: the boundary). */
     private final TreeMap<Long, Long> epochStarts = new TreeMap<>();
+    /** NEP-REPL-001 comes up at every join attempt: it reaches the log once a minute. */
+    private final RepeatedWarning diverged = new RepeatedWarning();
 
     Rejoin(ReplicaCore core) {
         this.core = core;
@@ -103,6 +105,11 @@ final class Rejoin {
                 joined, core.log.epochOf(keep), core.log.originOf(keep));
     }
 
+    /** " (logged once a minute; N times since)" after the first time, else nothing. */
+    private static String repeated(long leftOut) {
+        return leftOut == 0 ? "" : " (logged once a minute; " + leftOut + " times since)";
+    }
+
     /**
      * The joiner's side: makes this log a prefix of {@code target}'s up to the keep point of
      * {@code reply}. True if it is one and the reply's records may be logged; false if this join ends
@@ -118,10 +125,13 @@ final class Rejoin {
             String mineOrigin = core.log.originOf(reply.keepUpTo());
             long runStart = Math.max(core.log.startLsn(), epochStarts.getOrDefault(mineEpoch, reply.keepUpTo()));
             if (runStart - 1 < core.applied) {
-                logger.error("{}: [NEP-REPL-001] applied writes up to {}, but from LSN {} on this log differs from {}'s"
-                        + " (epoch {} by {} here, epoch {} by {} there); this replica diverged and needs to be rebuilt",
-                        core.name, core.applied, runStart, target, mineEpoch, mineOrigin, reply.keepEpoch(),
-                        reply.keepOrigin());
+                long leftOut = diverged.due(core.clock.getAsLong());
+                if (leftOut >= 0) {
+                    logger.error("{}: [NEP-REPL-001] applied writes up to {}, but from LSN {} on this log differs from"
+                            + " {}'s (epoch {} by {} here, epoch {} by {} there); this replica diverged and needs to be"
+                            + " rebuilt{}", core.name, core.applied, runStart, target, mineEpoch, mineOrigin,
+                            reply.keepEpoch(), reply.keepOrigin(), repeated(leftOut));
+                }
                 return false;
             }
             logger.warn("{}: records {}..{} (epoch {} by {}) are not {}'s (epoch {} by {} at {}); truncating them and"
@@ -133,8 +143,12 @@ final class Rejoin {
         }
         if (reply.keepUpTo() < core.log.lastLsn()) {
             if (reply.keepUpTo() < core.applied) {
-                logger.error("{}: [NEP-REPL-001] applied writes up to {} that the primary's log does not have past {};"
-                        + " this replica diverged and needs to be rebuilt", core.name, core.applied, reply.keepUpTo());
+                long leftOut = diverged.due(core.clock.getAsLong());
+                if (leftOut >= 0) {
+                    logger.error("{}: [NEP-REPL-001] applied writes up to {} that the primary's log does not have past"
+                            + " {}; this replica diverged and needs to be rebuilt{}", core.name, core.applied,
+                            reply.keepUpTo(), repeated(leftOut));
+                }
                 return false;
             }
             logger.info("{}: truncating uncommitted log tail {}..{} (not in the primary's log)", core.name,
