@@ -23,6 +23,8 @@ import java.util.TreeMap;
 public final class OriginBase {
     /** The file's name in the log directory. */
     public static final String FILE = "origins";
+    /** The file of {@link #readOwnFloor} in the log directory. */
+    public static final String OWN_FLOOR_FILE = "own-floor";
 
     private OriginBase() {}
 
@@ -38,6 +40,34 @@ public final class OriginBase {
             throw new UncheckedIOException("cannot read " + file, e);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The highest sequence of its own a level-1 replica had given out when it last began to install a
+     * snapshot (file {@value #OWN_FLOOR_FILE}), or 0: the snapshot may predate some of those writes, and
+     * the replica must log them again (its source holds them) before it numbers new ones.
+     */
+    public static long readOwnFloor(Path logDirectory) {
+        Path file = logDirectory.resolve(OWN_FLOOR_FILE);
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(Files.readString(file, StandardCharsets.UTF_8).trim());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(file + ": " + e.getMessage() + " (expected: a sequence number)", e);
+        }
+    }
+
+    /** Durably records {@code floor} ({@link #readOwnFloor}). */
+    public static void writeOwnFloor(Path logDirectory, long floor) {
+        try {
+            AtomicFiles.write(logDirectory.resolve(OWN_FLOOR_FILE), (floor + "\n").getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + logDirectory.resolve(OWN_FLOOR_FILE), e);
         }
     }
 

@@ -110,8 +110,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
     /**
      * The highest own sequence given out before the last install: the snapshot may predate some of
      * them, which its source holds in its log; this replica serves (and numbers new writes) only once
-     * it logged them again, or it would give their sequences out twice. In memory only: a restart
-     * right after an install forgets it.
+     * it logged them again, or it would give their sequences out twice. Kept in the log directory
+     * ({@link OriginBase#writeOwnFloor}), written before an install restarts the log.
      */
     private long ownFloor;
 
@@ -133,6 +133,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             startedNanos = core.clock.getAsLong();
             core.internalSync();
             base.putAll(OriginBase.read(core.log.directory()));
+            ownFloor = OriginBase.readOwnFloor(core.log.directory());
             base.forEach((origin, seq) -> {
                 seen.merge(origin, seq, Math::max);
                 logged.merge(origin, seq, Math::max);
@@ -673,6 +674,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 core.publish(role, 0);
                 return; // the source has not pulled everything this replica holds yet
             }
+            // durable before the install restarts the log, which then no longer shows the own writes given out
+            ownFloor = Math.max(ownFloor, logged.getOrDefault(core.self.value(), 0L));
+            OriginBase.writeOwnFloor(core.log.directory(), ownFloor);
             core.needsSnapshot = true;
             snapshotStarted = true;
         }
@@ -683,7 +687,6 @@ final class WriteAnywhereReplica implements PartitionReplica {
     /** The service now holds a snapshot that has each origin's writes up to {@code text}'s ({@link OriginBase}) sequence. */
     private void installedSnapshot(String text) {
         Map<String, Long> installed = OriginBase.parse(text);
-        ownFloor = Math.max(ownFloor, logged.getOrDefault(core.self.value(), 0L));
         installs++;
         OriginBase.write(core.log.directory(), installed);
         base.clear();

@@ -124,6 +124,42 @@ class WriteAnywhereInstallRaceTest {
         }
     }
 
+    /** As above, with c restarted right after the install: what it gave out must survive the restart. */
+    @Test
+    void aReplicaRestartedAfterAnInstallDoesNotReuseOwnSequencesItsSourceHolds() {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
+            List<Node> abc = startThree(cluster);
+            Node a = abc.get(0);
+            Node b = abc.get(1);
+            Node c = abc.get(2);
+            cluster.partition(List.of(a, b), List.of(c));
+            List<String> written = new ArrayList<>(bDropsWritesOfACLacks(cluster, a, b, c));
+            bOffersASnapshot(cluster, b);
+            cluster.partition(List.of(a), List.of(b, c));
+            written.add(write(cluster, c, "w-c"));
+            cluster.runUntil(() -> c.core.log.startLsn() > 1, "c installed b's snapshot");
+            assertThat(c.applied()).as("the snapshot predates w-c").doesNotContain("w-c");
+
+            cluster.kill(c);
+            cluster.partition(List.of(a), List.of(b), List.of(c)); // b out of reach when c comes back
+            Node back = cluster.start("c", 1, c.app);
+            for (int i = 0; i < 20; i++) {
+                cluster.advance(Duration.ofMillis(500));
+            }
+            CompletableFuture<ResponseMessage> second = cluster.write(back, "w-c2");
+            cluster.runUntil(second::isDone, "c answered w-c2");
+            if (second.join().status() == Status.OK) {
+                written.add("w-c2");
+            }
+
+            cluster.heal();
+            settle(cluster);
+            settle(cluster);
+            cluster.runUntil(() -> List.of(a, b, back).stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY
+                    && n.applied().containsAll(written)), "every replica has every acknowledged write");
+        }
+    }
+
     /**
      * b-w's append at c is still being forced when c restarts its log for the install; its
      * completion then raises c's pull vector for origin b past what c logged, and c never takes
