@@ -242,7 +242,7 @@ class WriteAnywhereCheckpointTest {
      * With c cut off, a takes 60 writes: b drops those past the retention, though c lacks them (a
      * keeps them: they are its own and c lacks them). Returns the writes.
      */
-    private static List<String> bDropsWritesOfACLacks(FaultInjectingCluster cluster, Node a, Node b, Node c) {
+    static List<String> bDropsWritesOfACLacks(FaultInjectingCluster cluster, Node a, Node b, Node c) {
         List<String> written = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
             written.add(write(cluster, a, "a" + i));
@@ -256,15 +256,18 @@ class WriteAnywhereCheckpointTest {
         return written;
     }
 
-    /** Starts a, b and c with Snapshottable services and {@link #RETENTION}, and waits until all serve. */
-    private static List<Node> startThree(FaultInjectingCluster cluster) {
+    /**
+     * Starts a, b and c with Snapshottable services and {@link #RETENTION}, and waits until all serve
+     * (shared with {@link WriteAnywhereInstallRaceTest}, as the helpers below).
+     */
+    static List<Node> startThree(FaultInjectingCluster cluster) {
         cluster.snapshots(RETENTION);
         List<Node> nodes = List.of(cluster.start("a", 1), cluster.start("b", 1), cluster.start("c", 1));
         cluster.awaitServing();
         return nodes;
     }
 
-    private static String write(FaultInjectingCluster cluster, Node node, String method) {
+    static String write(FaultInjectingCluster cluster, Node node, String method) {
         CompletableFuture<ResponseMessage> write = cluster.write(node, method);
         cluster.runUntil(write::isDone, node + " answered " + method);
         assertThat(write.join().status()).as(method + ": " + write.join().errorMessage()).isEqualTo(Status.OK);
@@ -272,7 +275,7 @@ class WriteAnywhereCheckpointTest {
     }
 
     /** More rounds of anti-entropy, which must change nothing. */
-    private static void settle(FaultInjectingCluster cluster) {
+    static void settle(FaultInjectingCluster cluster) {
         for (int i = 0; i < 5; i++) {
             cluster.advance(Duration.ofMillis(500));
         }

@@ -1,11 +1,14 @@
 package io.neptune.server.internal.replication;
 
+import static io.neptune.server.internal.replication.WriteAnywhereCheckpointTest.bDropsWritesOfACLacks;
+import static io.neptune.server.internal.replication.WriteAnywhereCheckpointTest.settle;
+import static io.neptune.server.internal.replication.WriteAnywhereCheckpointTest.startThree;
+import static io.neptune.server.internal.replication.WriteAnywhereCheckpointTest.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,8 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * install restarts its log. Each case was found by review and failed before its fix.
  */
 class WriteAnywhereInstallRaceTest {
-    private static final LogRetentionConfig RETENTION = new LogRetentionConfig(40, 5);
-
     @TempDir
     Path dir;
 
@@ -88,11 +91,13 @@ class WriteAnywhereInstallRaceTest {
 
     /**
      * c installs b's snapshot, which predates c's own write w-c (b holds it in its log after
-     * the snapshot). Right after the install b is out of reach; c serves alone with its own
-     * counter at the snapshot's vector and gives w-c's sequence to w-c2.
+     * the snapshot). Right after the install (and, with {@code restart}, a restart of c) b is out of
+     * reach; c served alone with its own counter at the snapshot's vector and gave w-c's sequence to
+     * w-c2. What c gave out must count, across a restart too.
      */
-    @Test
-    void afterAnInstallAReplicaDoesNotReuseOwnSequencesItsSourceHolds() {
+    @ParameterizedTest(name = "restarted after the install: {0}")
+    @ValueSource(booleans = {false, true})
+    void afterAnInstallAReplicaDoesNotReuseOwnSequencesItsSourceHolds(boolean restart) {
         try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
             List<Node> abc = startThree(cluster);
             Node a = abc.get(0);
@@ -106,43 +111,11 @@ class WriteAnywhereInstallRaceTest {
             cluster.runUntil(() -> c.core.log.startLsn() > 1, "c installed b's snapshot");
             assertThat(c.applied()).as("the snapshot predates w-c").doesNotContain("w-c");
 
+            if (restart) {
+                cluster.kill(c);
+            }
             cluster.partition(List.of(a), List.of(b), List.of(c)); // b out of reach right after the install
-            for (int i = 0; i < 20; i++) {
-                cluster.advance(Duration.ofMillis(500));
-            }
-            CompletableFuture<ResponseMessage> second = cluster.write(c, "w-c2");
-            cluster.runUntil(second::isDone, "c answered w-c2");
-            if (second.join().status() == Status.OK) {
-                written.add("w-c2");
-            }
-
-            cluster.heal();
-            settle(cluster);
-            settle(cluster);
-            cluster.runUntil(() -> List.of(a, b, c).stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY
-                    && n.applied().containsAll(written)), "every replica has every acknowledged write");
-        }
-    }
-
-    /** As above, with c restarted right after the install: what it gave out must survive the restart. */
-    @Test
-    void aReplicaRestartedAfterAnInstallDoesNotReuseOwnSequencesItsSourceHolds() {
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
-            List<Node> abc = startThree(cluster);
-            Node a = abc.get(0);
-            Node b = abc.get(1);
-            Node c = abc.get(2);
-            cluster.partition(List.of(a, b), List.of(c));
-            List<String> written = new ArrayList<>(bDropsWritesOfACLacks(cluster, a, b, c));
-            bOffersASnapshot(cluster, b);
-            cluster.partition(List.of(a), List.of(b, c));
-            written.add(write(cluster, c, "w-c"));
-            cluster.runUntil(() -> c.core.log.startLsn() > 1, "c installed b's snapshot");
-            assertThat(c.applied()).as("the snapshot predates w-c").doesNotContain("w-c");
-
-            cluster.kill(c);
-            cluster.partition(List.of(a), List.of(b), List.of(c)); // b out of reach when c comes back
-            Node back = cluster.start("c", 1, c.app);
+            Node back = restart ? cluster.start("c", 1, c.app) : c;
             for (int i = 0; i < 20; i++) {
                 cluster.advance(Duration.ofMillis(500));
             }
@@ -203,35 +176,5 @@ class WriteAnywhereInstallRaceTest {
             cluster.runUntil(offer::isDone, "b answered the snapshot request");
             return ((PeerMessages.SnapshotOffer) offer.join()).ready();
         }, "b offers a snapshot");
-    }
-
-    private static List<String> bDropsWritesOfACLacks(FaultInjectingCluster cluster, Node a, Node b, Node c) {
-        List<String> written = new ArrayList<>();
-        for (int i = 0; i < 60; i++) {
-            written.add(write(cluster, a, "a" + i));
-        }
-        cluster.runUntil(() -> b.core.log.startLsn() > 1, "b dropped records c lacks (past the retention)");
-        assertThat(c.applied()).doesNotContain("a0");
-        return written;
-    }
-
-    private static List<Node> startThree(FaultInjectingCluster cluster) {
-        cluster.snapshots(RETENTION);
-        List<Node> nodes = List.of(cluster.start("a", 1), cluster.start("b", 1), cluster.start("c", 1));
-        cluster.awaitServing();
-        return nodes;
-    }
-
-    private static String write(FaultInjectingCluster cluster, Node node, String method) {
-        CompletableFuture<ResponseMessage> write = cluster.write(node, method);
-        cluster.runUntil(write::isDone, node + " answered " + method);
-        assertThat(write.join().status()).as(method + ": " + write.join().errorMessage()).isEqualTo(Status.OK);
-        return method;
-    }
-
-    private static void settle(FaultInjectingCluster cluster) {
-        for (int i = 0; i < 5; i++) {
-            cluster.advance(Duration.ofMillis(500));
-        }
     }
 }
