@@ -34,7 +34,12 @@ public final class ProcessFailedException extends NeptuneException {
         /** A warm process answered with an error frame; it stays running. */
         ERROR_REPLY,
         /** The node is shutting down; the program was killed. */
-        ABORTED
+        ABORTED,
+        /**
+         * It exited, but a process it started outside its process group (with {@code setsid}, or a
+         * daemon) kept its stdout open, so its answer never ended; that process was left running.
+         */
+        UNFINISHED_OUTPUT
     }
 
     private final String program;

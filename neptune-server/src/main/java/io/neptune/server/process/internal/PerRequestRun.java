@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run of a {@link io.neptune.server.process.ProcessMode#PER_REQUEST} program: start it in its
@@ -99,8 +100,9 @@ final class PerRequestRun {
         }
         ProcessTree.kill(process, ProcessRunner.KILL_WAIT); // also what it left running in the background
         killed = true;
-        byte[] output = finish(reader, process.getInputStream());
-        finish(drainer, process.getErrorStream());
+        long drainBy = System.nanoTime() + DRAIN_WAIT.toNanos(); // one wait for both pipes, not one each
+        byte[] output = finish(reader, process.getInputStream(), drainBy);
+        finish(drainer, process.getErrorStream(), drainBy);
         writer.cancel(true);
         String err = stripStat(stderr.text());
         if (runner.isAborted()) {
@@ -117,6 +119,11 @@ final class PerRequestRun {
         int exitCode = process.exitValue();
         if (exitCode != 0) {
             throw runner.failure(target, Reason.EXIT, exitCode, err, "failed");
+        }
+        if (output == null) { // an empty answer here would read as a success that said nothing
+            throw runner.failure(target, Reason.UNFINISHED_OUTPUT, -1, err, "exited, but its stdout did not end within "
+                    + DRAIN_WAIT.toSeconds() + " s: a process it started outside its process group (setsid, a daemon)"
+                    + " holds it open and was left running");
         }
         return new ProcessResponse(new String(output, StandardCharsets.UTF_8), err, outcome.cpu.toNanos() / 1000);
     }
@@ -151,12 +158,13 @@ final class PerRequestRun {
     }
 
     /**
-     * Waits for a pump to reach its stream's end; if a process that escaped the group still holds the
-     * pipe, closes our end and gives up on it.
+     * Waits until {@code byNanos} for a pump to reach its stream's end and returns what it read; null
+     * if it did not get there (a process that escaped the group still holds the pipe: our end is
+     * closed and the pump given up on) or failed.
      */
-    private static byte[] finish(Future<?> pump, java.io.Closeable stream) {
+    private static byte @Nullable [] finish(Future<?> pump, java.io.Closeable stream, long byNanos) {
         try {
-            Object result = pump.get(DRAIN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            Object result = pump.get(Math.max(0, byNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
             return result instanceof byte[] bytes ? bytes : new byte[0];
         } catch (TimeoutException e) {
             try {
@@ -165,12 +173,12 @@ final class PerRequestRun {
                 // nothing more to do
             }
             pump.cancel(true);
-            return new byte[0];
+            return null;
         } catch (ExecutionException e) {
-            return new byte[0];
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new byte[0];
+            return null;
         }
     }
 

@@ -125,12 +125,17 @@ public final class ProcessTree {
 
     private static void killGroup(long pgid) {
         try {
-            Process kill = new ProcessBuilder(KILL, "-s", "KILL", "--", "-" + pgid)
+            // "-KILL", not "-s KILL": procps-ng's kill(1) takes "-s KILL -- -N" for a usage error when N < 65
+            // (the first process groups of a new pid namespace: any container)
+            Process kill = new ProcessBuilder(KILL, "-KILL", "--", "-" + pgid)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .redirectErrorStream(true)
                     .start();
             if (!kill.waitFor(5, TimeUnit.SECONDS)) { // kill(1) does not block; this is a broken system
                 kill.destroyForcibly();
+            } else if (kill.exitValue() != 0 && ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false)) {
+                logger.warn("{} -KILL -- -{} failed (exit {}): the process group may live on", KILL, pgid,
+                        kill.exitValue());
             }
         } catch (IOException e) {
             logger.warn("cannot run {} to kill process group {}: {}", KILL, pgid, e.toString());

@@ -209,6 +209,26 @@ class ProcessRunnerTest {
         ProcessTable.awaitNone(token);
     }
 
+    /**
+     * A program that exits 0 while a process it started outside its group (setsid) holds stdout: its
+     * answer never ended. It came back as a success with empty output, after two drain waits of 5 s.
+     */
+    @Test
+    void aProgramWhoseEscapedChildHoldsStdoutFailsInsteadOfAnsweringNothing() {
+        runner(sh("(setsid sleep 30 &); sleep 0.3; echo hi"));
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> runner.run(new TestContext("svc", 0, Duration.ofSeconds(2)), ProcessRequest.of("")))
+                    .isInstanceOfSatisfying(ProcessFailedException.class,
+                            e -> assertThat(e.reason()).isEqualTo(Reason.UNFINISHED_OUTPUT))
+                    .hasMessageContaining("outside its process group");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("one drain wait for both pipes, not one each")
+                    .isLessThan(Duration.ofSeconds(9));
+        } finally {
+            ProcessTable.withToken(token).forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        }
+    }
+
     @Test
     void outputOverTheLimitKillsTheProgram() {
         runner(sh("yes neptune").maxOutputBytes(10_000));
