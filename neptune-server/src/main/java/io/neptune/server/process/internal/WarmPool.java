@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -59,16 +60,33 @@ final class WarmPool {
 
     private WarmProcess take(String target, int partition) {
         WarmProcess evicted = null;
+        List<WarmProcess> unusable = new ArrayList<>();
+        try {
+            synchronized (lock) {
+                if (closed) {
+                    throw runner.failure(target, Reason.ABORTED, -1, "", "was not started: " + runner.node()
+                            + " is shutting down");
+                }
+                for (Iterator<WarmProcess> it = idle.iterator(); it.hasNext(); ) {
+                    WarmProcess candidate = it.next();
+                    if (candidate.partition() != partition) {
+                        continue;
+                    }
+                    it.remove();
+                    if (candidate.reusable()) {
+                        return candidate;
+                    }
+                    live.remove(candidate); // died while idle, or wrote while idle: a fresh one serves instead
+                    unusable.add(candidate);
+                }
+            }
+        } finally {
+            unusable.forEach(WarmProcess::kill);
+        }
         synchronized (lock) {
             if (closed) {
                 throw runner.failure(target, Reason.ABORTED, -1, "", "was not started: " + runner.node()
                         + " is shutting down");
-            }
-            for (WarmProcess candidate : idle) {
-                if (candidate.partition() == partition) {
-                    idle.remove(candidate);
-                    return candidate;
-                }
             }
             if (live.size() + starting >= runner.config().maxProcesses() && !idle.isEmpty()) {
                 evicted = idle.iterator().next();

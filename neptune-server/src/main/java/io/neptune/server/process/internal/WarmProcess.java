@@ -64,6 +64,19 @@ final class WarmProcess {
         return process.isAlive();
     }
 
+    /**
+     * Whether it can take a request now: alive, and nothing on its stdout. Bytes there while it is
+     * idle are not an answer to anything (a late frame, a stray newline): the next request would
+     * read them as its own answer, and every later one its predecessor's.
+     */
+    boolean reusable() {
+        try {
+            return process.isAlive() && stdout.available() == 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     void kill() {
         ProcessTree.killAndClose(process, ProcessRunner.KILL_WAIT);
     }
@@ -101,6 +114,11 @@ final class WarmProcess {
             byte[] body = stdout.readNBytes((int) length);
             if (body.length < length) {
                 throw new IOException("end of stream inside a frame");
+            }
+            if (stdout.available() > 0) { // more than one frame: which of them answers this request is unknown
+                kill();
+                throw runner.failure(target, Reason.PROTOCOL, -1, stderr.text(), "wrote more after its answer frame"
+                        + " (expected: exactly one frame per request) and was killed");
             }
             if (!watchdog.cancel(false)) {
                 throw new IOException("deadline passed");

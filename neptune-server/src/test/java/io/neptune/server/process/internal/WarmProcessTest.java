@@ -33,6 +33,8 @@ class WarmProcessTest {
                 big) printf '99999999\\n' ;;
                 garbage) echo 'hello there' ;;
                 burn) awk 'BEGIN { for (i = 0; i < 20000000; i++) s += i }'; printf '5\\nburnt' ;;
+                late) printf '4\\nlate'; printf '4\\nSTAL' ;;
+                quit) printf '4\\nquit'; exit 0 ;;
                 *) out="$$:{partition}:$body"; printf '%s\\n%s' "${#out}" "$out" ;;
               esac
             done
@@ -71,6 +73,33 @@ class WarmProcessTest {
         assertThat(first.output()).endsWith(":1:a");
         assertThat(second.output()).isEqualTo(pid(first) + ":1:b\nc");
         assertThat(pid(call(2, "d"))).isNotEqualTo(pid(first));
+    }
+
+    /**
+     * A program that writes a second frame after its answer: the next request read that frame as its
+     * answer, and every later one its predecessor's. Now the extra frame kills the process, whether it
+     * is seen with the answer or while the process is idle, and the next request gets its own answer.
+     */
+    @Test
+    void aFrameBeyondTheAnswerNeverBecomesTheNextRequestsAnswer() {
+        runner(4);
+        try {
+            assertThat(call(0, "late").output()).isEqualTo("late");
+        } catch (ProcessFailedException e) {
+            assertThat(e.reason()).isEqualTo(Reason.PROTOCOL); // the extra frame came with the answer
+        }
+        assertThat(call(0, "abcd").output()).endsWith(":0:abcd");
+        assertThat(call(0, "efgh").output()).endsWith(":0:efgh");
+    }
+
+    /** A warm process that exits while idle is not handed the next request, which a fresh one serves. */
+    @Test
+    void aProcessThatDiedWhileIdleIsReplacedNotUsed() {
+        runner(4);
+        assertThat(call(0, "quit").output()).isEqualTo("quit");
+        ProcessTable.await(() -> ProcessTable.withToken(token).isEmpty(), Duration.ofSeconds(10), "the process to exit");
+
+        assertThat(call(0, "next").output()).endsWith(":0:next");
     }
 
     @Test
