@@ -11,8 +11,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,6 +44,9 @@ final class WarmProcess {
     private final int partition;
     private final Process process;
     private final OutputStream stdin;
+    /** How long past the deadline a worker waits for the answer (the watchdog kills at the deadline). */
+    private static final long READ_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final InputStream stdout;
     private final TailBuffer stderr = new TailBuffer(ProcessFailedException.STDERR_TAIL_BYTES);
 
@@ -98,27 +105,30 @@ final class WarmProcess {
             stdin.write((input.length + "\n").getBytes(StandardCharsets.US_ASCII));
             stdin.write(input);
             stdin.flush();
-            String line = readHeader();
-            Matcher header = HEADER.matcher(line);
-            if (!header.matches()) {
-                kill();
-                throw runner.failure(target, Reason.PROTOCOL, -1, stderr.text(), "answered '" + line
-                        + "' (expected: a frame header '<length>' or 'error <length>') and was killed");
+            // Read on an I/O thread, wait here until the deadline: the watchdog's kill closes our end of
+            // the pipe, but that does not wake a read blocked on it while a process that escaped the group
+            // (setsid, a daemon) holds the other end. The reader is then left to that process.
+            Future<Frame> reading;
+            try {
+                reading = runner.io().submit(() -> readFrame(target));
+            } catch (RejectedExecutionException e) { // the runner stopped: the node is closing
+                throw new IOException("the runner stopped", e);
             }
-            long length = Long.parseLong(header.group(2));
-            if (length > runner.config().maxOutputBytes()) {
-                kill();
-                throw runner.failure(target, Reason.OUTPUT_TOO_LARGE, -1, stderr.text(), "answered a frame of " + length
-                        + " bytes, more than " + runner.config().maxOutputBytes() + " (max-output), and was killed");
-            }
-            byte[] body = stdout.readNBytes((int) length);
-            if (body.length < length) {
-                throw new IOException("end of stream inside a frame");
-            }
-            if (stdout.available() > 0) { // more than one frame: which of them answers this request is unknown
-                kill();
-                throw runner.failure(target, Reason.PROTOCOL, -1, stderr.text(), "wrote more after its answer frame"
-                        + " (expected: exactly one frame per request) and was killed");
+            Frame frame;
+            try {
+                frame = reading.get(Math.max(0, deadline.nanosLeft()) + READ_GRACE_NANOS, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                reading.cancel(true);
+                throw broken(target, deadline, true);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof ProcessFailedException failed) {
+                    throw failed;
+                }
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                reading.cancel(true);
+                throw new IOException("interrupted", e);
             }
             if (!watchdog.cancel(false)) {
                 throw new IOException("deadline passed");
@@ -127,8 +137,8 @@ final class WarmProcess {
             if (outcome.cpu.isNegative()) {
                 outcome.cpu = Duration.ZERO;
             }
-            String text = new String(body, StandardCharsets.UTF_8);
-            if (header.group(1) != null) {
+            String text = new String(frame.body(), StandardCharsets.UTF_8);
+            if (frame.error()) {
                 throw runner.failure(target, Reason.ERROR_REPLY, -1, "", "answered an error: " + text);
             }
             return new ProcessResponse(text, "", outcome.cpu.toNanos() / 1000);
@@ -138,6 +148,36 @@ final class WarmProcess {
         } finally {
             watchdog.cancel(false);
         }
+    }
+
+    /** One answer frame: an error frame or not, and its body. */
+    private record Frame(boolean error, byte[] body) {}
+
+    /** Reads one frame; kills the process and throws if it is not exactly one well-formed frame. */
+    private Frame readFrame(String target) throws IOException {
+        String line = readHeader();
+        Matcher header = HEADER.matcher(line);
+        if (!header.matches()) {
+            kill();
+            throw runner.failure(target, Reason.PROTOCOL, -1, stderr.text(), "answered '" + line
+                    + "' (expected: a frame header '<length>' or 'error <length>') and was killed");
+        }
+        long length = Long.parseLong(header.group(2));
+        if (length > runner.config().maxOutputBytes()) {
+            kill();
+            throw runner.failure(target, Reason.OUTPUT_TOO_LARGE, -1, stderr.text(), "answered a frame of " + length
+                    + " bytes, more than " + runner.config().maxOutputBytes() + " (max-output), and was killed");
+        }
+        byte[] body = stdout.readNBytes((int) length);
+        if (body.length < length) {
+            throw new IOException("end of stream inside a frame");
+        }
+        if (stdout.available() > 0) { // more than one frame: which of them answers this request is unknown
+            kill();
+            throw runner.failure(target, Reason.PROTOCOL, -1, stderr.text(), "wrote more after its answer frame"
+                    + " (expected: exactly one frame per request) and was killed");
+        }
+        return new Frame(header.group(1) != null, body);
     }
 
     /** Why the exchange broke off, after killing what is left of the process. */

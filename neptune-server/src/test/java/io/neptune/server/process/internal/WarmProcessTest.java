@@ -12,10 +12,13 @@ import io.neptune.server.process.ProcessRequest;
 import io.neptune.server.process.ProcessResponse;
 import io.neptune.server.process.ProcessTable;
 import io.neptune.server.process.internal.ProcessRunnerTest.TestContext;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Warm processes of a real program: a shell loop speaking the length-prefixed framing, which
@@ -33,20 +36,26 @@ class WarmProcessTest {
                 big) printf '99999999\\n' ;;
                 garbage) echo 'hello there' ;;
                 burn) awk 'BEGIN { for (i = 0; i < 20000000; i++) s += i }'; printf '5\\nburnt' ;;
-                late) printf '4\\nlate'; printf '4\\nSTAL' ;;
+                late) printf '4\\nlate'; printf '4\\nSTAL'; : > "$WROTE_MARK" ;;
                 quit) printf '4\\nquit'; exit 0 ;;
+                escape) (setsid sleep 30 &) ;;
                 *) out="$$:{partition}:$body"; printf '%s\\n%s' "${#out}" "$out" ;;
               esac
             done
             """;
 
     private final String token = ProcessTable.newToken();
+    @TempDir
+    Path scratch;
+    /** A file the program creates once it wrote what a case asks for (a condition to await, not a sleep). */
+    private Path wroteMark = Path.of("unset");
     private ProcessRunner runner;
 
     private void runner(int maxProcesses) {
         runner = new ProcessRunner(NodeId.of("node-t"), ProcessConfig.builder("warm", List.of("sh", "-c", FRAMED_SERVER))
                 .partitions(4).mode(ProcessMode.WARM).maxProcesses(maxProcesses).maxOutputBytes(1000)
-                .environment(ProcessTable.TOKEN_VARIABLE, token).build());
+                .environment(ProcessTable.TOKEN_VARIABLE, token).environment("WROTE_MARK", wroteMark.toString())
+                .build());
     }
 
     private ProcessResponse call(int partition, String input) {
@@ -82,14 +91,38 @@ class WarmProcessTest {
      */
     @Test
     void aFrameBeyondTheAnswerNeverBecomesTheNextRequestsAnswer() {
+        wroteMark = scratch.resolve("wrote");
         runner(4);
         try {
             assertThat(call(0, "late").output()).isEqualTo("late");
         } catch (ProcessFailedException e) {
             assertThat(e.reason()).isEqualTo(Reason.PROTOCOL); // the extra frame came with the answer
         }
+        // once the extra frame is out (before that, nothing can tell it from an answer: see ARCHITECTURE.md)
+        ProcessTable.await(() -> Files.exists(wroteMark), Duration.ofSeconds(10), "the extra frame to be written");
         assertThat(call(0, "abcd").output()).endsWith(":0:abcd");
         assertThat(call(0, "efgh").output()).endsWith(":0:efgh");
+    }
+
+    /**
+     * A warm program that starts a process outside its group (which keeps stdout open) and never
+     * answers: the watchdog kills the program at the deadline, but the worker's read stayed blocked
+     * until that escaped process ended (30 s here). The worker's wait is bounded by the deadline.
+     */
+    @Test
+    void aWorkerIsFreedAtTheDeadlineWhenAnEscapedProcessHoldsStdout() {
+        runner(4);
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> runner.run(new TestContext("warm", 0, Duration.ofSeconds(1)),
+                    ProcessRequest.of("escape")))
+                    .isInstanceOfSatisfying(ProcessFailedException.class,
+                            e -> assertThat(e.reason()).isEqualTo(Reason.TIMEOUT));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("freed soon after the 1 s deadline")
+                    .isLessThan(Duration.ofSeconds(10));
+        } finally {
+            ProcessTable.withToken(token).forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        }
     }
 
     /** A warm process that exits while idle is not handed the next request, which a fresh one serves. */
