@@ -42,7 +42,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         if (frame != null) {
             cancelDeadline(); // a frame completed: the next one's time starts with its first byte
         } else if (in.isReadable() && deadline == null) {
-            deadline = ctx.executor().schedule(() -> stalled(ctx), frameTimeoutNanos, TimeUnit.NANOSECONDS);
+            arm(ctx);
         }
         return frame;
     }
@@ -56,13 +56,10 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         if (!ctx.channel().config().isAutoRead()) {
             // the server holds back reading (its answers are not taken): the delay is not the peer's,
             // and closing would throw away the answers it has not read yet
-            deadline = ctx.executor().schedule(() -> stalled(ctx), frameTimeoutNanos, TimeUnit.NANOSECONDS);
+            arm(ctx);
             return;
         }
-        int received = buffered.readableBytes();
-        String expected = received >= 4 ? " of " + (buffered.getUnsignedInt(buffered.readerIndex()) + 4) : "";
-        buffered.skipBytes(received);
-        ctx.fireExceptionCaught(new CorruptedFrameException("frame timeout: " + received + expected
+        ctx.fireExceptionCaught(new CorruptedFrameException("frame timeout: " + discardPartial(buffered)
                 + " bytes of a frame arrived in " + Duration.ofNanos(frameTimeoutNanos).toMillis()
                 + " ms (expected: a whole frame within the frame timeout)"));
     }
@@ -72,9 +69,14 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof ReadingResumed && deadline != null) {
             cancelDeadline();
-            deadline = ctx.executor().schedule(() -> stalled(ctx), frameTimeoutNanos, TimeUnit.NANOSECONDS);
+            arm(ctx);
         }
         super.userEventTriggered(ctx, event);
+    }
+
+    /** Starts the clock of the partial frame buffered now. */
+    private void arm(ChannelHandlerContext ctx) {
+        deadline = ctx.executor().schedule(() -> stalled(ctx), frameTimeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     private void cancelDeadline() {
@@ -100,11 +102,16 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         super.decodeLast(ctx, in, out);
         if (in.isReadable()) {
-            int received = in.readableBytes();
-            String expected = received >= 4 ? " of " + (in.getUnsignedInt(in.readerIndex()) + 4) : "";
-            in.skipBytes(received);
-            throw new CorruptedFrameException("truncated frame: the stream ended after " + received + expected
+            throw new CorruptedFrameException("truncated frame: the stream ended after " + discardPartial(in)
                     + " bytes");
         }
+    }
+
+    /** Drops the partial frame in {@code in}; returns "N" or, once its prefix arrived, "N of M" (bytes). */
+    private static String discardPartial(ByteBuf in) {
+        int received = in.readableBytes();
+        String expected = received >= 4 ? " of " + (in.getUnsignedInt(in.readerIndex()) + 4) : "";
+        in.skipBytes(received);
+        return received + expected;
     }
 }
