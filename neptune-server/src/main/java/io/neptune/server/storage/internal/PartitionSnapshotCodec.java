@@ -15,8 +15,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The snapshot of one partition of a {@code PartitionDatabase}: the rows of that partition in every
@@ -37,12 +39,26 @@ import java.util.Locale;
  *
  * <p>The schema is not in the snapshot: the service creates it when it starts, on every replica.
  *
+ * <p>A snapshot comes from a peer, so a restore trusts none of its names: each table must be a table
+ * of schema {@code PUBLIC} with a {@code PARTITION_ID} column in the local database, and each column
+ * a column of that local table, named exactly as H2 reports them ({@code INFORMATION_SCHEMA}; an
+ * unquoted {@code t} is {@code T}). A snapshot naming anything else is refused with
+ * {@code NEP-SNAP-007} before the name reaches SQL, and every identifier that does reach SQL is quoted
+ * as well ({@code "..."} with inner quotes doubled), so no name can end one and start another
+ * statement. The rows a restore inserts take the local partition id, whatever the stream says.
+ *
  * <p>Thread-safety: stateless; the caller provides the connection and its transaction.
  */
 public final class PartitionSnapshotCodec {
     private static final int MAGIC = 0x4E534E50;   // "NSNP"
     private static final int VERSION = 1;
     private static final String APPLIED_TABLE = "NEPTUNE_APPLIED";
+    private static final String SCHEMA = "PUBLIC";
+    private static final String PARTITION_COLUMN = "PARTITION_ID";
+    /** The code a refused table or column name's message starts with (docs/OPERATIONS.md). */
+    private static final String REFUSED = "NEP-SNAP-007";
+    /** At most this many characters of a refused name go into its message (and so into a log line). */
+    private static final int MAX_SHOWN = 100;
     private static final int INSERT_BATCH = 500;
     private static final int MAX_TEXT_BYTES = 256 * 1024 * 1024;
 
@@ -82,7 +98,10 @@ public final class PartitionSnapshotCodec {
      * (the caller commits), and returns the snapshot's LSN.
      *
      * @throws IllegalArgumentException if {@code in} is not a snapshot of {@code partition}, or
-     *     names a table or column this database does not have
+     *     (with a message starting with {@code NEP-SNAP-007}) names a table that is not a local table of
+     *     schema {@code PUBLIC} with a {@code PARTITION_ID} column, a column that is not one of that
+     *     table's, a column twice, or no {@code PARTITION_ID} column; the caller rolls back what was
+     *     changed before
      */
     public static long read(Connection connection, int partition, InputStream in) throws SQLException, IOException {
         DataInputStream data = new DataInputStream(in);
@@ -98,10 +117,12 @@ public final class PartitionSnapshotCodec {
                     + ")");
         }
         long lsn = data.readLong();
+        List<String> partitioned = new ArrayList<>();
         for (String table : tables(connection)) {
             if (hasPartitionColumn(connection, table)) {
+                partitioned.add(table);
                 try (PreparedStatement delete = connection.prepareStatement(
-                        "DELETE FROM \"" + table + "\" WHERE PARTITION_ID = ?")) {
+                        "DELETE FROM " + qualified(table) + " WHERE " + quote(PARTITION_COLUMN) + " = ?")) {
                     delete.setInt(1, partition);
                     delete.executeUpdate();
                 }
@@ -115,7 +136,7 @@ public final class PartitionSnapshotCodec {
             if (tag != 'T') {
                 throw new IllegalArgumentException("snapshot tag: " + tag + " (expected: 'T' or 'Z')");
             }
-            readTable(connection, partition, data);
+            readTable(connection, partition, partitioned, data);
         }
     }
 
@@ -136,9 +157,10 @@ public final class PartitionSnapshotCodec {
 
     private static boolean hasPartitionColumn(Connection connection, String table) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement("SELECT COUNT(*) FROM"
-                + " INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = 'PUBLIC' AND TABLE_NAME = ?"
-                + " AND COLUMN_NAME = 'PARTITION_ID'")) {
-            statement.setString(1, table);
+                + " INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?")) {
+            statement.setString(1, SCHEMA);
+            statement.setString(2, table);
+            statement.setString(3, PARTITION_COLUMN);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next() && rows.getInt(1) > 0;
             }
@@ -147,7 +169,7 @@ public final class PartitionSnapshotCodec {
 
     private static boolean hasRows(Connection connection, String table) throws SQLException {
         try (Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT 1 FROM \"" + table + "\" LIMIT 1")) {
+             ResultSet rows = statement.executeQuery("SELECT 1 FROM " + qualified(table) + " LIMIT 1")) {
             return rows.next();
         }
     }
@@ -155,7 +177,7 @@ public final class PartitionSnapshotCodec {
     private static void writeTable(Connection connection, String table, int partition, DataOutputStream data)
             throws SQLException, IOException {
         try (PreparedStatement select = connection.prepareStatement(
-                "SELECT * FROM \"" + table + "\" WHERE PARTITION_ID = ?")) {
+                "SELECT * FROM " + qualified(table) + " WHERE " + quote(PARTITION_COLUMN) + " = ?")) {
             select.setInt(1, partition);
             select.setFetchSize(1000);
             try (ResultSet rows = select.executeQuery()) {
@@ -244,8 +266,8 @@ public final class PartitionSnapshotCodec {
         return false;
     }
 
-    private static void readTable(Connection connection, int partition, DataInputStream data)
-            throws SQLException, IOException {
+    private static void readTable(Connection connection, int partition, List<String> partitioned,
+            DataInputStream data) throws SQLException, IOException {
         String table = readText(data);
         int columns = data.readInt();
         if (columns < 1 || columns > 4096) {
@@ -255,14 +277,11 @@ public final class PartitionSnapshotCodec {
         for (int c = 0; c < columns; c++) {
             names.add(readText(data));
         }
-        if (!tables(connection).contains(table)) {
-            throw new IllegalArgumentException("snapshot table: " + table + " (expected: a table of this database;"
-                    + " the service creates its schema when it starts)");
-        }
-        int partitionColumn = names.stream().map(n -> n.toUpperCase(Locale.ROOT)).toList().indexOf("PARTITION_ID");
-        StringBuilder sql = new StringBuilder("INSERT INTO \"").append(table).append("\" (");
+        checkNames(connection, partitioned, table, names);
+        int partitionColumn = names.indexOf(PARTITION_COLUMN);
+        StringBuilder sql = new StringBuilder("INSERT INTO ").append(qualified(table)).append(" (");
         for (int c = 0; c < columns; c++) {
-            sql.append(c == 0 ? "" : ", ").append('"').append(names.get(c)).append('"');
+            sql.append(c == 0 ? "" : ", ").append(quote(names.get(c)));
         }
         sql.append(") VALUES (").append("?, ".repeat(columns - 1)).append("?)");
         try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
@@ -279,9 +298,7 @@ public final class PartitionSnapshotCodec {
                 for (int c = 0; c < columns; c++) {
                     readValue(data, insert, c + 1);
                 }
-                if (partitionColumn >= 0) {
-                    insert.setInt(partitionColumn + 1, partition);
-                }
+                insert.setInt(partitionColumn + 1, partition);
                 insert.addBatch();
                 if (++batched == INSERT_BATCH) {
                     insert.executeBatch();
@@ -292,6 +309,83 @@ public final class PartitionSnapshotCodec {
                 insert.executeBatch();
             }
         }
+    }
+
+    /**
+     * Refuses, with {@code NEP-SNAP-007}, a snapshot {@code table} that is not one of the local
+     * {@code partitioned} tables, or {@code columns} that are not distinct columns of it including
+     * {@code PARTITION_ID}; names compare exactly as {@code INFORMATION_SCHEMA} reports them.
+     */
+    private static void checkNames(Connection connection, List<String> partitioned, String table, List<String> columns)
+            throws SQLException {
+        if (!partitioned.contains(table)) {
+            throw refused("snapshot table", shown(table), "a table of schema " + SCHEMA + " with a " + PARTITION_COLUMN
+                    + " column: " + partitioned);
+        }
+        List<String> local = columns(connection, table);
+        Set<String> seen = new HashSet<>();
+        for (String column : columns) {
+            if (!local.contains(column)) {
+                throw refused("snapshot column of " + table, shown(column), "a column of " + table + ": " + local);
+            }
+            if (!seen.add(column)) {
+                throw refused("snapshot column of " + table, shown(column), "each column once");
+            }
+        }
+        if (!seen.contains(PARTITION_COLUMN)) {
+            throw refused("snapshot columns of " + table, columns.toString(), PARTITION_COLUMN + " among them");
+        }
+    }
+
+    /** The columns of local table {@code table} of schema {@code PUBLIC}, in their order. */
+    private static List<String> columns(Connection connection, String table) throws SQLException {
+        List<String> columns = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT COLUMN_NAME FROM"
+                + " INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION")) {
+            statement.setString(1, SCHEMA);
+            statement.setString(2, table);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    columns.add(rows.getString(1));
+                }
+            }
+        }
+        return columns;
+    }
+
+    private static IllegalArgumentException refused(String name, String value, String expected) {
+        return new IllegalArgumentException(REFUSED + " " + name + ": " + value + " (expected: " + expected + ")");
+    }
+
+    /**
+     * {@code name} from a peer as a message shows it: in single quotes, each control or line-separator
+     * character as a backslash, {@code u} and four hex digits (so the name cannot start a log line of
+     * its own), and cut after {@value #MAX_SHOWN} characters.
+     */
+    private static String shown(String name) {
+        StringBuilder shown = new StringBuilder("'");
+        for (int i = 0; i < Math.min(name.length(), MAX_SHOWN); i++) {
+            char c = name.charAt(i);
+            int type = Character.getType(c);
+            if (Character.isISOControl(c) || type == Character.LINE_SEPARATOR
+                    || type == Character.PARAGRAPH_SEPARATOR) {
+                shown.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                shown.append(c);
+            }
+        }
+        shown.append(name.length() > MAX_SHOWN ? "...' (" + name.length() + " chars)" : "'");
+        return shown.toString();
+    }
+
+    /** {@code identifier} as an H2 quoted identifier: in double quotes, a double quote in it doubled. */
+    private static String quote(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    /** Local table {@code table} of schema {@code PUBLIC}, quoted. */
+    private static String qualified(String table) {
+        return quote(SCHEMA) + "." + quote(table);
     }
 
     private static void readValue(DataInputStream data, PreparedStatement insert, int index)
