@@ -414,7 +414,8 @@ public final class PartitionDatabase implements AutoCloseable {
      *     returned for it, or a higher one of the receiving replica's own (level 1, whose LSNs are
      *     each replica's order of arrival)
      * @throws IllegalArgumentException if {@code in} is not such a snapshot, or one of a write above
-     *     {@code lsn}, or names a table or column this database lacks; nothing was changed
+     *     {@code lsn}, or names a table or column this database lacks (its message then starts with
+     *     {@code NEP-SNAP-007}; names are checked before they reach SQL); nothing was changed
      * @throws UncheckedIOException if {@code in} fails; nothing was changed
      * @throws StorageException if the database fails; nothing was changed
      */
