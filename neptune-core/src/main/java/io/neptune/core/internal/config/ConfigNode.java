@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * <p>Thread-safety: not thread-safe; used once while loading.
  */
 public final class ConfigNode {
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|m|h)");
+    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
 
     private final String path;
@@ -177,7 +177,7 @@ public final class ConfigNode {
         return value.booleanValue();
     }
 
-    /** A duration such as {@code 10ms}, {@code 1s}, {@code 1.5s}, {@code 2m}. */
+    /** A duration such as {@code 10ms}, {@code 1s}, {@code 1.5s}, {@code 2m}, {@code 90d}. */
     public Duration duration(String name, Duration defaultValue) {
         String text = string(name, "");
         if (text.isEmpty()) {
@@ -186,11 +186,11 @@ public final class ConfigNode {
         return parseDuration(key(name), text);
     }
 
-    /** Parses a duration such as {@code 250ms} or {@code 1.5s}, naming {@code key} on error. */
+    /** Parses a duration such as {@code 250ms}, {@code 1.5s} or {@code 90d}, naming {@code key} on error. */
     public static Duration parseDuration(String key, String text) {
         Matcher m = DURATION.matcher(text.trim());
         if (!m.matches()) {
-            throw new ConfigException(key, "'" + text + "' (expected: a duration such as 10ms, 1s, 1.5s or 2m)");
+            throw new ConfigException(key, "'" + text + "' (expected: a duration such as 10ms, 1s, 1.5s, 2m or 90d)");
         }
         double amount = Double.parseDouble(m.group(1));
         double nanos = switch (m.group(2)) {
@@ -199,7 +199,8 @@ public final class ConfigNode {
             case "ms" -> amount * 1e6;
             case "s" -> amount * 1e9;
             case "m" -> amount * 60e9;
-            default -> amount * 3600e9;
+            case "h" -> amount * 3600e9;
+            default -> amount * 86_400e9;
         };
         return Duration.ofNanos((long) nanos);
     }
