@@ -2,18 +2,20 @@ package io.neptune.examples.cli;
 
 import io.neptune.examples.demo.DemoCommand;
 import io.neptune.server.cli.AdminCommand;
+import io.neptune.server.cli.CertsCommand;
 import io.neptune.server.cli.NeptuneCli;
 import io.neptune.server.cli.NodeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The source tree's {@code ./neptune}: the distribution's {@code node} and {@code admin}
+ * The source tree's {@code ./neptune}: the distribution's {@code node}, {@code admin} and {@code certs}
  * ({@link NeptuneCli}) plus the examples' {@code gateway} and {@code demo}.
  */
 @Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
         description = "Partitioned, replicated, load-balanced cluster services.",
-        subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class},
+        subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class,
+            CertsCommand.class},
         footer = {"  bench    Run the benchmarks of docs/PERFORMANCE.md and the nemesis of",
             "             docs/RELIABILITY.md (launcher only): ./neptune bench all --quick;",
             "             ./neptune bench alone lists every experiment."})

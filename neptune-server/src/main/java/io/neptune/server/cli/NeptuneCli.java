@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
 /**
  * The {@code neptune} command line of the distribution ({@code bin/neptune}): {@code node} runs a
  * node from a config file with the service classes found on the class path, {@code admin} inspects
- * and acts on a running cluster.
+ * and acts on a running cluster, {@code certs} makes a development certificate authority and the
+ * certificates of nodes, operators and clients.
  *
  * <p>Other launchers (the examples' {@code ./neptune} adds {@code gateway} and {@code demo}) build
  * their own root command with these subcommands and run it through {@link #execute}, so every
@@ -17,7 +18,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
         description = "Partitioned, replicated, load-balanced cluster services.",
-        subcommands = {NodeCommand.class, AdminCommand.class},
+        subcommands = {NodeCommand.class, AdminCommand.class, CertsCommand.class},
         footer = {"", "Service classes are loaded from the class path: put their jar in lib/ or name it in"
                 + " NEPTUNE_CLASSPATH."})
 public final class NeptuneCli implements Runnable {

@@ -1,5 +1,6 @@
 /**
- * The {@code neptune} command line of the distribution: {@code node --config FILE} and {@code admin}.
+ * The {@code neptune} command line of the distribution: {@code node --config FILE}, {@code admin}
+ * and {@code certs}.
  * {@link io.neptune.server.cli.NeptuneCli} is the main class of {@code bin/neptune}.
  */
 @NullMarked

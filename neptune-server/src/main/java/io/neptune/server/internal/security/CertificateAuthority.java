@@ -111,8 +111,8 @@ public final class CertificateAuthority {
         Path keyFile = directory.resolve(KEY_FILE);
         for (Path file : List.of(certificateFile, keyFile)) {
             if (Files.exists(file)) {
-                throw new CertificateFileException(file, "exists (expected: a directory without a CA; load it, or"
-                        + " delete " + CERTIFICATE_FILE + " and " + KEY_FILE + " to make a new CA)", null);
+                throw new CertificateFileException(file, "exists (expected: a directory without a CA; issue from"
+                        + " this CA, or delete " + CERTIFICATE_FILE + " and " + KEY_FILE + " to make a new one)", null);
             }
         }
         KeyPair pair = newKeyPair();

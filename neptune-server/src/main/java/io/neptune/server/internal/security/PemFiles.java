@@ -94,7 +94,10 @@ final class PemFiles {
         throw malformed(file, object == null ? "no key" : "a " + object.getClass().getSimpleName(), expected, null);
     }
 
-    /** Writes {@code key} as PKCS#8 PEM, readable by its owner only; replaces an existing file only if {@code replace}. */
+    /**
+     * Writes {@code key} as PKCS#8 PEM, readable by its owner only; replaces an existing file only if
+     * {@code replace}.
+     */
     static void writeKey(Path file, PrivateKey key, boolean replace) {
         if (!"PKCS#8".equals(key.getFormat())) {
             throw new IllegalArgumentException("key: " + key.getFormat() + " (expected: PKCS#8 encoded)");

@@ -11,6 +11,7 @@ import io.neptune.core.internal.tls.TlsContext;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -161,7 +162,8 @@ class CertificateAuthorityTest {
                 .hasMessageStartingWith(dir.resolve("ca.pem") + ": missing");
 
         CertificateAuthority.create(dir, "dev", Duration.ofDays(365));
-        Files.writeString(dir.resolve("ca-key.pem"), "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n");
+        Files.writeString(dir.resolve("ca-key.pem"),
+                "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n");
         assertThatThrownBy(() -> CertificateAuthority.load(dir))
                 .isInstanceOf(CertificateFileException.class)
                 .hasMessageStartingWith(dir.resolve("ca-key.pem") + ": ");
@@ -176,7 +178,7 @@ class CertificateAuthorityTest {
     void loadRefusesAKeyThatIsNotTheCertificates() throws Exception {
         CertificateAuthority.create(dir.resolve("a"), "a", Duration.ofDays(365));
         CertificateAuthority.create(dir.resolve("b"), "b", Duration.ofDays(365));
-        Files.copy(dir.resolve("b/ca-key.pem"), dir.resolve("a/ca-key.pem"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(dir.resolve("b/ca-key.pem"), dir.resolve("a/ca-key.pem"), StandardCopyOption.REPLACE_EXISTING);
 
         assertThatThrownBy(() -> CertificateAuthority.load(dir.resolve("a")))
                 .isInstanceOf(CertificateFileException.class)
