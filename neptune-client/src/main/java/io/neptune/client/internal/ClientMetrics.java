@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * What the client module measures (docs/OPERATIONS.md, Metrics): every call's latency by service,
  * method and outcome ({@code neptune.client.calls}), the round trip of answered load polls
  * ({@code neptune.client.poll.round.trip}), the load they reported ({@code neptune.client.poll.load}),
- * and the polls sent ({@code neptune.client.polls.sent}, read from the poller's own counter).
+ * the polls sent ({@code neptune.client.polls.sent}) and the poll replies dropped by reason
+ * ({@code neptune.client.poll.replies.dropped}), both read from the poller's own counters.
  *
  * <p>Thread-safety: thread-safe; recording takes no lock.
  */
@@ -98,9 +99,15 @@ public final class ClientMetrics {
         return poll;
     }
 
-    /** Exposes {@code poller}'s count of polls sent. */
+    /** Exposes {@code poller}'s counts of polls sent and of replies dropped. */
     void bindPoller(LoadPoller poller) {
         FunctionCounter.builder("neptune.client.polls.sent", poller, LoadPoller::sent)
                 .description("Load polls this node's client sent").register(registry);
+        String dropped = "Poll replies this node's client dropped: from another address than the poll went to"
+                + " (other_sender), or with the id of no pending poll, late or forged (unknown_id)";
+        FunctionCounter.builder("neptune.client.poll.replies.dropped", poller, LoadPoller::ignoredReplies)
+                .tag("reason", "other_sender").description(dropped).register(registry);
+        FunctionCounter.builder("neptune.client.poll.replies.dropped", poller, LoadPoller::unmatchedReplies)
+                .tag("reason", "unknown_id").description(dropped).register(registry);
     }
 }
