@@ -1,10 +1,7 @@
 package io.neptune.core.internal.membership;
 
 import io.neptune.core.MembershipConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import org.jgroups.JChannel;
@@ -45,12 +42,7 @@ public final class JGroupsStacks {
         switch (config.stack()) {
             case LOOPBACK -> {
                 stack.add(tcp(bind, config.port()));
-                try {
-                    Files.createDirectories(config.discoveryDirectory());
-                } catch (IOException e) {
-                    throw new UncheckedIOException("membership.discovery-directory: cannot create "
-                            + config.discoveryDirectory(), e);
-                }
+                DiscoveryDirectory.prepare(config.discoveryDirectory(), config.cluster());
                 // A coordinator that another one (split off, or formed while discovery saw nothing) deleted
                 // writes its file again when its merge check finds it missing (write_data_on_find).
                 stack.add(new AtomicFilePing().setLocation(config.discoveryDirectory().toString())
