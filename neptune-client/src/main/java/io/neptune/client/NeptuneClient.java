@@ -5,6 +5,7 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
@@ -40,7 +41,22 @@ public interface NeptuneClient extends AutoCloseable {
      * @param config client settings
      */
     static NeptuneClient connect(NodeId node, MembershipConfig membership, ClientConfig config) {
-        return DefaultNeptuneClient.standalone(node, membership, config);
+        return DefaultNeptuneClient.standalone(node, membership, config, SecurityConfig.disabled());
+    }
+
+    /**
+     * Creates a standalone client that joins the cluster as a node hosting nothing and connects to
+     * the nodes with TLS as {@code security} says (its certificate names the client, such as
+     * {@code neptune://client/shop}; docs/SECURITY.md).
+     *
+     * @param node this client's node id
+     * @param membership how to find the cluster
+     * @param config client settings
+     * @param security the client's TLS: mode, certificate, key and trusted authorities
+     */
+    static NeptuneClient connect(NodeId node, MembershipConfig membership, ClientConfig config,
+            SecurityConfig security) {
+        return DefaultNeptuneClient.standalone(node, membership, config, security);
     }
 
     /**

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.client.ClientConfig;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.Checks;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -36,6 +37,8 @@ import org.jspecify.annotations.Nullable;
  * @param logRetention how much of each partition's REDO log the node keeps after checkpoints
  * @param adminPort the admin HTTP port ({@code /metrics}, {@code /health/live}, {@code /health/ready}) on
  *     {@code bindAddress}; 0 picks a free port (announced in the yellow page), {@link #NO_ADMIN_PORT} serves none
+ * @param security TLS of the request port, for the node's server and its embedded client alike; a node
+ *     bound to an address other than loopback needs TLS or {@link SecurityConfig#insecure()}
  */
 public record NodeConfig(
         NodeId node,
@@ -53,7 +56,8 @@ public record NodeConfig(
         Duration ackTimeout,
         SchedulingConfig scheduling,
         int adminPort,
-        LogRetentionConfig logRetention) {
+        LogRetentionConfig logRetention,
+        SecurityConfig security) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
     public static final int NO_ADMIN_PORT = -1;
@@ -84,11 +88,33 @@ public record NodeConfig(
         if (adminPort != NO_ADMIN_PORT) {
             Checks.port("adminPort", adminPort);
         }
+        requireNonNull(security, "security");
+        checkInsecure(bindAddress, security);
     }
 
     /** Whether the node serves an admin port. */
     public boolean hasAdminPort() {
         return adminPort != NO_ADMIN_PORT;
+    }
+
+    /**
+     * Anyone who reaches a node without TLS may call it, replicate to it and steer it: that is safe on
+     * loopback only, or on a network the operator vouches for by saying so.
+     */
+    private static void checkInsecure(String bindAddress, SecurityConfig security) {
+        if (security.isEnabled() || security.insecure()) {
+            return;
+        }
+        try {
+            if (InetAddress.getByName(bindAddress).isLoopbackAddress()) {
+                return;
+            }
+        } catch (UnknownHostException e) {
+            return; // checkBindAddress names this problem
+        }
+        throw new IllegalArgumentException("security.tls: disabled on bind-address " + bindAddress + " (expected: tls:"
+                + " required with certificates, see docs/SECURITY.md; or security.insecure: true to run without TLS"
+                + " on a network where everyone who can reach the node is trusted)");
     }
 
     /**
@@ -143,7 +169,7 @@ public record NodeConfig(
         return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
                 .maxFrameBytes(maxFrameBytes).frameTimeout(frameTimeout).membership(membership).client(client).dataDirectory(dataDirectory)
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
-                .logRetention(logRetention);
+                .logRetention(logRetention).security(security);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -169,8 +195,15 @@ public record NodeConfig(
         private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
         private SchedulingConfig scheduling = SchedulingConfig.defaults();
         private int adminPort;
+        private SecurityConfig security = SecurityConfig.disabled();
 
         private Builder() {}
+
+        /** Sets {@link NodeConfig#security()}; TLS is disabled by default. */
+        public Builder security(SecurityConfig security) {
+            this.security = security;
+            return this;
+        }
 
         /** Sets {@link NodeConfig#adminPort()}: 0 (the default) picks a free port, {@link #NO_ADMIN_PORT} none. */
         public Builder adminPort(int adminPort) {
@@ -277,7 +310,7 @@ public record NodeConfig(
         public NodeConfig build() {
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
-                    logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention);
+                    logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, security);
         }
     }
 }

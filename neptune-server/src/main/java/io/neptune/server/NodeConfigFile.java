@@ -9,6 +9,7 @@ import io.neptune.core.ConfigException;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.YieldFunction;
@@ -117,6 +118,7 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
         });
         node.membership(membership(root.section("membership"), bindAddress));
         node.client(client(root.section("client")));
+        node.security(security(root.section("security")));
         node.scheduling(scheduling(root.section("scheduling"), root.sections("classes")));
         List<HostedService> services = new ArrayList<>();
         List<HostedProcess> processes = new ArrayList<>();
@@ -169,6 +171,30 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
             return b.initialHosts(hosts).build();
         });
         m.finish();
+        return config;
+    }
+
+    /** The {@code security:} section (docs/CONFIGURATION.md, docs/SECURITY.md). */
+    static SecurityConfig security(ConfigNode s) {
+        SecurityConfig config = s.build(c -> {
+            SecurityConfig.Builder b = SecurityConfig.builder()
+                    .tls(c.choice("tls", SecurityConfig.TlsMode.class, SecurityConfig.TlsMode.DISABLED))
+                    .clientAuth(c.choice("client-auth", SecurityConfig.ClientAuth.class,
+                            SecurityConfig.ClientAuth.REQUIRE))
+                    .handshakeTimeout(c.duration("handshake-timeout", SecurityConfig.DEFAULT_HANDSHAKE_TIMEOUT))
+                    .insecure(c.bool("insecure", false));
+            String certificate = c.string("certificate", "");
+            String key = c.string("key", "");
+            if (!certificate.isEmpty() || !key.isEmpty()) {
+                b.identity(Path.of(certificate), Path.of(key));
+            }
+            String trust = c.string("trust", "");
+            if (!trust.isEmpty()) {
+                b.trust(Path.of(trust));
+            }
+            return b.build();
+        });
+        s.finish();
         return config;
     }
 

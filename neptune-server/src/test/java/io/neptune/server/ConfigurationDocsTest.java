@@ -36,7 +36,8 @@ class ConfigurationDocsTest {
     private static final String BOGUS = "not-a-documented-key";
 
     /** The sections the parser reads, besides the node's own keys. */
-    private static final Set<String> SECTIONS = Set.of("membership", "client", "services", "scheduling", "classes");
+    private static final Set<String> SECTIONS = Set.of("membership", "client", "security", "services", "scheduling",
+            "classes");
 
     @Test
     void everyDocumentedKeyIsReadAndEveryReadKeyIsDocumented() throws IOException {
@@ -45,6 +46,7 @@ class ConfigurationDocsTest {
         yaml.put("node", BOGUS + ": 1\nnode: docs\n");
         yaml.put("membership", "node: docs\nmembership:\n  " + BOGUS + ": 1\n");
         yaml.put("client", "node: docs\nclient:\n  " + BOGUS + ": 1\n");
+        yaml.put("security", "node: docs\nsecurity:\n  " + BOGUS + ": 1\n");
         yaml.put("services", "node: docs\nservices:\n  - class: " + EchoTestService.class.getName() + "\n    "
                 + BOGUS + ": 1\n");
         yaml.put("process", "node: docs\nservices:\n  - process:\n      name: p\n      command: [cat]\n      " + BOGUS
@@ -106,7 +108,8 @@ class ConfigurationDocsTest {
             if (heading.matches()) {
                 String title = heading.group(1);
                 section = title.equals("Node") ? "node" : title.startsWith("`membership`") ? "membership"
-                        : title.startsWith("`client`") ? "client" : title.startsWith("`services`") ? "services"
+                        : title.startsWith("`client`") ? "client" : title.startsWith("`security`") ? "security"
+                        : title.startsWith("`services`") ? "services"
                         : title.startsWith("Process-backed") ? "process" : title.startsWith("`scheduling`")
                         ? "scheduling" : null;
                 continue;

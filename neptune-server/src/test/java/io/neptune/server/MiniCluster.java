@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An in-JVM cluster of real nodes on the loopback JGroups stack, with data under a temporary
@@ -22,18 +23,32 @@ public final class MiniCluster implements AutoCloseable {
     private final String cluster = "test-" + UUID.randomUUID().toString().substring(0, 8);
     private final Path discovery;
     private final List<NeptuneNode> nodes = new ArrayList<>();
+    private final @Nullable TestCertificates certificates;
 
-    private MiniCluster() {
+    private MiniCluster(boolean tls) {
         try {
             discovery = Files.createTempDirectory("neptune-discovery-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        certificates = tls ? TestCertificates.create(discovery.resolve("certs"), cluster) : null;
     }
 
     /** Starts {@code count} nodes {@code node-0..}, each configured by {@code hosting}. */
     public static MiniCluster start(int count, Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
-        MiniCluster cluster = new MiniCluster();
+        return start(false, count, hosting);
+    }
+
+    /**
+     * Starts {@code count} nodes {@code node-0..} with TLS required, each with a certificate of its
+     * own from the cluster's {@link #certificates()}, and each configured by {@code hosting}.
+     */
+    public static MiniCluster startWithTls(int count, Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
+        return start(true, count, hosting);
+    }
+
+    private static MiniCluster start(boolean tls, int count, Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
+        MiniCluster cluster = new MiniCluster(tls);
         try {
             for (int i = 0; i < count; i++) {
                 cluster.nodes.add(hosting.apply(NeptuneNode.builder(cluster.config("node-" + i, ClientConfig.defaults())))
@@ -52,10 +67,22 @@ public final class MiniCluster implements AutoCloseable {
                 .announceInterval(Duration.ofMillis(200)).expiry(Duration.ofSeconds(2)).build();
     }
 
-    /** A node config joining this cluster. */
+    /** A node config joining this cluster; with TLS, the node has a certificate of its own. */
     public NodeConfig config(String node, ClientConfig client) {
-        return NodeConfig.builder().node(node).ioThreads(2).membership(membership()).client(client)
-                .dataDirectory(discovery.resolve("data").resolve(node)).build();
+        NodeConfig.Builder config = NodeConfig.builder().node(node).ioThreads(2).membership(membership()).client(client)
+                .dataDirectory(discovery.resolve("data").resolve(node));
+        if (certificates != null) {
+            config.security(certificates.node(node));
+        }
+        return config.build();
+    }
+
+    /** The authority that certifies this cluster's nodes (started with {@link #startWithTls}). */
+    public TestCertificates certificates() {
+        if (certificates == null) {
+            throw new IllegalStateException("this cluster runs without TLS (expected: one from startWithTls)");
+        }
+        return certificates;
     }
 
     /** Starts one more node hosting what {@code hosting} adds. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
 import java.io.IOException;
@@ -200,6 +201,21 @@ class NodeConfigFileTest {
                 .hasMessageContaining("mapping");
         assertThatThrownBy(() -> NodeConfigFile.load(dir.resolve("missing.yaml"))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void aNodeOnANetworkAddressNeedsTlsOrToSayItIsInsecure() throws IOException {
+        assertThatThrownBy(() -> load("bind-address: 10.1.2.3\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("security.tls: disabled on bind-address 10.1.2.3")
+                .hasMessageContaining("security.insecure: true");
+        assertThat(load("bind-address: 10.1.2.3\nsecurity:\n  insecure: true\n").node().security().insecure())
+                .isTrue();
+        assertThat(load("security:\n  tls: required\n  certificate: n.pem\n  key: n-key.pem\n  trust: ca.pem\n")
+                .node().security().tls()).isEqualTo(SecurityConfig.TlsMode.REQUIRED);
+        assertThatThrownBy(() -> load("security:\n  tls: required\n  certificate: n.pem\n  key: n-key.pem\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("trust: missing (expected: a PEM file");
+        assertThatThrownBy(() -> load("security:\n  tls: maybe\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("security.tls: 'maybe' (expected: one of disabled, permissive, required)");
     }
 
     @Test

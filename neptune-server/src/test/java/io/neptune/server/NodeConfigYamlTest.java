@@ -8,6 +8,7 @@ import io.neptune.client.ClientConfig;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
 import io.neptune.server.process.ProcessConfig;
@@ -56,6 +57,10 @@ class NodeConfigYamlTest {
                                 Duration.ofSeconds(2)), 0.25))
                         .serviceClass(new ServiceClass("bronze", YieldFunction.resptime(1, Duration.ofSeconds(3)), 0))
                         .build())
+                .security(SecurityConfig.builder().tls(SecurityConfig.TlsMode.PERMISSIVE)
+                        .identity(directory.resolve("node-7.pem"), directory.resolve("node-7-key.pem"))
+                        .trust(directory.resolve("ca.pem")).clientAuth(SecurityConfig.ClientAuth.OPTIONAL)
+                        .handshakeTimeout(Duration.ofSeconds(3)).insecure(true).build())
                 .build();
         NodeConfigFile config = new NodeConfigFile(node,
                 List.of(new NodeConfigFile.HostedService(EchoTestService.class.getName(), HostingConfig.builder()

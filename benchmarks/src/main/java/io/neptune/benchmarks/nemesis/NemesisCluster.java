@@ -4,11 +4,14 @@ import io.neptune.client.ClientConfig;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
+import io.neptune.core.SecurityConfig;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.NodeConfigFile;
 import io.neptune.server.cli.NeptuneCli;
+import io.neptune.server.internal.security.CertificateAuthority;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -87,6 +90,10 @@ final class NemesisCluster implements AutoCloseable {
     private final String classpath;
     private final @Nullable ChildProcess[] processes;
     private final long[] starts;
+    /** Certifies the nodes and the workload agent: the cluster runs with TLS required, as production would. */
+    private final CertificateAuthority authority;
+    /** The certificates issued so far, one per principal (a restarted node keeps its own). */
+    private final Map<Principal, CertificateAuthority.Issued> issued = new java.util.concurrent.ConcurrentHashMap<>();
 
     NemesisCluster(Spec spec, NamespaceNetwork network, Path work, Path logs, CrashHook crashHook) {
         this.spec = spec;
@@ -103,6 +110,19 @@ final class NemesisCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        Path certs = work.resolve("certs");
+        this.authority = Files.exists(certs.resolve(CertificateAuthority.CERTIFICATE_FILE))
+                ? CertificateAuthority.load(certs) : CertificateAuthority.create(certs, "nemesis", CERTIFICATE_VALIDITY);
+    }
+
+    private static final Duration CERTIFICATE_VALIDITY = Duration.ofDays(7);
+
+    /** TLS required, with a certificate naming {@code principal}. */
+    private SecurityConfig security(Principal principal) {
+        CertificateAuthority.Issued files = issued.computeIfAbsent(principal,
+                p -> authority.issue(p, work.resolve("certs"), CERTIFICATE_VALIDITY));
+        return SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED).identity(files.certificate(), files.key())
+                .trust(authority.certificate()).build();
     }
 
     /** The cluster's spec. */
@@ -337,7 +357,8 @@ final class NemesisCluster implements AutoCloseable {
     NodeConfigFile config(int i) {
         Map<Integer, Integer> hosted = hosted(i);
         NodeConfig.Builder builder = NodeConfig.builder().node(NodeId.of(nodeName(i))).bindAddress(network.address(i))
-                .ioThreads(2).dataDirectory(dataDirectory(i)).membership(membership(network.address(i)));
+                .ioThreads(2).dataDirectory(dataDirectory(i)).membership(membership(network.address(i)))
+                .security(security(Principal.node(NodeId.of(nodeName(i)))));
         if (spec.retention() != null) {
             builder.logRetention(spec.retention());
         }
@@ -353,6 +374,8 @@ final class NemesisCluster implements AutoCloseable {
         NodeConfig node = NodeConfig.builder().node(NodeId.of("client")).bindAddress(network.clientAddress())
                 .ioThreads(2).dataDirectory(work.resolve("data").resolve("client"))
                 .membership(membership(network.clientAddress()))
+                // an operator: the agent moves primaries and replicas besides calling the service
+                .security(security(new Principal(Principal.Role.OPERATOR, "nemesis")))
                 .client(ClientConfig.builder().timeout(callTimeout).build()).build();
         return new NodeConfigFile(node, List.of(), List.of());
     }

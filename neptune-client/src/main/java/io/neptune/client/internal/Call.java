@@ -15,6 +15,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.NotPrimaryException;
 import io.neptune.core.OutcomeUnknownException;
 import io.neptune.core.OverloadedException;
+import io.neptune.core.PermissionDeniedException;
 import io.neptune.core.RemoteMethodException;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.RequestDroppedException;
@@ -445,6 +446,8 @@ final class Call<T> implements TimerTask {
                     + " declares no such class: " + response.errorMessage()));
             case INVALID_REQUEST, PROTOCOL_ERROR -> fail(new InvalidRequestException(
                     message.target() + " rejected by " + replica.node() + ": " + response.errorMessage()));
+            case PERMISSION_DENIED -> fail(new PermissionDeniedException(message.target(), replica.node(),
+                    response.errorMessage()));
         }
     }
 

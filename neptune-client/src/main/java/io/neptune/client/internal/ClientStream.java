@@ -10,6 +10,7 @@ import io.neptune.core.NeptuneException;
 import io.neptune.core.NoReplicaAvailableException;
 import io.neptune.core.NodeId;
 import io.neptune.core.OverloadedException;
+import io.neptune.core.PermissionDeniedException;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.RequestDroppedException;
 import io.neptune.core.StreamFailedException;
@@ -469,6 +470,7 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
             case UNKNOWN_CLASS -> new UnknownServiceClassException(message.serviceClass(), target
                     + " declares no such class: " + text);
             case OVERLOADED -> new OverloadedException(message.target(), target, text);
+            case PERMISSION_DENIED -> new PermissionDeniedException(message.target(), target, text);
             case DROPPED -> new RequestDroppedException(message.target(), message.serviceClass(), target, text);
             case INVALID_REQUEST, PROTOCOL_ERROR -> new InvalidRequestException(message.target() + " rejected by "
                     + target + ": " + text);

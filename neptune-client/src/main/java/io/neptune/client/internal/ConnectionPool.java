@@ -16,6 +16,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,13 +41,15 @@ final class ConnectionPool implements AutoCloseable {
     private final YellowPage yellowPage;
     private final int connectionsPerNode;
     private final int maxFrameBytes;
+    private final ClientTls tls;
     private final AtomicLong requestIds = new AtomicLong();
     private final Map<NodeId, Slots> nodes = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     ConnectionPool(EventLoopGroup group, YellowPage yellowPage, int connectionsPerNode, Duration connectTimeout,
-            int maxFrameBytes) {
+            int maxFrameBytes, ClientTls tls) {
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+        this.tls = requireNonNull(tls, "tls");
         this.connectionsPerNode = connectionsPerNode;
         this.bootstrap = new Bootstrap()
                 .group(group)
@@ -210,11 +213,12 @@ final class ConnectionPool implements AutoCloseable {
             ChannelFuture connect = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    tls.install(ch, replica);
                     Frames.install(ch.pipeline(), maxFrameBytes);
                     ch.pipeline().addLast("responses", new ResponseHandler(replica.toString()));
                 }
             }).connect(address);
-            connect.addListener((ChannelFuture f) -> {
+            connected(connect, replica).addListener((ChannelFuture f) -> {
                 List<BiConsumer<@Nullable Channel, @Nullable Throwable>> waiters;
                 synchronized (lock) {
                     waiters = waiting;
@@ -242,6 +246,36 @@ final class ConnectionPool implements AutoCloseable {
                     waiter.accept(channel, failure);
                 }
             });
+        }
+
+        /**
+         * Completes when {@code connect} did and the TLS handshake that follows (if any) finished with
+         * the node {@code replica} names; fails, closing the connection, when either did not.
+         */
+        private ChannelFuture connected(ChannelFuture connect, Replica replica) {
+            io.netty.channel.ChannelPromise ready = connect.channel().newPromise();
+            connect.addListener((ChannelFuture f) -> {
+                SslHandler handler = f.channel().pipeline().get(SslHandler.class);
+                if (!f.isSuccess() || handler == null) {
+                    if (f.isSuccess()) {
+                        ready.setSuccess();
+                    } else {
+                        ready.setFailure(f.cause());
+                    }
+                    return;
+                }
+                handler.handshakeFuture().addListener(h -> {
+                    String wrong = h.isSuccess() ? ClientTls.wrongPeer(f.channel(), replica) : null;
+                    if (h.isSuccess() && wrong == null) {
+                        ready.setSuccess();
+                        return;
+                    }
+                    f.channel().close();
+                    ready.setFailure(wrong != null ? new javax.net.ssl.SSLPeerUnverifiedException(wrong)
+                            : requireNonNull(h.cause(), "cause"));
+                });
+            });
+            return ready;
         }
 
         void close() {

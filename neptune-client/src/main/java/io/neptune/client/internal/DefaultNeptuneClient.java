@@ -14,6 +14,7 @@ import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.json.JsonCodec;
@@ -92,19 +93,20 @@ public final class DefaultNeptuneClient implements NeptuneClient {
      */
     public DefaultNeptuneClient(NodeId node, ClientConfig config, YellowPage yellowPage, EventLoopGroup group,
             String bindAddress, @Nullable LocalEndpoint local, LoadTracker tracker, List<AutoCloseable> owned) {
-        this(node, config, yellowPage, group, bindAddress, local, tracker, owned, ClientMetrics.none());
+        this(node, config, yellowPage, group, bindAddress, local, tracker, owned, ClientMetrics.none(),
+                SecurityConfig.disabled());
     }
 
     /**
      * Creates a client over an existing yellow page and event loop group that records its calls and
-     * polls in {@code metrics}.
+     * polls in {@code metrics} and connects to nodes as {@code security} says.
      *
      * @param local the embedding node's server, for in-process calls; {@code null} for none
      * @param owned resources the client closes after its own (e.g. a standalone client's membership)
      */
     public DefaultNeptuneClient(NodeId node, ClientConfig config, YellowPage yellowPage, EventLoopGroup group,
             String bindAddress, @Nullable LocalEndpoint local, LoadTracker tracker, List<AutoCloseable> owned,
-            ClientMetrics metrics) {
+            ClientMetrics metrics, SecurityConfig security) {
         this.metrics = requireNonNull(metrics, "metrics");
         this.node = requireNonNull(node, "node");
         this.config = requireNonNull(config, "config");
@@ -114,7 +116,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.tracker = requireNonNull(tracker, "tracker");
         this.owned = List.copyOf(owned);
         this.pool = new ConnectionPool(group, yellowPage, config.connectionsPerNode(), config.connectTimeout(),
-                config.maxFrameBytes());
+                config.maxFrameBytes(), new ClientTls(security, yellowPage));
         this.poller = new LoadPoller(group, bindAddress);
         this.deadlines = new HashedWheelTimer(new DefaultThreadFactory("neptune-" + node + "-deadlines", true),
                 DEADLINE_TICK_MILLIS, TimeUnit.MILLISECONDS);
@@ -137,15 +139,16 @@ public final class DefaultNeptuneClient implements NeptuneClient {
                 selectors.get(BalancingPolicy.RANDOM_POLLING), System::nanoTime, config.partitioningInterval()));
     }
 
-    /** Creates a client that joins the cluster on its own, as a node hosting nothing. */
-    public static DefaultNeptuneClient standalone(NodeId node, MembershipConfig membership, ClientConfig config) {
+    /** Creates a client that joins the cluster on its own, as a node hosting nothing, and connects as {@code security} says. */
+    public static DefaultNeptuneClient standalone(NodeId node, MembershipConfig membership, ClientConfig config,
+            SecurityConfig security) {
         YellowPage yellowPage = new YellowPage(node, membership.expiry(), System::nanoTime);
         MembershipChannel channel = new MembershipChannel(node, membership, yellowPage);
         channel.start();
         EventLoopGroup group = EventLoops.create(node.value(), EventLoops.defaultThreads());
         AutoCloseable shutdownGroup = () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         return new DefaultNeptuneClient(node, config, yellowPage, group, membership.bindAddress(), null,
-                new LoadTracker(), List.of(channel, shutdownGroup));
+                new LoadTracker(), List.of(channel, shutdownGroup), ClientMetrics.none(), security);
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
@@ -61,8 +62,9 @@ class ConnectionPoolTest {
     @Test
     void requestsWithOneAffinitySentWhileConnectingArriveInTheirOrder() {
         NodeId node = NodeId.of("server");
-        ConnectionPool pool = new ConnectionPool(group, new YellowPage(NodeId.of("client"), Duration.ofSeconds(5),
-                System::nanoTime), 2, Duration.ofSeconds(5), 1 << 20);
+        YellowPage yellowPage = new YellowPage(NodeId.of("client"), Duration.ofSeconds(5), System::nanoTime);
+        ConnectionPool pool = new ConnectionPool(group, yellowPage, 2, Duration.ofSeconds(5), 1 << 20,
+                new ClientTls(SecurityConfig.disabled(), yellowPage));
         try {
             Replica replica = new Replica(node, (InetSocketAddress) server.localAddress(),
                     new InetSocketAddress("127.0.0.1", 1), 0, ReplicaRole.SECONDARY, 0, 0);

@@ -29,6 +29,8 @@ public final class AvailabilityPublisher implements AutoCloseable {
     private final InetSocketAddress requestAddress;
     private final InetSocketAddress pollAddress;
     private final int adminPort;
+    /** Whether the request port accepts TLS, announced so that permissive clients use it. */
+    private final boolean tls;
     private final Router router;
     private final ReplicationEngine replication;
     private final MembershipChannel channel;
@@ -46,8 +48,9 @@ public final class AvailabilityPublisher implements AutoCloseable {
      */
     public AvailabilityPublisher(NodeId node, InetSocketAddress requestAddress, InetSocketAddress pollAddress,
             int adminPort, Router router, ReplicationEngine replication, MembershipChannel channel, YellowPage yellowPage,
-            Duration interval, ScheduledExecutorService scheduler) {
+            Duration interval, ScheduledExecutorService scheduler, boolean tls) {
         this.replication = replication;
+        this.tls = tls;
         this.node = node;
         this.requestAddress = requestAddress;
         this.pollAddress = pollAddress;
@@ -92,7 +95,7 @@ public final class AvailabilityPublisher implements AutoCloseable {
         }
         return new Announcement(node.value(), requestAddress.getAddress().getHostAddress(), requestAddress.getPort(),
                 pollAddress.getPort(), ProcessHandle.current().pid(), incarnation, sequence.incrementAndGet(), total,
-                services, served, adminPort, replication.isDraining());
+                services, served, adminPort, replication.isDraining(), tls);
     }
 
     private void publish() {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.neptune.client.ClientConfig;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
 import io.neptune.server.HostingConfig;
@@ -63,6 +64,7 @@ public final class NodeConfigYaml {
                 .put("ack-timeout", duration(node.ackTimeout()));
         root.set("membership", membership(node.membership()));
         root.set("client", client(node.client()));
+        root.set("security", security(node.security()));
         SchedulingConfig scheduling = node.scheduling();
         root.putObject("scheduling")
                 .put("policy", configName(scheduling.policy()))
@@ -120,6 +122,19 @@ public final class NodeConfigYaml {
                 .put("connect-timeout", duration(c.connectTimeout()))
                 .put("max-frame-size", c.maxFrameBytes())
                 .put("partitioning-interval", duration(c.partitioningInterval()));
+    }
+
+    private static ObjectNode security(SecurityConfig s) {
+        ObjectNode section = NODES.objectNode().put("tls", configName(s.tls()));
+        if (s.certificate() != null && s.key() != null) {
+            section.put("certificate", s.certificate().toString()).put("key", s.key().toString());
+        }
+        if (s.trust() != null) {
+            section.put("trust", s.trust().toString());
+        }
+        return section.put("client-auth", configName(s.clientAuth()))
+                .put("handshake-timeout", duration(s.handshakeTimeout()))
+                .put("insecure", s.insecure());
     }
 
     private static ObjectNode serviceClass(ServiceClass c) {

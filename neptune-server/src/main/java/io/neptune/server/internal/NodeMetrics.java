@@ -17,6 +17,7 @@ import io.neptune.client.internal.ClientMetrics;
 import io.neptune.core.ClassStats;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.server.internal.security.ConnectionSecurity;
 import java.util.Collection;
 import java.util.function.ToDoubleFunction;
 
@@ -134,6 +135,14 @@ public final class NodeMetrics implements AutoCloseable {
                 .description("Open client connections to the request server").register(registry);
         Gauge.builder("neptune.server.streams", server, RequestServer::streams)
                 .description("Streams open on the request server").register(registry);
+        FunctionCounter.builder("neptune.server.refused.connections", server.security(),
+                        ConnectionSecurity::refusedPlaintext).tag("reason", "plaintext")
+                .description("Connections closed before any request was read: plaintext where TLS is required,"
+                        + " or a failed TLS handshake").register(registry);
+        FunctionCounter.builder("neptune.server.refused.connections", server.security(),
+                        ConnectionSecurity::refusedHandshakes).tag("reason", "handshake")
+                .description("Connections closed before any request was read: plaintext where TLS is required,"
+                        + " or a failed TLS handshake").register(registry);
     }
 
     /** Registers the yellow page's size and its removals. */

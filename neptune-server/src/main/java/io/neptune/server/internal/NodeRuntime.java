@@ -18,6 +18,8 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.security.Caller;
+import io.neptune.server.internal.security.ConnectionSecurity;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -123,7 +125,7 @@ public final class NodeRuntime implements AutoCloseable {
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
                     new NodeControl(node, replication, drainRequested, placementThread));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
-                    config.frameTimeout(), router);
+                    config.frameTimeout(), router, new ConnectionSecurity(node, config.security()));
             resources.add(requestServer);
             metrics.bindRequestServer(requestServer);
             adminServer = config.hasAdminPort() ? new AdminServer(node, io, config.bindAddress(), config.adminPort(),
@@ -138,12 +140,12 @@ public final class NodeRuntime implements AutoCloseable {
             resources.add(membership);
             membership.start();
             client = new DefaultNeptuneClient(node, config.client(), yellowPage, io, config.bindAddress(),
-                    new Local(router), new LoadTracker(), List.of(), metrics.client());
+                    new Local(router), new LoadTracker(), List.of(), metrics.client(), config.security());
             resources.add(client);
             publisher = new AvailabilityPublisher(node, requestServer.address(),
                     loadIndexServer.address(), adminServer == null ? 0 : adminServer.address().getPort(), router,
                     replication, membership, yellowPage,
-                    config.membership().announceInterval(), scheduler);
+                    config.membership().announceInterval(), scheduler, requestServer.security().acceptsTls());
             resources.add(publisher);
             replication.start(client, publisher::publishNow);
             if (!services.isEmpty()) {
@@ -298,7 +300,7 @@ public final class NodeRuntime implements AutoCloseable {
         @Override
         public CompletableFuture<ResponseMessage> invoke(RequestMessage request) {
             CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
-            router.route(request, answer -> response.complete(answer.withLoad(router.load(request))));
+            router.route(request, Caller.TRUSTED, answer -> response.complete(answer.withLoad(router.load(request))));
             return response;
         }
     }

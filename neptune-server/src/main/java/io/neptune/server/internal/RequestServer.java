@@ -16,6 +16,7 @@ import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
 import io.neptune.core.internal.wire.StreamData;
 import io.neptune.core.internal.wire.StreamEnd;
+import io.neptune.server.internal.security.ConnectionSecurity;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -76,6 +77,7 @@ public final class RequestServer implements AutoCloseable {
     private static final AttributeKey<Map<Long, ServerStream>> STREAMS = AttributeKey.valueOf("neptune.streams");
 
     private final NodeId node;
+    private final ConnectionSecurity security;
     private final Channel serverChannel;
     /** Delivers the items of clients' input streams to the services (a slow service must not block I/O). */
     private final ExecutorService deliveries;
@@ -83,8 +85,9 @@ public final class RequestServer implements AutoCloseable {
 
     /** Binds the server to {@code bindAddress:port} (0 picks a free port). */
     public RequestServer(NodeId node, EventLoopGroup group, String bindAddress, int port, int maxFrameBytes,
-            Duration frameTimeout, Router router) {
+            Duration frameTimeout, Router router, ConnectionSecurity security) {
         this.node = requireNonNull(node, "node");
+        this.security = requireNonNull(security, "security");
         this.deliveries = Executors.newCachedThreadPool(new DefaultThreadFactory("neptune-" + node + "-stream", true));
         Dispatcher dispatcher = new Dispatcher(router, maxFrameBytes);
         ChannelFuture bound = new ServerBootstrap()
@@ -98,6 +101,7 @@ public final class RequestServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
+                        security.install(ch);
                         Frames.install(ch.pipeline(), maxFrameBytes, frameTimeout);
                         ch.pipeline().addLast("dispatcher", dispatcher);
                     }
@@ -130,6 +134,11 @@ public final class RequestServer implements AutoCloseable {
             queued += buffer == null ? 0 : buffer.totalPendingWriteBytes();
         }
         return queued;
+    }
+
+    /** The connections' TLS stage and callers. */
+    public ConnectionSecurity security() {
+        return security;
     }
 
     /** Open streams over all connections; for tests and metrics. */
@@ -232,7 +241,7 @@ public final class RequestServer implements AutoCloseable {
                 openStream(ctx, request);
                 return;
             }
-            router.route(request, response -> {
+            router.route(request, ConnectionSecurity.caller(channel), response -> {
                 if (channel.isActive()) {
                     channel.writeAndFlush(fitting(request, response).withLoad(router.load(request)),
                             channel.voidPromise());
@@ -258,7 +267,7 @@ public final class RequestServer implements AutoCloseable {
             Type inputType = method.flatMap(MethodDescriptor::inputItem).orElse(null);
             ServerStream stream = new ServerStream(node, ctx.channel(), request, inputType, resumable, deliveries,
                     maxFrameBytes, streams);
-            router.route(request, stream::finish, stream);
+            router.route(request, ConnectionSecurity.caller(ctx.channel()), stream::finish, stream);
         }
 
         /**

@@ -7,6 +7,7 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestId;
@@ -14,6 +15,7 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.security.Caller;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -58,23 +60,29 @@ public final class Router {
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
     }
 
-    /** Routes {@code request}; {@code reply} receives exactly one response. */
-    public void route(RequestMessage request, Consumer<ResponseMessage> reply) {
-        route(request, reply, null);
+    /** Routes {@code request} sent by {@code caller}; {@code reply} receives exactly one response. */
+    public void route(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply) {
+        route(request, caller, reply, null);
     }
 
     /**
-     * Routes {@code request}; for a request that opens a stream, the method's stream goes to
-     * {@code stream} and {@code reply} receives only an error (null: this caller cannot carry a
-     * stream, so a stream request is refused).
+     * Routes {@code request} sent by {@code caller}; for a request that opens a stream, the method's
+     * stream goes to {@code stream} and {@code reply} receives only an error (null: this caller
+     * cannot carry a stream, so a stream request is refused).
      */
-    public void route(RequestMessage request, Consumer<ResponseMessage> reply, @Nullable StreamSink stream) {
+    public void route(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply,
+            @Nullable StreamSink stream) {
         long id = request.requestId();
         if (request.service().equals(ReplicationEngine.SERVICE)) {
-            replication.handlePeer(request, reply);
+            replication.handlePeer(request, caller, reply);
             return;
         }
         if (request.service().equals(NodeControl.SERVICE)) {
+            if (!caller.hasRole(Principal.Role.OPERATOR)) {
+                reply.accept(ResponseMessage.error(id, Status.PERMISSION_DENIED, "NEP-SEC-020 node command '"
+                        + request.method() + "' from " + caller + " (expected: an operator, neptune://operator/...)"));
+                return;
+            }
             control.handle(request, reply);
             return;
         }

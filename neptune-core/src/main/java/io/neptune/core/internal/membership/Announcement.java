@@ -32,6 +32,8 @@ import java.util.List;
  * @param draining whether the node is draining ({@code admin drain}): it hands its primaries away and
  *     finishes its calls before it leaves, so clients choose it for no new call while another replica
  *     can serve (false from an older node)
+ * @param tls whether the node's request port accepts TLS connections (false from an older node):
+ *     a client whose TLS is {@code permissive} connects to it with TLS, to others in plaintext
  */
 @JsonIgnoreProperties(ignoreUnknown = true) // a newer node may announce more; an older one must still read it
 public record Announcement(
@@ -46,7 +48,8 @@ public record Announcement(
         List<HostedService> services,
         @JsonSetter(nulls = Nulls.AS_EMPTY) long served,
         @JsonSetter(nulls = Nulls.AS_EMPTY) int adminPort,
-        @JsonSetter(nulls = Nulls.AS_EMPTY) boolean draining) {
+        @JsonSetter(nulls = Nulls.AS_EMPTY) boolean draining,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) boolean tls) {
 
     /** Validates the fields. */
     public Announcement {
@@ -69,19 +72,26 @@ public record Announcement(
     /** An announcement that does not count the requests served. */
     public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
             int load, List<HostedService> services) {
-        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, 0, 0, false);
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, 0, 0, false, false);
     }
 
     /** An announcement without an admin port. */
     public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
             int load, List<HostedService> services, long served) {
-        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, 0, false);
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, 0, false, false);
     }
 
     /** An announcement of a node that is not draining. */
     public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
             int load, List<HostedService> services, long served, int adminPort) {
-        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, adminPort, false);
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, adminPort, false, false);
+    }
+
+    /** An announcement of a node whose request port is plaintext only. */
+    public Announcement(String node, String host, int tcpPort, int udpPort, long pid, long incarnation, long sequence,
+            int load, List<HostedService> services, long served, int adminPort, boolean draining) {
+        this(node, host, tcpPort, udpPort, pid, incarnation, sequence, load, services, served, adminPort, draining,
+                false);
     }
 
     /**

@@ -135,7 +135,8 @@ public final class TlsContext {
         return Optional.empty();
     }
 
-    private SslContext current() {
+    /** The context new connections get now (built anew first if the files changed). */
+    public SslContext current() {
         Loaded now = loaded;
         long at = nanoTime.getAsLong();
         if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {

@@ -44,9 +44,14 @@ public enum Status {
      */
     DROPPED(16, false),
     /** The request names a service class the node does not declare; the method did not run. */
-    UNKNOWN_CLASS(17, false);
+    UNKNOWN_CLASS(17, false),
+    /**
+     * The caller's identity may not do what the request asks (a client sending peer messages, say);
+     * nothing ran. Only nodes that run with TLS answer it.
+     */
+    PERMISSION_DENIED(18, false);
 
-    private static final Status[] BY_CODE = new Status[18];
+    private static final Status[] BY_CODE = new Status[19];
 
     static {
         for (Status status : values()) {

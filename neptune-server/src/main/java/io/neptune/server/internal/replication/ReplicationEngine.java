@@ -25,6 +25,7 @@ import io.neptune.server.internal.ServiceRuntime;
 import io.neptune.server.internal.log.FsyncPolicy;
 import io.neptune.server.internal.log.LogWriterPool;
 import io.neptune.server.internal.log.RedoLog;
+import io.neptune.server.internal.security.Caller;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -529,9 +530,17 @@ public final class ReplicationEngine implements AutoCloseable {
                 s.lastEpoch(), s.boundVersion());
     }
 
-    /** Handles a peer-protocol request (service {@value #SERVICE}). */
-    public void handlePeer(RequestMessage request, Consumer<ResponseMessage> reply) {
+    /**
+     * Handles a peer-protocol request (service {@value #SERVICE}) sent by {@code caller}; one the
+     * caller may not send ({@link PeerAccess}) is refused before it changes anything.
+     */
+    public void handlePeer(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply) {
         long id = request.requestId();
+        String refused = PeerAccess.refusal(request.method(), caller);
+        if (refused != null) {
+            refuse(request, refused, reply);
+            return;
+        }
         String target = request.partition() + "";
         PartitionReplica replica = null;
         Object message;
@@ -555,6 +564,11 @@ public final class ReplicationEngine implements AutoCloseable {
                     + " for " + target + ": " + e.getMessage()));
             return;
         }
+        refused = PeerAccess.refusal(message, caller);
+        if (refused != null) {
+            refuse(request, refused, reply);
+            return;
+        }
         replica.onPeerMessage(request.method(), message, answer -> {
             try {
                 reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(answer)));
@@ -563,6 +577,11 @@ public final class ReplicationEngine implements AutoCloseable {
                         requireNonNullElse(e.getMessage(), e.toString())));
             }
         });
+    }
+
+    private void refuse(RequestMessage request, String reason, Consumer<ResponseMessage> reply) {
+        logger.warn("{}: {}", self, reason);
+        reply.accept(ResponseMessage.error(request.requestId(), Status.PERMISSION_DENIED, reason));
     }
 
     @Override

@@ -1,0 +1,232 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.core.AccessMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
+import io.neptune.core.SecurityConfig;
+import io.neptune.core.SecurityConfig.TlsMode;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.MessageEncoder;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.EchoTestService.Echo;
+import io.neptune.server.EchoTestService.Reply;
+import io.neptune.server.KvTestService.Get;
+import io.neptune.server.KvTestService.Put;
+import io.neptune.server.KvTestService.Value;
+import io.neptune.server.KvTestService.Written;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request port's doors with TLS (issue 23): each test tries to walk through one with real
+ * nodes, real sockets and real certificates from a throwaway authority.
+ */
+class SecurityIT {
+    private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(10);
+
+    /** Every peer message a node understands, and the node commands. */
+    private static final List<String> PEER_METHODS = List.of("replicate", "vote", "join", "handover", "takeOver",
+            "promote", "demote", "reconfigure", "install-snapshot", "snapshot", "chunk", "pull", "gossip", "status",
+            "readIndex");
+    private static final List<String> NODE_COMMANDS = List.of("drain", "host", "unhost");
+
+    @Test
+    void aPlaintextConnectionIsClosedBeforeAnyFrameIsRead() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
+            NeptuneNode node = cluster.node(0);
+            byte[] frame = encode(new RequestMessage(1, "echo", 0, "echo", AccessMode.READ, 5_000, 0, RequestId.NONE,
+                    Json.mapper().writeValueAsBytes(new Echo("let me in"))));
+
+            try (Socket socket = new Socket(node.requestAddress().getAddress(), node.requestAddress().getPort())) {
+                socket.setSoTimeout((int) SOCKET_TIMEOUT.toMillis());
+                socket.getOutputStream().write(frame);
+                assertThat(readToEnd(socket.getInputStream())).as("bytes the node answered in plaintext").isZero();
+            }
+
+            ReplicatedProcesses.await(() -> node.metricsText().contains(
+                    refused(node, "plaintext", 1)), SOCKET_TIMEOUT,
+                    "the refusal counted");
+            assertThat(node.served()).containsEntry("echo", 0L);
+        }
+    }
+
+    @Test
+    void nodesWithTlsRequiredReplicateAndServeEachOther() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(3, b -> b.host(new KvTestService(),
+                HostingConfig.builder().replicas(3).build()))) {
+            NeptuneNode client = cluster.add("client", ClientConfig.defaults(), b -> b);
+            cluster.awaitNodes(3);
+            NeptuneHandle handle = NeptuneHandle.create();
+            for (int i = 0; i < 20; i++) {
+                client.client().call(handle, "kv", i % 8, "put", AccessMode.WRITE, new Put("k" + i, "v" + i),
+                        Written.class, CallOptions.timeout(Duration.ofSeconds(20)));
+            }
+            for (int i = 0; i < 20; i++) {
+                assertThat(client.client().call(handle, "kv", i % 8, "get", AccessMode.READ, new Get("k" + i),
+                        Value.class).v()).isEqualTo("v" + i);
+            }
+            for (NeptuneNode node : cluster.nodes()) {
+                assertThat(node.metricsText()).contains(refused(node, "handshake", 0));
+            }
+        }
+    }
+
+    @Test
+    void aClientCertificateSendsNoPeerMessageAndNoNodeCommand() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new KvTestService(),
+                HostingConfig.builder().replicas(1).build()))) {
+            NeptuneNode node = cluster.node(0);
+            SecurityConfig asClient = cluster.certificates().required(new Principal(Principal.Role.CLIENT, "app"));
+            NeptuneNode app = cluster.add(cluster.config("app", ClientConfig.defaults()).toBuilder().security(asClient)
+                    .build(), b -> b);
+            cluster.awaitNodes(1);
+            DefaultNeptuneClient raw = (DefaultNeptuneClient) app.client();
+            Map<String, Object> before = status(node);
+
+            for (String method : PEER_METHODS) {
+                ResponseMessage answer = send(raw, node.node(), "$replication", method, Map.of("service", "kv",
+                        "partition", 0, "from", "node-0", "node", "node-0", "epoch", 99, "pin", true));
+                assertThat(answer.status()).as(method).isEqualTo(Status.PERMISSION_DENIED);
+                assertThat(answer.errorMessage()).as(method).contains("NEP-SEC-021", "neptune://client/app");
+            }
+            for (String command : NODE_COMMANDS) {
+                ResponseMessage answer = send(raw, node.node(), "$node", command, Map.of("timeoutMillis", 1000,
+                        "service", "kv"));
+                assertThat(answer.status()).as(command).isEqualTo(Status.PERMISSION_DENIED);
+                assertThat(answer.errorMessage()).as(command).contains("NEP-SEC-020");
+            }
+
+            assertThat(status(node)).as("the replica's epoch, log and role").isEqualTo(before);
+            assertThat(node.replicasOf("kv", 0)).containsExactly(node.node());
+            assertThat(node.isRunning()).isTrue();
+            // and what a client may do, it still does
+            app.client().call(NeptuneHandle.create(), "kv", 0, "put", AccessMode.WRITE, new Put("a", "b"),
+                    Written.class);
+        }
+    }
+
+    @Test
+    void aNodeSpeaksOnlyInItsOwnName() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(2, b -> b.host(new KvTestService(),
+                HostingConfig.builder().replicas(1).build()))) {
+            cluster.awaitNodes(2);
+            DefaultNeptuneClient fromNode1 = (DefaultNeptuneClient) cluster.node(1).client();
+            NodeId node0 = cluster.node(0).node();
+
+            ResponseMessage forged = send(fromNode1, node0, "$replication", "join", Map.of("service", "kv",
+                    "partition", 0, "node", "node-0", "lastLsn", 0, "lastEpoch", 0));
+            ResponseMessage own = send(fromNode1, node0, "$replication", "join", Map.of("service", "kv",
+                    "partition", 0, "node", "node-1", "lastLsn", 0, "lastEpoch", 0));
+
+            assertThat(forged.status()).isEqualTo(Status.PERMISSION_DENIED);
+            assertThat(forged.errorMessage()).contains("NEP-SEC-022", "'node-0'", "neptune://node/node-1");
+            assertThat(own.status()).isNotEqualTo(Status.PERMISSION_DENIED);
+            ResponseMessage pinned = send(fromNode1, node0, "$replication", "takeOver", Map.of("service", "kv",
+                    "partition", 0, "pin", true));
+            assertThat(pinned.status()).isEqualTo(Status.PERMISSION_DENIED);
+        }
+    }
+
+    @Test
+    void aClientRefusesANodeWhoseCertificateNamesAnother() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(0, b -> b)) {
+            SecurityConfig stolen = cluster.certificates().node("node-0");
+            cluster.add(cluster.config("impostor", ClientConfig.defaults()).toBuilder().security(stolen).build(),
+                    b -> b.host(new EchoTestService(), HostingConfig.all()));
+            NeptuneNode client = cluster.add("client", ClientConfig.defaults(), b -> b);
+            cluster.awaitNodes(1);
+
+            assertThatThrownBy(() -> client.client().call(NeptuneHandle.create(), "echo", 0, "echo", AccessMode.READ,
+                    new Echo("hi"), Reply.class, CallOptions.timeout(Duration.ofSeconds(3))))
+                    .hasMessageContaining("NEP-SEC-012").hasMessageContaining("neptune://node/node-0");
+        }
+    }
+
+    @Test
+    void aPermissiveNodeServesPlaintextAndTlsClients() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(0, b -> b)) {
+            NodeConfig permissive = cluster.config("node-0", ClientConfig.defaults());
+            permissive = permissive.toBuilder().security(permissive.security().toBuilder().tls(TlsMode.PERMISSIVE)
+                    .build()).build();
+            NeptuneNode node = cluster.add(permissive, b -> b.host(new EchoTestService(), HostingConfig.all()));
+            NeptuneNode tls = cluster.add("tls-client", ClientConfig.defaults(), b -> b);
+            NeptuneNode plain = cluster.add(cluster.config("plain-client", ClientConfig.defaults()).toBuilder()
+                    .security(SecurityConfig.disabled()).build(), b -> b);
+            cluster.awaitNodes(1);
+
+            for (NeptuneNode client : List.of(tls, plain)) {
+                assertThat(client.client().call(NeptuneHandle.create(), "echo", 1, "echo", AccessMode.READ,
+                        new Echo(client.node().value()), Reply.class).node()).isEqualTo("node-0");
+            }
+            assertThat(node.inboundConnections()).isGreaterThanOrEqualTo(2);
+            assertThat(node.metricsText()).contains(refused(node, "plaintext", 0), refused(node, "handshake", 0));
+        }
+    }
+
+    /** The metrics line of {@code node}'s refused connections for {@code reason}, at {@code count}. */
+    private static String refused(NeptuneNode node, String reason, int count) {
+        return "neptune_server_refused_connections_total{node=\"" + node.node() + "\",reason=\"" + reason + "\"} "
+                + count + ".0";
+    }
+
+    private static Map<String, Object> status(NeptuneNode node) throws Exception {
+        ResponseMessage answer = send((DefaultNeptuneClient) node.client(), node.node(), "$replication", "status",
+                Map.of("service", "kv", "partition", 0));
+        assertThat(answer.status()).isEqualTo(Status.OK);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> status = Json.mapper().readValue(answer.payload(), Map.class);
+        return status;
+    }
+
+    private static ResponseMessage send(DefaultNeptuneClient client, NodeId target, String service, String method,
+            Map<String, Object> body) throws Exception {
+        RequestMessage request = new RequestMessage(0, service, 0, method, AccessMode.WRITE, 5_000, 0, RequestId.NONE,
+                Json.mapper().writeValueAsBytes(body));
+        return client.sendTo(target, request, 0).get(10, TimeUnit.SECONDS);
+    }
+
+    private static byte[] encode(RequestMessage request) {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            MessageEncoder.encode(request, buf);
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            return bytes;
+        } finally {
+            buf.release();
+        }
+    }
+
+    /** Reads until the peer closes; the bytes read. */
+    private static int readToEnd(InputStream in) throws IOException {
+        int total = 0;
+        byte[] buffer = new byte[4096];
+        try {
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                total += n;
+            }
+        } catch (SocketException reset) {
+            // a reset is a close too
+        }
+        return total;
+    }
+}
