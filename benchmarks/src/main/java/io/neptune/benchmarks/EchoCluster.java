@@ -10,9 +10,13 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
+import io.neptune.core.SecurityConfig;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
+import io.neptune.server.internal.security.CertificateAuthority;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -26,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,17 +71,30 @@ final class EchoCluster implements AutoCloseable {
     private final BenchEchoService onC = new BenchEchoService();
     private final NeptuneHandle handle = NeptuneHandle.create();
 
-    private EchoCluster() {
+    /** With TLS: the authority that certifies the three nodes. */
+    private final @Nullable CertificateAuthority authority;
+
+    private EchoCluster(boolean tls) {
         try {
             discovery = Files.createTempDirectory("neptune-bench-discovery-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        authority = tls ? CertificateAuthority.create(discovery.resolve("certs"), cluster, Duration.ofDays(1)) : null;
     }
 
     /** Starts the three nodes and waits until {@code node-a}'s yellow page lists every replica. */
     static EchoCluster start() {
-        EchoCluster echo = new EchoCluster();
+        return start(false);
+    }
+
+    /** {@link #start()} with TLS required between the nodes, each with a certificate of its own. */
+    static EchoCluster startWithTls() {
+        return start(true);
+    }
+
+    private static EchoCluster start(boolean tls) {
+        EchoCluster echo = new EchoCluster(tls);
         try {
             echo.nodes.add(NeptuneNode.builder(echo.config("node-a")).start());
             echo.nodes.add(NeptuneNode.builder(echo.config("node-b"))
@@ -99,7 +117,18 @@ final class EchoCluster implements AutoCloseable {
         MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery)
                 .bindAddress("127.0.0.1").port(0).build();
         return NodeConfig.builder().node(node).bindAddress("127.0.0.1").port(0).pollPort(0)
-                .membership(membership).client(ClientConfig.defaults()).build();
+                .membership(membership).client(ClientConfig.defaults()).security(security(node)).build();
+    }
+
+    private SecurityConfig security(String node) {
+        CertificateAuthority tls = authority;
+        if (tls == null) {
+            return SecurityConfig.disabled();
+        }
+        CertificateAuthority.Issued issued = tls.issue(Principal.node(NodeId.of(node)), discovery.resolve("certs"),
+                Duration.ofDays(1));
+        return SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED).identity(issued.certificate(), issued.key())
+                .trust(tls.certificate()).build();
     }
 
     private void awaitYellowPage() {

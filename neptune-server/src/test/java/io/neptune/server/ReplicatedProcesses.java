@@ -5,6 +5,8 @@ import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.Principal;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.json.Json;
@@ -41,12 +43,17 @@ final class ReplicatedProcesses implements AutoCloseable {
     private final NeptuneNode observer;
     private int launches;
     private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC");
+    /** Every process and the observer run with TLS required, each with a certificate of its own. */
+    private final TestCertificates certificates;
 
     ReplicatedProcesses(Path root) throws IOException {
         this.root = root;
         Files.createDirectories(root.resolve("discovery"));
         Files.createDirectories(root.resolve("logs"));
+        certificates = TestCertificates.create(root.resolve("certs"), cluster);
+        // an operator: tests promote, move and drain through it besides calling the service
         observer = NeptuneNode.builder(NodeConfig.builder().node("observer").ioThreads(2).membership(membership())
+                .security(certificates.required(new Principal(Principal.Role.OPERATOR, "observer")))
                 .client(ClientConfig.builder().timeout(Duration.ofSeconds(15)).build())
                 .dataDirectory(root.resolve("observer")).build()).start();
     }
@@ -116,7 +123,19 @@ final class ReplicatedProcesses implements AutoCloseable {
                     workers: 4
                 """.formatted(name, root.resolve("data").resolve(name), cluster, root.resolve("discovery"),
                 serviceClass.getName(), priority, replicas)
-                + (mode == null ? "" : "    failover: " + mode.configName() + "\n") + serviceSettings);
+                + (mode == null ? "" : "    failover: " + mode.configName() + "\n") + serviceSettings + security(name));
+    }
+
+    /** The {@code security:} section of node {@code name}: TLS required with its own certificate. */
+    private String security(String name) {
+        SecurityConfig security = certificates.node(name);
+        return """
+                security:
+                  tls: required
+                  certificate: %s
+                  key: %s
+                  trust: %s
+                """.formatted(security.certificate(), security.key(), security.trust());
     }
 
     /** Sets environment variables for node {@code name}'s processes started from now on (e.g. {@code CrashFs}'s). */

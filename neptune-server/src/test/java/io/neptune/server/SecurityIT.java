@@ -24,17 +24,24 @@ import io.neptune.server.KvTestService.Get;
 import io.neptune.server.KvTestService.Put;
 import io.neptune.server.KvTestService.Value;
 import io.neptune.server.KvTestService.Written;
+import io.neptune.server.cli.NeptuneCli;
+import io.neptune.server.internal.security.CertificateAuthority;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
  * The request port's doors with TLS (issue 23): each test tries to walk through one with real
@@ -179,6 +186,36 @@ class SecurityIT {
             }
             assertThat(node.inboundConnections()).isGreaterThanOrEqualTo(2);
             assertThat(node.metricsText()).contains(refused(node, "plaintext", 0), refused(node, "handshake", 0));
+        }
+    }
+
+    @Test
+    void theAdminCommandActsWithAnOperatorCertificateAndNotWithout() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new KvTestService(),
+                HostingConfig.builder().replicas(1).build()))) {
+            cluster.awaitNodes(1);
+            Path config = Files.createTempFile("admin-", ".yaml");
+            try {
+                Files.writeString(config, new NodeConfigFile(cluster.config("node-0", ClientConfig.defaults()),
+                        List.of(), List.of()).toYaml());
+                CertificateAuthority.Issued operator = cluster.certificates().issued(
+                        new Principal(Principal.Role.OPERATOR, "alice"));
+                StringWriter out = new StringWriter();
+                StringWriter err = new StringWriter();
+
+                int refused = NeptuneCli.execute(new CommandLine(new NeptuneCli()).setErr(new PrintWriter(err, true)),
+                        "admin", "replicas", "--config", config.toString(), "--service", "kv", "--partition", "0");
+                int done = NeptuneCli.execute(new CommandLine(new NeptuneCli()).setOut(new PrintWriter(out, true))
+                        .setErr(new PrintWriter(err, true)), "admin", "replicas", "--config", config.toString(),
+                        "--service", "kv", "--partition", "0", "--certificate", operator.certificate().toString(),
+                        "--key", operator.key().toString());
+
+                assertThat(refused).isEqualTo(2);
+                assertThat(err.toString()).contains("--certificate: missing (expected: an operator's certificate");
+                assertThat(done).as(err.toString()).isZero();
+            } finally {
+                Files.deleteIfExists(config);
+            }
         }
     }
 

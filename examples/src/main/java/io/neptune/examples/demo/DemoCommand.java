@@ -11,6 +11,7 @@ import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.config.ConfigNode;
@@ -126,6 +127,8 @@ public final class DemoCommand implements Callable<Integer> {
     private volatile @Nullable Thread indexer;
     /** The BLAST database the nodes search, or null if they host no BLAST service; set before the nodes start. */
     private volatile @Nullable BlastDatabase blast;
+    /** The demo's certificate authority, opened at start. */
+    private volatile @Nullable DemoCertificates certificates;
 
     @Override
     public Integer call() throws Exception {
@@ -145,6 +148,7 @@ public final class DemoCommand implements Callable<Integer> {
         Files.createDirectories(discovery);
         String cluster = "demo-" + ProcessHandle.current().pid();
         blast = noBlast ? null : prepareBlast();
+        certificates = DemoCertificates.open(data.resolve("certs"));
         LocalCluster processes = new LocalCluster(data.resolve("config"), data.resolve("logs"));
         List<AutoCloseable> resources = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(1);
@@ -157,8 +161,10 @@ public final class DemoCommand implements Callable<Integer> {
                 Process process = processes.start(nodeConfig(i, cluster, discovery));
                 System.out.printf("  %s started (pid %d)%n", name(i), process.pid());
             }
+            // the gateway's node: an operator, as its dashboard drains, kills and starts nodes
             NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("demo-client").ioThreads(2)
                     .dataDirectory(data.resolve("demo-client"))
+                    .security(certificates().security(new Principal(Principal.Role.OPERATOR, "demo")))
                     .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build())
                     .client(ClientConfig.builder().policy(balancing).build()).build()).start();
             resources.add(client);
@@ -379,11 +385,20 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
+    private DemoCertificates certificates() {
+        DemoCertificates opened = certificates;
+        if (opened == null) {
+            throw new IllegalStateException("the demo's certificates are opened at start");
+        }
+        return opened;
+    }
+
     /** Partition p lives on nodes p, p+1, ..., p+replicas-1 (mod nodes), with priorities replicas..1. */
     private NodeConfigFile nodeConfig(int index, String cluster, Path discovery) {
         BlastDatabase blast = this.blast;
         NodeConfig node = NodeConfig.builder().node(NodeId.of(name(index))).ioThreads(2)
                 .dataDirectory(data.resolve(name(index)).toAbsolutePath())
+                .security(certificates().security(Principal.node(NodeId.of(name(index)))))
                 .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery.toAbsolutePath())
                         .build())
                 .build();

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.config.ConfigNode;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
@@ -62,11 +63,55 @@ public final class AdminCommand implements Runnable {
         @Option(names = "--discovery-directory", paramLabel = "DIR", description = "With --cluster: discovery directory.")
         @Nullable Path discovery;
 
+        @Option(names = "--certificate", paramLabel = "FILE", description = "The operator's PEM certificate"
+                + " (neptune://operator/NAME, from 'neptune certs issue --role operator'): needed when the cluster runs"
+                + " with TLS.")
+        @Nullable Path certificate;
+
+        @Option(names = "--key", paramLabel = "FILE", description = "The PEM PKCS#8 key of --certificate.")
+        @Nullable Path key;
+
+        @Option(names = "--trust", paramLabel = "FILE", description = "PEM certificates of the authorities the nodes'"
+                + " certificates come from (default: security.trust of --config).")
+        @Nullable Path trust;
+
+        /**
+         * TLS as the operator: the cluster's TLS mode and trust from {@code --config}, the identity
+         * from {@code --certificate} and {@code --key}; no TLS without a certificate.
+         */
+        SecurityConfig security(@Nullable SecurityConfig cluster) {
+            if (certificate == null && key == null) {
+                if (cluster != null && cluster.tls() == SecurityConfig.TlsMode.REQUIRED) {
+                    throw new ConfigException("--certificate", "missing (expected: an operator's certificate and"
+                            + " --key: the cluster's nodes require TLS; 'neptune certs issue --role operator' makes one)");
+                }
+                return SecurityConfig.disabled();
+            }
+            if (certificate == null || key == null) {
+                throw new ConfigException(certificate == null ? "--certificate" : "--key", "missing (expected:"
+                        + " --certificate and --key together)");
+            }
+            Path authorities = trust;
+            if (authorities == null && cluster != null) {
+                authorities = cluster.trust();
+            }
+            if (authorities == null) {
+                throw new ConfigException("--trust", "missing (expected: the authorities' PEM file, or --config of a"
+                        + " node whose security section names one)");
+            }
+            SecurityConfig.TlsMode mode = cluster != null && cluster.isEnabled() ? cluster.tls()
+                    : SecurityConfig.TlsMode.REQUIRED;
+            return SecurityConfig.builder().tls(mode).identity(certificate, key).trust(authorities).build();
+        }
+
         /** Joins the cluster as a node hosting nothing and waits for announcements. */
         NeptuneNode join() throws InterruptedException {
             MembershipConfig membership;
+            SecurityConfig cluster = null;
             if (source.config != null) {
-                membership = NodeConfigFile.load(source.config).node().membership();
+                NodeConfig config = NodeConfigFile.load(source.config).node();
+                membership = config.membership();
+                cluster = config.security();
             } else {
                 MembershipConfig.Builder builder = MembershipConfig.builder()
                         .cluster(requireNonNull(source.cluster, "--cluster: picocli requires it or --config"));
@@ -76,7 +121,8 @@ public final class AdminCommand implements Runnable {
                 membership = builder.build();
             }
             NeptuneNode node = NeptuneNode.builder(NodeConfig.builder().node("admin-" + ProcessHandle.current().pid())
-                    .ioThreads(1).membership(membership).adminPort(NodeConfig.NO_ADMIN_PORT).build()).start();
+                    .ioThreads(1).membership(membership).adminPort(NodeConfig.NO_ADMIN_PORT).security(security(cluster))
+                    .build()).start();
             long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", wait).toNanos();
             long stableSince = System.nanoTime();
             int known = -1;

@@ -191,7 +191,10 @@ public final class TlsContext {
         try {
             SslContextBuilder builder = server
                     ? SslContextBuilder.forServer(certificate.toFile(), key.toFile()).clientAuth(clientAuth())
-                    : SslContextBuilder.forClient().keyManager(certificate.toFile(), key.toFile());
+                    // the node is checked by its principal (the SAN URI), not by the address it was reached at:
+                    // a pod's address changes with every restart, its name does not
+                    : SslContextBuilder.forClient().keyManager(certificate.toFile(), key.toFile())
+                            .endpointIdentificationAlgorithm(null);
             return builder.trustManager(trust.toFile())
                     .sslProvider(SslProvider.JDK)
                     .protocols(PROTOCOLS)

@@ -349,7 +349,7 @@ class MessageCodecTest {
 
     @Test
     void unknownStatusCodeIsRejected() {
-        for (int code : new int[] {18, 19, 200, 255}) {
+        for (int code : new int[] {19, 20, 200, 255}) {
             ByteBuf frame = encode(sampleResponse());
             frame.setByte(BODY_OFFSET, code);
 
