@@ -37,6 +37,8 @@ import org.jspecify.annotations.Nullable;
  * @param logRetention how much of each partition's REDO log the node keeps after checkpoints
  * @param adminPort the admin HTTP port ({@code /metrics}, {@code /health/live}, {@code /health/ready}) on
  *     {@code bindAddress}; 0 picks a free port (announced in the yellow page), {@link #NO_ADMIN_PORT} serves none
+ * @param maxConnections open connections the request port takes in all; one more is closed as it is accepted
+ * @param maxConnectionsPerAddress open connections the request port takes from one peer address
  * @param security TLS of the request port, for the node's server and its embedded client alike; a node
  *     bound to an address other than loopback needs TLS or {@link SecurityConfig#insecure()}
  */
@@ -57,6 +59,8 @@ public record NodeConfig(
         SchedulingConfig scheduling,
         int adminPort,
         LogRetentionConfig logRetention,
+        int maxConnections,
+        int maxConnectionsPerAddress,
         SecurityConfig security) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
@@ -88,6 +92,8 @@ public record NodeConfig(
         if (adminPort != NO_ADMIN_PORT) {
             Checks.port("adminPort", adminPort);
         }
+        Checks.atLeast("maxConnections", maxConnections, 1);
+        Checks.atLeast("maxConnectionsPerAddress", maxConnectionsPerAddress, 1);
         requireNonNull(security, "security");
         checkInsecure(bindAddress, security);
     }
@@ -151,6 +157,18 @@ public record NodeConfig(
      */
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
 
+    /**
+     * Default for {@link #maxConnections()}: {@value}. A client keeps {@code connections-per-node}
+     * (2) connections to each node, so this is room for about 2,000 clients and peers.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
+    /**
+     * Default for {@link #maxConnectionsPerAddress()}: {@value}, room for a few hundred client
+     * processes behind one address (a gateway host, a NAT), and a bound on what one host can hold.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 512;
+
     /** Default for {@link #ackTimeout()}. */
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(2);
 
@@ -169,7 +187,8 @@ public record NodeConfig(
         return new Builder().node(node).bindAddress(bindAddress).port(port).pollPort(pollPort).ioThreads(ioThreads)
                 .maxFrameBytes(maxFrameBytes).frameTimeout(frameTimeout).membership(membership).client(client).dataDirectory(dataDirectory)
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
-                .logRetention(logRetention).security(security);
+                .logRetention(logRetention).maxConnections(maxConnections)
+                .maxConnectionsPerAddress(maxConnectionsPerAddress).security(security);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -196,8 +215,22 @@ public record NodeConfig(
         private SchedulingConfig scheduling = SchedulingConfig.defaults();
         private int adminPort;
         private SecurityConfig security = SecurityConfig.disabled();
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
 
         private Builder() {}
+
+        /** Sets {@link NodeConfig#maxConnections()}. */
+        public Builder maxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#maxConnectionsPerAddress()}. */
+        public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
+            this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+            return this;
+        }
 
         /** Sets {@link NodeConfig#security()}; TLS is disabled by default. */
         public Builder security(SecurityConfig security) {
@@ -310,7 +343,8 @@ public record NodeConfig(
         public NodeConfig build() {
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
-                    logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, security);
+                    logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, maxConnections,
+                    maxConnectionsPerAddress, security);
         }
     }
 }

@@ -107,6 +107,9 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .ioThreads(r.integer("io-threads", Math.max(2, Runtime.getRuntime().availableProcessors())))
                     .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
                     .frameTimeout(r.duration("frame-timeout", NodeConfig.DEFAULT_FRAME_TIMEOUT))
+                    .maxConnections(r.integer("max-connections", NodeConfig.DEFAULT_MAX_CONNECTIONS, 1))
+                    .maxConnectionsPerAddress(r.integer("max-connections-per-address",
+                            NodeConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, 1))
                     .logSync(r.choice("log-sync", NodeConfig.LogSync.class, NodeConfig.LogSync.GROUP))
                     .logWriterThreads(r.integer("log-writer-threads", NodeConfig.DEFAULT_LOG_WRITER_THREADS))
                     .logRetention(new LogRetentionConfig(

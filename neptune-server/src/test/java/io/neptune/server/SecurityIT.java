@@ -77,6 +77,32 @@ class SecurityIT {
     }
 
     @Test
+    void aConnectionOverTheCapIsClosedAtAcceptAndCounted() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            NodeConfig capped = cluster.config("node-0", ClientConfig.defaults()).toBuilder().maxConnections(10)
+                    .maxConnectionsPerAddress(2).build();
+            NeptuneNode node = cluster.add(capped, b -> b.host(new EchoTestService(), HostingConfig.all()));
+            byte[] frame = encode(new RequestMessage(1, "echo", 0, "echo", AccessMode.READ, 5_000, 0, RequestId.NONE,
+                    Json.mapper().writeValueAsBytes(new Echo("hi"))));
+
+            try (Socket first = connect(node); Socket second = connect(node)) {
+                assertAnswered(first, frame);
+                assertAnswered(second, frame);
+                try (Socket third = connect(node)) {
+                    assertThat(readToEnd(third.getInputStream())).as("bytes read on the third connection").isZero();
+                }
+                assertThat(node.metricsText()).contains(refused(node, "limit", 1));
+                first.close();
+                ReplicatedProcesses.await(() -> node.inboundConnections() == 1, SOCKET_TIMEOUT,
+                        "the first connection to be gone");
+                try (Socket again = connect(node)) {
+                    assertAnswered(again, frame);
+                }
+            }
+        }
+    }
+
+    @Test
     void nodesWithTlsRequiredReplicateAndServeEachOther() throws Exception {
         try (MiniCluster cluster = MiniCluster.startWithTls(3, b -> b.host(new KvTestService(),
                 HostingConfig.builder().replicas(3).build()))) {
@@ -251,6 +277,18 @@ class SecurityIT {
         } finally {
             buf.release();
         }
+    }
+
+    private static Socket connect(NeptuneNode node) throws IOException {
+        Socket socket = new Socket(node.requestAddress().getAddress(), node.requestAddress().getPort());
+        socket.setSoTimeout((int) SOCKET_TIMEOUT.toMillis());
+        return socket;
+    }
+
+    /** Sends {@code frame} on {@code socket} and reads the first byte of an answer. */
+    private static void assertAnswered(Socket socket, byte[] frame) throws IOException {
+        socket.getOutputStream().write(frame);
+        assertThat(socket.getInputStream().read()).as("the first byte of an answer").isNotNegative();
     }
 
     /** Reads until the peer closes; the bytes read. */

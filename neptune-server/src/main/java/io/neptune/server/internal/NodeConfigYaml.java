@@ -55,6 +55,8 @@ public final class NodeConfigYaml {
                 .put("io-threads", node.ioThreads())
                 .put("max-frame-size", node.maxFrameBytes())
                 .put("frame-timeout", duration(node.frameTimeout()))
+                .put("max-connections", node.maxConnections())
+                .put("max-connections-per-address", node.maxConnectionsPerAddress())
                 .put("data-directory", node.dataDirectory().toString())
                 .put("log-sync", configName(node.logSync()))
                 .put("log-writer-threads", node.logWriterThreads())

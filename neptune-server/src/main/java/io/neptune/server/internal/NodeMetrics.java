@@ -17,6 +17,7 @@ import io.neptune.client.internal.ClientMetrics;
 import io.neptune.core.ClassStats;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
 import java.util.Collection;
 import java.util.function.ToDoubleFunction;
@@ -137,13 +138,16 @@ public final class NodeMetrics implements AutoCloseable {
                 .description("Streams open on the request server").register(registry);
         FunctionCounter.builder("neptune.server.refused.connections", server.security(),
                         ConnectionSecurity::refusedPlaintext).tag("reason", "plaintext")
-                .description("Connections closed before any request was read: plaintext where TLS is required,"
-                        + " or a failed TLS handshake").register(registry);
+                .description(REFUSED_CONNECTIONS).register(registry);
         FunctionCounter.builder("neptune.server.refused.connections", server.security(),
                         ConnectionSecurity::refusedHandshakes).tag("reason", "handshake")
-                .description("Connections closed before any request was read: plaintext where TLS is required,"
-                        + " or a failed TLS handshake").register(registry);
+                .description(REFUSED_CONNECTIONS).register(registry);
+        FunctionCounter.builder("neptune.server.refused.connections", server.limits(), ConnectionLimits::refused)
+                .tag("reason", "limit").description(REFUSED_CONNECTIONS).register(registry);
     }
+
+    private static final String REFUSED_CONNECTIONS = "Connections closed before any request was read: plaintext"
+            + " where TLS is required, a failed TLS handshake, or over max-connections(-per-address)";
 
     /** Registers the yellow page's size and its removals. */
     public void bindYellowPage(YellowPage yellowPage) {

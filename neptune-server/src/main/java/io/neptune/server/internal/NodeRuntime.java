@@ -19,6 +19,7 @@ import io.neptune.server.ClusterAdmin;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import io.neptune.server.internal.security.Caller;
+import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
@@ -125,7 +126,8 @@ public final class NodeRuntime implements AutoCloseable {
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
                     new NodeControl(node, replication, drainRequested, placementThread));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
-                    config.frameTimeout(), router, new ConnectionSecurity(node, config.security()));
+                    config.frameTimeout(), router, new ConnectionSecurity(node, config.security()),
+                    new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()));
             resources.add(requestServer);
             metrics.bindRequestServer(requestServer);
             adminServer = config.hasAdminPort() ? new AdminServer(node, io, config.bindAddress(), config.adminPort(),

@@ -16,6 +16,7 @@ import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
 import io.neptune.core.internal.wire.StreamData;
 import io.neptune.core.internal.wire.StreamEnd;
+import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -78,6 +79,7 @@ public final class RequestServer implements AutoCloseable {
 
     private final NodeId node;
     private final ConnectionSecurity security;
+    private final ConnectionLimits limits;
     private final Channel serverChannel;
     /** Delivers the items of clients' input streams to the services (a slow service must not block I/O). */
     private final ExecutorService deliveries;
@@ -85,8 +87,9 @@ public final class RequestServer implements AutoCloseable {
 
     /** Binds the server to {@code bindAddress:port} (0 picks a free port). */
     public RequestServer(NodeId node, EventLoopGroup group, String bindAddress, int port, int maxFrameBytes,
-            Duration frameTimeout, Router router, ConnectionSecurity security) {
+            Duration frameTimeout, Router router, ConnectionSecurity security, ConnectionLimits limits) {
         this.node = requireNonNull(node, "node");
+        this.limits = requireNonNull(limits, "limits");
         this.security = requireNonNull(security, "security");
         this.deliveries = Executors.newCachedThreadPool(new DefaultThreadFactory("neptune-" + node + "-stream", true));
         Dispatcher dispatcher = new Dispatcher(router, maxFrameBytes);
@@ -100,6 +103,12 @@ public final class RequestServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (!limits.admit(ch)) {
+                            logger.debug("{}: NEP-SEC-013 closed a connection from {}: over max-connections or"
+                                    + " max-connections-per-address", node, ch.remoteAddress());
+                            ch.close();
+                            return;
+                        }
                         channels.add(ch);
                         security.install(ch);
                         Frames.install(ch.pipeline(), maxFrameBytes, frameTimeout);
@@ -134,6 +143,11 @@ public final class RequestServer implements AutoCloseable {
             queued += buffer == null ? 0 : buffer.totalPendingWriteBytes();
         }
         return queued;
+    }
+
+    /** The caps on open connections. */
+    public ConnectionLimits limits() {
+        return limits;
     }
 
     /** The connections' TLS stage and callers. */
