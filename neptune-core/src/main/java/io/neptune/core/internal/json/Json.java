@@ -7,11 +7,14 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import io.neptune.core.ClassStats;
 
 /**
- * The shared, hardened Jackson mapper (DESIGN §8): no default typing, bounded nesting, string and
- * number sizes, trailing tokens rejected. Thread-safe once built; share it.
+ * The shared, hardened Jackson mapper (DESIGN §8): no default typing, no class names taken from a
+ * payload (a polymorphic type validator that allows none), bounded nesting, string and number sizes,
+ * trailing tokens rejected. Every mapper that reads bytes from the network is this one. Thread-safe
+ * once built; share it.
  */
 public final class Json {
     /** Deepest nesting a payload may have. */
@@ -28,6 +31,9 @@ public final class Json {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+            // allows nothing: a class-name type id (@JsonTypeInfo(use = CLASS | MINIMAL_CLASS)) is refused, its class
+            // never initialized; named subtypes (use = NAME with @JsonSubTypes, a closed set) do not consult it
+            .polymorphicTypeValidator(BasicPolymorphicTypeValidator.builder().build())
             // public API records carried in announcements: a newer node may add fields (no Jackson in the API)
             .addMixIn(ClassStats.class, IgnoreUnknown.class)
             .build();
