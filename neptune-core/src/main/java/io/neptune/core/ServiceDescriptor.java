@@ -2,9 +2,11 @@ package io.neptune.core;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.internal.json.ClassNameTypeIds;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.Arrays;
@@ -88,6 +90,7 @@ public final class ServiceDescriptor {
             if (descriptor == null) {
                 continue;
             }
+            rejectClassNameTypeIds(serviceClass, annotation.name(), method);
             MethodDescriptor previous = methods.putIfAbsent(descriptor.name(), descriptor);
             if (previous != null) {
                 throw new ServiceDefinitionException(serviceClass, "duplicate method name '" + descriptor.name()
@@ -137,6 +140,28 @@ public final class ServiceDescriptor {
                     throw new ServiceDefinitionException(serviceClass, "method " + method.getName()
                             + "() is not public (expected: public)");
                 }
+            }
+        }
+    }
+
+    /**
+     * Refuses a method whose request, response or stream item types let a payload name the class
+     * Jackson makes ({@code @JsonTypeInfo(use = CLASS | MINIMAL_CLASS)} anywhere in them): the shared
+     * mapper refuses such ids on every call (DESIGN §8), so the method could never be called.
+     */
+    private static void rejectClassNameTypeIds(Class<?> serviceClass, String service, Method method) {
+        Parameter request = method.getParameters()[1];
+        Map<String, Optional<String>> uses = new LinkedHashMap<>();
+        uses.put("request type " + request.getParameterizedType().getTypeName(),
+                ClassNameTypeIds.find(request.getParameterizedType(), request));
+        uses.put("response type " + method.getGenericReturnType().getTypeName(),
+                ClassNameTypeIds.find(method.getGenericReturnType(), method));
+        for (Map.Entry<String, Optional<String>> use : uses.entrySet()) {
+            if (use.getValue().isPresent()) {
+                throw new ServiceDefinitionException(serviceClass, "service '" + service + "' method "
+                        + method.getName() + "() " + use.getKey() + ": " + use.getValue().get() + " (expected: no type"
+                        + " id that names a class, which a caller could set to any class on the classpath; use = NAME"
+                        + " with @JsonSubTypes)");
             }
         }
     }
