@@ -35,8 +35,12 @@ import org.jgroups.stack.Protocol;
 public final class JGroupsStacks {
     private JGroupsStacks() {}
 
-    /** Creates an unconnected channel for {@code config}. */
+    /**
+     * Creates an unconnected channel for {@code config}. JGroups reads its messages with the
+     * {@link StrictMessageTypes}, so nothing a sender puts in one is Java-deserialized.
+     */
     public static JChannel create(MembershipConfig config) throws Exception {
+        StrictMessageTypes.install();
         InetAddress bind = InetAddress.getByName(config.bindAddress());
         List<Protocol> stack = new ArrayList<>();
         switch (config.stack()) {

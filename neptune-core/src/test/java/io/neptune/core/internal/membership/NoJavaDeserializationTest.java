@@ -1,6 +1,7 @@
 package io.neptune.core.internal.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.jgroups.Message.Flag.DONT_BUNDLE;
 
@@ -22,6 +23,7 @@ import org.jgroups.Event;
 import org.jgroups.Header;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
+import org.jgroups.MessageFactory;
 import org.jgroups.ObjectMessage;
 import org.jgroups.Receiver;
 import org.jgroups.conf.ClassConfigurator;
@@ -134,6 +136,25 @@ class NoJavaDeserializationTest {
             assertThat(NAMED_READ).as("objects made by class name").hasValue(0);
             assertThat(received).as("delivered").containsExactly(missing.toString(), digest.toString(), "after");
         }
+    }
+
+    /**
+     * Every message type JGroups reads a frame into (a frame's, a batch's, a composite's or a
+     * reassembled fragment's) refuses to deserialize a byte payload flagged as serialized.
+     */
+    @Test
+    void everyByteMessageTypeRefusesASerializedPayload() throws Exception {
+        JGroupsStacks.create(MembershipConfig.builder().bindAddress("127.0.0.1").build()).close(); // installs them
+        byte[] serialized = Util.objectToByteBuffer(new Tripwire());
+        for (short type : new short[] {Message.BYTES_MSG, Message.NIO_MSG, Message.FRAG_MSG}) {
+            Message message = MessageFactory.create(type);
+            message.setArray(serialized, 0, serialized.length).setFlag(Message.Flag.SERIALIZED);
+            assertThatThrownBy(message::getObject).as("type %s", type).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("a Java-serialized payload (expected: raw bytes");
+            assertThat(message.copy(true, true).getClass()).as("a copy of type %s", type)
+                    .isSameAs(message.getClass());
+        }
+        assertThat(DESERIALIZED).as("Java deserializations").hasValue(0);
     }
 
     /**
