@@ -38,6 +38,7 @@ import org.jgroups.stack.ProtocolStack;
 import org.jgroups.util.ByteArrayDataOutputStream;
 import org.jgroups.util.Digest;
 import org.jgroups.util.MessageBatch;
+import org.jgroups.util.MutableDigest;
 import org.jgroups.util.SeqnoList;
 import org.jgroups.util.SizeStreamable;
 import org.jgroups.util.Util;
@@ -124,8 +125,10 @@ class NoJavaDeserializationTest {
             // JGroups' own object payloads (retransmission lists, digests) still pass
             SeqnoList missing = new SeqnoList(2).add(1);
             Digest digest = new Digest(target, 0, 0);
+            Digest stable = new MutableDigest(new Address[] {target}).set(target, 3, 4); // what STABLE gossips
             peer.send(new ObjectMessage(target, missing));
             peer.send(new ObjectMessage(target, digest));
+            peer.send(new ObjectMessage(target, stable));
             peer.send(new BytesMessage(target, "after".getBytes(StandardCharsets.UTF_8)));
 
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
@@ -134,7 +137,8 @@ class NoJavaDeserializationTest {
             });
             assertThat(DESERIALIZED).as("Java deserializations").hasValue(0);
             assertThat(NAMED_READ).as("objects made by class name").hasValue(0);
-            assertThat(received).as("delivered").containsExactly(missing.toString(), digest.toString(), "after");
+            assertThat(received).as("delivered").containsExactly(missing.toString(), digest.toString(),
+                    stable.toString(), "after");
         }
     }
 
