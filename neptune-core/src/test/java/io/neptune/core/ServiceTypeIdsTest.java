@@ -134,7 +134,8 @@ class ServiceTypeIdsTest {
     @Test
     void onTheResponseTypeItself() {
         assertRejected(OnTheResponseType.class).hasMessageContaining("service 'type' method get() response type "
-                + MinimalClassBase.class.getTypeName() + ": @JsonTypeInfo(use = MINIMAL_CLASS) on type MinimalClassBase");
+                + MinimalClassBase.class.getTypeName()
+                + ": @JsonTypeInfo(use = MINIMAL_CLASS) on type MinimalClassBase");
     }
 
     @NeptuneService(name = "setter", partitions = 1)
@@ -229,10 +230,11 @@ class ServiceTypeIdsTest {
 
     @Test
     void inStreamItems() {
+        String publisher = "java.util.concurrent.Flow$Publisher<" + ClassComponent.class.getTypeName() + ">";
         assertRejected(InAnOutputStreamItem.class).hasMessageContaining("service 'stream-out' method watch() response"
-                + " type java.util.concurrent.Flow$Publisher<" + ClassComponent.class.getTypeName() + ">: @JsonTypeInfo");
+                + " type " + publisher + ": @JsonTypeInfo");
         assertRejected(InAnInputStreamItem.class).hasMessageContaining("service 'stream-in' method chat() request"
-                + " type java.util.concurrent.Flow$Publisher<" + ClassComponent.class.getTypeName() + ">: @JsonTypeInfo");
+                + " type " + publisher + ": @JsonTypeInfo");
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> assertRejected(Class<?> serviceClass) {

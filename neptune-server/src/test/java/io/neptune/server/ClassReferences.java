@@ -58,7 +58,8 @@ record ClassReferences(String className, Set<String> classes, Set<String> member
                     data.readUnsignedByte();
                     first[i] = data.readUnsignedShort();
                 }
-                default -> throw new IOException("constant pool tag: " + tags[i] + " at " + i + " (expected: JVMS 4.4)");
+                default -> throw new IOException("constant pool tag: " + tags[i] + " at " + i
+                        + " (expected: JVMS 4.4)");
             }
         }
         data.readUnsignedShort(); // access flags
@@ -77,7 +78,7 @@ record ClassReferences(String className, Set<String> classes, Set<String> member
         return new ClassReferences(dotted(texts[first[self]]), classes, members);
     }
 
-    /** {@code java/lang/String}, {@code [Ljava/lang/String;} and {@code [[I} as {@code java.lang.String} and {@code I}. */
+    /** A class name as the constant pool spells it, dotted; an array type as its element type. */
     private static String dotted(String internal) {
         String name = internal.replaceFirst("^\\[+", "");
         if (name.length() != internal.length() && name.startsWith("L") && name.endsWith(";")) {

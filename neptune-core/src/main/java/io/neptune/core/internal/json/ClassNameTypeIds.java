@@ -148,7 +148,8 @@ public final class ClassNameTypeIds {
         private static boolean lookedInto(Class<?> raw) {
             String name = raw.getName();
             return !raw.isArray() && raw != Object.class && !name.startsWith("java.") && !name.startsWith("javax.")
-                    && !name.startsWith("jdk.") && !name.startsWith("sun.") && !name.startsWith("com.fasterxml.jackson.");
+                    && !name.startsWith("jdk.") && !name.startsWith("sun.")
+                    && !name.startsWith("com.fasterxml.jackson.");
         }
     }
 }
