@@ -39,6 +39,7 @@ import org.jspecify.annotations.Nullable;
  *     {@code bindAddress}; 0 picks a free port (announced in the yellow page), {@link #NO_ADMIN_PORT} serves none
  * @param maxConnections open connections the request port takes in all; one more is closed as it is accepted
  * @param maxConnectionsPerAddress open connections the request port takes from one peer address
+ * @param maxStreamsPerConnection streams open at once on one connection; one more is refused (OVERLOADED)
  * @param security TLS of the request port, for the node's server and its embedded client alike; a node
  *     bound to an address other than loopback needs TLS or {@link SecurityConfig#insecure()}
  */
@@ -61,6 +62,7 @@ public record NodeConfig(
         LogRetentionConfig logRetention,
         int maxConnections,
         int maxConnectionsPerAddress,
+        int maxStreamsPerConnection,
         SecurityConfig security) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
@@ -94,6 +96,7 @@ public record NodeConfig(
         }
         Checks.atLeast("maxConnections", maxConnections, 1);
         Checks.atLeast("maxConnectionsPerAddress", maxConnectionsPerAddress, 1);
+        Checks.atLeast("maxStreamsPerConnection", maxStreamsPerConnection, 1);
         requireNonNull(security, "security");
         checkInsecure(bindAddress, security);
     }
@@ -169,6 +172,12 @@ public record NodeConfig(
      */
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 512;
 
+    /**
+     * Default for {@link #maxStreamsPerConnection()}: {@value}, well above the thousand concurrent
+     * streams one connection is tested to carry.
+     */
+    public static final int DEFAULT_MAX_STREAMS_PER_CONNECTION = 4096;
+
     /** Default for {@link #ackTimeout()}. */
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(2);
 
@@ -188,7 +197,8 @@ public record NodeConfig(
                 .maxFrameBytes(maxFrameBytes).frameTimeout(frameTimeout).membership(membership).client(client).dataDirectory(dataDirectory)
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
                 .logRetention(logRetention).maxConnections(maxConnections)
-                .maxConnectionsPerAddress(maxConnectionsPerAddress).security(security);
+                .maxConnectionsPerAddress(maxConnectionsPerAddress).maxStreamsPerConnection(maxStreamsPerConnection)
+                .security(security);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -217,8 +227,15 @@ public record NodeConfig(
         private SecurityConfig security = SecurityConfig.disabled();
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private int maxStreamsPerConnection = DEFAULT_MAX_STREAMS_PER_CONNECTION;
 
         private Builder() {}
+
+        /** Sets {@link NodeConfig#maxStreamsPerConnection()}. */
+        public Builder maxStreamsPerConnection(int maxStreamsPerConnection) {
+            this.maxStreamsPerConnection = maxStreamsPerConnection;
+            return this;
+        }
 
         /** Sets {@link NodeConfig#maxConnections()}. */
         public Builder maxConnections(int maxConnections) {
@@ -344,7 +361,7 @@ public record NodeConfig(
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
                     logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, maxConnections,
-                    maxConnectionsPerAddress, security);
+                    maxConnectionsPerAddress, maxStreamsPerConnection, security);
         }
     }
 }

@@ -110,6 +110,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .maxConnections(r.integer("max-connections", NodeConfig.DEFAULT_MAX_CONNECTIONS, 1))
                     .maxConnectionsPerAddress(r.integer("max-connections-per-address",
                             NodeConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, 1))
+                    .maxStreamsPerConnection(r.integer("max-streams-per-connection",
+                            NodeConfig.DEFAULT_MAX_STREAMS_PER_CONNECTION, 1))
                     .logSync(r.choice("log-sync", NodeConfig.LogSync.class, NodeConfig.LogSync.GROUP))
                     .logWriterThreads(r.integer("log-writer-threads", NodeConfig.DEFAULT_LOG_WRITER_THREADS))
                     .logRetention(new LogRetentionConfig(

@@ -14,7 +14,6 @@ import io.neptune.core.InvalidRequestException;
 import io.neptune.core.OverloadedException;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.MessageDecoder;
-import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -23,6 +22,7 @@ import io.neptune.core.internal.wire.WireFormat;
 import io.neptune.server.EchoTestService.Echo;
 import io.neptune.server.EchoTestService.Reply;
 import io.neptune.server.EchoTestService.Sleep;
+import io.neptune.testing.WireFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
@@ -474,15 +474,7 @@ class ProtocolRobustnessIT {
     }
 
     private static byte[] encode(io.neptune.core.internal.wire.Message message) {
-        ByteBuf buf = Unpooled.buffer();
-        try {
-            MessageEncoder.encode(message, buf);
-            byte[] bytes = new byte[buf.readableBytes()];
-            buf.readBytes(bytes);
-            return bytes;
-        } finally {
-            buf.release();
-        }
+        return WireFrames.bytes(message);
     }
 
     private static byte[] prefixed(byte[] body) {

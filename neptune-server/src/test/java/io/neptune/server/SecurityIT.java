@@ -13,7 +13,6 @@ import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.SecurityConfig.TlsMode;
 import io.neptune.core.internal.json.Json;
-import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -26,8 +25,7 @@ import io.neptune.server.KvTestService.Value;
 import io.neptune.server.KvTestService.Written;
 import io.neptune.server.cli.NeptuneCli;
 import io.neptune.server.internal.security.CertificateAuthority;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.neptune.testing.WireFrames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -60,7 +58,7 @@ class SecurityIT {
     void aPlaintextConnectionIsClosedBeforeAnyFrameIsRead() throws Exception {
         try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
             NeptuneNode node = cluster.node(0);
-            byte[] frame = encode(new RequestMessage(1, "echo", 0, "echo", AccessMode.READ, 5_000, 0, RequestId.NONE,
+            byte[] frame = WireFrames.bytes(new RequestMessage(1, "echo", 0, "echo", AccessMode.READ, 5_000, 0, RequestId.NONE,
                     Json.mapper().writeValueAsBytes(new Echo("let me in"))));
 
             try (Socket socket = new Socket(node.requestAddress().getAddress(), node.requestAddress().getPort())) {
@@ -82,7 +80,7 @@ class SecurityIT {
             NodeConfig capped = cluster.config("node-0", ClientConfig.defaults()).toBuilder().maxConnections(10)
                     .maxConnectionsPerAddress(2).build();
             NeptuneNode node = cluster.add(capped, b -> b.host(new EchoTestService(), HostingConfig.all()));
-            byte[] frame = encode(new RequestMessage(1, "echo", 0, "echo", AccessMode.READ, 5_000, 0, RequestId.NONE,
+            byte[] frame = WireFrames.bytes(new RequestMessage(1, "echo", 0, "echo", AccessMode.READ, 5_000, 0, RequestId.NONE,
                     Json.mapper().writeValueAsBytes(new Echo("hi"))));
 
             try (Socket first = connect(node); Socket second = connect(node)) {
@@ -98,6 +96,37 @@ class SecurityIT {
                 try (Socket again = connect(node)) {
                     assertAnswered(again, frame);
                 }
+            }
+        }
+    }
+
+    @Test
+    void aStreamOverItsConnectionsCapIsRefusedAndCounted() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(0, b -> b)) {
+            NodeConfig capped = cluster.config("node-0", ClientConfig.defaults()).toBuilder().maxStreamsPerConnection(2)
+                    .build();
+            NeptuneNode node = cluster.add(capped, b -> b.host(new StreamTestService(), HostingConfig.all()));
+            NeptuneNode client = cluster.add("client", ClientConfig.builder().connectionsPerNode(1).build(), b -> b);
+            cluster.awaitNodes(1);
+            StreamTestService.Range slow = new StreamTestService.Range(1_000, 1, 50, -1, -1);
+            List<RecordingSubscriber<StreamTestService.Item>> open = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 2; i++) {
+                    RecordingSubscriber<StreamTestService.Item> subscriber = RecordingSubscriber.all();
+                    client.client().openStream(NeptuneHandle.create(), "streams", 0, "produce", slow,
+                            StreamTestService.Item.class, CallOptions.timeout(Duration.ofSeconds(60))).subscribe(subscriber);
+                    open.add(subscriber);
+                }
+                ReplicatedProcesses.await(() -> node.openStreams() == 2, SOCKET_TIMEOUT, "two streams open");
+                RecordingSubscriber<StreamTestService.Item> third = RecordingSubscriber.all();
+                client.client().openStream(NeptuneHandle.create(), "streams", 0, "produce", slow,
+                        StreamTestService.Item.class, CallOptions.timeout(Duration.ofSeconds(60))).subscribe(third);
+
+                assertThatThrownBy(() -> third.done().get(20, TimeUnit.SECONDS)).hasMessageContaining("NEP-SEC-014");
+                assertThat(node.metricsText()).contains("neptune_server_refused_streams_total{node=\"node-0\"} 1.0");
+                assertThat(node.openStreams()).isEqualTo(2);
+            } finally {
+                open.forEach(RecordingSubscriber::cancel);
             }
         }
     }
@@ -176,6 +205,27 @@ class SecurityIT {
             ResponseMessage pinned = send(fromNode1, node0, "$replication", "takeOver", Map.of("service", "kv",
                     "partition", 0, "pin", true));
             assertThat(pinned.status()).isEqualTo(Status.PERMISSION_DENIED);
+        }
+    }
+
+    @Test
+    void aNodeThatHoldsNoReplicaCannotMakeOneInstallItsSnapshot() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new KvTestService(),
+                HostingConfig.builder().replicas(1).build()))) {
+            NeptuneNode stranger = cluster.add("stranger", ClientConfig.defaults(),
+                    b -> b.host(new EchoTestService(), HostingConfig.all()));
+            cluster.awaitNodes(2);
+            NeptuneNode node = cluster.node(0);
+            Map<String, Object> before = status(node);
+
+            ResponseMessage answer = send((DefaultNeptuneClient) stranger.client(), node.node(), "$replication",
+                    "install-snapshot", Map.of("service", "kv", "partition", 0, "from", "stranger", "epoch", 99,
+                            "logStart", 1_000));
+
+            assertThat(answer.status()).isEqualTo(Status.OK);
+            assertThat(Json.mapper().readTree(answer.payload()).path("reason").asText())
+                    .contains("NEP-SEC-023", "'stranger'");
+            assertThat(status(node)).as("the replica's state").isEqualTo(before);
         }
     }
 
@@ -265,18 +315,6 @@ class SecurityIT {
         RequestMessage request = new RequestMessage(0, service, 0, method, AccessMode.WRITE, 5_000, 0, RequestId.NONE,
                 Json.mapper().writeValueAsBytes(body));
         return client.sendTo(target, request, 0).get(10, TimeUnit.SECONDS);
-    }
-
-    private static byte[] encode(RequestMessage request) {
-        ByteBuf buf = Unpooled.buffer();
-        try {
-            MessageEncoder.encode(request, buf);
-            byte[] bytes = new byte[buf.readableBytes()];
-            buf.readBytes(bytes);
-            return bytes;
-        } finally {
-            buf.release();
-        }
     }
 
     private static Socket connect(NeptuneNode node) throws IOException {

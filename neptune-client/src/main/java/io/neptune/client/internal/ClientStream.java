@@ -88,6 +88,9 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
     // @GuardedBy("lock")
     private long granted;
     private int reopened;
+    /** Why the stream last moved off a node, for the error if it cannot move again. */
+    // @GuardedBy("lock")
+    private String lastMove = "";
     private long deadlineNanos;
     private final java.util.Set<NodeId> failedNodes = new java.util.HashSet<>();
 
@@ -178,11 +181,13 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
      */
     private void failOpen(NeptuneException cause) {
         boolean moved;
+        String why;
         synchronized (lock) {
             moved = reopened > 0;
+            why = lastMove;
         }
-        end(moved ? failure(StreamFailedException.Reason.CONNECTION_LOST, "its node failed and it could not move"
-                + " to another replica: " + cause.getMessage()) : cause, false);
+        end(moved ? failure(StreamFailedException.Reason.CONNECTION_LOST, "its node failed (" + why + ") and it"
+                + " could not move to another replica: " + cause.getMessage()) : cause, false);
     }
 
     /**
@@ -378,6 +383,7 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
                 return false;
             }
             reopened++;
+            lastMove = why;
             oldHandler = handler;
             oldId = requestId;
             channel = null;

@@ -57,6 +57,7 @@ public final class NodeConfigYaml {
                 .put("frame-timeout", duration(node.frameTimeout()))
                 .put("max-connections", node.maxConnections())
                 .put("max-connections-per-address", node.maxConnectionsPerAddress())
+                .put("max-streams-per-connection", node.maxStreamsPerConnection())
                 .put("data-directory", node.dataDirectory().toString())
                 .put("log-sync", configName(node.logSync()))
                 .put("log-writer-threads", node.logWriterThreads())

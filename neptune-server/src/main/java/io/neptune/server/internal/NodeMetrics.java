@@ -144,6 +144,8 @@ public final class NodeMetrics implements AutoCloseable {
                 .description(REFUSED_CONNECTIONS).register(registry);
         FunctionCounter.builder("neptune.server.refused.connections", server.limits(), ConnectionLimits::refused)
                 .tag("reason", "limit").description(REFUSED_CONNECTIONS).register(registry);
+        FunctionCounter.builder("neptune.server.refused.streams", server.limits(), ConnectionLimits::refusedStreams)
+                .description("Streams refused for being over max-streams-per-connection").register(registry);
     }
 
     private static final String REFUSED_CONNECTIONS = "Connections closed before any request was read: plaintext"

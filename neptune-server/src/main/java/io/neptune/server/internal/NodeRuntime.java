@@ -127,7 +127,8 @@ public final class NodeRuntime implements AutoCloseable {
                     new NodeControl(node, replication, drainRequested, placementThread));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     config.frameTimeout(), router, new ConnectionSecurity(node, config.security()),
-                    new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()));
+                    new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress(),
+                            config.maxStreamsPerConnection()));
             resources.add(requestServer);
             metrics.bindRequestServer(requestServer);
             adminServer = config.hasAdminPort() ? new AdminServer(node, io, config.bindAddress(), config.adminPort(),

@@ -46,7 +46,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +79,9 @@ public final class RequestServer implements AutoCloseable {
     /** The open streams of a connection, by request id (created at its first stream). */
     private static final AttributeKey<Map<Long, ServerStream>> STREAMS = AttributeKey.valueOf("neptune.streams");
 
+    /** Most threads delivering clients' stream items to services at once (a slow service holds one). */
+    static final int DELIVERY_THREADS = 64;
+
     private final NodeId node;
     private final ConnectionSecurity security;
     private final ConnectionLimits limits;
@@ -91,7 +96,7 @@ public final class RequestServer implements AutoCloseable {
         this.node = requireNonNull(node, "node");
         this.limits = requireNonNull(limits, "limits");
         this.security = requireNonNull(security, "security");
-        this.deliveries = Executors.newCachedThreadPool(new DefaultThreadFactory("neptune-" + node + "-stream", true));
+        this.deliveries = deliveryPool(node);
         Dispatcher dispatcher = new Dispatcher(router, maxFrameBytes);
         ChannelFuture bound = new ServerBootstrap()
                 .group(group)
@@ -123,6 +128,17 @@ public final class RequestServer implements AutoCloseable {
                     + " (check the settings bind-address and port): " + bound.cause(), bound.cause());
         }
         this.serverChannel = bound.channel();
+    }
+
+    /**
+     * Threads that deliver clients' stream items to services, at most {@link #DELIVERY_THREADS}; items
+     * of more streams than that wait their turn (each stream's deliveries run one at a time, in order).
+     */
+    private static ExecutorService deliveryPool(NodeId node) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(DELIVERY_THREADS, DELIVERY_THREADS, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), new DefaultThreadFactory("neptune-" + node + "-stream", true));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** The bound address. */
@@ -265,6 +281,12 @@ public final class RequestServer implements AutoCloseable {
 
         private void openStream(ChannelHandlerContext ctx, RequestMessage request) {
             Map<Long, ServerStream> streams = streams(ctx.channel());
+            String overCap = limits.refusesStream(streams.size());
+            if (overCap != null) {
+                ctx.writeAndFlush(ResponseMessage.error(request.requestId(), Status.OVERLOADED, node + ": " + overCap),
+                        ctx.voidPromise());
+                return;
+            }
             if (streams.containsKey(request.requestId())) {
                 reject(ctx, request.requestId(), "stream " + request.requestId()
                         + " is already open (expected: a request id not in use on the connection)");

@@ -15,6 +15,7 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
 import java.util.Arrays;
 import java.util.Locale;
@@ -83,6 +84,7 @@ public final class Router {
                         + request.method() + "' from " + caller + " (expected: an operator, neptune://operator/...)"));
                 return;
             }
+            Audit.operatorAction(node, caller, request.method(), Audit.payload(request.payload()));
             control.handle(request, reply);
             return;
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.core.AccessMode;
+import io.neptune.testing.WireFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -112,14 +113,6 @@ class FrameTimeoutTest {
     private static byte[] frame() {
         RequestMessage request = new RequestMessage(1, "echo", 0, "echo", AccessMode.READ, 1000, 0, RequestId.NONE,
                 "{\"text\":\"x\"}".getBytes(StandardCharsets.UTF_8));
-        ByteBuf buf = Unpooled.buffer();
-        try {
-            MessageEncoder.encode(request, buf);
-            byte[] bytes = new byte[buf.readableBytes()];
-            buf.readBytes(bytes);
-            return bytes;
-        } finally {
-            buf.release();
-        }
+        return WireFrames.bytes(request);
     }
 }

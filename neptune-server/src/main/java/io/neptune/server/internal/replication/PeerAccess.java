@@ -60,6 +60,15 @@ final class PeerAccess {
         return null;
     }
 
+    /**
+     * Whether {@code message} is an operator's action (audited): a promote, a reconfiguration or a
+     * pinned take-over; a node's own unpinned take-over is a drain's hand-off, audited as the drain.
+     */
+    static boolean isOperatorAction(Object message) {
+        return message instanceof PeerMessages.Promote || message instanceof PeerMessages.Reconfigure
+                || message instanceof TakeOver takeOver && takeOver.pin();
+    }
+
     /** The node a message says it comes from, if it says. */
     private static @Nullable String sender(Object message) {
         if (message instanceof Replicate m) {

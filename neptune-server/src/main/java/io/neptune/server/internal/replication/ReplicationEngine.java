@@ -25,6 +25,7 @@ import io.neptune.server.internal.ServiceRuntime;
 import io.neptune.server.internal.log.FsyncPolicy;
 import io.neptune.server.internal.log.LogWriterPool;
 import io.neptune.server.internal.log.RedoLog;
+import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -568,6 +569,9 @@ public final class ReplicationEngine implements AutoCloseable {
         if (refused != null) {
             refuse(request, refused, reply);
             return;
+        }
+        if (PeerAccess.isOperatorAction(message)) {
+            Audit.operatorAction(self, caller, request.method(), target);
         }
         replica.onPeerMessage(request.method(), message, answer -> {
             try {

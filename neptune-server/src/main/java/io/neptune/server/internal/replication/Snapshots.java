@@ -73,7 +73,16 @@ final class Snapshots {
         if (core.log.lastLsn() >= m.logStart() - 1 && !core.needsSnapshot) {
             return new Ack(false, core.log.lastLsn(), epoch, "gap");   // it has caught up: go on from its log end
         }
-        installer.needed(NodeId.of(m.from()));
+        NodeId from = NodeId.of(m.from());
+        if (core.peers.replicas(core.service, core.partition).stream().noneMatch(r -> r.node().equals(from))
+                || from.equals(core.self)) {
+            // a replica's whole state would come from there: only from a node that holds the partition
+            logger.warn("{}: NEP-SEC-023 refused to install a snapshot from {}: not a replica of the partition in the"
+                    + " yellow page", core.name, from);
+            return new Ack(false, core.log.lastLsn(), epoch, "NEP-SEC-023 source: '" + from + "' (expected: a replica"
+                    + " of " + core.service + "#" + core.partition + " other than " + core.self + ")");
+        }
+        installer.needed(from);
         installer.tick();
         return new Ack(false, core.log.lastLsn(), epoch, "installing");
     }
