@@ -2,12 +2,26 @@ package io.neptune.examples.gateway;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.ConfigException;
+import io.neptune.core.SecurityConfig;
+import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.Checks;
+import io.neptune.examples.gateway.internal.AccessPolicy;
 import io.neptune.examples.gateway.internal.GatewayServer;
 import io.neptune.examples.gateway.internal.GatewaySettings;
 import io.neptune.server.NeptuneNode;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,9 +39,18 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Requests never block an event loop: each route calls the cluster asynchronously and answers
- * when the call completes. A {@code POST} to {@code /api/...} must be {@code application/json}
- * and an admin action must carry {@code X-Neptune-Admin: 1}, so that other web sites cannot make
- * a browser send them. Routes, status codes and connection limits: {@code docs/OPERATIONS.md}.
+ * when the call completes. A {@code POST} to {@code /api/...} must be {@code application/json},
+ * so that other web sites cannot make a browser send it. Routes, status codes and connection
+ * limits: {@code docs/OPERATIONS.md}.
+ *
+ * <p>Access (docs/SECURITY.md, "Gateway"): a request whose {@code Host} does not name the gateway
+ * is refused with 421 (DNS rebinding), and a write whose {@code Origin} is another site's with 403.
+ * Admin actions ({@code POST /admin/...}) need {@code Authorization: Bearer <admin token>}
+ * ({@link Builder#adminToken}): 401 without it, 403 with another token. A caller without a token
+ * uses {@code /api} and the read-only admin routes only if {@link Builder#anonymousAccess} is on
+ * (by default, when the gateway is bound to loopback) and always runs in the default service class;
+ * the service class of the admin comes from the {@link Builder#classifier}, that of a user from
+ * its token ({@link Builder#userToken}). With {@link Builder#security} it serves HTTPS.
  *
  * <p>Thread-safety: thread-safe. {@link #close()} is idempotent and does not close the node.
  */
@@ -106,6 +129,11 @@ public final class HttpGateway implements AutoCloseable {
         private @Nullable DemoControl demoControl;
         private RequestClassifier classifier = RequestClassifier.byHeader();
         private @Nullable String blastExample;
+        private @Nullable String adminToken;
+        private final Map<String, String> userTokens = new LinkedHashMap<>();
+        private final List<String> allowedHosts = new ArrayList<>();
+        private @Nullable Boolean anonymousAccess;
+        private SecurityConfig security = SecurityConfig.disabled();
 
         private Builder(NeptuneNode node) {
             this.node = requireNonNull(node, "node");
@@ -171,8 +199,9 @@ public final class HttpGateway implements AutoCloseable {
         }
 
         /**
-         * Sets how requests are put into service classes; default {@link RequestClassifier#byHeader()}
-         * (the class the client names in {@value RequestClassifier#CLASS_HEADER}).
+         * Sets how the admin's requests are put into service classes; default
+         * {@link RequestClassifier#byHeader()} (the class named in {@value RequestClassifier#CLASS_HEADER}).
+         * Anonymous callers always run in the default class, users in their token's class.
          */
         public Builder classifier(RequestClassifier classifier) {
             this.classifier = requireNonNull(classifier, "classifier");
@@ -195,13 +224,103 @@ public final class HttpGateway implements AutoCloseable {
         }
 
         /**
+         * Sets the admin's token: a request with {@code Authorization: Bearer <token>} may take admin
+         * actions ({@code POST /admin/...}: kill and start nodes in demo mode) and name its service
+         * class in {@value RequestClassifier#CLASS_HEADER}. At least
+         * 16 printable ASCII characters without spaces; none by default, and then
+         * nobody may take admin actions.
+         */
+        public Builder adminToken(String token) {
+            this.adminToken = AccessPolicy.checkToken("adminToken", token);
+            return this;
+        }
+
+        /**
+         * Sets the admin's token to the content of {@code file} (surrounding white space removed), so
+         * that it appears neither on a command line nor in the environment; see {@link #adminToken}.
+         *
+         * @throws io.neptune.core.ConfigException if the file cannot be read
+         */
+        public Builder adminTokenFile(Path file) {
+            requireNonNull(file, "file");
+            String token;
+            try {
+                token = Files.readString(file, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new ConfigException("adminTokenFile", "'" + file + "' cannot be read ("
+                        + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+            }
+            return adminToken(token);
+        }
+
+        /**
+         * Adds a user's token: a request with {@code Authorization: Bearer <token>} runs in
+         * {@code serviceClass} whatever its headers say, and may use {@code /api} and the read-only
+         * admin routes even when anonymous access is off, but takes no admin action (403).
+         */
+        public Builder userToken(String token, String serviceClass) {
+            AccessPolicy.checkToken("userToken", token);
+            userTokens.put(token, ServiceClass.checkName(serviceClass));
+            return this;
+        }
+
+        /**
+         * Adds a {@code Host} the gateway answers to besides its own addresses ({@code localhost}, the
+         * loopback addresses, the bind address and the address a connection reached, each on the
+         * gateway's port): {@code name} on the gateway's port, or {@code name:port} (the name a proxy in
+         * front of the gateway is reached by). Requests naming any other host are refused with 421.
+         */
+        public Builder allowedHost(String host) {
+            allowedHosts.add(requireNonNull(host, "host"));
+            return this;
+        }
+
+        /**
+         * Sets whether callers without a token may use {@code /api/...} and the read-only admin routes
+         * ({@code GET /admin/...}); the web UI's files are always served and admin actions always need
+         * the admin token. Default: on when the bind address is a loopback address, else off.
+         */
+        public Builder anonymousAccess(boolean anonymousAccess) {
+            this.anonymousAccess = anonymousAccess;
+            return this;
+        }
+
+        /**
+         * Serves HTTPS with the certificate and key of {@code security} when its TLS is
+         * {@link SecurityConfig.TlsMode#REQUIRED}; browsers are not asked for a certificate. Default
+         * {@link SecurityConfig#disabled()}: plain HTTP.
+         */
+        public Builder security(SecurityConfig security) {
+            requireNonNull(security, "security");
+            if (security.tls() == SecurityConfig.TlsMode.PERMISSIVE) {
+                throw new IllegalArgumentException("security.tls: permissive (expected: required or disabled; the"
+                        + " gateway serves either HTTPS or HTTP on its port)");
+            }
+            this.security = security.isEnabled()
+                    ? security.toBuilder().clientAuth(SecurityConfig.ClientAuth.NONE).build() : security;
+            return this;
+        }
+
+        /**
          * Binds the server and starts serving.
          *
          * @throws io.neptune.core.NeptuneException if the address cannot be bound
          */
         public HttpGateway start() {
+            boolean anonymous = anonymousAccess != null ? anonymousAccess : isLoopback(bindAddress);
+            AccessPolicy access = AccessPolicy.of(bindAddress, adminToken, userTokens, allowedHosts, anonymous,
+                    security.isEnabled());
             return new HttpGateway(GatewayServer.start(node, new GatewaySettings(bindAddress, port, callTimeout,
-                    maxBodyBytes, maxSessions, ioThreads, idleTimeout, requestTimeout, classifier, blastExample), demoControl));
+                    maxBodyBytes, maxSessions, ioThreads, idleTimeout, requestTimeout, classifier, blastExample, access,
+                    security), demoControl));
+        }
+
+        private static boolean isLoopback(String address) {
+            try {
+                return InetAddress.getByName(address).isLoopbackAddress();
+            } catch (UnknownHostException e) {
+                return false; // binding fails and says so
+            }
         }
     }
 }

@@ -15,29 +15,22 @@ import org.jspecify.annotations.Nullable;
  *       as {@code charset} allowed), else 415: an HTML form can only send the three "simple"
  *       types ({@code application/x-www-form-urlencoded}, {@code multipart/form-data},
  *       {@code text/plain});
- *   <li>{@code POST /admin/...} (kill and start a node) must carry {@value #ADMIN_HEADER}{@code : 1},
- *       else 403: a custom header always needs a preflight;
  *   <li>{@code PUT} (the cache) takes any content type, since the value is raw bytes: no form can
  *       send a {@code PUT}, and a cross-origin script's {@code PUT} always needs a preflight.
  * </ul>
  *
+ * <p>Admin actions need more than a same-origin page: the admin's bearer token, which browsers never
+ * send on their own, and a {@code Host} and {@code Origin} of this gateway ({@link AccessPolicy}).
+ *
  * <p>Thread-safety: stateless.
  */
 final class CrossSiteGuard {
-    /** The header the dashboard sends with admin actions. */
-    static final String ADMIN_HEADER = "X-Neptune-Admin";
-
     private CrossSiteGuard() {}
 
     /** The error to answer instead of routing, or empty if the request may proceed. */
-    static Optional<GatewayResponse> refusal(String method, List<String> path, @Nullable String contentType,
-            @Nullable String adminHeader) {
+    static Optional<GatewayResponse> refusal(String method, List<String> path, @Nullable String contentType) {
         if (!method.equals("POST") || path.isEmpty()) {
             return Optional.empty();
-        }
-        if (path.get(0).equals("admin") && !"1".equals(adminHeader)) {
-            return Optional.of(GatewayResponse.error(403, ADMIN_HEADER + ": " + (adminHeader == null ? "missing"
-                    : "'" + adminHeader + "'") + " (expected: 1, which browsers send cross-site only after a preflight)"));
         }
         if (path.get(0).equals("api") && !isJson(contentType)) {
             return Optional.of(GatewayResponse.error(415, "Content-Type: " + (contentType == null ? "missing"

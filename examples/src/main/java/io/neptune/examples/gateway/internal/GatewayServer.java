@@ -4,6 +4,7 @@ import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneClient;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.internal.RequestDeadline;
+import io.neptune.core.internal.tls.TlsContext;
 import io.neptune.examples.gateway.DemoControl;
 import io.neptune.server.NeptuneNode;
 import io.netty.bootstrap.ServerBootstrap;
@@ -19,6 +20,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gateway's Netty server: pipeline {@code idle → deadline → http-codec → aggregator → deadline-end →
+ * The gateway's Netty server: pipeline {@code [tls →] idle → deadline → http-codec → aggregator → deadline-end →
  * gateway} ({@link RequestDeadline}: a request must be whole within the request timeout), the route table,
  * sessions and metrics. The implementation behind {@link io.neptune.examples.gateway.HttpGateway}.
  *
@@ -60,6 +62,7 @@ public final class GatewayServer implements AutoCloseable {
      */
     public static GatewayServer start(NeptuneNode node, GatewaySettings settings, @Nullable DemoControl demo) {
         String owner = node.node().value();
+        Optional<TlsContext> tls = TlsContext.server(settings.security());
         NeptuneClient client = node.client();
         CallOptions options = CallOptions.timeout(settings.callTimeout());
         GatewayMetrics metrics = new GatewayMetrics(List.of(DiscussionRoutes.SERVICE, AuctionRoutes.SERVICE,
@@ -86,12 +89,13 @@ public final class GatewayServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         HttpRequestHandler handler = new HttpRequestHandler(router, sessions, metrics,
-                                settings.classifier());
+                                settings.classifier(), settings.access());
                         RequestDeadline deadline = new RequestDeadline(settings.requestTimeout(),
                                 timedOut -> timedOut.pipeline().fireUserEventTriggered(HttpRequestHandler.TimedOut.INSTANCE),
                                 event -> event instanceof BoundedAggregatorHandler.RefusedRequest
                                         || event instanceof BoundedAggregatorHandler.BodyDiscarded,
                                 reading -> !reading.config().isAutoRead() || handler.awaitingContinue());
+                        tls.ifPresent(context -> ch.pipeline().addLast("tls", context.newServerHandler(ch.alloc())));
                         ch.pipeline().addLast("idle", new IdleStateHandler(0, 0,
                                         settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
                                 .addLast("deadline", deadline.head())
@@ -104,8 +108,8 @@ public final class GatewayServer implements AutoCloseable {
         try {
             Channel channel = bootstrap.bind(settings.bindAddress(), settings.port()).syncUninterruptibly().channel();
             GatewayServer server = new GatewayServer(owner, group, demoExecutors, channel);
-            logger.info("{}: gateway serving http://{}:{}/ (demo mode {})", owner, settings.bindAddress(),
-                    server.address().getPort(), demo != null ? "on" : "off");
+            logger.info("{}: gateway serving {}://{}:{}/ (demo mode {}, {})", owner, tls.isPresent() ? "https" : "http",
+                    settings.bindAddress(), server.address().getPort(), demo != null ? "on" : "off", settings.access());
             return server;
         } catch (Exception e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package io.neptune.examples.gateway.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.SecurityConfig;
 import io.neptune.examples.gateway.RequestClassifier;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -20,9 +21,12 @@ import org.jspecify.annotations.Nullable;
  *     answered 408 and the connection closed
  * @param classifier puts each request into a service class
  * @param blastExample a query the BLAST page offers, or null
+ * @param access who may do what, and which {@code Host} names the gateway serves
+ * @param security TLS of the HTTP port (HTTPS when enabled; no client certificates asked for)
  */
 public record GatewaySettings(String bindAddress, int port, Duration callTimeout, int maxBodyBytes, int maxSessions,
-        int ioThreads, Duration idleTimeout, Duration requestTimeout, RequestClassifier classifier, @Nullable String blastExample) {
+        int ioThreads, Duration idleTimeout, Duration requestTimeout, RequestClassifier classifier, @Nullable String blastExample,
+        AccessPolicy access, SecurityConfig security) {
     /** Checks the references. */
     public GatewaySettings {
         requireNonNull(bindAddress, "bindAddress");
@@ -30,5 +34,7 @@ public record GatewaySettings(String bindAddress, int port, Duration callTimeout
         requireNonNull(idleTimeout, "idleTimeout");
         requireNonNull(requestTimeout, "requestTimeout");
         requireNonNull(classifier, "classifier");
+        requireNonNull(access, "access");
+        requireNonNull(security, "security");
     }
 }

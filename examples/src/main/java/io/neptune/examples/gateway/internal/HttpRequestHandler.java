@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.cookie.DefaultCookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +35,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns each aggregated request into a {@link GatewayRequest} with its session, routes it, and
+ * Turns each aggregated request that {@link AccessPolicy} admits into a {@link GatewayRequest} with its
+ * session and the service class of its {@link Caller}, routes it, and
  * writes the answer when the route's future completes. Routes answer out of order, so answers are
  * held until every earlier request on the connection has been answered (HTTP/1.1 pipelining);
  * requests refused before their body ({@link BoundedAggregatorHandler.RefusedRequest}) and the
@@ -68,6 +70,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     private final Sessions sessions;
     private final GatewayMetrics metrics;
     private final RequestClassifier classifier;
+    private final AccessPolicy access;
     private final Map<Long, Outgoing> ready = new HashMap<>();
     private long received;
     private long written;
@@ -80,8 +83,10 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     /** An answer waiting for its turn; {@code issuedSession} is the id to hand out, if the gateway just made one. */
     private record Outgoing(GatewayResponse response, @Nullable String issuedSession, boolean keepAlive) {}
 
-    HttpRequestHandler(Router router, Sessions sessions, GatewayMetrics metrics, RequestClassifier classifier) {
+    HttpRequestHandler(Router router, Sessions sessions, GatewayMetrics metrics, RequestClassifier classifier,
+            AccessPolicy access) {
         this.classifier = classifier;
+        this.access = access;
         this.router = router;
         this.sessions = sessions;
         this.metrics = metrics;
@@ -127,15 +132,22 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
                     + " (expected: name=value pairs separated by &, percent-encoded UTF-8)"), null, keepAlive));
             return;
         }
+        AccessPolicy.Admission admission = access.admit(request.method().name(), path, request.headers()::get,
+                (InetSocketAddress) ctx.channel().localAddress());
+        if (admission instanceof AccessPolicy.Admission.Refused refusal) {
+            send(ctx, sequence, new Outgoing(refusal.response(), null, keepAlive));
+            return;
+        }
+        Caller caller = ((AccessPolicy.Admission.Admitted) admission).caller();
         Optional<GatewayResponse> refused = CrossSiteGuard.refusal(request.method().name(), path,
-                request.headers().get(HttpHeaderNames.CONTENT_TYPE), request.headers().get(CrossSiteGuard.ADMIN_HEADER));
+                request.headers().get(HttpHeaderNames.CONTENT_TYPE));
         if (refused.isPresent()) {
             send(ctx, sequence, new Outgoing(refused.get(), null, keepAlive));
             return;
         }
         String serviceClass;
         try {
-            serviceClass = ServiceClass.checkName(classifier.classify(request.headers()::get));
+            serviceClass = ServiceClass.checkName(caller.serviceClass(classifier, request.headers()::get));
         } catch (RuntimeException e) {
             send(ctx, sequence, new Outgoing(GatewayResponse.error(400, "request class: " + e.getMessage()), null,
                     keepAlive));
@@ -147,7 +159,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
         String issued = session.issued() ? session.id() : null;
         router.route(decoded).handle((response, failure) -> failure == null ? response : HttpErrors.response(failure))
                 .thenAcceptAsync(response -> {
-                    logger.debug("gateway: {} -> {}", decoded, response);
+                    logger.debug("gateway: {} by {} -> {}", decoded, caller, response);
                     metrics.record(decoded.path());
                     send(ctx, sequence, new Outgoing(response, issued, keepAlive));
                 }, ctx.executor());
