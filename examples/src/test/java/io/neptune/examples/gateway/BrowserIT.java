@@ -58,7 +58,8 @@ class BrowserIT {
             try (Browser browser = Browser.open(profile)) {
                 WebDriver driver = browser.driver();
                 WebDriverWait wait = browser.waiting();
-                driver.get(cluster.baseUrl() + "/");
+                // as the demo prints it: the token in the fragment, which the page keeps and the browser never sends
+                driver.get(cluster.baseUrl() + "/#token=" + GatewayCluster.ADMIN_TOKEN);
                 wait.until(d -> d.findElements(By.cssSelector("#headers li")).size() >= 4);
 
                 String subject = "Hello from the browser " + UUID.randomUUID().toString().substring(0, 6);
@@ -115,6 +116,12 @@ class BrowserIT {
                 live.until(d -> Long.parseLong(d.findElement(By.cssSelector(
                         "#classes tr[data-service='auction'][data-class='gold'] td:nth-child(3)")).getText()) > 0);
                 browser.save("dashboard.png");
+                // an admin action from the page: it sends the token it took from the URL
+                live.until(d -> {
+                    d.findElement(By.cssSelector("#nodes button[data-action='kill'][data-node='node-1']")).click();
+                    return true;
+                });
+                live.until(d -> demo.actions.contains("kill node-1"));
             } finally {
                 load.shutdownNow();
             }
@@ -163,7 +170,7 @@ class BrowserIT {
         try {
             switch (tick % 4) {
                 case 0 -> http.get("/api/discussion/general/headers");
-                case 1 -> http.send(http.request("/api/auction/items/" + itemId).header("X-Neptune-Class",
+                case 1 -> http.send(http.asAdmin("/api/auction/items/" + itemId).header("X-Neptune-Class",
                         tick % 8 == 1 ? "gold" : "bronze").GET());
                 case 2 -> http.put("/api/cache/key-" + (tick % 50), ("value " + tick).getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 default -> http.get("/api/cache/key-" + (tick % 50));

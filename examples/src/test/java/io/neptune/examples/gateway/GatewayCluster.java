@@ -22,11 +22,14 @@ import java.util.stream.Collectors;
 /**
  * An in-JVM cluster for gateway tests: {@code nodes} nodes hosting the discussion, auction and
  * cache services (every partition on every node, primaries spread evenly by priority), a node
- * {@code gateway} hosting nothing, and an {@link HttpGateway} on a free loopback port.
+ * {@code gateway} hosting nothing, and an {@link HttpGateway} on a free loopback port whose admin
+ * token is {@link #ADMIN_TOKEN}.
  */
 final class GatewayCluster implements AutoCloseable {
     static final List<String> SERVICES = List.of("auction", "cache", "discussion");
     static final int PARTITIONS = 64;
+    /** The admin token of the gateway {@link #start} starts (unless its settings replace it). */
+    static final String ADMIN_TOKEN = "test-admin-token-" + java.util.UUID.randomUUID();
 
     private final MiniCluster cluster;
     private final NeptuneNode gatewayNode;
@@ -61,7 +64,7 @@ final class GatewayCluster implements AutoCloseable {
             NeptuneNode gatewayNode = cluster.add("gateway", ClientConfig.defaults(), b -> b);
             await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(250))
                     .until(() -> serving(gatewayNode, nodes));
-            HttpGateway.Builder builder = HttpGateway.builder(gatewayNode).port(0);
+            HttpGateway.Builder builder = HttpGateway.builder(gatewayNode).port(0).adminToken(ADMIN_TOKEN);
             gatewaySettings.accept(builder);
             return new GatewayCluster(cluster, gatewayNode, builder.start());
         } catch (RuntimeException | Error e) {

@@ -61,20 +61,32 @@ class GatewayIT {
     // ---- service classes -----------------------------------------------------------------------
 
     @Test
-    void theClassHeaderTravelsWithTheCallAndABadOneIsRefusedWith400() {
+    void theAdminsClassHeaderTravelsWithTheCallAndABadOneIsRefusedWith400() {
         String key = unique("classy");
-        Reply invalid = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "gold class").GET());
+        Reply invalid = http.send(http.asAdmin("/api/cache/" + key).header("X-Neptune-Class", "gold class").GET());
         assertThat(invalid.status()).as(invalid.toString()).isEqualTo(400);
         assertThat(invalid.error()).isEqualTo("request class: service class name 'gold class' (expected: 1 to 64"
                 + " letters, digits, '-', '_' or '.')");
         // a valid name reaches the node, which declares no such class: nothing runs
-        Reply unknown = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "platinum")
+        Reply unknown = http.send(http.asAdmin("/api/cache/" + key).header("X-Neptune-Class", "platinum")
                 .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(new byte[] {'v'})));
         assertThat(unknown.status()).as(unknown.toString()).isEqualTo(400);
         assertThat(unknown.error()).contains("unknown service class 'platinum'").contains("[default]");
         assertThat(http.get("/api/cache/" + key).status()).as("the refused write changed nothing").isEqualTo(404);
-        Reply plain = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "default").GET());
+        Reply plain = http.send(http.asAdmin("/api/cache/" + key).header("X-Neptune-Class", "default").GET());
         assertThat(plain.status()).as(plain.toString()).isEqualTo(404);
+    }
+
+    @Test
+    void anAnonymousCallersClassHeaderIsIgnored() {
+        String key = unique("classless");
+        // the same headers as above, without a token: the calls run in the default class the nodes declare
+        Reply write = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "platinum")
+                .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(new byte[] {'v'})));
+        assertThat(write.status()).as(write.toString()).isEqualTo(204);
+        Reply read = http.send(http.request("/api/cache/" + key).header("X-Neptune-Class", "gold class").GET());
+        assertThat(read.status()).as(read.toString()).isEqualTo(200);
+        assertThat(read.body()).containsExactly('v');
     }
 
     // ---- discussion ----------------------------------------------------------------------------
@@ -479,7 +491,8 @@ class GatewayIT {
     @Test
     void demoModeDelegatesKillAndStartAndShowsAbsentNodesAsDown() {
         RecordingDemoControl control = new RecordingDemoControl(List.of("node-0", "node-1", "node-9"));
-        try (HttpGateway demo = HttpGateway.builder(cluster.gatewayNode()).port(0).demoControl(control).start()) {
+        try (HttpGateway demo = HttpGateway.builder(cluster.gatewayNode()).port(0).demoControl(control)
+                .adminToken(GatewayCluster.ADMIN_TOKEN).start()) {
             Http admin = new Http("http://127.0.0.1:" + demo.port(), Optional.empty());
             JsonNode nodes = admin.get("/admin/cluster").json().get("nodes");
             JsonNode down = null;
@@ -492,7 +505,7 @@ class GatewayIT {
             assertThat(down.get("state").asText()).isEqualTo("DOWN");
             assertThat(admin.get("/admin/metrics").json().get("demo").asBoolean()).isTrue();
 
-            assertThat(admin.post("/admin/nodes/node-1/kill", new byte[0]).status()).isEqualTo(403);
+            assertThat(admin.post("/admin/nodes/node-1/kill", new byte[0]).status()).isEqualTo(401);
             assertThat(admin.admin("/admin/nodes/node-1/kill").status()).isEqualTo(200);
             assertThat(admin.admin("/admin/nodes/node-9/start").status()).isEqualTo(200);
             assertThat(admin.admin("/admin/nodes/node-7/kill").status()).isEqualTo(404);

@@ -69,9 +69,18 @@ final class Http {
         return send(request(path).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }
 
-    /** An admin action as the dashboard sends it: an empty POST with {@code X-Neptune-Admin: 1}. */
+    /**
+     * An admin action as the dashboard sends it: an empty POST with
+     * {@code Authorization: Bearer} {@link GatewayCluster#ADMIN_TOKEN}.
+     */
     Reply admin(String path) {
-        return send(request(path).header("X-Neptune-Admin", "1").POST(HttpRequest.BodyPublishers.noBody()));
+        return send(request(path).header("Authorization", "Bearer " + GatewayCluster.ADMIN_TOKEN)
+                .POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
+    /** A GET as the admin ({@link GatewayCluster#ADMIN_TOKEN}) with {@code header: value}. */
+    HttpRequest.Builder asAdmin(String path) {
+        return request(path).header("Authorization", "Bearer " + GatewayCluster.ADMIN_TOKEN);
     }
 
     Reply put(String path, byte[] body) {

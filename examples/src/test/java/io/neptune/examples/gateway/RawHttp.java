@@ -16,16 +16,20 @@ import java.util.Map;
 /**
  * One HTTP/1.1 connection driven byte by byte, for what {@link java.net.http.HttpClient} will not
  * do: pipelining, {@code Expect} headers, chunked bodies, and watching the server close the socket.
+ * A {@code Host: x} header written as text becomes this connection's host ({@code 127.0.0.1:port}),
+ * which the gateway's Host allow-list accepts.
  */
 final class RawHttp implements AutoCloseable {
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
+    private final int port;
 
     /** A parsed response. */
     record Response(int status, Map<String, String> headers, String body) {}
 
     RawHttp(int port) {
+        this.port = port;
         try {
             socket = new Socket();
             socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
@@ -39,7 +43,12 @@ final class RawHttp implements AutoCloseable {
 
     /** Writes {@code text} (CRLFs included by the caller) and flushes. */
     RawHttp write(String text) {
-        return write(text.getBytes(StandardCharsets.ISO_8859_1));
+        return write(text.replace("\r\nHost: x\r\n", "\r\nHost: " + host() + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /** The {@code Host} of this connection: {@code 127.0.0.1:port}. */
+    String host() {
+        return "127.0.0.1:" + port;
     }
 
     RawHttp write(byte[] bytes) {

@@ -5,10 +5,22 @@ const $ = (id) => document.getElementById(id);
 const seg = encodeURIComponent;
 const PALETTE = ['#2f6fde', '#e0792b', '#2a9d5c', '#c2417a', '#7a52c7', '#b8a11f', '#1b9aaa', '#8c5a3c'];
 
+// The gateway's token: the demo prints the dashboard's URL with it in the fragment (#token=...), which
+// a browser never sends to a server nor logs. The page keeps it for this tab, takes it out of the
+// address bar, and sends it as a bearer token (admin actions need it; never in a query string).
+const TOKEN_KEY = 'neptune-token';
+(function takeToken() {
+  const match = /^#token=([^&]+)$/.exec(location.hash);
+  if (match) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+})();
+
 async function api(method, path, body) {
   const init = { method, headers: { 'Accept': 'application/json' }, cache: 'no-store' };
-  // Admin actions need this header: a page on another site cannot send it without a CORS preflight.
-  if (method !== 'GET' && path.startsWith('/admin/')) init.headers['X-Neptune-Admin'] = '1';
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) init.headers['Authorization'] = 'Bearer ' + token;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -395,7 +407,8 @@ async function nodeAction(button, node, action) {
   try {
     await api('POST', '/admin/nodes/' + seg(node) + '/' + action);
   } catch (e) {
-    alert(action + ' ' + node + ': ' + e.message);
+    const hint = e.status === 401 ? '\n\nOpen the dashboard with the URL the demo printed: it carries the admin token.' : '';
+    alert(action + ' ' + node + ': ' + e.message + hint);
   }
   refreshCluster();
 }
