@@ -5,6 +5,8 @@ import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.NodeConfigFile;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
@@ -12,8 +14,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code neptune gateway --config FILE --port 8080}: joins the cluster of a node config file as a
- * node hosting nothing and serves the HTTP gateway (JSON API, web UI, dashboard) until stopped.
+ * {@code neptune gateway --config FILE --port 8080 [--admin-token-file FILE]}: joins the cluster of a
+ * node config file as a node hosting nothing and serves the HTTP gateway (JSON API, web UI,
+ * dashboard) until stopped. Access rules: docs/SECURITY.md, "Gateway".
  */
 @Command(name = "gateway", mixinStandardHelpOptions = true,
         description = "Serve the example services over HTTP (JSON API, web UI, cluster dashboard).")
@@ -33,6 +36,21 @@ public final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--node", paramLabel = "ID", description = "The gateway node's id (default: gateway-<pid>).")
     private @Nullable String nodeId;
 
+    @Option(names = "--admin-token-file", paramLabel = "FILE",
+            description = "A file holding the admin token that POST /admin/... needs as 'Authorization: Bearer TOKEN'"
+                    + " (default: none, and admin actions are refused).")
+    private @Nullable Path adminTokenFile;
+
+    @Option(names = "--allowed-host", paramLabel = "HOST[:PORT]",
+            description = "A Host the gateway answers to besides its own addresses, such as the name of a proxy in"
+                    + " front of it; repeatable. Requests naming other hosts are refused with 421.")
+    private List<String> allowedHosts = new ArrayList<>();
+
+    @Option(names = "--anonymous", arity = "1", paramLabel = "true|false",
+            description = "Whether callers without a token may use /api and GET /admin (default: true when bound to"
+                    + " loopback, else false).")
+    private @Nullable Boolean anonymous;
+
     @Override
     public Integer call() throws InterruptedException {
         NodeConfig file = NodeConfigFile.load(config).node();
@@ -42,7 +60,15 @@ public final class GatewayCommand implements Callable<Integer> {
         NeptuneNode node = NeptuneNode.builder(gatewayConfig).start();
         HttpGateway gateway;
         try {
-            gateway = HttpGateway.builder(node).bindAddress(bindAddress).port(port).start();
+            HttpGateway.Builder builder = HttpGateway.builder(node).bindAddress(bindAddress).port(port);
+            if (adminTokenFile != null) {
+                builder.adminTokenFile(adminTokenFile);
+            }
+            allowedHosts.forEach(builder::allowedHost);
+            if (anonymous != null) {
+                builder.anonymousAccess(anonymous);
+            }
+            gateway = builder.start();
         } catch (RuntimeException e) {
             node.close();
             throw e;

@@ -120,6 +120,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-blast", description = "Do not host the BLAST service even if blastn is installed.")
     private boolean noBlast;
 
+    @Option(names = "--admin-token", paramLabel = "TOKEN",
+            description = "The gateway's admin token, which the dashboard's kill and start buttons and scripts send as"
+                    + " 'Authorization: Bearer TOKEN' (default: a random one, kept in DIR/" + DemoAdminToken.FILE + ").")
+    private @Nullable String adminToken;
+
     @Option(names = "--data", defaultValue = "neptune-data", paramLabel = "DIR",
             description = "Data directory, kept between runs unless --fresh (default: ${DEFAULT-VALUE}).")
     private Path data;
@@ -172,14 +177,19 @@ public final class DemoCommand implements Callable<Integer> {
             System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions, search with"
                     + " %d%s, each partition with %d replicas%n", nodes, MixedWorkload.PARTITIONS, SearchService.PARTITIONS,
                     blast == null ? "" : ", blast with " + blast.partitions(), replicas);
-            HttpGateway.Builder gatewayBuilder = HttpGateway.builder(client).port(port)
+            DemoAdminToken token = DemoAdminToken.open(adminToken, data);
+            HttpGateway.Builder gatewayBuilder = HttpGateway.builder(client).port(port).adminToken(token.token())
                     .demoControl(new ProcessControl(processes, cluster, discovery));
             if (blast != null) {
                 gatewayBuilder.blastExample(BLAST_SEQUENCES.exampleQuery(0));
             }
             HttpGateway gateway = gatewayBuilder.start();
             resources.add(0, gateway);
-            System.out.printf("Web UI and dashboard: http://127.0.0.1:%d/%n", gateway.port());
+            // the token in the fragment: the page reads it, the browser never sends it, no server logs it
+            System.out.printf("Web UI and dashboard: http://127.0.0.1:%d/#token=%s%n", gateway.port(), token.token());
+            Path tokenFile = token.file();
+            System.out.printf("Admin token (scripts send it as 'Authorization: Bearer TOKEN' to POST /admin/...): %s%n",
+                    tokenFile == null ? "as given with --admin-token" : "in " + tokenFile);
             client.adminUrl().ifPresent(url -> System.out.printf("Client metrics (the workload's calls, load polls):"
                     + " %s/metrics%n", url));
             if (blast != null) {
