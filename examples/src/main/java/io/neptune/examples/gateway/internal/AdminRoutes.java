@@ -10,6 +10,7 @@ import io.neptune.server.ClusterAdmin.AnnouncedReplica;
 import io.neptune.server.ClusterAdmin.NodeStatus;
 import io.neptune.server.ClusterAdmin.ReplicaStatus;
 import io.neptune.server.NeptuneNode;
+import io.neptune.server.internal.security.Audit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -171,6 +172,8 @@ public final class AdminRoutes {
         if (!control.nodes().contains(id)) {
             throw HttpStatusException.notFound("node: '" + id + "' (expected: one of " + control.nodes() + ")");
         }
+        // only the admin principal reaches a POST of /admin (AccessPolicy)
+        Audit.operatorAction(node.node(), "the gateway's admin token", action, "node " + id);
         return CompletableFuture.runAsync(() -> run.apply(control, id), executor).thenApply(v -> GatewayResponse.json(200,
                 Json.mapper().createObjectNode().put("node", id).put("action", action)));
     }

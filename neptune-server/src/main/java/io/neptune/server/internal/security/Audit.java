@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
  * take-over) and reconfiguration (add or remove a replica, a rebalance's steps) a node is asked to
  * do is logged once, by the node that does it, with who asked, under the stable code
  * {@code NEP-AUDIT-001} and the logger {@value #LOGGER}, which an operator can route to a file or
- * a collector of its own. Refused attempts are logged by the refusal ({@code NEP-SEC-02x}).
+ * a collector of its own; so are the gateway's kills and starts of nodes. Refused attempts are
+ * logged by the refusal ({@code NEP-SEC-02x}).
  */
 public final class Audit {
     /** The logger name of the audit trail. */
@@ -30,6 +31,11 @@ public final class Audit {
 
     /** Logs that {@code caller} asked {@code node} to do {@code action} on {@code target}. */
     public static void operatorAction(NodeId node, Caller caller, String action, String target) {
-        logger.info("{}: NEP-AUDIT-001 {} by {} on {}", node, action, caller, target);
+        operatorAction(node, caller.toString(), action, target);
+    }
+
+    /** Logs that {@code who} (a description of the principal) had {@code node} do {@code action} on {@code target}. */
+    public static void operatorAction(NodeId node, String who, String action, String target) {
+        logger.info("{}: NEP-AUDIT-001 {} by {} on {}", node, action, who, target);
     }
 }
