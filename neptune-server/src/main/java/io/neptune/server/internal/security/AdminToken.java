@@ -1,0 +1,163 @@
+package io.neptune.server.internal.security;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.core.ConfigException;
+import io.neptune.core.NodeId;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bearer token the admin port asks of every route but {@code /health/*}: the content of the
+ * file {@code admin-token-file} names, trimmed. The file is read at start (a file that cannot be
+ * read or holds no token stops the start) and looked at again at most once per
+ * {@link #RELOAD_CHECK_NANOS} as requests arrive; when it changed, its new token counts from then
+ * on. A change that holds no token (a half-written file) keeps the previous one and is logged.
+ *
+ * <p>Only a SHA-256 digest of the token is kept, and a presented token is compared with it in
+ * constant time ({@link MessageDigest#isEqual} of the digests, so the length leaks nothing
+ * either). Nothing here logs or prints the token; {@link #toString()} names the file.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class AdminToken {
+    private static final Logger logger = LoggerFactory.getLogger(AdminToken.class);
+
+    /** How often, at most, the file is looked at for a change: once a second. */
+    static final long RELOAD_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final String KEY = "admin-token-file";
+    private static final String BEARER = "bearer ";
+
+    private final NodeId node;
+    private final Path file;
+    private final LongSupplier nanoTime;
+    private volatile Loaded loaded;
+
+    /** What a request's {@code Authorization} header proves. */
+    public enum Check {
+        /** The right token. */
+        GRANTED,
+        /** No bearer token: answer 401 with {@code WWW-Authenticate: Bearer}. */
+        MISSING,
+        /** A bearer token, not the right one: answer 403. */
+        WRONG
+    }
+
+    private record Loaded(byte[] digest, FileTime modified, long checkedAt) {}
+
+    private AdminToken(NodeId node, Path file, LongSupplier nanoTime) {
+        this.node = requireNonNull(node, "node");
+        this.file = requireNonNull(file, "file");
+        this.nanoTime = nanoTime;
+        FileTime modified = modified();
+        this.loaded = new Loaded(digest(read()), modified, nanoTime.getAsLong());
+    }
+
+    /**
+     * The token in {@code file}.
+     *
+     * @throws ConfigException if the file cannot be read or holds only white space
+     */
+    public static AdminToken read(NodeId node, Path file) {
+        return new AdminToken(node, file, System::nanoTime);
+    }
+
+    /** For tests: {@link #read} with its own clock. */
+    static AdminToken read(NodeId node, Path file, LongSupplier nanoTime) {
+        return new AdminToken(node, file, nanoTime);
+    }
+
+    /** Checks the value of a request's {@code Authorization} header, {@code null} if it has none. */
+    public Check check(@Nullable String authorization) {
+        if (authorization == null || authorization.length() <= BEARER.length()
+                || !authorization.substring(0, BEARER.length()).toLowerCase(Locale.ROOT).equals(BEARER)) {
+            return Check.MISSING;
+        }
+        byte[] presented = digest(authorization.substring(BEARER.length()).trim());
+        return MessageDigest.isEqual(presented, current()) ? Check.GRANTED : Check.WRONG;
+    }
+
+    /** The digest of the token requests must present now (read anew first if the file changed). */
+    private byte[] current() {
+        Loaded now = loaded;
+        long at = nanoTime.getAsLong();
+        if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
+            return now.digest();
+        }
+        synchronized (this) {
+            now = loaded;
+            if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
+                return now.digest();
+            }
+            loaded = reloaded(now, at);
+            return loaded.digest();
+        }
+    }
+
+    private Loaded reloaded(Loaded now, long at) {
+        try {
+            FileTime modified = modified();
+            if (modified.equals(now.modified())) {
+                return new Loaded(now.digest(), now.modified(), at);
+            }
+            Loaded changed = new Loaded(digest(read()), modified, at);
+            logger.info("{}: NEP-SEC-060 {} changed: the admin port asks for its new token", node, file);
+            return changed;
+        } catch (ConfigException e) {
+            logger.warn("{}: NEP-SEC-061 keeping the admin token read before: {}", node, e.getMessage());
+            return new Loaded(now.digest(), now.modified(), at);
+        }
+    }
+
+    private FileTime modified() {
+        try {
+            return Files.getLastModifiedTime(file);
+        } catch (IOException e) {
+            throw unreadable(e);
+        }
+    }
+
+    private String read() {
+        String token;
+        try {
+            token = Files.readString(file, StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            throw unreadable(e);
+        }
+        if (token.isEmpty()) {
+            throw new ConfigException(KEY, "'" + file + "' holds no token (expected: the token, alone in the file)");
+        }
+        return token;
+    }
+
+    private ConfigException unreadable(IOException e) {
+        return new ConfigException(KEY, "'" + file + "' cannot be read (" + e.getClass().getSimpleName() + ": "
+                + e.getMessage() + ")");
+    }
+
+    private static byte[] digest(String token) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256: missing (expected: in every Java runtime)", e);
+        }
+    }
+
+    /** Names the file, never the token. */
+    @Override
+    public String toString() {
+        return "AdminToken[" + file + "]";
+    }
+}
