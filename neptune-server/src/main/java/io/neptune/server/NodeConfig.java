@@ -42,6 +42,8 @@ import org.jspecify.annotations.Nullable;
  * @param maxStreamsPerConnection streams open at once on one connection; one more is refused (OVERLOADED)
  * @param security TLS of the request port, for the node's server and its embedded client alike; a node
  *     bound to an address other than loopback needs TLS or {@link SecurityConfig#insecure()}
+ * @param adminTokenFile a file holding the bearer token the admin port asks for on every route but
+ *     {@code /health/*} (the content, trimmed; read again when it changes); {@code null}: none asked
  */
 public record NodeConfig(
         NodeId node,
@@ -63,7 +65,8 @@ public record NodeConfig(
         int maxConnections,
         int maxConnectionsPerAddress,
         int maxStreamsPerConnection,
-        SecurityConfig security) {
+        SecurityConfig security,
+        @Nullable Path adminTokenFile) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
     public static final int NO_ADMIN_PORT = -1;
@@ -198,7 +201,7 @@ public record NodeConfig(
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
                 .logRetention(logRetention).maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress).maxStreamsPerConnection(maxStreamsPerConnection)
-                .security(security);
+                .security(security).adminTokenFile(adminTokenFile);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -228,12 +231,19 @@ public record NodeConfig(
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private int maxStreamsPerConnection = DEFAULT_MAX_STREAMS_PER_CONNECTION;
+        private @Nullable Path adminTokenFile;
 
         private Builder() {}
 
         /** Sets {@link NodeConfig#maxStreamsPerConnection()}. */
         public Builder maxStreamsPerConnection(int maxStreamsPerConnection) {
             this.maxStreamsPerConnection = maxStreamsPerConnection;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#adminTokenFile()}; {@code null} (the default): the admin port asks for no token. */
+        public Builder adminTokenFile(@Nullable Path adminTokenFile) {
+            this.adminTokenFile = adminTokenFile;
             return this;
         }
 
@@ -361,7 +371,7 @@ public record NodeConfig(
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
                     logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, maxConnections,
-                    maxConnectionsPerAddress, maxStreamsPerConnection, security);
+                    maxConnectionsPerAddress, maxStreamsPerConnection, security, adminTokenFile);
         }
     }
 }

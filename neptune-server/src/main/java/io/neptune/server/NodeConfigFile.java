@@ -96,6 +96,10 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
             } else {
                 r.string("node", "");
             }
+            String tokenFile = r.string("admin-token-file", "");
+            if (!tokenFile.isEmpty()) {
+                node.adminTokenFile(Path.of(tokenFile));
+            }
             String data = r.string("data-directory", "");
             if (!data.isEmpty()) {
                 node.dataDirectory(Path.of(data));

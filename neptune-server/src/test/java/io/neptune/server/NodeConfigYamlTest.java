@@ -32,6 +32,7 @@ class NodeConfigYamlTest {
                 .node(NodeId.of("node-7"))
                 .bindAddress("127.0.0.2")
                 .port(7800).pollPort(7801).adminPort(NodeConfig.NO_ADMIN_PORT)
+                .adminTokenFile(directory.resolve("admin-token"))
                 .ioThreads(3)
                 .maxFrameBytes(8 * 1024 * 1024)
                 .dataDirectory(directory.resolve("data"))

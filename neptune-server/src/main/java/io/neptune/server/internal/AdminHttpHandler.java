@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.neptune.core.internal.ReadingResumed;
 import io.neptune.core.internal.json.Json;
+import io.neptune.server.internal.security.AdminToken;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -25,18 +26,25 @@ import io.netty.util.AttributeKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Answers the admin port's requests: {@code GET /metrics}, {@code /health}, {@code /health/live}
  * and {@code /health/ready}; 404 for any other path, 405 (with {@code Allow: GET}) for any other
- * method, 400 for a request Netty could not decode. The answer is built on {@code renderer}, in
- * request order, and written back from there; once it is written the connection reads its next
- * request (auto-read is off: see {@link AdminServer}).
+ * method, 400 for a request Netty could not decode. Once an answer is written the connection reads
+ * its next request (auto-read is off: see {@link AdminServer}).
  *
- * <p>Thread-safety: sharable; it keeps no per-connection state.
+ * <p>{@code /health/*} is answered at once on the connection's event loop: it costs little, and a
+ * probe must not wait behind scrapes. Every other route asks for the bearer token when the node has
+ * one ({@link AdminToken}): 401 with {@code WWW-Authenticate: Bearer} without it, 403 with a wrong
+ * one. {@code /metrics} is rendered by {@link MetricsRenderer}, never on an event loop, and only
+ * while {@link AdminConnections} has a place for it; else it is answered 503 with
+ * {@code Retry-After} and the connection closed.
+ *
+ * <p>Thread-safety: sharable; it keeps no per-connection state but the answering mark.
  */
 @ChannelHandler.Sharable
 final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -46,14 +54,22 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
     private static final AttributeKey<Boolean> ANSWERING = AttributeKey.valueOf("neptune.admin.answering");
     private static final Set<String> PATHS = Set.of("/metrics", "/health", "/health/live", "/health/ready");
 
-    private final NodeMetrics metrics;
-    private final Supplier<Health> health;
-    private final Executor renderer;
+    private static final String HEALTH_PREFIX = "/health";
 
-    AdminHttpHandler(NodeMetrics metrics, Supplier<Health> health, Executor renderer) {
-        this.metrics = metrics;
+    private final Supplier<Health> health;
+    private final MetricsRenderer renderer;
+    private final AdminConnections connections;
+    private final @Nullable AdminToken token;
+    private final LongAdder unauthenticated = new LongAdder();
+    private final LongAdder forbidden = new LongAdder();
+
+    AdminHttpHandler(Supplier<Health> health, MetricsRenderer renderer,
+            AdminConnections connections,
+            @Nullable AdminToken token) {
         this.health = health;
         this.renderer = renderer;
+        this.connections = connections;
+        this.token = token;
     }
 
     @Override
@@ -81,22 +97,78 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
         ctx.channel().attr(ANSWERING).set(Boolean.TRUE);
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         if (!request.decoderResult().isSuccess()) {
-            write(ctx, text(HttpResponseStatus.BAD_REQUEST, "malformed request\n"), false);
+            write(ctx, text(HttpResponseStatus.BAD_REQUEST, "malformed request\n"), false, () -> { });
             return;
         }
         String path = new QueryStringDecoder(request.uri()).path();
         HttpMethod method = request.method();
-        try {
-            renderer.execute(() -> write(ctx, answerOrFail(method, path), keepAlive));
-        } catch (RejectedExecutionException e) { // the node is closing
-            write(ctx, text(HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is stopping\n"), false);
+        if (PATHS.contains(path) && path.startsWith(HEALTH_PREFIX)) { // open, and never behind a scrape
+            write(ctx, answerOrFail(method, path), keepAlive, () -> { });
+            return;
         }
+        FullHttpResponse refused = authorize(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+        if (refused != null) {
+            write(ctx, refused, keepAlive, () -> { });
+            return;
+        }
+        if (!path.equals("/metrics") || !method.equals(HttpMethod.GET)) {
+            write(ctx, answerOrFail(method, path), keepAlive, () -> { });
+            return;
+        }
+        if (!connections.tryAcquireBusy()) {
+            FullHttpResponse busy = text(HttpResponseStatus.SERVICE_UNAVAILABLE, "too many /metrics answers in"
+                    + " progress; retry later\n");
+            busy.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+            write(ctx, busy, false, () -> { });
+            return;
+        }
+        renderer.next().whenComplete((text, failure) -> write(ctx, failure == null
+                ? response(HttpResponseStatus.OK, PROMETHEUS_TEXT, text) : failed(failure), keepAlive,
+                connections::release));
     }
 
+    private static FullHttpResponse failed(Throwable failure) {
+        return failure instanceof RejectedExecutionException // the node is closing
+                ? text(HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is stopping\n")
+                : text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "cannot answer /metrics: " + failure + "\n");
+    }
+
+    /** The answer refusing a request with {@code authorization} (the header, if any), or {@code null} to serve it. */
+    private @Nullable FullHttpResponse authorize(@Nullable String authorization) {
+        if (token == null) {
+            return null;
+        }
+        return switch (token.check(authorization)) {
+            case GRANTED -> null;
+            case MISSING -> {
+                unauthenticated.increment();
+                FullHttpResponse refused = text(HttpResponseStatus.UNAUTHORIZED, "this route needs the admin token"
+                        + " (expected: Authorization: Bearer <the content of admin-token-file>)\n");
+                refused.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"neptune-admin\"");
+                yield refused;
+            }
+            case WRONG -> {
+                forbidden.increment();
+                yield text(HttpResponseStatus.FORBIDDEN, "wrong admin token\n");
+            }
+        };
+    }
+
+    /** Requests refused 401: they carried no bearer token. */
+    long unauthenticated() {
+        return unauthenticated.sum();
+    }
+
+    /** Requests refused 403: they carried a wrong bearer token. */
+    long forbidden() {
+        return forbidden.sum();
+    }
+
+    /** The answer to any request but {@code GET /metrics}, which {@link MetricsRenderer} renders. */
     private FullHttpResponse answerOrFail(HttpMethod method, String path) {
         try {
             return answer(method, path);
-        } catch (RuntimeException e) { // a meter that throws must not leave the request unanswered
+        } catch (RuntimeException e) { // a health check that throws must not leave the request unanswered
             return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "cannot answer " + path + ": " + e + "\n");
         }
     }
@@ -112,11 +184,10 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
             refused.headers().set(HttpHeaderNames.ALLOW, "GET");
             return refused;
         }
-        return switch (path) {
-            case "/metrics" -> response(HttpResponseStatus.OK, PROMETHEUS_TEXT, metrics.scrape());
-            case "/health/live" -> json(HttpResponseStatus.OK, Json.mapper().createObjectNode().put("status", "UP"));
-            default -> ready(health.get());
-        };
+        return path.equals("/health/live")
+                ? json(HttpResponseStatus.OK, Json.mapper().createObjectNode().put("status", "UP"))
+                : ready(health.get()); // /health and /health/ready
+
     }
 
     /** 200 when ready, else 503; the body names the replicas that do not serve. */
@@ -140,26 +211,37 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
     }
 
     private static FullHttpResponse response(HttpResponseStatus status, String contentType, String body) {
+        return response(status, contentType, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** An answer of {@code body}, which it wraps, not copies: one render's text goes to many clients. */
+    private static FullHttpResponse response(HttpResponseStatus status, String contentType, byte[] body) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)));
+                Unpooled.wrappedBuffer(body));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
         return response;
     }
 
-    /** Writes {@code response}; then reads the next request, or closes. */
-    private static void write(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
+    /**
+     * Writes {@code response}; then reads the next request, or closes. {@code written} runs once the
+     * write ended, whether it succeeded or the connection closed first.
+     */
+    private static void write(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive,
+            Runnable written) {
         if (keepAlive) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-            ctx.writeAndFlush(response).addListener(written -> {
-                if (written.isSuccess()) {
+            ctx.writeAndFlush(response).addListener(done -> {
+                written.run();
+                if (done.isSuccess()) {
                     ctx.channel().attr(ANSWERING).set(null);
                     ctx.pipeline().fireUserEventTriggered(ReadingResumed.INSTANCE);
                     ctx.read();
                 }
             });
         } else {
-            ctx.writeAndFlush(closing(response)).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(closing(response)).addListener(done -> written.run())
+                    .addListener(ChannelFutureListener.CLOSE);
         }
     }
 

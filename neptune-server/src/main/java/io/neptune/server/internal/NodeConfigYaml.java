@@ -18,6 +18,7 @@ import io.neptune.server.SchedulingConfig;
 import io.neptune.server.process.ProcessConfig;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -65,6 +66,10 @@ public final class NodeConfigYaml {
                 .put("log-checkpoint-interval", node.logRetention().checkpointRecords())
                 .put("request-id-window", node.logRetention().requestIds())
                 .put("ack-timeout", duration(node.ackTimeout()));
+        Path tokenFile = node.adminTokenFile();
+        if (tokenFile != null) {
+            root.put("admin-token-file", tokenFile.toString());
+        }
         root.set("membership", membership(node.membership()));
         root.set("client", client(node.client()));
         root.set("security", security(node.security()));

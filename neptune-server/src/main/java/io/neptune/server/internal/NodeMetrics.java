@@ -151,6 +151,25 @@ public final class NodeMetrics implements AutoCloseable {
     private static final String REFUSED_CONNECTIONS = "Connections closed before any request was read: plaintext"
             + " where TLS is required, a failed TLS handshake, or over max-connections(-per-address)";
 
+    /** Registers the admin port's refusals: connections over its cap, and requests without the token or a place. */
+    public void bindAdminServer(AdminServer server) {
+        FunctionCounter.builder("neptune.admin.refused.connections", server, AdminServer::refusedConnections)
+                .tag("reason", "limit").description(ADMIN_REFUSED_CONNECTIONS).register(registry);
+        FunctionCounter.builder("neptune.admin.refused.connections", server, AdminServer::evictedConnections)
+                .tag("reason", "idle").description(ADMIN_REFUSED_CONNECTIONS).register(registry);
+        FunctionCounter.builder("neptune.admin.refused.requests", server, AdminServer::unauthenticated)
+                .tag("reason", "unauthenticated").description(ADMIN_REFUSED_REQUESTS).register(registry);
+        FunctionCounter.builder("neptune.admin.refused.requests", server, AdminServer::forbidden)
+                .tag("reason", "forbidden").description(ADMIN_REFUSED_REQUESTS).register(registry);
+        FunctionCounter.builder("neptune.admin.refused.requests", server, AdminServer::busyRefusals)
+                .tag("reason", "busy").description(ADMIN_REFUSED_REQUESTS).register(registry);
+    }
+
+    private static final String ADMIN_REFUSED_CONNECTIONS = "Admin connections closed: at accept with every place"
+            + " answering (limit), or idle to make room for a new one (idle)";
+    private static final String ADMIN_REFUSED_REQUESTS = "Admin requests refused: 401 without the token"
+            + " (unauthenticated), 403 with a wrong one (forbidden), 503 with every /metrics place taken (busy)";
+
     /** Registers the yellow page's size and its removals. */
     public void bindYellowPage(YellowPage yellowPage) {
         Gauge.builder("neptune.yellow.page.nodes", yellowPage, p -> p.announcements().size())

@@ -10,19 +10,23 @@ import io.neptune.client.internal.LocalEndpoint;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.tls.TlsContext;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.security.AdminToken;
 import io.neptune.server.internal.security.Caller;
 import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -132,9 +136,10 @@ public final class NodeRuntime implements AutoCloseable {
             resources.add(requestServer);
             metrics.bindRequestServer(requestServer);
             adminServer = config.hasAdminPort() ? new AdminServer(node, io, config.bindAddress(), config.adminPort(),
-                    config.frameTimeout(), metrics, this::health) : null;
+                    adminSettings(config), metrics, this::health) : null;
             if (adminServer != null) {
                 resources.add(adminServer);
+                metrics.bindAdminServer(adminServer);
             }
             loadIndexServer = new LoadIndexServer(node, io, config.bindAddress(), config.pollPort(), services);
             resources.add(loadIndexServer);
@@ -162,6 +167,23 @@ public final class NodeRuntime implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * The admin port's settings: the token of {@code admin-token-file}, if set; HTTPS with the node's
+     * certificate where its TLS is required, but never asking for a client certificate, which
+     * probes (a Kubernetes {@code httpGet}) cannot present.
+     */
+    private static AdminServer.Settings adminSettings(NodeConfig config) {
+        Path tokenFile = config.adminTokenFile();
+        AdminServer.Settings settings = AdminServer.Settings.of(config.frameTimeout())
+                .withToken(tokenFile == null ? null : AdminToken.read(config.node(), tokenFile));
+        SecurityConfig security = config.security();
+        if (security.tls() != SecurityConfig.TlsMode.REQUIRED) {
+            return settings;
+        }
+        SecurityConfig serverOnly = security.toBuilder().clientAuth(SecurityConfig.ClientAuth.NONE).build();
+        return settings.withTls(TlsContext.server(serverOnly).orElseThrow());
     }
 
     /**
@@ -193,9 +215,13 @@ public final class NodeRuntime implements AutoCloseable {
         return Optional.ofNullable(adminServer).map(AdminServer::address);
     }
 
-    /** The admin port's base URL, {@code http://host:port} (an IPv6 host in brackets), if the node serves one. */
+    /**
+     * The admin port's base URL, {@code http://host:port} ({@code https} where the node's TLS is
+     * required; an IPv6 host in brackets), if the node serves one.
+     */
     public Optional<String> adminUrl() {
-        return adminAddress().map(a -> "http://" + (a.getHostString().indexOf(':') >= 0 ? "[" + a.getHostString()
+        String scheme = adminServer != null && adminServer.isTls() ? "https://" : "http://";
+        return adminAddress().map(a -> scheme + (a.getHostString().indexOf(':') >= 0 ? "[" + a.getHostString()
                 + "]" : a.getHostString()) + ":" + a.getPort());
     }
 

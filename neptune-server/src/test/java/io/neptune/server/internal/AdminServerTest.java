@@ -36,7 +36,8 @@ class AdminServerTest {
     private final AtomicInteger rendered = new AtomicInteger();
     /** About 850 KiB of JSON per /health/ready answer. */
     private final Health bigHealth = bigHealth();
-    private final AdminServer server = new AdminServer(NodeId.of("n1"), group, "127.0.0.1", 0, REQUEST_TIMEOUT,
+    private final AdminServer server = new AdminServer(NodeId.of("n1"), group, "127.0.0.1", 0,
+            AdminServer.Settings.of(REQUEST_TIMEOUT),
             metrics, () -> {
                 rendered.incrementAndGet();
                 return bigHealth;
