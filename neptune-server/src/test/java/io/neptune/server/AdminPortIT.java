@@ -12,14 +12,18 @@ import io.neptune.server.EchoTestService.Reply;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalDouble;
@@ -28,7 +32,12 @@ import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every node's admin port over real HTTP on loopback: {@code /health/ready} is 503 naming the
@@ -153,6 +162,75 @@ class AdminPortIT {
             assertThat(quiet.admin().nodes()).singleElement().satisfies(n -> assertThat(n.adminUrl()).isEmpty());
             assertThat(quiet.metricsText()).as("the registry still works in-process").contains("neptune_service_load");
         }
+    }
+
+    @Test
+    void aTokenFileGuardsMetricsAndLeavesHealthOpen(@TempDir Path directory) throws Exception {
+        String token = "t0ken-" + ProcessHandle.current().pid();
+        Path tokenFile = Files.writeString(directory.resolve("admin-token"), token + "\n");
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            NodeConfig config = cluster.config("guarded", ClientConfig.defaults()).toBuilder()
+                    .adminTokenFile(tokenFile).build();
+            assertThat(config.toString()).as("what the node logs at start").contains(tokenFile.toString())
+                    .doesNotContain(token);
+            String admin = cluster.add(config, b -> b.host(new EchoTestService(), HostingConfig.all()))
+                    .adminUrl().orElseThrow();
+
+            HttpResponse<String> none = get(admin + "/metrics");
+            assertThat(none.statusCode()).isEqualTo(401);
+            assertThat(none.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v)
+                    .startsWith("Bearer"));
+            assertThat(none.body()).doesNotContain(token);
+            assertThat(get(admin + "/metrics", "Bearer not-" + token).statusCode()).isEqualTo(403);
+            HttpResponse<String> granted = get(admin + "/metrics", "Bearer " + token);
+            assertThat(granted.statusCode()).isEqualTo(200);
+            assertThat(sample(granted.body(), "neptune_admin_refused_requests_total", Map.of("reason",
+                    "unauthenticated"))).hasValue(1);
+            assertThat(sample(granted.body(), "neptune_admin_refused_requests_total", Map.of("reason",
+                    "forbidden"))).hasValue(1);
+            assertThat(get(admin + "/health/live").statusCode()).isEqualTo(200);
+            assertThat(get(admin + "/health/ready").statusCode()).isEqualTo(200);
+        }
+    }
+
+    /** Probes (a kubelet's httpGet) present no client certificate: the admin port must not ask for one. */
+    @Test
+    void withTlsRequiredTheAdminPortServesHttpsWithoutAskingForAClientCertificate() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
+            String admin = cluster.node(0).adminUrl().orElseThrow();
+            assertThat(admin).startsWith("https://127.0.0.1:");
+            URI address = URI.create(admin);
+
+            SSLContext trustOnly = SSLContext.getInstance("TLS");
+            trustOnly.init(null, trusting(cluster.certificates().trust()), null);
+            try (SSLSocket socket = (SSLSocket) trustOnly.getSocketFactory().createSocket(address.getHost(),
+                    address.getPort())) {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII))
+                        .startsWith("HTTP/1.1 200 OK").contains("\"status\":\"UP\"");
+                assertThat(socket.getSession().getProtocol()).isIn("TLSv1.3", "TLSv1.2");
+            }
+            assertThat(status(admin.replace("https://", "http://") + "/health/live")).as("plain HTTP")
+                    .isNotEqualTo(200);
+        }
+    }
+
+    private static TrustManager[] trusting(Path caPem) throws Exception {
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        store.load(null, null);
+        try (InputStream in = Files.newInputStream(caPem)) {
+            store.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        return factory.getTrustManagers();
+    }
+
+    private HttpResponse<String> get(String url, String authorization) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", authorization).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> get(String url) throws IOException, InterruptedException {
