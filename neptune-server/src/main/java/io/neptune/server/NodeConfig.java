@@ -44,6 +44,8 @@ import org.jspecify.annotations.Nullable;
  *     bound to an address other than loopback needs TLS or {@link SecurityConfig#insecure()}
  * @param adminTokenFile a file holding the bearer token the admin port asks for on every route but
  *     {@code /health/*} (the content, trimmed; read again when it changes); {@code null}: none asked
+ * @param adminTls whether the admin port serves HTTPS with the node's certificate (asking for no
+ *     client certificate: probes have none); needs {@code security.tls: required}
  */
 public record NodeConfig(
         NodeId node,
@@ -66,7 +68,8 @@ public record NodeConfig(
         int maxConnectionsPerAddress,
         int maxStreamsPerConnection,
         SecurityConfig security,
-        @Nullable Path adminTokenFile) {
+        @Nullable Path adminTokenFile,
+        boolean adminTls) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
     public static final int NO_ADMIN_PORT = -1;
@@ -102,6 +105,10 @@ public record NodeConfig(
         Checks.atLeast("maxStreamsPerConnection", maxStreamsPerConnection, 1);
         requireNonNull(security, "security");
         checkInsecure(bindAddress, security);
+        if (adminTls && security.tls() != SecurityConfig.TlsMode.REQUIRED) {
+            throw new IllegalArgumentException("adminTls: true with security.tls: " + security.tls()
+                    + " (expected: security.tls: required, whose certificate the admin port serves)");
+        }
     }
 
     /** Whether the node serves an admin port. */
@@ -201,7 +208,7 @@ public record NodeConfig(
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
                 .logRetention(logRetention).maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress).maxStreamsPerConnection(maxStreamsPerConnection)
-                .security(security).adminTokenFile(adminTokenFile);
+                .security(security).adminTokenFile(adminTokenFile).adminTls(adminTls);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -232,12 +239,19 @@ public record NodeConfig(
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private int maxStreamsPerConnection = DEFAULT_MAX_STREAMS_PER_CONNECTION;
         private @Nullable Path adminTokenFile;
+        private boolean adminTls;
 
         private Builder() {}
 
         /** Sets {@link NodeConfig#maxStreamsPerConnection()}. */
         public Builder maxStreamsPerConnection(int maxStreamsPerConnection) {
             this.maxStreamsPerConnection = maxStreamsPerConnection;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#adminTls()}; false (plain HTTP) by default. */
+        public Builder adminTls(boolean adminTls) {
+            this.adminTls = adminTls;
             return this;
         }
 
@@ -371,7 +385,7 @@ public record NodeConfig(
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
                     logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, maxConnections,
-                    maxConnectionsPerAddress, maxStreamsPerConnection, security, adminTokenFile);
+                    maxConnectionsPerAddress, maxStreamsPerConnection, security, adminTokenFile, adminTls);
         }
     }
 }

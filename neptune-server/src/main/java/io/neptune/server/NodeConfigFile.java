@@ -108,6 +108,7 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .port(r.integer("port", 0))
                     .pollPort(r.integer("poll-port", 0))
                     .adminPort(r.integer("admin-port", 0))
+                    .adminTls(r.bool("admin-tls", false))
                     .ioThreads(r.integer("io-threads", Math.max(2, Runtime.getRuntime().availableProcessors())))
                     .maxFrameBytes(r.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))
                     .frameTimeout(r.duration("frame-timeout", NodeConfig.DEFAULT_FRAME_TIMEOUT))

@@ -195,9 +195,13 @@ class AdminPortIT {
 
     /** Probes (a kubelet's httpGet) present no client certificate: the admin port must not ask for one. */
     @Test
-    void withTlsRequiredTheAdminPortServesHttpsWithoutAskingForAClientCertificate() throws Exception {
+    void withAdminTlsTheAdminPortServesHttpsWithoutAskingForAClientCertificate() throws Exception {
         try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
-            String admin = cluster.node(0).adminUrl().orElseThrow();
+            assertThat(cluster.node(0).adminUrl()).as("plain HTTP unless asked").hasValueSatisfying(url ->
+                    assertThat(url).startsWith("http://"));
+            NeptuneNode secure = cluster.add(cluster.config("secure", ClientConfig.defaults()).toBuilder()
+                    .adminTls(true).build(), b -> b.host(new EchoTestService(), HostingConfig.all()));
+            String admin = secure.adminUrl().orElseThrow();
             assertThat(admin).startsWith("https://127.0.0.1:");
             URI address = URI.create(admin);
 

@@ -62,6 +62,7 @@ class NodeConfigYamlTest {
                         .identity(directory.resolve("node-7.pem"), directory.resolve("node-7-key.pem"))
                         .trust(directory.resolve("ca.pem")).clientAuth(SecurityConfig.ClientAuth.OPTIONAL)
                         .handshakeTimeout(Duration.ofSeconds(3)).insecure(true).build())
+
                 .build();
         NodeConfigFile config = new NodeConfigFile(node,
                 List.of(new NodeConfigFile.HostedService(EchoTestService.class.getName(), HostingConfig.builder()
@@ -79,6 +80,18 @@ class NodeConfigYamlTest {
         config.write(file);
 
         assertThat(NodeConfigFile.load(file)).isEqualTo(config);
+    }
+
+    @Test
+    void adminTlsReadsBackEqual() {
+        NodeConfigFile config = new NodeConfigFile(NodeConfig.builder().node(NodeId.of("secure")).adminTls(true)
+                .security(SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED)
+                        .identity(directory.resolve("n.pem"), directory.resolve("n-key.pem"))
+                        .trust(directory.resolve("ca.pem")).build()).build(), List.of(), List.of());
+        Path file = directory.resolve("secure.yaml");
+        config.write(file);
+        assertThat(NodeConfigFile.load(file)).isEqualTo(config);
+        assertThat(config.node().adminTls()).isTrue();
     }
 
     @Test

@@ -53,6 +53,7 @@ public final class NodeConfigYaml {
                 .put("port", node.port())
                 .put("poll-port", node.pollPort())
                 .put("admin-port", node.adminPort())
+                .put("admin-tls", node.adminTls())
                 .put("io-threads", node.ioThreads())
                 .put("max-frame-size", node.maxFrameBytes())
                 .put("frame-timeout", duration(node.frameTimeout()))

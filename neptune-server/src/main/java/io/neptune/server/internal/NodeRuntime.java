@@ -170,19 +170,18 @@ public final class NodeRuntime implements AutoCloseable {
     }
 
     /**
-     * The admin port's settings: the token of {@code admin-token-file}, if set; HTTPS with the node's
-     * certificate where its TLS is required, but never asking for a client certificate, which
-     * probes (a Kubernetes {@code httpGet}) cannot present.
+     * The admin port's settings: the token of {@code admin-token-file}, if set; with {@code admin-tls},
+     * HTTPS with the node's certificate, but never asking for a client certificate, which probes (a
+     * Kubernetes {@code httpGet}) cannot present.
      */
     private static AdminServer.Settings adminSettings(NodeConfig config) {
         Path tokenFile = config.adminTokenFile();
         AdminServer.Settings settings = AdminServer.Settings.of(config.frameTimeout())
                 .withToken(tokenFile == null ? null : AdminToken.read(config.node(), tokenFile));
-        SecurityConfig security = config.security();
-        if (security.tls() != SecurityConfig.TlsMode.REQUIRED) {
+        if (!config.adminTls()) {
             return settings;
         }
-        SecurityConfig serverOnly = security.toBuilder().clientAuth(SecurityConfig.ClientAuth.NONE).build();
+        SecurityConfig serverOnly = config.security().toBuilder().clientAuth(SecurityConfig.ClientAuth.NONE).build();
         return settings.withTls(TlsContext.server(serverOnly).orElseThrow());
     }
 
@@ -216,8 +215,8 @@ public final class NodeRuntime implements AutoCloseable {
     }
 
     /**
-     * The admin port's base URL, {@code http://host:port} ({@code https} where the node's TLS is
-     * required; an IPv6 host in brackets), if the node serves one.
+     * The admin port's base URL, {@code http://host:port} ({@code https} with {@code admin-tls}; an
+     * IPv6 host in brackets), if the node serves one.
      */
     public Optional<String> adminUrl() {
         String scheme = adminServer != null && adminServer.isTls() ? "https://" : "http://";
