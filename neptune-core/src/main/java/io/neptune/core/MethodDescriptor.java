@@ -4,7 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,11 +23,14 @@ import org.jspecify.annotations.Nullable;
  * @param javaMethod the annotated method
  * @param outputItemType the generic type of the items a stream method publishes, or null
  * @param inputItemType the generic type of the items a bidirectional stream method takes, or null
+ * @param roles the roles of the callers that may call it ({@link Read#roles()}, {@link Write#roles()});
+ *     empty: any caller
  */
 public record MethodDescriptor(String name, AccessMode mode, Class<?> requestType, Type responseType,
-        Method javaMethod, @Nullable Type outputItemType, @Nullable Type inputItemType) {
+        Method javaMethod, @Nullable Type outputItemType, @Nullable Type inputItemType, Set<Principal.Role> roles) {
     /** Validates the fields. */
     public MethodDescriptor {
+        roles = roles.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(roles));
         requireNonNull(name, "name");
         requireNonNull(mode, "mode");
         requireNonNull(requestType, "requestType");
@@ -34,6 +40,12 @@ public record MethodDescriptor(String name, AccessMode mode, Class<?> requestTyp
             throw new IllegalArgumentException("inputItemType: " + inputItemType
                     + " (expected: only for a method that also streams out)");
         }
+    }
+
+    /** A method that any caller may call. */
+    public MethodDescriptor(String name, AccessMode mode, Class<?> requestType, Type responseType, Method javaMethod,
+            @Nullable Type outputItemType, @Nullable Type inputItemType) {
+        this(name, mode, requestType, responseType, javaMethod, outputItemType, inputItemType, Set.of());
     }
 
     /** A method that is not a stream: one request, one response. */

@@ -20,6 +20,14 @@ public @interface Read {
     String name() default "";
 
     /**
+     * The roles of the callers that may call the method, by the certificate they connect with
+     * ({@link Principal.Role}; docs/SECURITY.md); empty (the default): any caller. Checked before the
+     * method runs; a caller without one of them gets a {@link PermissionDeniedException}. On a node
+     * without TLS every caller is trusted, and passes.
+     */
+    Principal.Role[] roles() default {};
+
+    /**
      * For a method that returns a stream ({@code Flow.Publisher}) of a request object: whether the
      * stream may be continued on another replica when the one serving it fails. The method must
      * then publish the same items in the same order for the same request on every replica of the

@@ -11,10 +11,12 @@ import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Flow;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -235,7 +237,8 @@ public final class ServiceDescriptor {
                     + " produces on its own threads anyway)");
         }
         if (stream) {
-            return describeStream(serviceClass, method, read != null ? read.name() : write.name(), write != null);
+            return describeStream(serviceClass, method, read != null ? read.name() : write.name(), write != null,
+                    roles(read != null ? read.roles() : write.roles()));
         }
         if (parameters[1].isPrimitive()) {
             throw new ServiceDefinitionException(serviceClass, where + " takes primitive "
@@ -246,7 +249,12 @@ public final class ServiceDescriptor {
         }
         String name = methodName(serviceClass, method, read != null ? read.name() : write.name());
         AccessMode mode = read != null ? AccessMode.READ : AccessMode.WRITE;
-        return new MethodDescriptor(name, mode, parameters[1], method.getGenericReturnType(), method);
+        return new MethodDescriptor(name, mode, parameters[1], method.getGenericReturnType(), method, null, null,
+                roles(read != null ? read.roles() : write.roles()));
+    }
+
+    private static Set<Principal.Role> roles(Principal.Role[] roles) {
+        return roles.length == 0 ? Set.of() : EnumSet.copyOf(List.of(roles));
     }
 
     private static String methodName(Class<?> serviceClass, Method method, String explicit) {
@@ -265,7 +273,7 @@ public final class ServiceDescriptor {
      * rounds of interaction with one client can be neither logged nor re-run.
      */
     private static MethodDescriptor describeStream(Class<?> serviceClass, Method method, String explicit,
-            boolean isWrite) {
+            boolean isWrite, Set<Principal.Role> roles) {
         String where = "method " + method.getName() + "()";
         if (isWrite) {
             throw new ServiceDefinitionException(serviceClass, where + " is a @Write stream method (expected: @Read;"
@@ -287,7 +295,7 @@ public final class ServiceDescriptor {
         }
         String name = methodName(serviceClass, method, explicit);
         return new MethodDescriptor(name, AccessMode.READ, requestType, method.getGenericReturnType(), method, output,
-                input);
+                input, roles);
     }
 
     /** The {@code T} of {@code Flow.Publisher<T>}: a concrete type Jackson can map. */

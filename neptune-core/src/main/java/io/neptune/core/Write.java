@@ -18,4 +18,12 @@ import java.lang.annotation.Target;
 public @interface Write {
     /** The method name clients use; defaults to the Java method name. */
     String name() default "";
+
+    /**
+     * The roles of the callers that may call the method, by the certificate they connect with
+     * ({@link Principal.Role}; docs/SECURITY.md); empty (the default): any caller. Checked before the
+     * method runs; a caller without one of them gets a {@link PermissionDeniedException}. On a node
+     * without TLS every caller is trusted, and passes.
+     */
+    Principal.Role[] roles() default {};
 }

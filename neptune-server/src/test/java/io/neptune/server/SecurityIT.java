@@ -187,6 +187,28 @@ class SecurityIT {
     }
 
     @Test
+    void aMethodLimitedToOperatorsRefusesAClientAndServesAnOperator() throws Exception {
+        try (MiniCluster cluster = MiniCluster.startWithTls(1, b -> b.host(new GuardedTestService(),
+                HostingConfig.all()))) {
+            NeptuneNode app = cluster.add(cluster.config("app", ClientConfig.defaults()).toBuilder()
+                    .security(cluster.certificates().required(new Principal(Principal.Role.CLIENT, "app"))).build(),
+                    b -> b);
+            NeptuneNode alice = cluster.add(cluster.config("alice", ClientConfig.defaults()).toBuilder()
+                    .security(cluster.certificates().required(new Principal(Principal.Role.OPERATOR, "alice")))
+                    .build(), b -> b);
+            cluster.awaitNodes(1);
+
+            assertThatThrownBy(() -> app.client().call(NeptuneHandle.create(), "guarded", 0, "secret", AccessMode.READ,
+                    new Echo("x"), Reply.class)).isInstanceOf(io.neptune.core.PermissionDeniedException.class)
+                    .hasMessageContaining("NEP-SEC-024").hasMessageContaining("neptune://client/app");
+            assertThat(app.client().call(NeptuneHandle.create(), "guarded", 0, "open", AccessMode.READ, new Echo("x"),
+                    Reply.class).text()).isEqualTo("x");
+            assertThat(alice.client().call(NeptuneHandle.create(), "guarded", 0, "secret", AccessMode.READ,
+                    new Echo("x"), Reply.class).text()).isEqualTo("secret x");
+        }
+    }
+
+    @Test
     void aNodeSpeaksOnlyInItsOwnName() throws Exception {
         try (MiniCluster cluster = MiniCluster.startWithTls(2, b -> b.host(new KvTestService(),
                 HostingConfig.builder().replicas(1).build()))) {

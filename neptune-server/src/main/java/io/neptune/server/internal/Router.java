@@ -129,6 +129,12 @@ public final class Router {
                     + method.mode() + " method, called as " + request.mode()));
             return;
         }
+        if (!method.roles().isEmpty() && method.roles().stream().noneMatch(caller::hasRole)) {
+            answer.accept(ResponseMessage.error(id, Status.PERMISSION_DENIED, "NEP-SEC-024 '" + method.name() + "' of '"
+                    + request.service() + "' from " + caller + " (expected: a caller with a role of " + method.roles()
+                    + ")"));
+            return;
+        }
         String streamMismatch = streamMismatch(method, request, stream != null);
         if (streamMismatch != null) {
             answer.accept(ResponseMessage.error(id, request.isStream() && stream == null ? Status.INVALID_REQUEST
