@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +50,14 @@ final class PeerMessages {
             requireNonNull(method, "entry method");
             requireNonNull(origin, "entry origin");
             requireNonNull(payload, "entry payload");
+            if (originSeq < 0) {
+                throw new IllegalArgumentException("entry originSeq: " + originSeq + " (expected: >= 0)");
+            }
+            // refused here, not when the replica logs the entry (on its executor, where it answered nothing)
+            if (kind != null && Arrays.stream(RecordKind.values()).noneMatch(k -> k.name().equals(kind))) {
+                throw new IllegalArgumentException("entry kind: '" + kind + "' (expected: one of "
+                        + Arrays.toString(RecordKind.values()) + ", or null for WRITE)");
+            }
         }
 
         static Entry of(LogRecord r) {
@@ -113,6 +122,7 @@ final class PeerMessages {
             boolean transfer) {
         /** Rejects an epoch out of range or a missing candidate, before a replica adopts the epoch. */
         Vote {
+            requireNonNull(service, "service");
             requireNonNull(node, "node");
             checkEpoch("epoch", epoch);
             checkEpoch("lastEpoch", lastEpoch);
@@ -126,7 +136,12 @@ final class PeerMessages {
     record VoteReply(boolean granted, long epoch, String reason) {}
 
     /** Secondary → primary ({@code majority} mode, level 3): what is your commit point, while you surely lead? */
-    record ReadIndex(String service, int partition) {}
+    record ReadIndex(String service, int partition) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        ReadIndex {
+            requireNonNull(service, "service");
+        }
+    }
 
     /**
      * The primary's answer to a {@link ReadIndex}: its commit point, given only while it holds its
@@ -138,7 +153,12 @@ final class PeerMessages {
     record Ack(boolean accepted, long lastLsn, long epoch, String reason) {}
 
     /** Anyone → replica: report your replication state. */
-    record StatusRequest(String service, int partition) {}
+    record StatusRequest(String service, int partition) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        StatusRequest {
+            requireNonNull(service, "service");
+        }
+    }
 
     /**
      * A replica's replication state, and its digest when the service has one; {@code logStart} is the
@@ -148,7 +168,13 @@ final class PeerMessages {
             String digest, long logStart) {}
 
     /** Recovering replica → primary: bring me up to date from my log end; include me when I reach yours. */
-    record Join(String service, int partition, String node, long lastLsn, long lastEpoch) {}
+    record Join(String service, int partition, String node, long lastLsn, long lastEpoch) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        Join {
+            requireNonNull(service, "service");
+            requireNonNull(node, "node");
+        }
+    }
 
     /**
      * Primary → recovering replica: truncate to {@code keepUpTo}, log {@code entries}, apply up to
@@ -165,6 +191,12 @@ final class PeerMessages {
      */
     record Handover(String service, int partition, String node, long lastLsn,
             @JsonSetter(nulls = Nulls.AS_EMPTY) boolean operator) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        Handover {
+            requireNonNull(service, "service");
+            requireNonNull(node, "node");
+        }
+
         /** A handover by priority. */
         Handover(String service, int partition, String node, long lastLsn) {
             this(service, partition, node, lastLsn, false);
@@ -177,19 +209,36 @@ final class PeerMessages {
      * {@code move-primary} chose this replica) until the role changes again. Answered with a
      * {@link PromoteReply} once this replica leads, or refused.
      */
-    record TakeOver(String service, int partition, boolean pin) {}
+    record TakeOver(String service, int partition, boolean pin) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        TakeOver {
+            requireNonNull(service, "service");
+        }
+    }
 
     /** The primary's answer: whether it stepped down, and its log end at that moment. */
     record HandoverReply(boolean accepted, String reason, long epoch, long logEnd) {}
 
     /** Level 1: writes made at an origin replica, for the others to apply once each. */
-    record Gossip(String service, int partition, List<Entry> entries) {}
+    record Gossip(String service, int partition, List<Entry> entries) {
+        /** Rejects a missing field, which Jackson leaves null, and a null entry. */
+        Gossip {
+            requireNonNull(service, "service");
+            entries = List.copyOf(requireNonNull(entries, "entries"));
+        }
+    }
 
     /**
      * Level 1: send me every write you have whose origin sequence is above what I have seen (durably):
      * {@code from}, the puller, lets the answering replica drop from its log what every peer has seen.
      */
-    record Pull(String service, int partition, Map<String, Long> seen, @Nullable String from) {}
+    record Pull(String service, int partition, Map<String, Long> seen, @Nullable String from) {
+        /** Rejects a missing field, which Jackson leaves null, and a null sequence. */
+        Pull {
+            requireNonNull(service, "service");
+            seen = Map.copyOf(requireNonNull(seen, "seen"));
+        }
+    }
 
     /**
      * Level 1: the writes a {@link Pull} asked for; {@code truncated} if more were left for the next
@@ -204,10 +253,20 @@ final class PeerMessages {
     }
 
     /** Primary → secondary it stopped waiting for: you missed writes; recover and join again. */
-    record Demote(String service, int partition, long epoch) {}
+    record Demote(String service, int partition, long epoch) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        Demote {
+            requireNonNull(service, "service");
+        }
+    }
 
     /** An operator's request: make this replica the primary although not all configured replicas are back. */
-    record Promote(String service, int partition) {}
+    record Promote(String service, int partition) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        Promote {
+            requireNonNull(service, "service");
+        }
+    }
 
     /** The outcome of a {@link Promote}. */
     record PromoteReply(boolean accepted, String reason, long epoch) {}
@@ -216,11 +275,22 @@ final class PeerMessages {
      * A primary (or leader) → a replica that needs records below the primary's log start: install a
      * snapshot from {@code from}. Answered with an {@link Ack} naming the replica's log end.
      */
-    record InstallSnapshot(String service, int partition, String from, long epoch, long logStart) {}
+    record InstallSnapshot(String service, int partition, String from, long epoch, long logStart) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        InstallSnapshot {
+            requireNonNull(service, "service");
+            requireNonNull(from, "from");
+        }
+    }
 
     /** Replica → the node it installs a snapshot from: offer me your current snapshot. */
     /** Asks for a snapshot of at least LSN {@code minLsn} (what the asker's own log starts after; 0: any). */
-    record SnapshotRequest(String service, int partition, long minLsn) {}
+    record SnapshotRequest(String service, int partition, long minLsn) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        SnapshotRequest {
+            requireNonNull(service, "service");
+        }
+    }
 
     /**
      * The answer to a {@link SnapshotRequest}: not {@code ready} while the snapshot is being written
@@ -240,7 +310,13 @@ final class PeerMessages {
     }
 
     /** Replica → snapshot source: send the chunk of snapshot {@code id} at {@code offset}. */
-    record ChunkRequest(String service, int partition, String id, long offset) {}
+    record ChunkRequest(String service, int partition, String id, long offset) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        ChunkRequest {
+            requireNonNull(service, "service");
+            requireNonNull(id, "id");
+        }
+    }
 
     /** A chunk of a snapshot and its CRC32C, or why there is none ({@code ok} false: the snapshot is gone). */
     record Chunk(boolean ok, String reason, long offset, byte[] data, int crc32c) {}
@@ -251,7 +327,14 @@ final class PeerMessages {
      * makes the implicit replica set explicit), within {@code timeoutMillis}. Answered with a
      * {@link ReconfigureReply} once the configuration committed, or refused.
      */
-    record Reconfigure(String service, int partition, String add, String remove, long timeoutMillis) {}
+    record Reconfigure(String service, int partition, String add, String remove, long timeoutMillis) {
+        /** Rejects a missing field, which Jackson leaves null. */
+        Reconfigure {
+            requireNonNull(service, "service");
+            requireNonNull(add, "add");
+            requireNonNull(remove, "remove");
+        }
+    }
 
     /**
      * The answer to a {@link Reconfigure}: whether the configuration committed, why not (starting with
