@@ -6,6 +6,7 @@ import io.neptune.client.internal.EventLoops;
 import io.neptune.client.internal.LoadTracker;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
@@ -212,7 +213,7 @@ final class BalancingCluster implements AutoCloseable {
             this.node = node;
             this.tracker = tracker;
             this.yellowPage = new YellowPage(node, membership.expiry(), System::nanoTime);
-            this.channel = new MembershipChannel(node, membership, yellowPage);
+            this.channel = new MembershipChannel(node, membership, SecurityConfig.disabled(), yellowPage);
             this.group = EventLoops.create(node.value(), 2);
             try {
                 channel.start();

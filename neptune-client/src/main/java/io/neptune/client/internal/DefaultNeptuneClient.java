@@ -143,7 +143,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     public static DefaultNeptuneClient standalone(NodeId node, MembershipConfig membership, ClientConfig config,
             SecurityConfig security) {
         YellowPage yellowPage = new YellowPage(node, membership.expiry(), System::nanoTime);
-        MembershipChannel channel = new MembershipChannel(node, membership, yellowPage);
+        MembershipChannel channel = new MembershipChannel(node, membership, security, yellowPage);
         channel.start();
         EventLoopGroup group = EventLoops.create(node.value(), EventLoops.defaultThreads());
         AutoCloseable shutdownGroup = () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

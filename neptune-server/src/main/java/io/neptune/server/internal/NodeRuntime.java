@@ -144,7 +144,7 @@ public final class NodeRuntime implements AutoCloseable {
             loadIndexServer = new LoadIndexServer(node, io, config.bindAddress(), config.pollPort(), services);
             resources.add(loadIndexServer);
 
-            MembershipChannel membership = new MembershipChannel(node, config.membership(), yellowPage);
+            MembershipChannel membership = new MembershipChannel(node, config.membership(), config.security(), yellowPage);
             resources.add(membership);
             membership.start();
             client = new DefaultNeptuneClient(node, config.client(), yellowPage, io, config.bindAddress(),

@@ -22,6 +22,8 @@ import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
 import org.jgroups.stack.Protocol;
+import org.jgroups.util.SocketFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the four JGroups stacks in code, so no XML file or system property is involved.
@@ -31,21 +33,42 @@ import org.jgroups.stack.Protocol;
  * once (its socket closes), VERIFY_SUSPECT2 confirms within half a second, FD_ALL3 catches hung
  * nodes after 12 s (long enough that a busy machine does not evict a live node). Together they
  * remove a crashed node well inside the yellow page's 5 s expiry.
+ *
+ * <p>With {@code security.tls: required} the TCP transport of the loopback, tcp and dns stacks
+ * runs TLS with client authentication ({@link MembershipSecurity}); discovery and merge messages
+ * travel over it too. FD_SOCK2's liveness sockets stay plaintext: they carry no data, only the
+ * fact that a peer's socket is open.
  */
 public final class JGroupsStacks {
     private JGroupsStacks() {}
 
     /**
-     * Creates an unconnected channel for {@code config}. JGroups reads its messages with the
-     * {@link StrictMessageTypes}, so nothing a sender puts in one is Java-deserialized.
+     * Creates an unconnected channel for {@code config}, in plaintext: for {@code security.tls} other
+     * than required. JGroups reads its messages with the {@link StrictMessageTypes}, so nothing a
+     * sender puts in one is Java-deserialized.
      */
     public static JChannel create(MembershipConfig config) throws Exception {
+        return create(config, (SocketFactory) null);
+    }
+
+    /**
+     * Creates an unconnected channel for {@code config} whose TCP transport runs TLS with client
+     * authentication, as {@code security} says; {@link MembershipSecurity#of} refuses the udp stack.
+     */
+    public static JChannel create(MembershipConfig config, MembershipSecurity security) throws Exception {
+        if (config.stack() == MembershipConfig.Stack.UDP) {
+            throw new IllegalArgumentException("stack: udp (expected: a TCP stack with TLS)");
+        }
+        return create(config, security.socketFactory());
+    }
+
+    private static JChannel create(MembershipConfig config, @Nullable SocketFactory tls) throws Exception {
         StrictMessageTypes.install();
         InetAddress bind = InetAddress.getByName(config.bindAddress());
         List<Protocol> stack = new ArrayList<>();
         switch (config.stack()) {
             case LOOPBACK -> {
-                stack.add(tcp(bind, config.port()));
+                stack.add(tcp(bind, config.port(), tls));
                 DiscoveryDirectory.prepare(config.discoveryDirectory(), config.cluster());
                 // A coordinator that another one (split off, or formed while discovery saw nothing) deleted
                 // writes its file again when its merge check finds it missing (write_data_on_find).
@@ -53,11 +76,11 @@ public final class JGroupsStacks {
                         .removeAllDataOnViewChange(true).writeDataOnFind(true));
             }
             case TCP -> {
-                stack.add(tcp(bind, config.port()));
+                stack.add(tcp(bind, config.port(), tls));
                 stack.add(new TCPPING().setInitialHosts(config.initialHosts()).setPortRange(0));
             }
             case DNS -> {
-                stack.add(tcp(bind, config.port()));
+                stack.add(tcp(bind, config.port(), tls));
                 DNS_PING dns = new DNS_PING().dnsQuery(config.dnsQuery())
                         .dnsRecordType(config.dnsRecordType().name());
                 if (!config.dnsServer().isEmpty()) {
@@ -89,8 +112,11 @@ public final class JGroupsStacks {
         return new JChannel(stack);
     }
 
-    private static TP tcp(InetAddress bind, int port) {
+    private static TP tcp(InetAddress bind, int port, @Nullable SocketFactory tls) {
         TCP tcp = new TCP();
+        if (tls != null) {
+            tcp.setSocketFactory(tls); // FD_SOCK2 takes NIO channels from it, which stay plaintext
+        }
         tcp.setBindAddress(bind);
         tcp.setBindPort(port);
         tcp.setPortRange(port == 0 ? 0 : 10);

@@ -2,15 +2,19 @@ package io.neptune.core.internal.membership;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.json.Json;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -56,14 +60,23 @@ public final class MembershipChannel implements AutoCloseable {
     });
     private Set<Address> lastMembers = Set.of();
     private final ScheduledExecutorService expiry;
+    /** Present when {@code security.tls} is required: TLS transport, signed announcements. */
+    private final @Nullable MembershipSecurity security;
     private volatile @Nullable JChannel channel;
     private volatile boolean closed;
 
-    /** Creates an unstarted channel feeding {@code yellowPage}. */
-    public MembershipChannel(NodeId self, MembershipConfig config, YellowPage yellowPage) {
+    /**
+     * Creates an unstarted channel feeding {@code yellowPage}; with {@code security.tls: required}
+     * the transport is TLS and announcements are signed and verified ({@link MembershipSecurity}).
+     *
+     * @throws ConfigException if the security files do not load, or the udp stack is combined with
+     *     {@code security.tls: required}
+     */
+    public MembershipChannel(NodeId self, MembershipConfig config, SecurityConfig security, YellowPage yellowPage) {
         this.self = requireNonNull(self, "self");
         this.config = requireNonNull(config, "config");
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+        this.security = MembershipSecurity.of(self, config, requireNonNull(security, "security")).orElse(null);
         this.expiry = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "neptune-" + self + "-yellow-page");
             thread.setDaemon(true);
@@ -74,7 +87,8 @@ public final class MembershipChannel implements AutoCloseable {
     /** Joins the cluster; blocks until the first view is installed. */
     public void start() {
         try {
-            JChannel ch = JGroupsStacks.create(config);
+            MembershipSecurity secured = security;
+            JChannel ch = secured == null ? JGroupsStacks.create(config) : JGroupsStacks.create(config, secured);
             ch.setName(self.value());
             ch.setDiscardOwnMessages(false);
             ch.setReceiver(new Receiver() {
@@ -97,8 +111,8 @@ public final class MembershipChannel implements AutoCloseable {
         }
         long period = Math.max(50, config.expiry().toMillis() / 10);
         expiry.scheduleWithFixedDelay(() -> expire(Duration.ofMillis(period)), period, period, TimeUnit.MILLISECONDS);
-        logger.info("{}: joined cluster '{}' ({} stack, {})", self, config.cluster(), config.stack(),
-                channel == null ? "?" : channel.getAddress());
+        logger.info("{}: joined cluster '{}' ({} stack, {}, {})", self, config.cluster(), config.stack(),
+                security == null ? "plaintext" : "TLS, signed announcements", channel == null ? "?" : channel.getAddress());
     }
 
     /** Sends {@code announcement} to every member, this node included. */
@@ -109,12 +123,18 @@ public final class MembershipChannel implements AutoCloseable {
         }
         try {
             byte[] bytes = Json.mapper().writeValueAsBytes(announcement);
-            ch.send(new BytesMessage(null, bytes));
+            MembershipSecurity secured = security;
+            ch.send(new BytesMessage(null, secured == null ? bytes : secured.sign(bytes)));
         } catch (Exception e) {
             if (!closed) {
                 logger.warn("{}: cannot publish announcement: {}", self, e.toString());
             }
         }
+    }
+
+    /** What membership security refused, when {@code security.tls} is required. */
+    public Optional<MembershipSecurity> security() {
+        return Optional.ofNullable(security);
     }
 
     /** The number of members in the current JGroups view. */
@@ -128,22 +148,52 @@ public final class MembershipChannel implements AutoCloseable {
      * Takes an announcement into the yellow page, unless its sender already left the view: JGroups
      * may deliver a dead member's last message after the view that dropped it (its delivery threads
      * and view thread run concurrently), and taking it would keep the dead node listed until its
-     * entry expired, seconds later.
+     * entry expired, seconds later. With {@link MembershipSecurity}, the announcement must also be
+     * signed by a trusted certificate of the node it names and be newer than the last one taken
+     * from that node; else it is dropped and the refusal recorded.
      */
     void onMessage(Message msg) {
+        MembershipSecurity secured = security;
+        byte[] bytes = msg.getArray();
+        int offset = msg.getOffset();
+        int length = msg.getLength();
+        @Nullable Principal signer = null;
+        if (secured != null) {
+            AnnouncementSignatures.Verdict verdict = secured.verify(bytes, offset, length);
+            if (verdict instanceof AnnouncementSignatures.Refused refused) {
+                secured.refusals().record(refused.refusal(), "from member " + msg.getSrc() + ": " + refused.detail());
+                return;
+            }
+            AnnouncementSignatures.Accepted accepted = (AnnouncementSignatures.Accepted) verdict;
+            signer = accepted.signer();
+            bytes = accepted.announcement();
+            offset = 0;
+            length = bytes.length;
+        }
         Announcement announcement;
         NodeId node;
         try {
-            announcement = Json.mapper().readValue(msg.getArray(), msg.getOffset(), msg.getLength(), Announcement.class);
+            announcement = Json.mapper().readValue(bytes, offset, length, Announcement.class);
             node = NodeId.of(announcement.node());
         } catch (IOException | RuntimeException e) {
             logger.warn("{}: dropped malformed announcement from {}: {}", self, msg.getSrc(), e.getMessage());
+            return;
+        }
+        if (secured != null && signer != null && !signer.isNode(node)) {
+            secured.refusals().record(Refusal.OTHER_NODE, "member " + msg.getSrc() + " signed as " + signer
+                    + " announced " + node);
             return;
         }
         Address source = msg.getSrc();
         synchronized (viewLock) {
             if (source != null && departed.contains(source)) {
                 logger.debug("{}: dropped an announcement of {} delivered after it left the view", self, node);
+                return;
+            }
+            if (secured != null && !secured.advance(node, announcement)) {
+                secured.refusals().record(Refusal.REPLAYED, "member " + source + " sent " + node + "'s incarnation "
+                        + announcement.incarnation() + " sequence " + announcement.sequence()
+                        + " (expected: above the last one taken)");
                 return;
             }
             if (source != null) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.json.Json;
 import java.time.Duration;
 import java.util.List;
@@ -23,7 +24,8 @@ class MembershipChannelTest {
     private static final NodeId DEAD = NodeId.of("dead");
 
     private final YellowPage page = new YellowPage(SELF, Duration.ofSeconds(5), System::nanoTime);
-    private final MembershipChannel channel = new MembershipChannel(SELF, MembershipConfig.builder().build(), page);
+    private final MembershipChannel channel = new MembershipChannel(SELF, MembershipConfig.builder().build(),
+            SecurityConfig.disabled(), page);
     private final Address self = UUID.randomUUID();
     private final Address dead = UUID.randomUUID();
 
