@@ -16,6 +16,8 @@ import io.neptune.client.internal.CallTimers;
 import io.neptune.client.internal.ClientMetrics;
 import io.neptune.core.ClassStats;
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.MembershipChannel;
+import io.neptune.core.internal.membership.Refusal;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
@@ -179,6 +181,22 @@ public final class NodeMetrics implements AutoCloseable {
         FunctionCounter.builder("neptune.yellow.page.departures", yellowPage, YellowPage::departures)
                 .description("Entries that left the yellow page when the membership view dropped them")
                 .register(registry);
+    }
+
+    /**
+     * Registers what membership security refused, by reason (NEP-SEC-030..035), when the node runs
+     * with {@code security.tls: required}; nothing otherwise.
+     */
+    public void bindMembership(MembershipChannel membership) {
+        membership.security().ifPresent(security -> {
+            for (Refusal refusal : Refusal.values()) {
+                FunctionCounter.builder("neptune.membership.refused", security.refusals(), r -> r.count(refusal))
+                        .tag("reason", refusal.tag())
+                        .description("JGroups peers refused for their certificate, and announcements dropped: unsigned,"
+                                + " untrusted, of another node, with a bad signature, or replayed")
+                        .register(registry);
+            }
+        });
     }
 
     @Override

@@ -146,6 +146,7 @@ public final class NodeRuntime implements AutoCloseable {
 
             MembershipChannel membership = new MembershipChannel(node, config.membership(), config.security(), yellowPage);
             resources.add(membership);
+            metrics.bindMembership(membership);
             membership.start();
             client = new DefaultNeptuneClient(node, config.client(), yellowPage, io, config.bindAddress(),
                     new Local(router), new LoadTracker(), List.of(), metrics.client(), config.security());

@@ -116,6 +116,9 @@ public final class JGroupsStacks {
         TCP tcp = new TCP();
         if (tls != null) {
             tcp.setSocketFactory(tls); // FD_SOCK2 takes NIO channels from it, which stay plaintext
+            // A refused peer retries every second, and JGroups would log each refusal; the trust manager
+            // counts and logs refused certificates once a minute instead (NEP-SEC-030).
+            tcp.logAcceptError(false);
         }
         tcp.setBindAddress(bind);
         tcp.setBindPort(port);

@@ -1,0 +1,255 @@
+package io.neptune.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
+import io.neptune.core.SecurityConfig;
+import io.neptune.core.internal.membership.Announcement;
+import io.neptune.core.internal.membership.JGroupsStacks;
+import io.neptune.core.internal.membership.MembershipChannel;
+import io.neptune.core.internal.membership.MembershipSecurity;
+import io.neptune.core.internal.membership.Refusal;
+import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.server.EchoTestService.Echo;
+import io.neptune.server.EchoTestService.Reply;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.Receiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The membership door with {@code security.tls: required} (issue 23, item 3): real JGroups channels
+ * on the loopback stack (TLS over 127.0.0.1, a discovery directory of the test's) and real
+ * certificates from throwaway authorities. Each test tries to get into the honest members' view or
+ * yellow page and checks that it did not.
+ */
+class MembershipSecurityIT {
+    private static final Duration INTERVAL = Duration.ofMillis(200);
+    private static final Duration EXPIRY = Duration.ofSeconds(1);
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path directory;
+
+    private final String cluster = "sec-" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final List<Member> announcing = new CopyOnWriteArrayList<>();
+    private final ScheduledExecutorService announcer = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void close() throws Exception {
+        announcer.shutdownNow();
+        assertThat(announcer.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    @Test
+    void aNodeWithoutTheClustersAuthorityCannotJoin() {
+        TestCertificates authority = TestCertificates.create(directory.resolve("ca"), "cluster");
+        TestCertificates foreign = TestCertificates.create(directory.resolve("foreign-ca"), "foreign");
+        Member a = start("node-0", authority.node("node-0"));
+        Member b = start("node-1", authority.node("node-1"));
+        awaitListed(List.of(a, b), 2);
+
+        start("node-2", foreign.node("node-2")); // a valid certificate, of an authority the cluster does not trust
+
+        await("the honest view and yellow pages unchanged for three expiry periods").during(EXPIRY.multipliedBy(3))
+                .atMost(WAIT).until(() -> a.channel().viewSize() == 2 && b.channel().viewSize() == 2
+                        && !a.page().contains(NodeId.of("node-2")) && !b.page().contains(NodeId.of("node-2")));
+        await("the refusal counted").atMost(WAIT).until(() -> refused(a, Refusal.UNTRUSTED_PEER)
+                + refused(b, Refusal.UNTRUSTED_PEER) > 0);
+    }
+
+    @Test
+    void aPlaintextMemberCannotJoin() throws Exception {
+        TestCertificates authority = TestCertificates.create(directory.resolve("ca"), "cluster");
+        Member a = start("node-0", authority.node("node-0"));
+        Member b = start("node-1", authority.node("node-1"));
+        awaitListed(List.of(a, b), 2);
+
+        JChannel plaintext = JGroupsStacks.create(membership()).name("intruder");
+        resources.add(plaintext);
+        plaintext.connect(cluster);
+        plaintext.send(new BytesMessage(null, json(announcement("node-1", Long.MAX_VALUE / 2, 1, 1))));
+
+        await("the honest view and yellow pages unchanged for three expiry periods").during(EXPIRY.multipliedBy(3))
+                .atMost(WAIT).until(() -> a.channel().viewSize() == 2 && b.channel().viewSize() == 2
+                        && a.page().announcement(NodeId.of("node-1")).orElseThrow().tcpPort() == b.port());
+        assertThat(plaintext.getView().size()).as("the intruder's own view").isEqualTo(1);
+    }
+
+    @Test
+    void aMemberCannotAnnounceAnotherNode() {
+        TestCertificates authority = TestCertificates.create(directory.resolve("ca"), "cluster");
+        Member a = start("node-0", authority.node("node-0"));
+        Member b = start("node-1", authority.node("node-1"));
+        awaitListed(List.of(a, b), 2);
+        Member forger = start("node-2", authority.node("node-2")); // a member, with a valid node certificate
+        await().atMost(WAIT).until(() -> a.channel().viewSize() == 3);
+
+        // node-1's id from node-2, with a higher incarnation, pointing at node-2's ports
+        forger.channel().publish(announcement("node-1", b.incarnation() + 1_000_000, 1, forger.port()));
+
+        await("the forgery counted").atMost(WAIT).until(() -> refused(a, Refusal.OTHER_NODE) == 1
+                && refused(b, Refusal.OTHER_NODE) == 1);
+        await("node-1's entry untouched").during(EXPIRY.multipliedBy(3)).atMost(WAIT).until(() ->
+                isHonest(a.page(), b) && isHonest(b.page(), b));
+    }
+
+    @Test
+    void aClientCertificateJoinsButAnnouncesNoNode() {
+        TestCertificates authority = TestCertificates.create(directory.resolve("ca"), "cluster");
+        Member a = start("node-0", authority.node("node-0"));
+        Member b = start("node-1", authority.node("node-1"));
+        awaitListed(List.of(a, b), 2);
+        Member app = start("app", authority.required(new Principal(Principal.Role.CLIENT, "app")), false);
+
+        await("the client in the view, reading the yellow page").atMost(WAIT).until(() -> a.channel().viewSize() == 3
+                && app.page().contains(NodeId.of("node-0")) && app.page().contains(NodeId.of("node-1")));
+        app.channel().publish(announcement("app", 1, 1, app.port()));
+        await("its announcement refused").atMost(WAIT).until(() -> refused(a, Refusal.OTHER_NODE) == 1);
+        assertThat(a.page().contains(NodeId.of("app"))).isFalse();
+    }
+
+    @Test
+    void aReplayedAnnouncementOfANodeThatLeftDoesNotListItAgain() throws Exception {
+        TestCertificates authority = TestCertificates.create(directory.resolve("ca"), "cluster");
+        Member a = start("node-0", authority.node("node-0"));
+        Member b = start("node-1", authority.node("node-1"));
+        awaitListed(List.of(a, b), 2);
+        // A member (a client certificate is enough to join) that records what node-1 signed.
+        MembershipSecurity security = MembershipSecurity.of(NodeId.of("recorder"), membership(),
+                authority.required(new Principal(Principal.Role.CLIENT, "recorder"))).orElseThrow();
+        JChannel recorder = JGroupsStacks.create(membership(), security).name("recorder");
+        resources.add(recorder);
+        AtomicReference<byte[]> captured = new AtomicReference<>();
+        recorder.setReceiver(new Receiver() {
+            @Override
+            public void receive(Message msg) {
+                if ("node-1".equals(String.valueOf(msg.getSrc()))) {
+                    captured.set(msg.getArray().clone());
+                }
+            }
+        });
+        recorder.connect(cluster);
+        await().atMost(WAIT).until(() -> captured.get() != null);
+
+        announcing.remove(b);
+        b.close();
+        await("node-1 gone").atMost(WAIT).until(() -> !a.page().contains(NodeId.of("node-1")));
+        recorder.send(new BytesMessage(null, captured.get()));
+
+        await("the replay counted").atMost(WAIT).until(() -> refused(a, Refusal.REPLAYED) >= 1);
+        assertThat(a.page().contains(NodeId.of("node-1"))).as("node-1 listed again by a replay").isFalse();
+    }
+
+    @Test
+    void nodesWithTlsRequiredFormAClusterOverTlsAndRouteCalls() throws Exception {
+        try (MiniCluster nodes = MiniCluster.startWithTls(3, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
+            nodes.awaitNodes(3);
+            NeptuneNode client = nodes.add("client", ClientConfig.defaults(), b -> b);
+            NeptuneHandle handle = NeptuneHandle.create();
+            for (int partition = 0; partition < 8; partition++) {
+                Reply reply = client.client().call(handle, "echo", partition, "echo", AccessMode.READ,
+                        new Echo("p" + partition), Reply.class, CallOptions.timeout(Duration.ofSeconds(20)));
+                assertThat(reply.text()).contains("p" + partition);
+            }
+            // Its JGroups transport is TLS: a plaintext channel of the same cluster does not get in.
+            try (JChannel plaintext = JGroupsStacks.create(nodes.membership()).name("intruder")) {
+                plaintext.connect(nodes.membership().cluster());
+                await().during(Duration.ofSeconds(3)).atMost(WAIT).until(() -> nodes.nodes().stream()
+                        .allMatch(n -> n.knownNodes().size() == 3));
+                assertThat(plaintext.getView().size()).isEqualTo(1);
+            }
+            assertThat(nodes.node(0).metricsText()).contains("neptune_membership_refused_total");
+        }
+    }
+
+    private Member start(String node, SecurityConfig security) {
+        return start(node, security, true);
+    }
+
+    private Member start(String node, SecurityConfig security, boolean announces) {
+        NodeId id = NodeId.of(node);
+        YellowPage page = new YellowPage(id, EXPIRY, System::nanoTime);
+        MembershipChannel channel = new MembershipChannel(id, membership(), security, page);
+        Member member = new Member(id, page, channel, System.currentTimeMillis(), new AtomicLong(),
+                20_000 + resources.size());
+        resources.add(member);
+        channel.start();
+        if (announces) {
+            announcing.add(member);
+            if (announcing.size() == 1) {
+                announcer.scheduleAtFixedRate(() -> announcing.forEach(Member::announce), 0, INTERVAL.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
+        return member;
+    }
+
+    private MembershipConfig membership() {
+        return MembershipConfig.builder().cluster(cluster).discoveryDirectory(directory.resolve("discovery"))
+                .announceInterval(INTERVAL).expiry(EXPIRY).build();
+    }
+
+    private static void awaitListed(List<Member> members, int count) {
+        await().atMost(WAIT).until(() -> members.stream().allMatch(m -> m.page().announcements().size() == count
+                && m.channel().viewSize() == count));
+    }
+
+    private static long refused(Member member, Refusal refusal) {
+        Optional<MembershipSecurity> security = member.channel().security();
+        return security.map(s -> s.refusals().count(refusal)).orElse(0L);
+    }
+
+    /** Whether {@code page} lists {@code node} as it announces itself. */
+    private static boolean isHonest(YellowPage page, Member node) {
+        return page.announcement(node.id()).map(a -> a.incarnation() == node.incarnation() && a.tcpPort() == node.port())
+                .orElse(false);
+    }
+
+    private static Announcement announcement(String node, long incarnation, long sequence, int port) {
+        return new Announcement(node, "127.0.0.1", port, port, 1, incarnation, sequence, 0, List.of());
+    }
+
+    private static byte[] json(Announcement announcement) throws Exception {
+        return io.neptune.core.internal.json.Json.mapper().writeValueAsBytes(announcement);
+    }
+
+    /** One member: its channel, its yellow page, and what it announces about itself. */
+    private record Member(NodeId id, YellowPage page, MembershipChannel channel, long incarnation, AtomicLong sequence,
+            int port) implements AutoCloseable {
+        void announce() {
+            channel.publish(announcement(id.value(), incarnation, sequence.incrementAndGet(), port));
+        }
+
+        @Override
+        public void close() {
+            channel.close();
+        }
+    }
+}
