@@ -31,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
@@ -77,9 +78,9 @@ class MembershipSecurityIT {
 
         start("node-2", foreign.node("node-2")); // a valid certificate, of an authority the cluster does not trust
 
-        await("the honest view and yellow pages unchanged for three expiry periods").during(EXPIRY.multipliedBy(3))
-                .atMost(WAIT).until(() -> a.channel().viewSize() == 2 && b.channel().viewSize() == 2
-                        && !a.page().contains(NodeId.of("node-2")) && !b.page().contains(NodeId.of("node-2")));
+        holdsThroughout("the honest view and yellow pages unchanged", EXPIRY.multipliedBy(3), () ->
+                a.channel().viewSize() == 2 && b.channel().viewSize() == 2 && !a.page().contains(NodeId.of("node-2"))
+                        && !b.page().contains(NodeId.of("node-2")));
         await("the refusal counted").atMost(WAIT).until(() -> refused(a, Refusal.UNTRUSTED_PEER)
                 + refused(b, Refusal.UNTRUSTED_PEER) > 0);
     }
@@ -96,9 +97,8 @@ class MembershipSecurityIT {
         plaintext.connect(cluster);
         plaintext.send(new BytesMessage(null, json(announcement("node-1", Long.MAX_VALUE / 2, 1, 1))));
 
-        await("the honest view and yellow pages unchanged for three expiry periods").during(EXPIRY.multipliedBy(3))
-                .atMost(WAIT).until(() -> a.channel().viewSize() == 2 && b.channel().viewSize() == 2
-                        && a.page().announcement(NodeId.of("node-1")).orElseThrow().tcpPort() == b.port());
+        holdsThroughout("the honest view and yellow pages unchanged", EXPIRY.multipliedBy(3), () ->
+                a.channel().viewSize() == 2 && b.channel().viewSize() == 2 && isHonest(a.page(), b));
         assertThat(plaintext.getView().size()).as("the intruder's own view").isEqualTo(1);
     }
 
@@ -114,10 +114,10 @@ class MembershipSecurityIT {
         // node-1's id from node-2, with a higher incarnation, pointing at node-2's ports
         forger.channel().publish(announcement("node-1", b.incarnation() + 1_000_000, 1, forger.port()));
 
-        await("the forgery counted").atMost(WAIT).until(() -> refused(a, Refusal.OTHER_NODE) == 1
-                && refused(b, Refusal.OTHER_NODE) == 1);
-        await("node-1's entry untouched").during(EXPIRY.multipliedBy(3)).atMost(WAIT).until(() ->
-                isHonest(a.page(), b) && isHonest(b.page(), b));
+        holdsThroughout("node-1's entry untouched", EXPIRY.multipliedBy(3), () -> isHonest(a.page(), b)
+                && isHonest(b.page(), b));
+        assertThat(refused(a, Refusal.OTHER_NODE)).as("forgeries counted").isEqualTo(1);
+        assertThat(refused(b, Refusal.OTHER_NODE)).as("forgeries counted").isEqualTo(1);
     }
 
     @Test
@@ -131,8 +131,8 @@ class MembershipSecurityIT {
         await("the client in the view, reading the yellow page").atMost(WAIT).until(() -> a.channel().viewSize() == 3
                 && app.page().contains(NodeId.of("node-0")) && app.page().contains(NodeId.of("node-1")));
         app.channel().publish(announcement("app", 1, 1, app.port()));
-        await("its announcement refused").atMost(WAIT).until(() -> refused(a, Refusal.OTHER_NODE) == 1);
-        assertThat(a.page().contains(NodeId.of("app"))).isFalse();
+        holdsThroughout("the client not listed", EXPIRY, () -> !a.page().contains(NodeId.of("app")));
+        assertThat(refused(a, Refusal.OTHER_NODE)).as("its announcement refused").isEqualTo(1);
     }
 
     @Test
@@ -163,8 +163,8 @@ class MembershipSecurityIT {
         await("node-1 gone").atMost(WAIT).until(() -> !a.page().contains(NodeId.of("node-1")));
         recorder.send(new BytesMessage(null, captured.get()));
 
-        await("the replay counted").atMost(WAIT).until(() -> refused(a, Refusal.REPLAYED) >= 1);
-        assertThat(a.page().contains(NodeId.of("node-1"))).as("node-1 listed again by a replay").isFalse();
+        holdsThroughout("node-1 not listed again by the replay", EXPIRY, () -> !a.page().contains(NodeId.of("node-1")));
+        assertThat(refused(a, Refusal.REPLAYED)).as("the replay counted").isEqualTo(1);
     }
 
     @Test
@@ -181,8 +181,8 @@ class MembershipSecurityIT {
             // Its JGroups transport is TLS: a plaintext channel of the same cluster does not get in.
             try (JChannel plaintext = JGroupsStacks.create(nodes.membership()).name("intruder")) {
                 plaintext.connect(nodes.membership().cluster());
-                await().during(Duration.ofSeconds(3)).atMost(WAIT).until(() -> nodes.nodes().stream()
-                        .allMatch(n -> n.knownNodes().size() == 3));
+                holdsThroughout("three nodes listed, not the intruder", Duration.ofSeconds(3), () -> nodes.nodes()
+                        .stream().allMatch(n -> n.knownNodes().size() == 3));
                 assertThat(plaintext.getView().size()).isEqualTo(1);
             }
             assertThat(nodes.node(0).metricsText()).contains("neptune_membership_refused_total");
@@ -214,6 +214,14 @@ class MembershipSecurityIT {
     private MembershipConfig membership() {
         return MembershipConfig.builder().cluster(cluster).discoveryDirectory(directory.resolve("discovery"))
                 .announceInterval(INTERVAL).expiry(EXPIRY).build();
+    }
+
+    /** Fails as soon as {@code condition} is false at a check (every 50 ms) within {@code period}. */
+    private static void holdsThroughout(String what, Duration period, BooleanSupplier condition) {
+        long end = System.nanoTime() + period.toNanos();
+        await(what).atMost(period.plus(WAIT)).pollInterval(Duration.ofMillis(50))
+                .failFast(what + ": broken", () -> !condition.getAsBoolean())
+                .until(() -> System.nanoTime() - end >= 0);
     }
 
     private static void awaitListed(List<Member> members, int count) {
