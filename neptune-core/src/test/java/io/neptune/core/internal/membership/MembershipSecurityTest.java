@@ -1,0 +1,49 @@
+package io.neptune.core.internal.membership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.neptune.core.ConfigException;
+import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
+import io.neptune.core.SecurityConfig.TlsMode;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class MembershipSecurityTest {
+    private static final NodeId SELF = NodeId.of("node-1");
+
+    private static SecurityConfig tls(TlsMode mode) {
+        return SecurityConfig.builder().tls(mode).identity(Path.of("missing.pem"), Path.of("missing-key.pem"))
+                .trust(Path.of("missing-ca.pem")).build();
+    }
+
+    @Test
+    void theUdpStackWithTlsRequiredIsRefusedNamingBothKeys() {
+        MembershipConfig udp = MembershipConfig.builder().stack(MembershipConfig.Stack.UDP).build();
+
+        assertThatThrownBy(() -> MembershipSecurity.of(SELF, udp, tls(TlsMode.REQUIRED)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("membership.stack: udp with security.tls: required (expected:")
+                .hasMessageContaining("no transport security");
+    }
+
+    @Test
+    void onlyTlsRequiredSecuresMembership() {
+        MembershipConfig loopback = MembershipConfig.defaults();
+        MembershipConfig udp = MembershipConfig.builder().stack(MembershipConfig.Stack.UDP).build();
+
+        assertThat(MembershipSecurity.of(SELF, loopback, SecurityConfig.disabled())).isEmpty();
+        assertThat(MembershipSecurity.of(SELF, loopback, tls(TlsMode.PERMISSIVE))).isEmpty();
+        assertThat(MembershipSecurity.of(SELF, udp, tls(TlsMode.PERMISSIVE))).isEmpty();
+        assertThat(MembershipSecurity.of(SELF, udp, SecurityConfig.disabled().toBuilder().insecure(true).build()))
+                .isEmpty();
+    }
+
+    @Test
+    void missingFilesAreAConfigErrorNamingTheKey() {
+        assertThatThrownBy(() -> MembershipSecurity.of(SELF, MembershipConfig.defaults(), tls(TlsMode.REQUIRED)))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("security.certificate: 'missing.pem'");
+    }
+}
