@@ -161,6 +161,7 @@ class SecurityIT {
             NeptuneNode app = cluster.add(cluster.config("app", ClientConfig.defaults()).toBuilder().security(asClient)
                     .build(), b -> b);
             cluster.awaitNodes(1);
+            assertThat(node.awaitReady(SOCKET_TIMEOUT.multipliedBy(3))).as("node-0's replicas serving").isTrue();
             DefaultNeptuneClient raw = (DefaultNeptuneClient) app.client();
             Map<String, Object> before = status(node);
 
@@ -238,6 +239,7 @@ class SecurityIT {
                     b -> b.host(new EchoTestService(), HostingConfig.all()));
             cluster.awaitNodes(2);
             NeptuneNode node = cluster.node(0);
+            assertThat(node.awaitReady(SOCKET_TIMEOUT.multipliedBy(3))).as("node-0's replicas serving").isTrue();
             Map<String, Object> before = status(node);
 
             ResponseMessage answer = send((DefaultNeptuneClient) stranger.client(), node.node(), "$replication",
@@ -251,13 +253,19 @@ class SecurityIT {
         }
     }
 
+    /**
+     * With {@code tls: required} an impostor never reaches a client: its announcement is refused at
+     * membership (MembershipSecurityIT). With {@code permissive}, where membership is plaintext, the
+     * client's own check of the node's certificate stops it.
+     */
     @Test
     void aClientRefusesANodeWhoseCertificateNamesAnother() throws Exception {
         try (MiniCluster cluster = MiniCluster.startWithTls(0, b -> b)) {
-            SecurityConfig stolen = cluster.certificates().node("node-0");
+            SecurityConfig stolen = permissive(cluster.certificates().node("node-0"));
             cluster.add(cluster.config("impostor", ClientConfig.defaults()).toBuilder().security(stolen).build(),
                     b -> b.host(new EchoTestService(), HostingConfig.all()));
-            NeptuneNode client = cluster.add("client", ClientConfig.defaults(), b -> b);
+            NeptuneNode client = cluster.add(cluster.config("client", ClientConfig.defaults()).toBuilder()
+                    .security(permissive(cluster.certificates().node("client"))).build(), b -> b);
             cluster.awaitNodes(1);
 
             assertThatThrownBy(() -> client.client().call(NeptuneHandle.create(), "echo", 0, "echo", AccessMode.READ,
@@ -273,7 +281,9 @@ class SecurityIT {
             permissive = permissive.toBuilder().security(permissive.security().toBuilder().tls(TlsMode.PERMISSIVE)
                     .build()).build();
             NeptuneNode node = cluster.add(permissive, b -> b.host(new EchoTestService(), HostingConfig.all()));
-            NeptuneNode tls = cluster.add("tls-client", ClientConfig.defaults(), b -> b);
+            // permissive too: a required node's membership is TLS, a permissive one's plaintext
+            NeptuneNode tls = cluster.add(cluster.config("tls-client", ClientConfig.defaults()).toBuilder()
+                    .security(permissive(cluster.certificates().node("tls-client"))).build(), b -> b);
             NeptuneNode plain = cluster.add(cluster.config("plain-client", ClientConfig.defaults()).toBuilder()
                     .security(SecurityConfig.disabled()).build(), b -> b);
             cluster.awaitNodes(1);
@@ -315,6 +325,10 @@ class SecurityIT {
                 Files.deleteIfExists(config);
             }
         }
+    }
+
+    private static SecurityConfig permissive(SecurityConfig security) {
+        return security.toBuilder().tls(TlsMode.PERMISSIVE).build();
     }
 
     /** The metrics line of {@code node}'s refused connections for {@code reason}, at {@code count}. */
