@@ -170,8 +170,8 @@ class MembershipSecurityIT {
     @Test
     void nodesWithTlsRequiredFormAClusterOverTlsAndRouteCalls() throws Exception {
         try (MiniCluster nodes = MiniCluster.startWithTls(3, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
-            nodes.awaitNodes(3);
             NeptuneNode client = nodes.add("client", ClientConfig.defaults(), b -> b);
+            nodes.awaitNodes(3); // the client's yellow page too: it calls at once
             NeptuneHandle handle = NeptuneHandle.create();
             for (int partition = 0; partition < 8; partition++) {
                 Reply reply = client.client().call(handle, "echo", partition, "echo", AccessMode.READ,
