@@ -58,6 +58,11 @@ final class ReplicatedProcesses implements AutoCloseable {
                 .dataDirectory(root.resolve("observer")).build()).start();
     }
 
+    /** The authority that certifies this cluster's processes and observer (TLS is required). */
+    TestCertificates certificates() {
+        return certificates;
+    }
+
     MembershipConfig membership() {
         return MembershipConfig.builder().cluster(cluster).discoveryDirectory(root.resolve("discovery"))
                 .announceInterval(Duration.ofMillis(300)).expiry(Duration.ofSeconds(3)).build();
