@@ -45,15 +45,26 @@ final class ReplicatedProcesses implements AutoCloseable {
     private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC");
     /** Every process and the observer run with TLS required, each with a certificate of its own. */
     private final TestCertificates certificates;
+    private final boolean tls;
 
     ReplicatedProcesses(Path root) throws IOException {
+        this(root, true);
+    }
+
+    /**
+     * Like {@link #ReplicatedProcesses(Path)}; {@code tls} false runs every process and the observer
+     * in plaintext (for a test that needs what TLS does not have yet, saying why).
+     */
+    ReplicatedProcesses(Path root, boolean tls) throws IOException {
+        this.tls = tls;
         this.root = root;
         Files.createDirectories(root.resolve("discovery"));
         Files.createDirectories(root.resolve("logs"));
         certificates = TestCertificates.create(root.resolve("certs"), cluster);
         // an operator: tests promote, move and drain through it besides calling the service
         observer = NeptuneNode.builder(NodeConfig.builder().node("observer").ioThreads(2).membership(membership())
-                .security(certificates.required(new Principal(Principal.Role.OPERATOR, "observer")))
+                .security(tls ? certificates.required(new Principal(Principal.Role.OPERATOR, "observer"))
+                        : SecurityConfig.disabled())
                 .client(ClientConfig.builder().timeout(Duration.ofSeconds(15)).build())
                 .dataDirectory(root.resolve("observer")).build()).start();
     }
@@ -133,6 +144,9 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     /** The {@code security:} section of node {@code name}: TLS required with its own certificate. */
     private String security(String name) {
+        if (!tls) {
+            return "";
+        }
         SecurityConfig security = certificates.node(name);
         return """
                 security:
