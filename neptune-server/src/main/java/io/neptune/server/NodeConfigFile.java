@@ -237,18 +237,27 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                 }
                 return new ServiceClass(name, yieldFunction(n), n.number("share", 0));
             });
+            List<String> callers = c.strings("callers");
             c.finish();
             try {
                 b.serviceClass(serviceClass);
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(c.path() + ".name", "'" + serviceClass.name() + "' declared twice");
             }
+            for (String caller : callers) {
+                try {
+                    b.bindCaller(caller, serviceClass.name());
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(c.path() + ".callers", requireNonNullElse(e.getMessage(), e.toString())
+                            .replaceFirst("^callerClasses: ", ""));
+                }
+            }
         }
         try {
             return b.build();
-        } catch (IllegalArgumentException e) { // the shares' sum: a property of the list, not of one class
+        } catch (IllegalArgumentException e) { // the shares' sum, a caller's key: properties of the list
             throw new ConfigException("classes", requireNonNullElse(e.getMessage(), e.toString())
-                    .replaceFirst("^classes: ", ""));
+                    .replaceFirst("^(classes|callerClasses): ", ""));
         }
     }
 

@@ -2,13 +2,17 @@ package io.neptune.server;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.Principal;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * How a node schedules the requests queued for each hosted service (dissertation chapter 4,
@@ -28,9 +32,17 @@ import java.util.Map;
  * @param decay β of equation 4.4.3: the weight, per second of age, of a completed request in a class's
  *     recent resource use (and in the expected service time and cost); 0.95 as in the dissertation.
  *     Smaller forgets faster: an experiment that scales time down by 10 scales β to 0.95^10
+ * @param callerClasses the class each caller is bound to, whatever class its calls name (docs/SECURITY.md,
+ *     "Service classes by identity"): keyed by a principal's URI ({@code neptune://client/batch}) or by a
+ *     role name ({@code node}, {@code operator}, {@code client}, or {@code anonymous} for a TLS caller
+ *     without a certificate); the URI wins over the role. Callers on plaintext connections are not bound
  */
 public record SchedulingConfig(SchedulingPolicy policy, Map<String, ServiceClass> classes,
-        double adaptiveDropThreshold, Duration adaptiveWindow, double dropBelow, double decay) {
+        double adaptiveDropThreshold, Duration adaptiveWindow, double dropBelow, double decay,
+        Map<String, String> callerClasses) {
+
+    /** The key of {@link #callerClasses()} that binds TLS callers without a certificate. */
+    public static final String ANONYMOUS = "anonymous";
 
     /** Default of {@link #adaptiveDropThreshold()}: 5%, as in the dissertation. */
     public static final double DEFAULT_ADAPTIVE_DROP_THRESHOLD = 0.05;
@@ -73,6 +85,23 @@ public record SchedulingConfig(SchedulingPolicy policy, Map<String, ServiceClass
         if (!(decay > 0 && decay < 1)) {
             throw new IllegalArgumentException("decay: " + decay + " (expected: a weight per second between 0 and 1)");
         }
+        callerClasses = Map.copyOf(requireNonNull(callerClasses, "callerClasses"));
+        for (Map.Entry<String, String> e : callerClasses.entrySet()) {
+            checkCaller(e.getKey());
+            if (!classes.containsKey(e.getValue())) {
+                throw new IllegalArgumentException("callerClasses: '" + e.getKey() + "' bound to class '" + e.getValue()
+                        + "' (expected: a declared class, one of " + new TreeSet<>(classes.keySet()) + ")");
+            }
+        }
+    }
+
+    private static void checkCaller(String caller) {
+        boolean role = caller.equals(ANONYMOUS) || Arrays.stream(Principal.Role.values())
+                .anyMatch(r -> r.name().toLowerCase(Locale.ROOT).equals(caller));
+        if (!role && Principal.fromUri(caller).isEmpty()) {
+            throw new IllegalArgumentException("callerClasses: '" + caller + "' (expected: a principal URI such as"
+                    + " neptune://client/batch, or a role: node, operator, client, " + ANONYMOUS + ")");
+        }
     }
 
     /** FIFO with only the default class: what a node does unless told otherwise. */
@@ -101,6 +130,7 @@ public record SchedulingConfig(SchedulingPolicy policy, Map<String, ServiceClass
         Builder b = new Builder().policy(policy).adaptiveDropThreshold(adaptiveDropThreshold)
                 .adaptiveWindow(adaptiveWindow).dropBelow(dropBelow).decay(decay);
         b.classes.putAll(classes);
+        b.callerClasses.putAll(callerClasses);
         return b;
     }
 
@@ -113,6 +143,7 @@ public record SchedulingConfig(SchedulingPolicy policy, Map<String, ServiceClass
     public static final class Builder {
         private SchedulingPolicy policy = SchedulingPolicy.FIFO;
         private final Map<String, ServiceClass> classes = new LinkedHashMap<>();
+        private final Map<String, String> callerClasses = new LinkedHashMap<>();
         private double adaptiveDropThreshold = DEFAULT_ADAPTIVE_DROP_THRESHOLD;
         private Duration adaptiveWindow = DEFAULT_ADAPTIVE_WINDOW;
         private double dropBelow = DEFAULT_DROP_BELOW;
@@ -146,6 +177,23 @@ public record SchedulingConfig(SchedulingPolicy policy, Map<String, ServiceClass
             return this;
         }
 
+        /**
+         * Binds {@code caller} (a principal URI, or a role name: see {@link SchedulingConfig#callerClasses()})
+         * to class {@code className}: its calls run in that class whatever class they name.
+         *
+         * @throws IllegalArgumentException if {@code caller} is bound already
+         */
+        public Builder bindCaller(String caller, String className) {
+            requireNonNull(caller, "caller");
+            requireNonNull(className, "className");
+            if (callerClasses.containsKey(caller)) {
+                throw new IllegalArgumentException("callerClasses: '" + caller + "' bound to '"
+                        + callerClasses.get(caller) + "' and to '" + className + "' (expected: one class per caller)");
+            }
+            callerClasses.put(caller, className);
+            return this;
+        }
+
         /** Sets {@link SchedulingConfig#adaptiveDropThreshold()}. */
         public Builder adaptiveDropThreshold(double fraction) {
             this.adaptiveDropThreshold = fraction;
@@ -168,7 +216,8 @@ public record SchedulingConfig(SchedulingPolicy policy, Map<String, ServiceClass
         public SchedulingConfig build() {
             Map<String, ServiceClass> all = new LinkedHashMap<>(classes);
             all.putIfAbsent(ServiceClass.DEFAULT_NAME, ServiceClass.defaultClass());
-            return new SchedulingConfig(policy, all, adaptiveDropThreshold, adaptiveWindow, dropBelow, decay);
+            return new SchedulingConfig(policy, all, adaptiveDropThreshold, adaptiveWindow, dropBelow, decay,
+                    callerClasses);
         }
     }
 }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -275,6 +276,28 @@ class NodeConfigFileTest {
                 .hasMessageStartingWith("scheduling.policy: 'lottery' (expected: one of fifo, edf, yid, greedy, adaptive)");
         assertThatThrownBy(() -> load("scheduling:\n  adaptive-drop-threshold: 5\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("adaptiveDropThreshold: 5.0 (expected: a fraction between 0 and 1)");
+    }
+
+    @Test
+    void callersAreBoundToTheirClassAndBadBindingsAreNamed() throws IOException {
+        NodeConfigFile file = load("""
+                classes:
+                  - name: gold
+                    deadline: 1s
+                    callers: [ "neptune://client/checkout", operator ]
+                  - name: bronze
+                    deadline: 5s
+                    callers: client
+                """);
+        assertThat(file.node().scheduling().callerClasses()).containsOnly(Map.entry("neptune://client/checkout", "gold"),
+                Map.entry("operator", "gold"), Map.entry("client", "bronze"));
+
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    callers: [ root ]\n"))
+                .isInstanceOf(ConfigException.class).hasMessage("classes: 'root' (expected: a principal URI such as"
+                        + " neptune://client/batch, or a role: node, operator, client, anonymous)");
+        assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    callers: client\n"
+                + "  - name: b\n    deadline: 1s\n    callers: client\n")).isInstanceOf(ConfigException.class)
+                .hasMessage("classes[1].callers: 'client' bound to 'a' and to 'b' (expected: one class per caller)");
     }
 
     @Test

@@ -11,6 +11,8 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
+import io.neptune.core.ServiceClass;
+import io.neptune.core.YieldFunction;
 import io.neptune.core.SecurityConfig.TlsMode;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestId;
@@ -207,6 +209,37 @@ class SecurityIT {
             assertThat(alice.client().call(NeptuneHandle.create(), "guarded", 0, "secret", AccessMode.READ,
                     new Echo("x"), Reply.class).text()).isEqualTo("secret x");
         }
+    }
+
+    @Test
+    void aCallerBoundToAClassRunsInItWhateverClassItNames() throws Exception {
+        SchedulingConfig classes = SchedulingConfig.builder()
+                .serviceClass(ServiceClass.of("gold", YieldFunction.throughput(4, Duration.ofSeconds(1))))
+                .serviceClass(ServiceClass.of("bronze", YieldFunction.throughput(1, Duration.ofSeconds(1))))
+                .bindCaller("neptune://client/batch", "bronze").bindCaller("client", "gold").build();
+        try (MiniCluster cluster = MiniCluster.startWithTls(0, b -> b)) {
+            cluster.add(cluster.config("node-0", ClientConfig.defaults()).toBuilder().scheduling(classes).build(),
+                    b -> b.host(new GuardedTestService(), HostingConfig.all()));
+            NeptuneNode batch = cluster.add(cluster.config("batch", ClientConfig.defaults()).toBuilder()
+                    .security(cluster.certificates().required(new Principal(Principal.Role.CLIENT, "batch"))).build(),
+                    b -> b);
+            NeptuneNode app = cluster.add(cluster.config("app", ClientConfig.defaults()).toBuilder()
+                    .security(cluster.certificates().required(new Principal(Principal.Role.CLIENT, "app"))).build(),
+                    b -> b);
+            NeptuneNode alice = cluster.add(cluster.config("alice", ClientConfig.defaults()).toBuilder()
+                    .security(cluster.certificates().required(new Principal(Principal.Role.OPERATOR, "alice")))
+                    .build(), b -> b);
+            cluster.awaitNodes(1);
+
+            assertThat(classOfACall(batch, "gold")).as("batch, bound by its name, asking for gold").isEqualTo("bronze");
+            assertThat(classOfACall(app, "bronze")).as("app, bound by its role, asking for bronze").isEqualTo("gold");
+            assertThat(classOfACall(alice, "bronze")).as("an operator, not bound, asking for bronze").isEqualTo("bronze");
+        }
+    }
+
+    private static String classOfACall(NeptuneNode caller, String serviceClass) {
+        return caller.client().call(NeptuneHandle.create(), "guarded", 0, "serviceClass", AccessMode.READ,
+                new Echo("x"), Reply.class, CallOptions.serviceClass(serviceClass)).text();
     }
 
     @Test

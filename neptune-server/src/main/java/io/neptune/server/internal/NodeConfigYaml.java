@@ -82,7 +82,7 @@ public final class NodeConfigYaml {
                 .put("drop-below", scheduling.dropBelow())
                 .put("decay", scheduling.decay());
         ArrayNode classes = root.putArray("classes");
-        scheduling.classList().forEach(c -> classes.add(serviceClass(c)));
+        scheduling.classList().forEach(c -> classes.add(serviceClass(c, scheduling.callerClasses())));
         ArrayNode services = root.putArray("services");
         for (NodeConfigFile.HostedService service : file.services()) {
             services.add(hosting(NODES.objectNode().put("class", service.className()), service.hosting()));
@@ -146,7 +146,7 @@ public final class NodeConfigYaml {
                 .put("insecure", s.insecure());
     }
 
-    private static ObjectNode serviceClass(ServiceClass c) {
+    private static ObjectNode serviceClass(ServiceClass c, Map<String, String> callerClasses) {
         if (!(c.yield() instanceof YieldFunction.Piecewise f)) {
             throw new IllegalArgumentException("class '" + c.name() + "': yield function " + c.yield()
                     + " (expected: throughput, resptime or hybrid; a custom function cannot be written to a file)");
@@ -159,7 +159,13 @@ public final class NodeConfigYaml {
         if (f.form().equals("hybrid")) {
             entry.put("pre-deadline", duration(f.preDeadline())).put("drop-penalty", f.atDeadline());
         }
-        return entry.put("share", c.guaranteedShare());
+        entry.put("share", c.guaranteedShare());
+        List<String> callers = callerClasses.entrySet().stream().filter(e -> e.getValue().equals(c.name()))
+                .map(Map.Entry::getKey).sorted().toList();
+        if (!callers.isEmpty()) {
+            callers.forEach(entry.putArray("callers")::add);
+        }
+        return entry;
     }
 
     private static ObjectNode hosting(ObjectNode entry, HostingConfig h) {

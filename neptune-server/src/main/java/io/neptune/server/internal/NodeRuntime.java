@@ -22,6 +22,7 @@ import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import io.neptune.server.internal.security.AdminToken;
 import io.neptune.server.internal.security.Caller;
+import io.neptune.server.internal.security.CallerClasses;
 import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
 import io.netty.channel.EventLoopGroup;
@@ -128,7 +129,8 @@ public final class NodeRuntime implements AutoCloseable {
                 }
             });
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
-                    new NodeControl(node, replication, drainRequested, placementThread));
+                    new NodeControl(node, replication, drainRequested, placementThread),
+                    new CallerClasses(config.scheduling().callerClasses()));
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     config.frameTimeout(), router, new ConnectionSecurity(node, config.security()),
                     new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress(),

@@ -17,6 +17,7 @@ import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
+import io.neptune.server.internal.security.CallerClasses;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -38,6 +39,7 @@ public final class Router {
     private final ReplicationEngine replication;
     private final CallTimers calls;
     private final NodeControl control;
+    private final CallerClasses callerClasses;
     /** Client calls routed so far: a draining node waits until none arrives for a while. */
     private final AtomicLong arrivals = new AtomicLong();
     /** Set by a drain once clients stopped choosing this node: new client calls are refused, unrun. */
@@ -49,16 +51,24 @@ public final class Router {
 
     /**
      * Creates a router over the node's hosted services, timing their calls in {@code calls}; node
-     * commands go to {@code control}.
+     * commands go to {@code control}; a call's service class is the one {@code callerClasses} binds its
+     * caller to, if any.
      */
     public Router(NodeId node, Map<String, ServiceRuntime> services, YellowPage yellowPage,
-            ReplicationEngine replication, CallTimers calls, NodeControl control) {
+            ReplicationEngine replication, CallTimers calls, NodeControl control, CallerClasses callerClasses) {
         this.node = requireNonNull(node, "node");
+        this.callerClasses = requireNonNull(callerClasses, "callerClasses");
         this.control = requireNonNull(control, "control");
         this.calls = requireNonNull(calls, "calls");
         this.replication = requireNonNull(replication, "replication");
         this.services = Map.copyOf(services);
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
+    }
+
+    /** {@code request} in the class its caller is bound to, if the node binds it to one. */
+    private RequestMessage bound(RequestMessage request, Caller caller) {
+        String serviceClass = callerClasses.classOf(caller, request.serviceClass());
+        return serviceClass.equals(request.serviceClass()) ? request : request.withServiceClass(serviceClass);
     }
 
     /** Routes {@code request} sent by {@code caller}; {@code reply} receives exactly one response. */
@@ -94,6 +104,13 @@ public final class Router {
                     + " (the call did not run; another replica serves it)"));
             return;
         }
+        routeCall(bound(request, caller), caller, reply, stream);
+    }
+
+    /** Routes a call of a service method, in the service class it runs in. */
+    private void routeCall(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply,
+            @Nullable StreamSink stream) {
+        long id = request.requestId();
         ServiceRuntime runtime = services.get(request.service());
         if (runtime == null) {
             java.util.OptionalInt known = yellowPage.partitions(request.service());
