@@ -211,6 +211,24 @@ final class NodeProcess implements AutoCloseable {
         }
     }
 
+    /** The threads of the process and where each is ({@code jstack}), for a process that does not exit. */
+    String threadDump() {
+        try {
+            Process jstack = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jstack").toString(),
+                    Long.toString(process.pid())).redirectErrorStream(true).start();
+            String dump = new String(jstack.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!jstack.waitFor(30, TimeUnit.SECONDS)) {
+                jstack.destroyForcibly();
+            }
+            return "\n--- threads of " + name + " ---\n" + dump + "--- end ---";
+        } catch (IOException e) {
+            return "\n(no thread dump of " + name + ": " + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "\n(no thread dump of " + name + ": interrupted)";
+        }
+    }
+
     /** The last lines the process wrote, for failure messages. */
     String details() {
         synchronized (transcript) {

@@ -7,7 +7,9 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.Principal;
 import io.neptune.server.cli.NeptuneCli;
+import io.neptune.server.internal.security.CertificateAuthority;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,9 +51,7 @@ class RollingRestartIT {
     @Timeout(value = 15, unit = TimeUnit.MINUTES)   // ~6 min at a load of 30 on 2 cores
     void everyNodeDrainedAndRestartedUnderLoadWithoutAFailedCallOrALostWrite() throws Exception {
         System.out.printf("RollingRestartIT: data and logs in %s%n", work);
-        // Plaintext: with TLS required a drained node process was seen not to exit on its own after
-        // "stopped" (membership over TLS; issue 23's closing note), which this test waits for.
-        try (ReplicatedProcesses cluster = new ReplicatedProcesses(work, false)) {
+        try (ReplicatedProcesses cluster = new ReplicatedProcesses(work)) {
             for (int i = 0; i < NODES.size(); i++) {
                 cluster.define(NODES.get(i), KvTestService.class, priorities(i), NODES.size());
             }
@@ -81,8 +81,10 @@ class RollingRestartIT {
                     handedOver.put(node, cluster.observer().admin().drain(node, Duration.ofSeconds(60))
                             .get(30, TimeUnit.SECONDS));
                 }
-                assertThat(cluster.process(node).awaitExit(Duration.ofSeconds(90)))
-                        .as("%s exits on its own after its drain%s", node, cluster.process(node).details()).isTrue();
+                NodeProcess drained = cluster.process(node);
+                boolean exited = drained.awaitExit(Duration.ofSeconds(90));
+                assertThat(exited).as("%s exits on its own after its drain%s%s", node, drained.details(),
+                        exited ? "" : drained.threadDump()).isTrue();
                 cluster.stop(node);
                 cluster.start(node);
                 awaitCaughtUp(cluster, node);
@@ -116,10 +118,15 @@ class RollingRestartIT {
      */
     private static List<String> drainWithCli(ReplicatedProcesses cluster, String node) throws Exception {
         MembershipConfig membership = cluster.membership();
+        // the cluster requires TLS: the command acts with an operator's certificate, as an operator would
+        CertificateAuthority.Issued operator = cluster.certificates().issued(
+                new Principal(Principal.Role.OPERATOR, "drain-cli"));
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), NeptuneCli.class.getName(), "admin", "drain",
                 "--cluster", membership.cluster(), "--discovery-directory",
-                membership.discoveryDirectory().toString(), "--wait", "30s", "--timeout", "60s", node);
+                membership.discoveryDirectory().toString(), "--wait", "30s", "--timeout", "60s",
+                "--certificate", operator.certificate().toString(), "--key", operator.key().toString(),
+                "--trust", cluster.certificates().trust().toString(), node);
         try (NodeProcess cli = NodeProcess.start("drain-" + node, command)) {
             String started = cli.awaitLine(line -> line.startsWith(node + " is draining; primaries to hand over: "),
                     Duration.ofSeconds(90), "the drain command to start");
