@@ -42,10 +42,12 @@ import org.slf4j.LoggerFactory;
  * {@value #ANSWERED_REMEMBERED} answered polls; an older replay counts as unmatched). Each poll is
  * completed at most once, and a reply verifies for its own poll only, so a replay is never taken.
  *
+ * <p>Public only for the node's tests and benchmarks, which poll a real load-index server with it.
+ *
  * <p>Thread-safety: thread-safe; replies are handled on the channel's event loop, which alone uses
  * the {@link PollMac} and the answered polls.
  */
-final class LoadPoller implements AutoCloseable {
+public final class LoadPoller implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(LoadPoller.class);
     /** How many answered polls are remembered to tell a replayed reply from a late one. */
     static final int ANSWERED_REMEMBERED = 1024;
@@ -68,7 +70,7 @@ final class LoadPoller implements AutoCloseable {
     }
 
     /** Creates a poller that, with a {@code secret}, takes only replies whose MAC verifies. */
-    LoadPoller(EventLoopGroup group, String bindAddress, @Nullable ClusterSecret secret) {
+    public LoadPoller(EventLoopGroup group, String bindAddress, @Nullable ClusterSecret secret) {
         this.macs = secret != null;
         this.channel = new Bootstrap()
                 .group(group)
@@ -80,7 +82,7 @@ final class LoadPoller implements AutoCloseable {
     }
 
     /** Asks {@code target} for its load index of {@code service#partition}, and of {@code serviceClass} if named. */
-    CompletableFuture<Poll.Reply> poll(InetSocketAddress target, String service, int partition, String serviceClass) {
+    public CompletableFuture<Poll.Reply> poll(InetSocketAddress target, String service, int partition, String serviceClass) {
         CompletableFuture<Poll.Reply> reply = new CompletableFuture<>();
         Poll.Nonce nonce = macs ? Poll.Nonce.random(random) : null;
         ByteBuf buf = channel.alloc().buffer(64);
