@@ -117,7 +117,7 @@ public final class LoadPoller implements AutoCloseable {
     }
 
     /** Polls still awaiting a reply; for tests. */
-    int pending() {
+    public int pending() {
         return pending.size();
     }
 
