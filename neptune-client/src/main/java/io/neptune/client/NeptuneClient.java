@@ -47,12 +47,15 @@ public interface NeptuneClient extends AutoCloseable {
     /**
      * Creates a standalone client that joins the cluster as a node hosting nothing and connects to
      * the nodes with TLS as {@code security} says (its certificate names the client, such as
-     * {@code neptune://client/shop}; docs/SECURITY.md).
+     * {@code neptune://client/shop}; docs/SECURITY.md). With a
+     * {@linkplain SecurityConfig#clusterSecret() cluster secret} it takes only load-poll replies
+     * whose MAC verifies.
      *
      * @param node this client's node id
      * @param membership how to find the cluster
      * @param config client settings
-     * @param security the client's TLS: mode, certificate, key and trusted authorities
+     * @param security the client's TLS: mode, certificate, key and trusted authorities; and the
+     *     cluster secret, if the cluster has one
      */
     static NeptuneClient connect(NodeId node, MembershipConfig membership, ClientConfig config,
             SecurityConfig security) {

@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
  * Transport security of a node or a client: whether connections are TLS, the PEM files of the
  * holder's certificate, key and trusted authorities, and whether a peer must present a
  * certificate. The identity and role of a peer come from its certificate ({@link Principal});
- * docs/SECURITY.md has the threat model and the production set-up. Immutable; create with
- * {@link #builder()} or {@link #disabled()}.
+ * docs/SECURITY.md has the threat model and the production set-up. Optionally also a
+ * {@link ClusterSecret} that authenticates load-poll replies. Immutable; create with
+ * {@link #builder()} or {@link #disabled()}. {@link #toString()} never shows the secret.
  *
  * @param tls whether connections are TLS
  * @param certificate PEM certificate chain presented to peers (its first certificate carries the
@@ -22,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  * @param clientAuth whether a node asks callers for a certificate
  * @param handshakeTimeout how long a TLS handshake may take before the connection is closed
  * @param insecure lets a node bound to an address other than loopback start with TLS disabled
+ * @param clusterSecret the secret all nodes and clients of the cluster share, or {@code null} for
+ *     none; with one, a node signs its load-poll replies and a client takes only signed ones
+ *     (independent of {@code tls})
  */
 public record SecurityConfig(
         TlsMode tls,
@@ -30,7 +34,8 @@ public record SecurityConfig(
         @Nullable Path trust,
         ClientAuth clientAuth,
         Duration handshakeTimeout,
-        boolean insecure) {
+        boolean insecure,
+        @Nullable ClusterSecret clusterSecret) {
 
     /** Whether connections are TLS. */
     public enum TlsMode {
@@ -96,6 +101,7 @@ public record SecurityConfig(
     public Builder toBuilder() {
         Builder builder = new Builder().tls(tls).clientAuth(clientAuth).handshakeTimeout(handshakeTimeout)
                 .insecure(insecure);
+        builder.clusterSecret = clusterSecret;
         builder.certificate = certificate;
         builder.key = key;
         builder.trust = trust;
@@ -116,6 +122,7 @@ public record SecurityConfig(
         private ClientAuth clientAuth = ClientAuth.REQUIRE;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private boolean insecure;
+        private @Nullable ClusterSecret clusterSecret;
 
         private Builder() {}
 
@@ -156,9 +163,19 @@ public record SecurityConfig(
             return this;
         }
 
+        /**
+         * Sets {@link SecurityConfig#clusterSecret()}, from {@link ClusterSecret#fromFile} or
+         * {@link ClusterSecret#fromEnvironment()}; none by default.
+         */
+        public Builder clusterSecret(ClusterSecret clusterSecret) {
+            this.clusterSecret = requireNonNull(clusterSecret, "clusterSecret");
+            return this;
+        }
+
         /** Validates and builds the configuration. */
         public SecurityConfig build() {
-            return new SecurityConfig(tls, certificate, key, trust, clientAuth, handshakeTimeout, insecure);
+            return new SecurityConfig(tls, certificate, key, trust, clientAuth, handshakeTimeout, insecure,
+                    clusterSecret);
         }
     }
 }

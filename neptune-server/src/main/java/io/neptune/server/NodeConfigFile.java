@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNullElse;
 
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.ClientConfig;
+import io.neptune.core.ClusterSecret;
 import io.neptune.core.ConfigException;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,8 +88,16 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
         return parse(ConfigNode.load(file));
     }
 
-    /** Validates an already parsed document. */
+    /**
+     * Validates an already parsed document; a cluster secret not named by
+     * {@code security.cluster-secret-file} comes from {@value ClusterSecret#ENVIRONMENT_VARIABLE}.
+     */
     public static NodeConfigFile parse(ConfigNode root) {
+        return parse(root, System.getenv());
+    }
+
+    /** {@link #parse(ConfigNode)} with {@code environment} in place of the process's. */
+    static NodeConfigFile parse(ConfigNode root, Map<String, String> environment) {
         NodeConfig.Builder node = NodeConfig.builder();
         String bindAddress = root.string("bind-address", NodeConfig.DEFAULT_BIND_ADDRESS);
         root.build(r -> {
@@ -128,7 +138,7 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
         });
         node.membership(membership(root.section("membership"), bindAddress));
         node.client(client(root.section("client")));
-        node.security(security(root.section("security")));
+        node.security(security(root.section("security"), environment));
         node.scheduling(scheduling(root.section("scheduling"), root.sections("classes")));
         List<HostedService> services = new ArrayList<>();
         List<HostedProcess> processes = new ArrayList<>();
@@ -184,8 +194,12 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
         return config;
     }
 
-    /** The {@code security:} section (docs/CONFIGURATION.md, docs/SECURITY.md). */
-    static SecurityConfig security(ConfigNode s) {
+    /**
+     * The {@code security:} section (docs/CONFIGURATION.md, docs/SECURITY.md). The cluster secret
+     * comes from the file {@code cluster-secret-file} names if it names one, else from
+     * {@value ClusterSecret#ENVIRONMENT_VARIABLE} of {@code environment} if that is set.
+     */
+    static SecurityConfig security(ConfigNode s, Map<String, String> environment) {
         SecurityConfig config = s.build(c -> {
             SecurityConfig.Builder b = SecurityConfig.builder()
                     .tls(c.choice("tls", SecurityConfig.TlsMode.class, SecurityConfig.TlsMode.DISABLED))
@@ -202,10 +216,22 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
             if (!trust.isEmpty()) {
                 b.trust(Path.of(trust));
             }
+            clusterSecret(c.string("cluster-secret-file", ""), environment).ifPresent(b::clusterSecret);
             return b.build();
         });
         s.finish();
         return config;
+    }
+
+    private static Optional<ClusterSecret> clusterSecret(String file, Map<String, String> environment) {
+        if (file.isEmpty()) {
+            return ClusterSecret.fromEnvironment(environment);
+        }
+        if (environment.containsKey(ClusterSecret.ENVIRONMENT_VARIABLE)) {
+            logger.warn("{} is set and {} too: the secret comes from the file {}, the variable is ignored",
+                    ClusterSecret.ENVIRONMENT_VARIABLE, ClusterSecret.FILE_KEY, file);
+        }
+        return Optional.of(ClusterSecret.fromFile(Path.of(file)));
     }
 
     private static InetSocketAddress hostAndPort(String key, String text) {

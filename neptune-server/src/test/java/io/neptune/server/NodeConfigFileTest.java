@@ -3,16 +3,22 @@ package io.neptune.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.neptune.client.BalancingPolicy;
+import io.neptune.core.ClusterSecret;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
+import io.neptune.core.internal.config.ConfigNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -217,6 +223,56 @@ class NodeConfigFileTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("trust: missing (expected: a PEM file");
         assertThatThrownBy(() -> load("security:\n  tls: maybe\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("security.tls: 'maybe' (expected: one of disabled, permissive, required)");
+    }
+
+    @Test
+    void theClusterSecretComesFromItsFileOrElseTheEnvironmentAndIsNeverPrinted() throws IOException {
+        Path file = secretFile("cluster-secret", "the-file-secret-0123456789\n", "rw-------");
+        String yaml = "security:\n  cluster-secret-file: " + file + "\n";
+        Map<String, String> environment = Map.of("NEPTUNE_CLUSTER_SECRET", "the-environment-secret-0123456789");
+
+        NodeConfig fromFile = parse(yaml, Map.of()).node();
+        NodeConfig fileWins = parse(yaml, environment).node();
+        NodeConfig fromEnvironment = parse("node: n\n", environment).node();
+
+        assertThat(fromFile.security().clusterSecret()).isEqualTo(ClusterSecret.fromFile(file));
+        assertThat(fileWins.security().clusterSecret()).as("the key, when both are set")
+                .isEqualTo(ClusterSecret.fromFile(file));
+        assertThat(fromEnvironment.security().clusterSecret()).isNotNull()
+                .satisfies(secret -> assertThat(secret.file()).isEmpty());
+        assertThat(parse("node: n\n", Map.of()).node().security().clusterSecret()).isNull();
+        for (NodeConfig config : List.of(fromFile, fromEnvironment)) { // NeptuneNode logs it at start
+            assertThat(config.toString()).contains("clusterSecret=ClusterSecret[", "redacted]")
+                    .doesNotContain("the-file-secret", "the-environment-secret");
+        }
+    }
+
+    @Test
+    void aClusterSecretFileThatIsShortOrThatOthersMayReadIsRefusedNamingTheKey() throws IOException {
+        Path shortSecret = secretFile("short", "fifteen-bytes!!", "rw-------");
+        Path readable = secretFile("readable", "the-file-secret-0123456789", "rw-r--r--");
+        Path missing = dir.resolve("missing");
+
+        for (Path file : List.of(shortSecret, readable, missing)) {
+            assertThatThrownBy(() -> load("security:\n  cluster-secret-file: " + file + "\n"))
+                    .isInstanceOfSatisfying(ConfigException.class,
+                            e -> assertThat(e.key()).isEqualTo("security.cluster-secret-file"))
+                    .hasMessageStartingWith("security.cluster-secret-file: '" + file + "'");
+        }
+        assertThatThrownBy(() -> parse("node: n\n", Map.of("NEPTUNE_CLUSTER_SECRET", "too-short")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.key()).isEqualTo("NEPTUNE_CLUSTER_SECRET"))
+                .hasMessageContaining("9 bytes (expected: >= 16");
+    }
+
+    private Path secretFile(String name, String content, String permissions) throws IOException {
+        Path file = dir.resolve(name);
+        Files.writeString(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(permissions));
+        return file;
+    }
+
+    private static NodeConfigFile parse(String yaml, Map<String, String> environment) throws IOException {
+        return NodeConfigFile.parse(ConfigNode.of(new ObjectMapper(new YAMLFactory()).readTree(yaml)), environment);
     }
 
     @Test

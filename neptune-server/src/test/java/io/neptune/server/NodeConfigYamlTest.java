@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.ClientConfig;
+import io.neptune.core.ClusterSecret;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
@@ -13,8 +14,11 @@ import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
 import io.neptune.server.process.ProcessConfig;
 import io.neptune.server.process.ProcessMode;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +31,10 @@ class NodeConfigYamlTest {
     Path directory;
 
     @Test
-    void aConfigWithEveryKeyChangedReadsBackEqual() {
+    void aConfigWithEveryKeyChangedReadsBackEqual() throws IOException {
+        Path secretFile = directory.resolve("cluster-secret");
+        Files.writeString(secretFile, "the-cluster-secret-0123456789");
+        Files.setPosixFilePermissions(secretFile, PosixFilePermissions.fromString("r--------"));
         NodeConfig node = NodeConfig.builder()
                 .node(NodeId.of("node-7"))
                 .bindAddress("127.0.0.2")
@@ -61,7 +68,8 @@ class NodeConfigYamlTest {
                 .security(SecurityConfig.builder().tls(SecurityConfig.TlsMode.PERMISSIVE)
                         .identity(directory.resolve("node-7.pem"), directory.resolve("node-7-key.pem"))
                         .trust(directory.resolve("ca.pem")).clientAuth(SecurityConfig.ClientAuth.OPTIONAL)
-                        .handshakeTimeout(Duration.ofSeconds(3)).insecure(true).build())
+                        .handshakeTimeout(Duration.ofSeconds(3)).insecure(true)
+                        .clusterSecret(ClusterSecret.fromFile(secretFile)).build())
 
                 .build();
         NodeConfigFile config = new NodeConfigFile(node,
@@ -80,6 +88,19 @@ class NodeConfigYamlTest {
         config.write(file);
 
         assertThat(NodeConfigFile.load(file)).isEqualTo(config);
+        assertThat(Files.readString(file)).as("the secret's file, never the secret")
+                .contains("cluster-secret-file: " + secretFile).doesNotContain("the-cluster-secret");
+    }
+
+    @Test
+    void aClusterSecretFromTheEnvironmentIsNotWritten() {
+        ClusterSecret secret = ClusterSecret.fromEnvironment(Map.of(ClusterSecret.ENVIRONMENT_VARIABLE,
+                "the-environment-secret-0123456789")).orElseThrow();
+        NodeConfigFile config = new NodeConfigFile(NodeConfig.builder().node(NodeId.of("env"))
+                .security(SecurityConfig.builder().clusterSecret(secret).build()).build(), List.of(), List.of());
+
+        assertThat(config.toYaml()).as("the node process inherits the variable").doesNotContain("cluster-secret",
+                "the-environment-secret");
     }
 
     @Test

@@ -104,10 +104,18 @@ public final class ClientMetrics {
         FunctionCounter.builder("neptune.client.polls.sent", poller, LoadPoller::sent)
                 .description("Load polls this node's client sent").register(registry);
         String dropped = "Poll replies this node's client dropped: from another address than the poll went to"
-                + " (other_sender), or with the id of no pending poll, late or forged (unknown_id)";
+                + " (other_sender), with the id of no pending poll, late or forged (unknown_id); with a cluster secret"
+                + " also without a MAC (unauthenticated), with a MAC that does not verify (bad_mac), or a second reply"
+                + " to an answered poll (replayed)";
         FunctionCounter.builder("neptune.client.poll.replies.dropped", poller, LoadPoller::ignoredReplies)
                 .tag("reason", "other_sender").description(dropped).register(registry);
         FunctionCounter.builder("neptune.client.poll.replies.dropped", poller, LoadPoller::unmatchedReplies)
                 .tag("reason", "unknown_id").description(dropped).register(registry);
+        FunctionCounter.builder("neptune.client.poll.replies.dropped", poller, LoadPoller::unauthenticatedReplies)
+                .tag("reason", "unauthenticated").description(dropped).register(registry);
+        FunctionCounter.builder("neptune.client.poll.replies.dropped", poller, LoadPoller::badMacReplies)
+                .tag("reason", "bad_mac").description(dropped).register(registry);
+        FunctionCounter.builder("neptune.client.poll.replies.dropped", poller, LoadPoller::replayedReplies)
+                .tag("reason", "replayed").description(dropped).register(registry);
     }
 }

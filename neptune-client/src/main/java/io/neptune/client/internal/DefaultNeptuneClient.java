@@ -117,7 +117,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.owned = List.copyOf(owned);
         this.pool = new ConnectionPool(group, yellowPage, config.connectionsPerNode(), config.connectTimeout(),
                 config.maxFrameBytes(), new ClientTls(security, yellowPage));
-        this.poller = new LoadPoller(group, bindAddress);
+        this.poller = new LoadPoller(group, bindAddress, security.clusterSecret());
         this.deadlines = new HashedWheelTimer(new DefaultThreadFactory("neptune-" + node + "-deadlines", true),
                 DEADLINE_TICK_MILLIS, TimeUnit.MILLISECONDS);
         this.streamDeliveries = Executors.newCachedThreadPool(new DefaultThreadFactory("neptune-" + node + "-stream",

@@ -3,8 +3,11 @@ package io.neptune.client.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.neptune.core.ClusterSecret;
 import io.neptune.core.internal.wire.Poll;
+import io.neptune.core.internal.wire.PollMac;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
@@ -12,6 +15,8 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -20,14 +25,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The load poller against real UDP sockets on loopback (issue 23, polls): a poll is completed only
- * by a reply from the address it went to that carries its id. The test plays the polled node with a
- * plain socket, so it decides what is answered, from where and when.
+ * by a reply from the address it went to that carries its id, and with a cluster secret only by one
+ * whose MAC verifies for that poll. The test plays the polled node with a plain socket, so it
+ * decides what is answered, from where, with which MAC and when.
  */
 class LoadPollerTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final ClusterSecret SECRET = secret("the-cluster-secret-of-this-test");
 
     private final EventLoopGroup group = EventLoops.create("poller-test", 1);
     private final LoadPoller poller = new LoadPoller(group, "127.0.0.1");
+    private final LoadPoller macPoller = new LoadPoller(group, "127.0.0.1", SECRET);
     private DatagramSocket node;
     private DatagramSocket intruder;
 
@@ -41,6 +49,7 @@ class LoadPollerTest {
     @AfterEach
     void close() {
         poller.close();
+        macPoller.close();
         node.close();
         intruder.close();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
@@ -107,6 +116,97 @@ class LoadPollerTest {
         assertThat(poller.pending()).isEqualTo(3);
     }
 
+    @Test
+    void withASecretAPollCarriesANonceAndAReplyWithAValidMacCompletesIt() throws IOException {
+        CompletableFuture<Poll.Reply> poll = macPoller.poll(nodeAddress(), "svc", 3, "gold");
+        Received request = receivePoll();
+        assertThat(request.poll().asksForMac()).isTrue();
+
+        sendSigned(node, SECRET, request, new Poll.Reply(request.poll().pollId(), 5, 0, 2));
+
+        assertThat(poll.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join())
+                .isEqualTo(new Poll.Reply(request.poll().pollId(), 5, 0, 2));
+        assertThat(macPoller.pending()).isZero();
+        assertThat(dropped(macPoller)).isZero();
+    }
+
+    @Test
+    void withASecretAReplyWithoutAMacFromThePolledAddressIsIgnored() throws IOException {
+        // a node without the secret, or a forger who learnt the id and spoofs the node's address
+        CompletableFuture<Poll.Reply> poll = macPoller.poll(nodeAddress(), "svc", 0, "default");
+        Received request = receivePoll();
+
+        send(node, new Poll.Reply(request.poll().pollId(), 0, 0), request.from());
+        await().atMost(WAIT).until(() -> poll.isDone() || macPoller.unauthenticatedReplies() == 1);
+
+        assertThat(poll).as("a poll answered without a MAC").isNotDone();
+        assertThat(macPoller.unauthenticatedReplies()).isEqualTo(1);
+        sendSigned(node, SECRET, request, new Poll.Reply(request.poll().pollId(), 7, 0));
+        assertThat(poll.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join().load()).isEqualTo(7);
+    }
+
+    @Test
+    void withASecretAReplyWhoseMacDoesNotVerifyIsIgnored() throws IOException {
+        CompletableFuture<Poll.Reply> poll = macPoller.poll(nodeAddress(), "svc", 0, "default");
+        Received request = receivePoll();
+        long id = request.poll().pollId();
+
+        sendSigned(node, secret("another-secret-than-the-clusters"), request, new Poll.Reply(id, 0, 0));
+        byte[] tampered = signed(SECRET, request, new Poll.Reply(id, 9, 0));
+        tampered[4 + 8 + 3] = 0; // the low byte of the load: 9 → 0, the MAC unchanged
+        node.send(new DatagramPacket(tampered, tampered.length, request.from()));
+        await().atMost(WAIT).until(() -> poll.isDone() || macPoller.badMacReplies() == 2);
+
+        assertThat(poll).as("a poll answered with a wrong MAC").isNotDone();
+        sendSigned(node, SECRET, request, new Poll.Reply(id, 9, 0));
+        assertThat(poll.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join().load()).isEqualTo(9);
+    }
+
+    @Test
+    void withASecretAValidReplyFromAnotherSocketIsIgnored() throws IOException {
+        CompletableFuture<Poll.Reply> poll = macPoller.poll(nodeAddress(), "svc", 0, "default");
+        Received request = receivePoll();
+
+        // the MAC is right (a member that saw the poll), the sender is not the polled node
+        sendSigned(intruder, SECRET, request, new Poll.Reply(request.poll().pollId(), 0, 0));
+        await().atMost(WAIT).until(() -> poll.isDone() || macPoller.ignoredReplies() == 1);
+
+        assertThat(poll).isNotDone();
+        sendSigned(node, SECRET, request, new Poll.Reply(request.poll().pollId(), 7, 0));
+        assertThat(poll.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join().load()).isEqualTo(7);
+    }
+
+    @Test
+    void withASecretAReplayedReplyIsIgnoredAndCounted() throws IOException {
+        CompletableFuture<Poll.Reply> first = macPoller.poll(nodeAddress(), "svc", 0, "default");
+        Received firstRequest = receivePoll();
+        byte[] recorded = signed(SECRET, firstRequest, new Poll.Reply(firstRequest.poll().pollId(), 0, 0));
+        node.send(new DatagramPacket(recorded, recorded.length, firstRequest.from()));
+        assertThat(first.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join().load()).isZero();
+
+        CompletableFuture<Poll.Reply> second = macPoller.poll(nodeAddress(), "svc", 0, "default");
+        Received secondRequest = receivePoll();
+        node.send(new DatagramPacket(recorded, recorded.length, secondRequest.from())); // the recorded reply again
+        await().atMost(WAIT).until(() -> second.isDone() || macPoller.replayedReplies() == 1);
+
+        assertThat(second).as("a poll answered by a replay of an earlier reply").isNotDone();
+        assertThat(macPoller.replayedReplies()).isEqualTo(1);
+        assertThat(macPoller.unmatchedReplies()).isZero();
+        sendSigned(node, SECRET, secondRequest, new Poll.Reply(secondRequest.poll().pollId(), 4, 0));
+        assertThat(second.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join().load()).isEqualTo(4);
+    }
+
+    @Test
+    void withoutASecretAPollIsTheSameDatagramAsBefore() throws IOException {
+        poller.poll(nodeAddress(), "svc", 3, "default");
+        assertThat(receivePoll().poll().asksForMac()).isFalse();
+    }
+
+    private static long dropped(LoadPoller poller) {
+        return poller.ignoredReplies() + poller.unmatchedReplies() + poller.unauthenticatedReplies()
+                + poller.badMacReplies() + poller.replayedReplies();
+    }
+
     private InetSocketAddress nodeAddress() {
         return (InetSocketAddress) node.getLocalSocketAddress();
     }
@@ -114,8 +214,30 @@ class LoadPollerTest {
     private Received receivePoll() throws IOException {
         DatagramPacket packet = new DatagramPacket(new byte[512], 512);
         node.receive(packet);
-        Poll.Request poll = Poll.decodeRequest(Unpooled.wrappedBuffer(packet.getData(), 0, packet.getLength()));
-        return new Received(poll, (InetSocketAddress) packet.getSocketAddress());
+        byte[] bytes = Arrays.copyOf(packet.getData(), packet.getLength());
+        Poll.Request poll = Poll.decodeRequest(Unpooled.wrappedBuffer(bytes));
+        return new Received(poll, (InetSocketAddress) packet.getSocketAddress(), bytes);
+    }
+
+    /** The reply a node with {@code secret} sends to {@code request}: the fields and their MAC. */
+    private static byte[] signed(ClusterSecret secret, Received request, Poll.Reply reply) {
+        ByteBuf buf = Unpooled.buffer(48);
+        try {
+            new PollMac(secret).encodeReply(Unpooled.wrappedBuffer(request.bytes()), reply, buf);
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    private static void sendSigned(DatagramSocket from, ClusterSecret secret, Received request, Poll.Reply reply)
+            throws IOException {
+        byte[] bytes = signed(secret, request, reply);
+        from.send(new DatagramPacket(bytes, bytes.length, request.from()));
+    }
+
+    private static ClusterSecret secret(String value) {
+        return ClusterSecret.fromEnvironment(Map.of(ClusterSecret.ENVIRONMENT_VARIABLE, value)).orElseThrow();
     }
 
     private static void send(DatagramSocket from, Poll.Reply reply, InetSocketAddress to) throws IOException {
@@ -130,6 +252,6 @@ class LoadPollerTest {
         }
     }
 
-    /** A poll as the node received it, and where it came from. */
-    private record Received(Poll.Request poll, InetSocketAddress from) {}
+    /** A poll as the node received it, where it came from, and its bytes (a MAC covers them). */
+    private record Received(Poll.Request poll, InetSocketAddress from, byte[] bytes) {}
 }

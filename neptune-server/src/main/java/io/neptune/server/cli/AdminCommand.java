@@ -2,6 +2,7 @@ package io.neptune.server.cli;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.ClusterSecret;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
@@ -104,6 +105,12 @@ public final class AdminCommand implements Runnable {
             return SecurityConfig.builder().tls(mode).identity(certificate, key).trust(authorities).build();
         }
 
+        /** {@code security} with the cluster secret of {@code --config}, if its node has one. */
+        private static SecurityConfig withClusterSecret(SecurityConfig security, @Nullable SecurityConfig cluster) {
+            ClusterSecret secret = cluster == null ? null : cluster.clusterSecret();
+            return secret == null ? security : security.toBuilder().clusterSecret(secret).build();
+        }
+
         /** Joins the cluster as a node hosting nothing and waits for announcements. */
         NeptuneNode join() throws InterruptedException {
             MembershipConfig membership;
@@ -121,7 +128,8 @@ public final class AdminCommand implements Runnable {
                 membership = builder.build();
             }
             NeptuneNode node = NeptuneNode.builder(NodeConfig.builder().node("admin-" + ProcessHandle.current().pid())
-                    .ioThreads(1).membership(membership).adminPort(NodeConfig.NO_ADMIN_PORT).security(security(cluster))
+                    .ioThreads(1).membership(membership).adminPort(NodeConfig.NO_ADMIN_PORT)
+                    .security(withClusterSecret(security(cluster), cluster))
                     .build()).start();
             long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", wait).toNanos();
             long stableSince = System.nanoTime();

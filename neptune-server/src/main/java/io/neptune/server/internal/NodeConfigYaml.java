@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.neptune.client.ClientConfig;
+import io.neptune.core.ClusterSecret;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceClass;
@@ -140,6 +141,10 @@ public final class NodeConfigYaml {
         }
         if (s.trust() != null) {
             section.put("trust", s.trust().toString());
+        }
+        ClusterSecret secret = s.clusterSecret();
+        if (secret != null) { // the file's name only; a secret from the environment is inherited by the process
+            secret.file().ifPresent(file -> section.put("cluster-secret-file", file.toString()));
         }
         return section.put("client-auth", configName(s.clientAuth()))
                 .put("handshake-timeout", duration(s.handshakeTimeout()))

@@ -143,7 +143,8 @@ public final class NodeRuntime implements AutoCloseable {
                 resources.add(adminServer);
                 metrics.bindAdminServer(adminServer);
             }
-            loadIndexServer = new LoadIndexServer(node, io, config.bindAddress(), config.pollPort(), services);
+            loadIndexServer = new LoadIndexServer(node, io, config.bindAddress(), config.pollPort(), services,
+                    config.security().clusterSecret());
             resources.add(loadIndexServer);
 
             MembershipChannel membership = new MembershipChannel(node, config.membership(), config.security(), yellowPage);

@@ -63,6 +63,10 @@ public final class WireFormat {
     public static final byte TYPE_POLL = 10;
     /** Datagram type of a load poll reply. */
     public static final byte TYPE_POLL_REPLY = 11;
+    /** Datagram type of a load poll with a nonce, asking for a reply with a MAC. */
+    public static final byte TYPE_MAC_POLL = 12;
+    /** Datagram type of a load poll reply with a MAC. */
+    public static final byte TYPE_MAC_POLL_REPLY = 13;
 
     private WireFormat() {}
 

@@ -3,6 +3,7 @@ package io.neptune.core.internal.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.neptune.core.ClusterSecret;
 import io.neptune.testing.DecodedValues;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -11,6 +12,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +29,9 @@ import org.junit.jupiter.api.Timeout;
 class WireFuzzTest {
     private static final int MAX_FRAME = 64 * 1024;
     private static final Duration FRAME_TIMEOUT = Duration.ofSeconds(1);
+    /** Checks replies' MACs in {@link #polls}; each fuzzing JVM runs one target on one thread. */
+    private static final PollMac POLL_MAC = new PollMac(ClusterSecret.fromEnvironment(
+            Map.of(ClusterSecret.ENVIRONMENT_VARIABLE, "the-fuzzed-cluster-secret")).orElseThrow());
 
     /**
      * The request port's pipeline ({@link Frames#install}) fed the stream {@code input[1..]} in
@@ -84,17 +89,32 @@ class WireFuzzTest {
     }
 
     /**
-     * A datagram read by both poll decoders: each either decodes it or throws a
-     * {@link CorruptedFrameException}; a reply that decodes encodes back to the same value.
+     * A datagram read by the poll decoders (a poll, with a nonce or without; a reply; a reply with a
+     * MAC): each either decodes it or throws a {@link CorruptedFrameException}; a poll or a reply
+     * that decodes encodes back to the same value; checking its MAC never throws.
      */
     @FuzzTest(maxDuration = "5m")
     void polls(byte[] input) {
         ByteBuf datagram = Unpooled.wrappedBuffer(input);
         try {
-            DecodedValues.assertNoUnexpectedNulls(Poll.decodeRequest(datagram.duplicate()));
+            Poll.Request request = Poll.decodeRequest(datagram.duplicate());
+            DecodedValues.assertNoUnexpectedNulls(request);
+            ByteBuf encoded = Unpooled.buffer();
+            try {
+                Poll.encode(request, encoded);
+                assertThat(Poll.decodeRequest(encoded)).isEqualTo(request);
+            } finally {
+                encoded.release();
+            }
         } catch (CorruptedFrameException refused) {
             // malformed: the poll server drops it
         }
+        try {
+            DecodedValues.assertNoUnexpectedNulls(Poll.decodeMacReply(datagram.duplicate()));
+        } catch (CorruptedFrameException refused) {
+            // malformed: the poller drops it
+        }
+        POLL_MAC.verify(input, datagram.duplicate()); // true or false, never an exception
         try {
             Poll.Reply reply = Poll.decodeReply(datagram.duplicate());
             ByteBuf encoded = Unpooled.buffer();
