@@ -73,8 +73,11 @@ final class EchoCluster implements AutoCloseable {
 
     /** With TLS: the authority that certifies the three nodes. */
     private final @Nullable CertificateAuthority authority;
+    /** With TLS: the implementation every node and its client run. */
+    private final SecurityConfig.TlsProvider provider;
 
-    private EchoCluster(boolean tls) {
+    private EchoCluster(boolean tls, SecurityConfig.TlsProvider provider) {
+        this.provider = provider;
         try {
             discovery = Files.createTempDirectory("neptune-bench-discovery-");
         } catch (IOException e) {
@@ -85,16 +88,19 @@ final class EchoCluster implements AutoCloseable {
 
     /** Starts the three nodes and waits until {@code node-a}'s yellow page lists every replica. */
     static EchoCluster start() {
-        return start(false);
+        return start(false, SecurityConfig.TlsProvider.AUTO);
     }
 
-    /** {@link #start()} with TLS required between the nodes, each with a certificate of its own. */
-    static EchoCluster startWithTls() {
-        return start(true);
+    /**
+     * {@link #start()} with TLS required between the nodes, each with a certificate of its own, all
+     * on {@code provider}.
+     */
+    static EchoCluster startWithTls(SecurityConfig.TlsProvider provider) {
+        return start(true, provider);
     }
 
-    private static EchoCluster start(boolean tls) {
-        EchoCluster echo = new EchoCluster(tls);
+    private static EchoCluster start(boolean tls, SecurityConfig.TlsProvider provider) {
+        EchoCluster echo = new EchoCluster(tls, provider);
         try {
             echo.nodes.add(NeptuneNode.builder(echo.config("node-a")).start());
             echo.nodes.add(NeptuneNode.builder(echo.config("node-b"))
@@ -128,7 +134,7 @@ final class EchoCluster implements AutoCloseable {
         CertificateAuthority.Issued issued = tls.issue(Principal.node(NodeId.of(node)), discovery.resolve("certs"),
                 Duration.ofDays(1));
         return SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED).identity(issued.certificate(), issued.key())
-                .trust(tls.certificate()).build();
+                .trust(tls.certificate()).provider(provider).build();
     }
 
     private void awaitYellowPage() {

@@ -2,6 +2,7 @@ package io.neptune.benchmarks;
 
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.json.Json;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -45,6 +46,7 @@ public final class InvocationOverheadExperiment {
     static final String FIXED = "Neptune fixed node";
     static final String INLINE = "Neptune fixed node non-blocking";
     static final String FIXED_TLS = "Neptune fixed node, TLS (JDK)";
+    static final String FIXED_OPENSSL = "Neptune fixed node, TLS (OpenSSL)";
     static final String POLLING = "Neptune random polling";
     static final String LOAD_AWARE = "Neptune load-aware";
     static final String P2C = "Neptune P2C";
@@ -111,12 +113,14 @@ public final class InvocationOverheadExperiment {
                 GrpcEcho grpc = new GrpcEcho(payload, false);
                 GrpcEcho grpcDirect = new GrpcEcho(payload, true);
                 EchoCluster neptune = EchoCluster.start();
-                EchoCluster neptuneTls = EchoCluster.startWithTls()) {
+                EchoCluster neptuneTls = EchoCluster.startWithTls(SecurityConfig.TlsProvider.JDK);
+                EchoCluster neptuneOpenSsl = EchoCluster.startWithTls(SecurityConfig.TlsProvider.OPENSSL)) {
             neptune.verifyPollingPrefersIdleReplica();
             Map<String, Supplier<CompletableFuture<?>>> systems = new LinkedHashMap<>();
             systems.put(RAW, raw::roundTripAsync);
             systems.put(FIXED, () -> neptune.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(FIXED_TLS, () -> neptuneTls.echo(EchoCluster.FIXED_PARTITION, random));
+            systems.put(FIXED_OPENSSL, () -> neptuneOpenSsl.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(INLINE, () -> neptune.echo(EchoCluster.FIXED_PARTITION, "echoInline", random));
             systems.put(POLLING, () -> neptune.echo(EchoCluster.SHARED_PARTITION, polling));
             systems.put(LOAD_AWARE, () -> neptune.echo(EchoCluster.SHARED_PARTITION, loadAware));
@@ -184,7 +188,7 @@ public final class InvocationOverheadExperiment {
         ClosedLoop.Result floor = find(measurements, RAW, 1);
         StringBuilder md = new StringBuilder("Overhead over raw Netty TCP at 1 caller (the dissertation: 97 µs):\n\n");
         md.append("| system | p50 − raw p50 (µs) | mean − raw mean (µs) |\n| --- | --- | --- |\n");
-        for (String system : List.of(FIXED, FIXED_TLS, INLINE, POLLING, LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {
+        for (String system : List.of(FIXED, FIXED_TLS, FIXED_OPENSSL, INLINE, POLLING, LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {
             ClosedLoop.Result r = find(measurements, system, 1);
             md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f |%n", system, r.p50() - floor.p50(),
                     r.mean() - floor.mean()));

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param clientAuth whether a node asks callers for a certificate
  * @param handshakeTimeout how long a TLS handshake may take before the connection is closed
  * @param insecure lets a node bound to an address other than loopback start with TLS disabled
+ * @param provider which TLS implementation runs the request port's connections
  * @param clusterSecret the secret all nodes and clients of the cluster share, or {@code null} for
  *     none; with one, a node signs its load-poll replies and a client takes only signed ones
  *     (independent of {@code tls})
@@ -35,6 +36,7 @@ public record SecurityConfig(
         ClientAuth clientAuth,
         Duration handshakeTimeout,
         boolean insecure,
+        TlsProvider provider,
         @Nullable ClusterSecret clusterSecret) {
 
     /** Whether connections are TLS. */
@@ -60,6 +62,16 @@ public record SecurityConfig(
         NONE
     }
 
+    /** Which TLS implementation runs the request port's connections (membership always uses the JDK's). */
+    public enum TlsProvider {
+        /** OpenSSL (BoringSSL, from {@code netty-tcnative-boringssl-static}) where it loads, else the JDK's: the default. */
+        AUTO,
+        /** The JDK's TLS ({@code SSLEngine}). */
+        JDK,
+        /** OpenSSL; a node or client refuses to start where it does not load. */
+        OPENSSL
+    }
+
     /** Default for {@link #handshakeTimeout()}. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
@@ -70,6 +82,7 @@ public record SecurityConfig(
         requireNonNull(tls, "tls");
         requireNonNull(clientAuth, "clientAuth");
         requireNonNull(handshakeTimeout, "handshakeTimeout");
+        requireNonNull(provider, "provider");
         if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
             throw new IllegalArgumentException("handshakeTimeout: " + handshakeTimeout + " (expected: > 0)");
         }
@@ -100,7 +113,7 @@ public record SecurityConfig(
     /** Returns a builder initialized from this configuration. */
     public Builder toBuilder() {
         Builder builder = new Builder().tls(tls).clientAuth(clientAuth).handshakeTimeout(handshakeTimeout)
-                .insecure(insecure);
+                .insecure(insecure).provider(provider);
         builder.clusterSecret = clusterSecret;
         builder.certificate = certificate;
         builder.key = key;
@@ -122,6 +135,7 @@ public record SecurityConfig(
         private ClientAuth clientAuth = ClientAuth.REQUIRE;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private boolean insecure;
+        private TlsProvider provider = TlsProvider.AUTO;
         private @Nullable ClusterSecret clusterSecret;
 
         private Builder() {}
@@ -163,6 +177,12 @@ public record SecurityConfig(
             return this;
         }
 
+        /** Sets {@link SecurityConfig#provider()}; {@link TlsProvider#AUTO} by default. */
+        public Builder provider(TlsProvider provider) {
+            this.provider = provider;
+            return this;
+        }
+
         /**
          * Sets {@link SecurityConfig#clusterSecret()}, from {@link ClusterSecret#fromFile} or
          * {@link ClusterSecret#fromEnvironment()}; none by default.
@@ -174,7 +194,7 @@ public record SecurityConfig(
 
         /** Validates and builds the configuration. */
         public SecurityConfig build() {
-            return new SecurityConfig(tls, certificate, key, trust, clientAuth, handshakeTimeout, insecure,
+            return new SecurityConfig(tls, certificate, key, trust, clientAuth, handshakeTimeout, insecure, provider,
                     clusterSecret);
         }
     }

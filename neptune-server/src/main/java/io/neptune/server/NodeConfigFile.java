@@ -206,7 +206,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                     .clientAuth(c.choice("client-auth", SecurityConfig.ClientAuth.class,
                             SecurityConfig.ClientAuth.REQUIRE))
                     .handshakeTimeout(c.duration("handshake-timeout", SecurityConfig.DEFAULT_HANDSHAKE_TIMEOUT))
-                    .insecure(c.bool("insecure", false));
+                    .insecure(c.bool("insecure", false))
+                    .provider(c.choice("provider", SecurityConfig.TlsProvider.class, SecurityConfig.TlsProvider.AUTO));
             String certificate = c.string("certificate", "");
             String key = c.string("key", "");
             if (!certificate.isEmpty() || !key.isEmpty()) {

@@ -148,7 +148,8 @@ public final class NodeConfigYaml {
         }
         return section.put("client-auth", configName(s.clientAuth()))
                 .put("handshake-timeout", duration(s.handshakeTimeout()))
-                .put("insecure", s.insecure());
+                .put("insecure", s.insecure())
+                .put("provider", configName(s.provider()));
     }
 
     private static ObjectNode serviceClass(ServiceClass c, Map<String, String> callerClasses) {

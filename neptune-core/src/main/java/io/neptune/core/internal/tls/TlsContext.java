@@ -7,6 +7,7 @@ import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -196,13 +197,33 @@ public final class TlsContext {
                     : SslContextBuilder.forClient().keyManager(certificate.toFile(), key.toFile())
                             .endpointIdentificationAlgorithm(null);
             return builder.trustManager(trust.toFile())
-                    .sslProvider(SslProvider.JDK)
+                    .sslProvider(provider(config.provider()))
                     .protocols(PROTOCOLS)
                     .build();
         } catch (SSLException | IllegalArgumentException e) {
             throw new ConfigException("security", "cannot load the certificate '" + certificate + "', key '" + key
                     + "' or trust '" + trust + "' (expected: PEM files, the key in PKCS#8): " + message(e));
         }
+    }
+
+    /**
+     * The Netty provider for {@code provider}: OpenSSL (BoringSSL) where it loads when
+     * {@link SecurityConfig.TlsProvider#AUTO}; a clear refusal where {@link SecurityConfig.TlsProvider#OPENSSL}
+     * was asked for and does not load.
+     */
+    static SslProvider provider(SecurityConfig.TlsProvider provider) {
+        return switch (provider) {
+            case JDK -> SslProvider.JDK;
+            case AUTO -> OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+            case OPENSSL -> {
+                if (!OpenSsl.isAvailable()) {
+                    throw new ConfigException("security.provider", "openssl, which does not load here ("
+                            + message(OpenSsl.unavailabilityCause()) + "; expected: netty-tcnative-boringssl-static"
+                            + " for this platform on the class path, or provider: jdk or auto)");
+                }
+                yield SslProvider.OPENSSL;
+            }
+        };
     }
 
     private static String message(Throwable e) {

@@ -7,7 +7,10 @@ import io.neptune.core.Principal;
 import io.neptune.core.Principal.Role;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.SecurityConfig.TlsMode;
+import io.neptune.core.SecurityConfig.TlsProvider;
 import io.neptune.core.internal.tls.TlsContext;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +25,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The development CA: what its certificates hold, that the JDK and Netty read its PEM files, and
@@ -185,11 +191,15 @@ class CertificateAuthorityTest {
                 .hasMessageContaining("not the key of");
     }
 
-    @Test
-    void aTlsHandshakeBetweenTwoIssuedCertificatesGivesEachSideTheOthersPrincipal() throws Exception {
+    /** Each side's TLS provider: OpenSSL and the JDK's speak to each other as to themselves. */
+    @ParameterizedTest(name = "server {0}, client {1}")
+    @CsvSource({"JDK, JDK", "OPENSSL, OPENSSL", "OPENSSL, JDK", "JDK, OPENSSL"})
+    void aTlsHandshakeBetweenTwoIssuedCertificatesGivesEachSideTheOthersPrincipal(TlsProvider serverProvider,
+            TlsProvider clientProvider) throws Exception {
         CertificateAuthority ca = CertificateAuthority.create(dir.resolve("ca"), "dev", Duration.ofDays(365));
-        SecurityConfig node = config(ca.issue(NODE, dir, Duration.ofDays(1)), ca.certificate());
-        SecurityConfig operator = config(ca.issue(OPERATOR, dir, Duration.ofDays(1)), ca.certificate());
+        SecurityConfig node = config(ca.issue(NODE, dir, Duration.ofDays(1)), ca.certificate(), serverProvider);
+        SecurityConfig operator = config(ca.issue(OPERATOR, dir, Duration.ofDays(1)), ca.certificate(),
+                clientProvider);
 
         LoopbackTls.Handshake handshake = tls.handshake(node, operator);
 
@@ -197,16 +207,29 @@ class CertificateAuthorityTest {
         assertThat(handshake.client().handshakeFuture().isSuccess()).as("client handshake").isTrue();
         assertThat(TlsContext.peer(handshake.server())).contains(OPERATOR);
         assertThat(TlsContext.peer(handshake.client())).contains(NODE);
+        assertThat(handshake.server().engine() instanceof ReferenceCountedOpenSslEngine).as("the server runs OpenSSL")
+                .isEqualTo(serverProvider == TlsProvider.OPENSSL);
+        assertThat(handshake.client().engine() instanceof ReferenceCountedOpenSslEngine).as("the client runs OpenSSL")
+                .isEqualTo(clientProvider == TlsProvider.OPENSSL);
     }
 
     @Test
-    void aServerRefusesAClientWhoseCertificateAnotherCaIssued() throws Exception {
+    void theDefaultProviderIsOpenSslWhereItLoads() {
+        assertThat(OpenSsl.isAvailable()).as("netty-tcnative-boringssl-static loads on this platform (%s)",
+                OpenSsl.unavailabilityCause()).isTrue();
+        assertThat(SecurityConfig.builder().build().provider()).isEqualTo(TlsProvider.AUTO);
+    }
+
+    @ParameterizedTest(name = "server {0}")
+    @EnumSource(value = TlsProvider.class, names = {"JDK", "OPENSSL"})
+    void aServerRefusesAClientWhoseCertificateAnotherCaIssued(TlsProvider provider) throws Exception {
         CertificateAuthority ca = CertificateAuthority.create(dir.resolve("ca"), "dev", Duration.ofDays(365));
         CertificateAuthority other = CertificateAuthority.create(dir.resolve("other"), "dev", Duration.ofDays(365));
-        SecurityConfig node = config(ca.issue(NODE, dir.resolve("ours"), Duration.ofDays(1)), ca.certificate());
+        SecurityConfig node = config(ca.issue(NODE, dir.resolve("ours"), Duration.ofDays(1)), ca.certificate(),
+                provider);
         // The stranger trusts our CA, so only the server's check of the client's certificate can refuse it.
         SecurityConfig stranger = config(other.issue(OPERATOR, dir.resolve("theirs"), Duration.ofDays(1)),
-                ca.certificate());
+                ca.certificate(), TlsProvider.JDK);
 
         LoopbackTls.Handshake handshake = tls.handshake(node, stranger);
 
@@ -214,9 +237,9 @@ class CertificateAuthorityTest {
         assertThat(TlsContext.peer(handshake.server())).isEqualTo(Optional.empty());
     }
 
-    private static SecurityConfig config(CertificateAuthority.Issued issued, Path trust) {
+    private static SecurityConfig config(CertificateAuthority.Issued issued, Path trust, TlsProvider provider) {
         return SecurityConfig.builder().tls(TlsMode.REQUIRED).identity(issued.certificate(), issued.key()).trust(trust)
-                .build();
+                .provider(provider).build();
     }
 
     @SuppressWarnings("unchecked")
