@@ -117,12 +117,16 @@ public final class ReloadingKeyMaterial {
         requireNonNull(refused, "refused");
         try {
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {new CurrentKeyManager()}, new TrustManager[] {new CurrentTrustManager(refused)},
-                    null);
+            context.init(new KeyManager[] {keyManager()}, new TrustManager[] {new CurrentTrustManager(refused)}, null);
             return context;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("the JDK offers no TLS context", e);
         }
+    }
+
+    /** The key manager of {@link #sslContext}: it presents the current certificate. */
+    X509ExtendedKeyManager keyManager() {
+        return new CurrentKeyManager();
     }
 
     private List<FileTime> modified() {
