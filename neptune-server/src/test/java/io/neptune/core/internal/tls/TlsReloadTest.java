@@ -1,7 +1,9 @@
 package io.neptune.core.internal.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.neptune.core.ConfigException;
 import io.neptune.core.NodeId;
 import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
@@ -127,6 +129,18 @@ class TlsReloadTest {
         replace(next.key(), live.key());
         nanos.addAndGet(LATER);
         assertThat(tls.current()).as("a context of the new pair").isNotSameAs(loaded);
+    }
+
+    @Test
+    void aKeyThatIsNotTheCertificatesIsRefusedAtStart() {
+        Issued other = authority.issue(NODE, directory.resolve("other"), VALIDITY);
+        SecurityConfig mismatched = config.toBuilder().identity(live.certificate(), other.key()).build();
+
+        assertThatThrownBy(() -> TlsContext.server(mismatched)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("security.key: NEP-SEC-003 '" + other.key() + "' is not the private key of the"
+                        + " certificate in '" + live.certificate() + "'");
+        assertThatThrownBy(() -> ReloadingKeyMaterial.of(mismatched)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("NEP-SEC-003");
     }
 
     /** What an operator does with one file: a rename over the one in use. */
