@@ -98,6 +98,10 @@ class CertificateRotationIT {
             assertThat(load.failures()).as("acknowledged writes read back").isEmpty();
             assertThat(read).as("acknowledged writes").isGreaterThan(200);
             assertViewWhole();
+            System.out.printf("CertificateRotationIT: %d calls succeeded, none failed; %d acknowledged writes read"
+                    + " back; refused at the request ports: %s, at the JGroups ports: %s%n", load.calls(), read,
+                    refusals("neptune_server_refused_connections_total", "reason=\"handshake\""),
+                    refusals("neptune_membership_refused_total", "reason=\"untrusted-peer\""));
         }
     }
 
@@ -226,6 +230,14 @@ class CertificateRotationIT {
             assertThat(metric(i, "neptune_yellow_page_departures_total", "")).as("node-%d: members the view dropped", i)
                     .isZero();
         }
+    }
+
+    private List<Double> refusals(String name, String labels) {
+        List<Double> counts = new ArrayList<>();
+        for (int i = 0; i < NODES; i++) {
+            counts.add(metric(i, name, labels));
+        }
+        return counts;
     }
 
     private static void awaitMoreCalls(KvSessionLoad load, long more) {

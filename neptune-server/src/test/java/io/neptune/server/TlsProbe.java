@@ -1,6 +1,8 @@
 package io.neptune.server;
 
-import io.neptune.core.internal.tls.PemKeyMaterial;
+import io.neptune.core.SecurityConfig;
+import io.neptune.core.SecurityConfig.TlsMode;
+import io.neptune.core.internal.tls.ReloadingKeyMaterial;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
@@ -8,21 +10,17 @@ import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
-import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
 
 /**
  * One new TLS connection at a time to a node's port, made with the JDK's {@link SSLSocket} from a
- * holder's PEM files (read once, when the probe is made): which certificate the port presents, and
- * whether it then lets the probe's certificate in. With TLS 1.3 a server checks the client's
- * certificate after the client finished its handshake, so a refusal shows at the first read: an
- * alert or the connection closed.
+ * holder's PEM files: which certificate the port presents, and whether it then lets the probe's
+ * certificate in. With TLS 1.3 a server checks the client's certificate after the client finished
+ * its handshake, so a refusal shows at the first read: an alert or the connection closed.
  */
 final class TlsProbe {
     private static final int TIMEOUT_MILLIS = 10_000;
@@ -36,16 +34,15 @@ final class TlsProbe {
         this.context = context;
     }
 
-    /** A probe presenting {@code certificate} (with {@code key}) and trusting the authorities in {@code trust}. */
+    /**
+     * A probe presenting {@code certificate} (with {@code key}) and trusting the authorities in
+     * {@code trust}, with the TLS context a node's membership uses: it presents its certificate
+     * whichever authorities the port says it accepts, as a node that missed a roll-over would.
+     */
     static TlsProbe of(Path certificate, Path key, Path trust) {
-        PemKeyMaterial material = PemKeyMaterial.read(certificate, key, trust);
-        try {
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {material.keyManager()}, new TrustManager[] {material.trustManager()}, null);
-            return new TlsProbe(context);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK offers no TLS context", e);
-        }
+        SecurityConfig config = SecurityConfig.builder().tls(TlsMode.REQUIRED).identity(certificate, key).trust(trust)
+                .build();
+        return new TlsProbe(ReloadingKeyMaterial.of(config).sslContext((peer, refusal) -> {}));
     }
 
     /** The serial of the certificate {@code address} presents to a new connection. */

@@ -167,47 +167,51 @@ public final class ReloadingKeyMaterial {
     /**
      * Presents the current certificate. The alias it chooses is {@code <generation>:<alias>}: the
      * chain and the key a handshake asks for by that alias come from the same material, even when
-     * the files were read anew between its calls.
+     * the files were read anew between its calls. It presents the certificate whichever authorities
+     * the peer says it accepts (the JDK's key manager would present none when its authority is not
+     * among them): there is only the one, and a peer that no longer trusts its authority (a CA
+     * roll-over missed on this node) then refuses it by name, counted and logged ({@code NEP-SEC-030}),
+     * instead of seeing no certificate at all.
      */
     private final class CurrentKeyManager extends X509ExtendedKeyManager {
         @Override
         public String @Nullable [] getClientAliases(String keyType, java.security.Principal @Nullable [] issuers) {
             Generation now = files.current();
-            return aliases(now, now.material().keyManager().getClientAliases(keyType, issuers));
+            return aliases(now, now.material().keyManager().getClientAliases(keyType, null));
         }
 
         @Override
         public @Nullable String chooseClientAlias(String[] keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable Socket socket) {
             Generation now = files.current();
-            return alias(now, now.material().keyManager().chooseClientAlias(keyType, issuers, socket));
+            return alias(now, now.material().keyManager().chooseClientAlias(keyType, null, socket));
         }
 
         @Override
         public String @Nullable [] getServerAliases(String keyType, java.security.Principal @Nullable [] issuers) {
             Generation now = files.current();
-            return aliases(now, now.material().keyManager().getServerAliases(keyType, issuers));
+            return aliases(now, now.material().keyManager().getServerAliases(keyType, null));
         }
 
         @Override
         public @Nullable String chooseServerAlias(String keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable Socket socket) {
             Generation now = files.current();
-            return alias(now, now.material().keyManager().chooseServerAlias(keyType, issuers, socket));
+            return alias(now, now.material().keyManager().chooseServerAlias(keyType, null, socket));
         }
 
         @Override
         public @Nullable String chooseEngineClientAlias(String[] keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable SSLEngine engine) {
             Generation now = files.current();
-            return alias(now, now.material().keyManager().chooseEngineClientAlias(keyType, issuers, engine));
+            return alias(now, now.material().keyManager().chooseEngineClientAlias(keyType, null, engine));
         }
 
         @Override
         public @Nullable String chooseEngineServerAlias(String keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable SSLEngine engine) {
             Generation now = files.current();
-            return alias(now, now.material().keyManager().chooseEngineServerAlias(keyType, issuers, engine));
+            return alias(now, now.material().keyManager().chooseEngineServerAlias(keyType, null, engine));
         }
 
         @Override

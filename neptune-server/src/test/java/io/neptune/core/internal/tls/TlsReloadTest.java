@@ -132,6 +132,22 @@ class TlsReloadTest {
     }
 
     @Test
+    void membershipPresentsItsCertificateWhicheverAuthoritiesThePeerAccepts() {
+        CertificateAuthority successor = CertificateAuthority.create(directory.resolve("successor"), "successor",
+                VALIDITY);
+        X509ExtendedKeyManager keys = ReloadingKeyMaterial.of(config, nanos::get).keyManager();
+        java.security.Principal[] onlyTheSuccessor = {
+            PemKeyMaterial.read(live.certificate(), live.key(), successor.certificate()).authorities().get(0)
+                    .getSubjectX500Principal()
+        };
+
+        String alias = keys.chooseEngineClientAlias(new String[] {"EC"}, onlyTheSuccessor, null);
+
+        assertThat(alias).as("a certificate presented, for the peer to refuse by name").isNotNull();
+        assertThat(keys.getCertificateChain(alias)[0].getSerialNumber()).isEqualTo(live.serial());
+    }
+
+    @Test
     void aKeyThatIsNotTheCertificatesIsRefusedAtStart() {
         Issued other = authority.issue(NODE, directory.resolve("other"), VALIDITY);
         SecurityConfig mismatched = config.toBuilder().identity(live.certificate(), other.key()).build();
