@@ -114,7 +114,7 @@ public final class AnnouncementSignatures {
         PemKeyMaterial current = material.current();
         PrivateKey key = current.key();
         try {
-            Signature signature = Signature.getInstance(algorithm(key.getAlgorithm()));
+            Signature signature = Signature.getInstance(PemKeyMaterial.signatureAlgorithm(key.getAlgorithm()));
             signature.initSign(key);
             signature.update(PURPOSE);
             signature.update(cluster);
@@ -168,7 +168,7 @@ public final class AnnouncementSignatures {
                     : signer + ", not a node"));
         }
         try {
-            Signature signature = Signature.getInstance(algorithm(trusted.key().getAlgorithm()));
+            Signature signature = Signature.getInstance(PemKeyMaterial.signatureAlgorithm(trusted.key().getAlgorithm()));
             signature.initVerify(trusted.key());
             signature.update(PURPOSE);
             signature.update(cluster);
@@ -223,17 +223,6 @@ public final class AnnouncementSignatures {
             digest.update(certificate);
         }
         return HexFormat.of().formatHex(digest.digest());
-    }
-
-    /** The signature algorithm for a key of {@code keyAlgorithm}: SHA-256 with ECDSA or RSA, or EdDSA. */
-    static String algorithm(String keyAlgorithm) throws NoSuchAlgorithmException {
-        return switch (keyAlgorithm) {
-            case "EC" -> "SHA256withECDSA";
-            case "RSA" -> "SHA256withRSA";
-            case "EdDSA", "Ed25519", "Ed448" -> "EdDSA";
-            default -> throw new NoSuchAlgorithmException("key algorithm: " + keyAlgorithm
-                    + " (expected: EC, RSA or EdDSA)");
-        };
     }
 
     /** How many certificate chains were validated (not found in the cache) since this object was created. */

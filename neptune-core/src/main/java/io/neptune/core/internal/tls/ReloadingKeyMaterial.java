@@ -4,17 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.ConfigException;
 import io.neptune.core.SecurityConfig;
-import java.io.IOException;
 import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import javax.net.ssl.KeyManager;
@@ -29,35 +26,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link PemKeyMaterial} of a {@link SecurityConfig}, read again when one of its files changed
- * (looked at, at most once per {@link #RELOAD_CHECK_NANOS}, when {@link #current()} is called), and
+ * ({@link ReloadingFiles}: looked at, at most once a second, when {@link #current()} is called), and
  * a JDK {@link SSLContext} that always uses the current material: new handshakes present the new
  * certificate and trust the new authorities without a restart, as {@link TlsContext} does for the
- * request port. A change that does not load (a half-written file) keeps the previous material and
- * is logged.
+ * request port. Files that do not load (one half written, or a certificate whose key is not in
+ * place yet) keep the previous material; that is logged once.
  *
  * <p>Thread-safety: thread-safe.
  */
 public final class ReloadingKeyMaterial {
     private static final Logger logger = LoggerFactory.getLogger(ReloadingKeyMaterial.class);
 
-    /** How often, at most, the files are looked at for a change: once a second. */
-    static final long RELOAD_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private final List<Path> paths;
+    private final AtomicLong generations = new AtomicLong();
+    private final ReloadingFiles<Generation> files;
+    /** The current material, then the one before it; replaced under {@link #files}' lock. */
+    private volatile List<Generation> recent;
 
-    /** The config keys of the files, in the order of {@link #files}. */
-    private static final List<String> KEYS = List.of("certificate", "key", "trust");
-
-    private final List<Path> files;
-    private final LongSupplier nanoTime;
-    private volatile Loaded loaded;
-
-    private record Loaded(PemKeyMaterial material, List<FileTime> modified, long checkedAt) {}
+    /** Material read at one time, numbered in the order read. */
+    private record Generation(PemKeyMaterial material, long number) {}
 
     private ReloadingKeyMaterial(SecurityConfig config, LongSupplier nanoTime) {
-        this.files = List.of(requireNonNull(config.certificate(), "certificate"), requireNonNull(config.key(), "key"),
-                requireNonNull(config.trust(), "trust"));
-        this.nanoTime = nanoTime;
-        List<FileTime> modified = modified();
-        this.loaded = new Loaded(read(), modified, nanoTime.getAsLong());
+        Path certificate = requireNonNull(config.certificate(), "certificate");
+        Path key = requireNonNull(config.key(), "key");
+        Path trust = requireNonNull(config.trust(), "trust");
+        this.paths = List.of(certificate, key, trust);
+        this.files = ReloadingFiles.read(PemKeyMaterial.files(certificate, key, trust), () -> new Generation(
+                PemKeyMaterial.read(certificate, key, trust), generations.incrementAndGet()), new Listener(), nanoTime);
+        this.recent = List.of(files.current());
     }
 
     /**
@@ -80,32 +76,7 @@ public final class ReloadingKeyMaterial {
 
     /** The material to use now (read anew first if a file changed). */
     public PemKeyMaterial current() {
-        Loaded now = loaded;
-        long at = nanoTime.getAsLong();
-        if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
-            return now.material();
-        }
-        synchronized (this) {
-            now = loaded;
-            if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
-                return now.material();
-            }
-            PemKeyMaterial material = now.material();
-            List<FileTime> modified = now.modified();
-            try {
-                List<FileTime> times = modified();
-                if (!times.equals(modified)) {
-                    material = read();
-                    modified = times;
-                    logger.info("NEP-SEC-001 TLS files changed ({}): membership uses them from now on", files);
-                }
-            } catch (ConfigException e) {
-                logger.warn("NEP-SEC-002 the TLS files cannot be read or do not load, keeping the loaded ones: {}",
-                        e.getMessage());
-            }
-            loaded = new Loaded(material, modified, at);
-            return material;
-        }
+        return files.current().material();
     }
 
     /**
@@ -117,84 +88,144 @@ public final class ReloadingKeyMaterial {
         requireNonNull(refused, "refused");
         try {
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {new CurrentKeyManager()}, new TrustManager[] {new CurrentTrustManager(refused)},
-                    null);
+            context.init(new KeyManager[] {keyManager()}, new TrustManager[] {new CurrentTrustManager(refused)}, null);
             return context;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("the JDK offers no TLS context", e);
         }
     }
 
-    private List<FileTime> modified() {
-        FileTime[] times = new FileTime[files.size()];
-        for (int i = 0; i < times.length; i++) {
-            try {
-                times[i] = Files.getLastModifiedTime(files.get(i));
-            } catch (IOException e) {
-                throw new ConfigException("security." + KEYS.get(i), "'" + files.get(i) + "' cannot be read ("
-                        + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
-            }
-        }
-        return List.of(times);
+    /** The key manager of {@link #sslContext}: it presents the current certificate. */
+    X509ExtendedKeyManager keyManager() {
+        return new CurrentKeyManager();
     }
 
-    private PemKeyMaterial read() {
-        return PemKeyMaterial.read(files.get(0), files.get(1), files.get(2));
+    /** The material an alias of {@link CurrentKeyManager} names, if it is still the current or the one before. */
+    private @Nullable Generation generation(@Nullable String alias) {
+        if (alias == null) {
+            return null;
+        }
+        int colon = alias.indexOf(':');
+        if (colon < 0) {
+            return null;
+        }
+        long number;
+        try {
+            number = Long.parseLong(alias.substring(0, colon));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        for (Generation generation : recent) {
+            if (generation.number() == number) {
+                return generation;
+            }
+        }
+        return null;
+    }
+
+    /** The alias of {@link CurrentKeyManager} for the alias {@code chosen} of {@code generation}'s key manager. */
+    private static @Nullable String alias(Generation generation, @Nullable String chosen) {
+        return chosen == null ? null : generation.number() + ":" + chosen;
+    }
+
+    private static String @Nullable [] aliases(Generation generation, String @Nullable [] found) {
+        if (found == null) {
+            return null;
+        }
+        String[] aliases = new String[found.length];
+        for (int i = 0; i < found.length; i++) {
+            aliases[i] = generation.number() + ":" + found[i];
+        }
+        return aliases;
+    }
+
+    private static String delegateAlias(String alias) {
+        return alias.substring(alias.indexOf(':') + 1);
+    }
+
+    /** Logs the reloads and keeps {@link #recent}. */
+    private final class Listener implements ReloadingFiles.ReloadListener<Generation> {
+        @Override
+        public void reloaded(Generation value) {
+            recent = List.of(value, recent.get(0));
+            logger.info("NEP-SEC-001 TLS files changed ({}): membership uses them from now on, certificate {}", paths,
+                    value.material().summary());
+        }
+
+        @Override
+        public void kept(ConfigException problem) {
+            logger.warn("NEP-SEC-002 the TLS files changed but do not load; membership keeps the loaded ones until"
+                    + " they do: {}", problem.getMessage());
+        }
     }
 
     @Override
     public String toString() {
-        return "ReloadingKeyMaterial" + files;
+        return "ReloadingKeyMaterial" + paths;
     }
 
-    /** Presents the current certificate. */
+    /**
+     * Presents the current certificate. The alias it chooses is {@code <generation>:<alias>}: the
+     * chain and the key a handshake asks for by that alias come from the same material, even when
+     * the files were read anew between its calls. It presents the certificate whichever authorities
+     * the peer says it accepts (the JDK's key manager would present none when its authority is not
+     * among them): there is only the one, and a peer that no longer trusts its authority (a CA
+     * roll-over missed on this node) then refuses it by name, counted and logged ({@code NEP-SEC-030}),
+     * instead of seeing no certificate at all.
+     */
     private final class CurrentKeyManager extends X509ExtendedKeyManager {
-        private X509ExtendedKeyManager delegate() {
-            return current().keyManager();
-        }
-
         @Override
         public String @Nullable [] getClientAliases(String keyType, java.security.Principal @Nullable [] issuers) {
-            return delegate().getClientAliases(keyType, issuers);
+            Generation now = files.current();
+            return aliases(now, now.material().keyManager().getClientAliases(keyType, null));
         }
 
         @Override
         public @Nullable String chooseClientAlias(String[] keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable Socket socket) {
-            return delegate().chooseClientAlias(keyType, issuers, socket);
+            Generation now = files.current();
+            return alias(now, now.material().keyManager().chooseClientAlias(keyType, null, socket));
         }
 
         @Override
         public String @Nullable [] getServerAliases(String keyType, java.security.Principal @Nullable [] issuers) {
-            return delegate().getServerAliases(keyType, issuers);
+            Generation now = files.current();
+            return aliases(now, now.material().keyManager().getServerAliases(keyType, null));
         }
 
         @Override
         public @Nullable String chooseServerAlias(String keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable Socket socket) {
-            return delegate().chooseServerAlias(keyType, issuers, socket);
-        }
-
-        @Override
-        public X509Certificate @Nullable [] getCertificateChain(String alias) {
-            return delegate().getCertificateChain(alias);
-        }
-
-        @Override
-        public @Nullable PrivateKey getPrivateKey(String alias) {
-            return delegate().getPrivateKey(alias);
+            Generation now = files.current();
+            return alias(now, now.material().keyManager().chooseServerAlias(keyType, null, socket));
         }
 
         @Override
         public @Nullable String chooseEngineClientAlias(String[] keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable SSLEngine engine) {
-            return delegate().chooseEngineClientAlias(keyType, issuers, engine);
+            Generation now = files.current();
+            return alias(now, now.material().keyManager().chooseEngineClientAlias(keyType, null, engine));
         }
 
         @Override
         public @Nullable String chooseEngineServerAlias(String keyType, java.security.Principal @Nullable [] issuers,
                 @Nullable SSLEngine engine) {
-            return delegate().chooseEngineServerAlias(keyType, issuers, engine);
+            Generation now = files.current();
+            return alias(now, now.material().keyManager().chooseEngineServerAlias(keyType, null, engine));
+        }
+
+        @Override
+        public X509Certificate @Nullable [] getCertificateChain(@Nullable String alias) {
+            Generation generation = generation(alias);
+            return generation == null || alias == null ? null
+                    : generation.material().keyManager().getCertificateChain(delegateAlias(alias));
+        }
+
+        @Override
+        public @Nullable PrivateKey getPrivateKey(@Nullable String alias) {
+            Generation generation = generation(alias);
+            return generation == null || alias == null ? null
+                    : generation.material().keyManager().getPrivateKey(delegateAlias(alias));
         }
     }
 

@@ -12,10 +12,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
@@ -34,40 +31,34 @@ import org.slf4j.LoggerFactory;
 /**
  * The TLS side of one {@link SecurityConfig}: makes an {@link SslHandler} for each new connection,
  * server or client, from the PEM files the config names, and reads a peer's {@link Principal} off
- * its certificate. The files are checked at most once per {@link #RELOAD_CHECK_NANOS} as
- * connections open; when one changed, the context is built anew from them, so certificates and
- * trusted authorities rotate without a restart (connections already open keep theirs). A change
- * that does not load (a half-written file) keeps the previous context and is logged.
+ * its certificate. The files are looked at, at most once a second, as connections open
+ * ({@link ReloadingFiles}); when one changed, the context is built anew from them, so certificates
+ * and trusted authorities rotate without a restart (connections already open keep theirs). Files
+ * that do not load (one half written, or a certificate whose key is not in place yet) keep the
+ * previous context; that is logged once.
  *
  * <p>Thread-safety: thread-safe.
  */
 public final class TlsContext {
     private static final Logger logger = LoggerFactory.getLogger(TlsContext.class);
 
-    /** How often, at most, the files are looked at for a change: once a second. */
-    static final long RELOAD_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
-
-    /** The config keys of the files, in the order of {@link #files}. */
-    private static final List<String> KEYS = List.of("certificate", "key", "trust");
 
     private final boolean server;
     private final SecurityConfig config;
-    private final List<Path> files;
-    private final LongSupplier nanoTime;
-    private volatile Loaded loaded;
+    private final ReloadingFiles<Built> files;
 
-    private record Loaded(SslContext context, List<FileTime> modified, long checkedAt) {}
+    /** A context and the certificate it presents, for the log. */
+    private record Built(SslContext context, String certificate) {}
 
     private TlsContext(boolean server, SecurityConfig config, LongSupplier nanoTime) {
         this.server = server;
         this.config = config;
-        this.files = List.of(requireNonNull(config.certificate(), "certificate"), requireNonNull(config.key(), "key"),
-                requireNonNull(config.trust(), "trust"));
-        this.nanoTime = nanoTime;
-        List<FileTime> modified = modified();
-        this.loaded = new Loaded(build(), modified, nanoTime.getAsLong());
+        Path certificate = requireNonNull(config.certificate(), "certificate");
+        Path key = requireNonNull(config.key(), "key");
+        Path trust = requireNonNull(config.trust(), "trust");
+        this.files = ReloadingFiles.read(PemKeyMaterial.files(certificate, key, trust),
+                () -> build(PemKeyMaterial.read(certificate, key, trust)), new Listener(), nanoTime);
     }
 
     /**
@@ -138,71 +129,26 @@ public final class TlsContext {
 
     /** The context new connections get now (built anew first if the files changed). */
     public SslContext current() {
-        Loaded now = loaded;
-        long at = nanoTime.getAsLong();
-        if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
-            return now.context();
-        }
-        synchronized (this) {
-            now = loaded;
-            if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
-                return now.context();
-            }
-            List<FileTime> modified;
-            try {
-                modified = modified();
-            } catch (ConfigException e) {
-                logger.warn("NEP-SEC-002 cannot read the TLS files, keeping the loaded ones: {}", e.getMessage());
-                loaded = new Loaded(now.context(), now.modified(), at);
-                return now.context();
-            }
-            if (modified.equals(now.modified())) {
-                loaded = new Loaded(now.context(), now.modified(), at);
-                return now.context();
-            }
-            try {
-                loaded = new Loaded(build(), modified, at);
-                logger.info("NEP-SEC-001 TLS files changed ({}): new connections use them", files);
-            } catch (ConfigException e) {
-                logger.warn("NEP-SEC-002 the TLS files changed but do not load, keeping the loaded ones: {}",
-                        e.getMessage());
-                loaded = new Loaded(now.context(), now.modified(), at);
-            }
-            return loaded.context();
-        }
+        return files.current().context();
     }
 
-    private List<FileTime> modified() {
-        FileTime[] times = new FileTime[files.size()];
-        for (int i = 0; i < times.length; i++) {
-            try {
-                times[i] = Files.getLastModifiedTime(files.get(i));
-            } catch (IOException e) {
-                throw new ConfigException("security." + KEYS.get(i), "'" + files.get(i) + "' cannot be read ("
-                        + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
-            }
-        }
-        return List.of(times);
-    }
-
-    private SslContext build() {
-        Path certificate = files.get(0);
-        Path key = files.get(1);
-        Path trust = files.get(2);
+    /** A context of {@code material}'s certificate, key and authorities. */
+    private Built build(PemKeyMaterial material) {
+        X509Certificate[] chain = material.chain().toArray(new X509Certificate[0]);
         try {
             SslContextBuilder builder = server
-                    ? SslContextBuilder.forServer(certificate.toFile(), key.toFile()).clientAuth(clientAuth())
+                    ? SslContextBuilder.forServer(material.key(), chain).clientAuth(clientAuth())
                     // the node is checked by its principal (the SAN URI), not by the address it was reached at:
                     // a pod's address changes with every restart, its name does not
-                    : SslContextBuilder.forClient().keyManager(certificate.toFile(), key.toFile())
+                    : SslContextBuilder.forClient().keyManager(material.key(), chain)
                             .endpointIdentificationAlgorithm(null);
-            return builder.trustManager(trust.toFile())
+            return new Built(builder.trustManager(material.authorities().toArray(new X509Certificate[0]))
                     .sslProvider(provider(config.provider()))
                     .protocols(PROTOCOLS)
-                    .build();
+                    .build(), material.summary());
         } catch (SSLException | IllegalArgumentException e) {
-            throw new ConfigException("security", "cannot load the certificate '" + certificate + "', key '" + key
-                    + "' or trust '" + trust + "' (expected: PEM files, the key in PKCS#8): " + message(e));
+            throw new ConfigException("security", "cannot build a TLS context of " + material + " (expected: PEM files,"
+                    + " the key in PKCS#8): " + message(e));
         }
     }
 
@@ -250,5 +196,20 @@ public final class TlsContext {
     /** For tests: {@link #server} with its own clock. */
     static TlsContext server(SecurityConfig config, LongSupplier nanoTime) {
         return new TlsContext(true, config, nanoTime);
+    }
+
+    /** Logs the reloads. */
+    private final class Listener implements ReloadingFiles.ReloadListener<Built> {
+        @Override
+        public void reloaded(Built value) {
+            logger.info("NEP-SEC-001 TLS files changed ({}): new {} connections use them, certificate {}", files,
+                    server ? "inbound" : "outbound", value.certificate());
+        }
+
+        @Override
+        public void kept(ConfigException problem) {
+            logger.warn("NEP-SEC-002 the TLS files changed but do not load; new {} connections keep the loaded ones"
+                    + " until they do: {}", server ? "inbound" : "outbound", problem.getMessage());
+        }
     }
 }

@@ -4,15 +4,15 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.ConfigException;
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.tls.ReloadingFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The bearer token the admin port asks of every route but {@code /health/*}: the content of the
  * file {@code admin-token-file} names, trimmed. The file is read at start (a file that cannot be
- * read or holds no token stops the start) and looked at again at most once per
- * {@link #RELOAD_CHECK_NANOS} as requests arrive; when it changed, its new token counts from then
- * on. A change that holds no token (a half-written file) keeps the previous one and is logged.
+ * read or holds no token stops the start) and looked at again, at most once a second, as requests
+ * arrive ({@link ReloadingFiles}); when it changed, its new token counts from then on. A change that
+ * holds no token (a half-written file) keeps the previous one and is logged once.
  *
  * <p>Only a SHA-256 digest of the token is kept, and a presented token is compared with it in
  * constant time ({@link MessageDigest#isEqual} of the digests, so the length leaks nothing
@@ -34,16 +34,13 @@ import org.slf4j.LoggerFactory;
 public final class AdminToken {
     private static final Logger logger = LoggerFactory.getLogger(AdminToken.class);
 
-    /** How often, at most, the file is looked at for a change: once a second. */
-    static final long RELOAD_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private static final String KEY = "admin-token-file";
     private static final String BEARER = "bearer ";
 
     private final NodeId node;
     private final Path file;
-    private final LongSupplier nanoTime;
-    private volatile Loaded loaded;
+    /** The SHA-256 digest of the token. */
+    private final ReloadingFiles<byte[]> token;
 
     /** What a request's {@code Authorization} header proves. */
     public enum Check {
@@ -55,14 +52,10 @@ public final class AdminToken {
         WRONG
     }
 
-    private record Loaded(byte[] digest, FileTime modified, long checkedAt) {}
-
     private AdminToken(NodeId node, Path file, LongSupplier nanoTime) {
         this.node = requireNonNull(node, "node");
         this.file = requireNonNull(file, "file");
-        this.nanoTime = nanoTime;
-        FileTime modified = modified();
-        this.loaded = new Loaded(digest(read()), modified, nanoTime.getAsLong());
+        this.token = ReloadingFiles.read(Map.of(KEY, file), () -> digest(read()), new Listener(), nanoTime);
     }
 
     /**
@@ -91,42 +84,7 @@ public final class AdminToken {
 
     /** The digest of the token requests must present now (read anew first if the file changed). */
     private byte[] current() {
-        Loaded now = loaded;
-        long at = nanoTime.getAsLong();
-        if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
-            return now.digest();
-        }
-        synchronized (this) {
-            now = loaded;
-            if (at - now.checkedAt() < RELOAD_CHECK_NANOS) {
-                return now.digest();
-            }
-            loaded = reloaded(now, at);
-            return loaded.digest();
-        }
-    }
-
-    private Loaded reloaded(Loaded now, long at) {
-        try {
-            FileTime modified = modified();
-            if (modified.equals(now.modified())) {
-                return new Loaded(now.digest(), now.modified(), at);
-            }
-            Loaded changed = new Loaded(digest(read()), modified, at);
-            logger.info("{}: NEP-SEC-060 {} changed: the admin port asks for its new token", node, file);
-            return changed;
-        } catch (ConfigException e) {
-            logger.warn("{}: NEP-SEC-061 keeping the admin token read before: {}", node, e.getMessage());
-            return new Loaded(now.digest(), now.modified(), at);
-        }
-    }
-
-    private FileTime modified() {
-        try {
-            return Files.getLastModifiedTime(file);
-        } catch (IOException e) {
-            throw unreadable(e);
-        }
+        return token.current();
     }
 
     private String read() {
@@ -140,6 +98,19 @@ public final class AdminToken {
             throw new ConfigException(KEY, "'" + file + "' holds no token (expected: the token, alone in the file)");
         }
         return token;
+    }
+
+    /** Logs the reloads, never the token. */
+    private final class Listener implements ReloadingFiles.ReloadListener<byte[]> {
+        @Override
+        public void reloaded(byte[] value) {
+            logger.info("{}: NEP-SEC-060 {} changed: the admin port asks for its new token", node, file);
+        }
+
+        @Override
+        public void kept(ConfigException problem) {
+            logger.warn("{}: NEP-SEC-061 keeping the admin token read before: {}", node, problem.getMessage());
+        }
     }
 
     private ConfigException unreadable(IOException e) {
