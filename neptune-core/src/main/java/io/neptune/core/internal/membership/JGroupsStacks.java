@@ -36,15 +36,17 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>With {@code security.tls: required} the TCP transport of the loopback, tcp and dns stacks
  * runs TLS with client authentication ({@link MembershipSecurity}); discovery and merge messages
- * travel over it too. FD_SOCK2's liveness sockets stay plaintext: they carry no data, only the
- * fact that a peer's socket is open.
+ * travel over it too. With {@code permissive} that transport takes TLS and plaintext on one port
+ * and connects with TLS, or in plaintext to a peer without TLS ({@link PermissiveSocketFactory});
+ * the udp stack stays plaintext. FD_SOCK2's liveness sockets stay plaintext: they carry no data,
+ * only the fact that a peer's socket is open.
  */
 public final class JGroupsStacks {
     private JGroupsStacks() {}
 
     /**
-     * Creates an unconnected channel for {@code config}, in plaintext: for {@code security.tls} other
-     * than required. JGroups reads its messages with the {@link StrictMessageTypes}, so nothing a
+     * Creates an unconnected channel for {@code config}, in plaintext: for {@code security.tls:
+     * disabled}. JGroups reads its messages with the {@link StrictMessageTypes}, so nothing a
      * sender puts in one is Java-deserialized.
      */
     public static JChannel create(MembershipConfig config) throws Exception {
@@ -53,11 +55,16 @@ public final class JGroupsStacks {
 
     /**
      * Creates an unconnected channel for {@code config} whose TCP transport runs TLS with client
-     * authentication, as {@code security} says; {@link MembershipSecurity#of} refuses the udp stack.
+     * authentication, or with {@code permissive} takes TLS and plaintext, as {@code security} says.
+     * The udp stack stays plaintext with {@code permissive}; {@link MembershipSecurity#of} refuses
+     * it with {@code required}.
      */
     public static JChannel create(MembershipConfig config, MembershipSecurity security) throws Exception {
         if (config.stack() == MembershipConfig.Stack.UDP) {
-            throw new IllegalArgumentException("stack: udp (expected: a TCP stack with TLS)");
+            if (!security.acceptsPlaintext()) {
+                throw new IllegalArgumentException("stack: udp (expected: a TCP stack with TLS)");
+            }
+            return create(config, (SocketFactory) null);
         }
         return create(config, security.socketFactory());
     }
