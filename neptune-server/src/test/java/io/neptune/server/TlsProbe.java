@@ -66,16 +66,19 @@ final class TlsProbe {
     }
 
     /**
-     * Whether {@code address} refuses a new connection: the handshake fails, or the port closes the
-     * connection after it. Against a port that lets the probe in and waits for it to speak (the
-     * JGroups port), this takes {@value #REFUSAL_MILLIS} ms to say false.
+     * Whether {@code address} refuses a new connection for its certificate: the handshake fails, or
+     * (TLS 1.3, where the server checks the client's certificate after the client is done) an alert
+     * or a reset follows it. A port that let the probe in and then closes the connection cleanly,
+     * as the JGroups port does to a peer silent for a second, did not refuse it; waiting for the
+     * port to speak takes at most {@value #REFUSAL_MILLIS} ms.
      */
     boolean refused(InetSocketAddress address) throws IOException {
         try (SSLSocket socket = connect(address)) {
             socket.startHandshake();
             socket.setSoTimeout(REFUSAL_MILLIS);
             InputStream in = socket.getInputStream();
-            return in.read() < 0;
+            in.read(); // -1: closed cleanly after letting the probe in
+            return false;
         } catch (SocketTimeoutException open) {
             return false;
         } catch (SSLException | SocketException closed) {
