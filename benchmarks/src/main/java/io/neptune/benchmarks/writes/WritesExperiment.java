@@ -121,7 +121,7 @@ public final class WritesExperiment {
             List<String> stalls) throws InterruptedException {
         List<Measurement> measurements = new ArrayList<>();
         for (int partitions : plan.partitions()) {
-            for (WriteSystem system : plan.systems()) {
+            for (WriteSystem system : plan.order()) {
                 long started = System.nanoTime();
                 try (WriteTarget target = system.start.apply(partitions)) {
                     durability.putIfAbsent(system, target.durability());

@@ -33,7 +33,7 @@ class WritesPlanTest {
     void rejectsUnknownArgumentsAndRecognizesHelp() {
         assertThatThrownBy(() -> WritesPlan.parse(List.of("--quik")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("argument: '--quik' (expected: --quick, --systems LIST, --tls, --help or nothing)");
+                .hasMessage("argument: '--quik' (expected: --quick, --systems LIST, --tls, --reverse, --help or nothing)");
         assertThatThrownBy(() -> WritesPlan.parse(List.of("--systems"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> WritesPlan.parse(List.of("--systems", "etcd")))
                 .hasMessage("system: 'etcd' (expected: neptune, unreplicated, ratis, tls-openssl or tls-jdk)");
@@ -64,6 +64,11 @@ class WritesPlanTest {
         assertThat(plan.complete()).isFalse();
         assertThat(plan.partitions()).isEqualTo(WritesPlan.quickPlan().partitions());
         assertThat(WritesPlan.parse(List.of("--systems", "tls-jdk,neptune,tls-openssl")).tlsComparison()).isTrue();
+        assertThat(plan.order()).isEqualTo(plan.systems());
+        WritesPlan reversed = WritesPlan.parse(List.of("--tls", "--reverse"));
+        assertThat(reversed.order()).containsExactly(WriteSystem.NEPTUNE_TLS_JDK, WriteSystem.NEPTUNE_TLS_OPENSSL,
+                WriteSystem.NEPTUNE);
+        assertThat(reversed.tlsComparison()).isTrue();
     }
 
     @Test
