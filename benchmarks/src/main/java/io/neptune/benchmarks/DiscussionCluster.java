@@ -7,12 +7,15 @@ import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
+import io.neptune.server.internal.security.CertificateAuthority;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -57,8 +60,12 @@ public final class DiscussionCluster implements AutoCloseable {
     private final List<NeptuneNode> nodes = new ArrayList<>();
     private final List<ServerCapacity> capacities = new ArrayList<>();
     private @Nullable NeptuneNode driver;
+    /** With TLS: the provider every node and the driver run; {@code null} for plaintext. */
+    private final SecurityConfig.@Nullable TlsProvider tls;
+    /** With TLS: the development CA that certifies every node and the driver. */
+    private final @Nullable CertificateAuthority authority;
 
-    private DiscussionCluster(int nodeCount, int degree) {
+    private DiscussionCluster(int nodeCount, int degree, SecurityConfig.@Nullable TlsProvider tls) {
         if (degree < 1 || degree > nodeCount) {
             throw new IllegalArgumentException("degree: " + degree + " (expected: 1.." + nodeCount + ")");
         }
@@ -69,6 +76,9 @@ public final class DiscussionCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.tls = tls;
+        this.authority = tls == null ? null
+                : CertificateAuthority.create(work.resolve("certs"), cluster, Duration.ofDays(1));
     }
 
     /**
@@ -103,7 +113,17 @@ public final class DiscussionCluster implements AutoCloseable {
     /** Like {@link #start(int, int, int, Function)}, every service hosted in fail-over mode {@code failover}. */
     public static DiscussionCluster start(int nodes, int degree, int workers, FailoverMode failover,
             Function<ServerCapacity, List<Object>> servicesOf) {
-        DiscussionCluster c = new DiscussionCluster(nodes, degree);
+        return start(nodes, degree, workers, failover, null, servicesOf);
+    }
+
+    /**
+     * Like {@link #start(int, int, int, FailoverMode, Function)}; with {@code tls} not null every node
+     * and the driver require TLS on the request port ({@code security.tls: required}) on that
+     * provider, each with a certificate of its own from a development CA made for this cluster.
+     */
+    public static DiscussionCluster start(int nodes, int degree, int workers, FailoverMode failover,
+            SecurityConfig.@Nullable TlsProvider tls, Function<ServerCapacity, List<Object>> servicesOf) {
+        DiscussionCluster c = new DiscussionCluster(nodes, degree, tls);
         try {
             for (int i = 0; i < nodes; i++) {
                 ServerCapacity capacity = new ServerCapacity(workers);
@@ -128,7 +148,17 @@ public final class DiscussionCluster implements AutoCloseable {
     }
 
     private NodeConfig config(String node, int ioThreads) {
-        return config(cluster, work, node, ioThreads);
+        NodeConfig plain = config(cluster, work, node, ioThreads);
+        CertificateAuthority ca = authority;
+        SecurityConfig.TlsProvider provider = tls;
+        if (ca == null || provider == null) {
+            return plain;
+        }
+        CertificateAuthority.Issued issued = ca.issue(Principal.node(NodeId.of(node)), work.resolve("certs"),
+                Duration.ofDays(1));
+        SecurityConfig security = SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED)
+                .identity(issued.certificate(), issued.key()).trust(ca.certificate()).provider(provider).build();
+        return plain.toBuilder().security(security).build();
     }
 
     /**

@@ -6,10 +6,12 @@ import io.neptune.benchmarks.writes.KvWriteService.Stored;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
+import io.neptune.core.SecurityConfig;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.NodeConfig;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Neptune nodes in this JVM on the loopback stack ({@link DiscussionCluster}) hosting
@@ -17,7 +19,8 @@ import java.util.concurrent.CompletableFuture;
  * default {@link NodeConfig.LogSync#GROUP} log sync, plus a node that hosts nothing and sends the
  * writes. With {@code replicas} nodes each partition has a replica on every node, primaries spread
  * evenly by priority; with one node it is the same service unreplicated (it still logs and forces
- * every write, but propagates nothing).
+ * every write, but propagates nothing). With a TLS provider every node and the sending node require
+ * TLS on the request port, each with its own certificate from a development CA.
  *
  * <p>Thread-safety: {@link #put} is thread-safe; start and close from one thread.
  */
@@ -35,9 +38,14 @@ final class NeptuneWrites implements WriteTarget {
 
     /** Starts {@code replicas} nodes hosting every one of {@code partitions} partitions, and the sending node. */
     static NeptuneWrites start(int replicas, int partitions) {
+        return start(replicas, partitions, null);
+    }
+
+    /** {@link #start(int, int)} with TLS required everywhere on {@code tls}, or plaintext if it is null. */
+    static NeptuneWrites start(int replicas, int partitions, SecurityConfig.@Nullable TlsProvider tls) {
         String service = KvWriteService.create(partitions).name();
         DiscussionCluster cluster = DiscussionCluster.start(replicas, replicas, HostingConfig.DEFAULT_WORKERS,
-                FailoverMode.MAJORITY, capacity -> List.of(KvWriteService.create(partitions)));
+                FailoverMode.MAJORITY, tls, capacity -> List.of(KvWriteService.create(partitions)));
         return new NeptuneWrites(cluster, service, replicas);
     }
 

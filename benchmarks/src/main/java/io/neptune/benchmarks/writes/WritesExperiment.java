@@ -4,6 +4,7 @@ import com.sun.management.OperatingSystemMXBean;
 import io.neptune.benchmarks.ClosedLoop;
 import io.neptune.benchmarks.ExperimentRun;
 import io.neptune.benchmarks.Report;
+import io.neptune.core.SecurityConfig;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,29 +26,45 @@ import java.util.function.Supplier;
  * experiments do; the systems run one after another per partition count, each in a fresh cluster.
  *
  * <p>Usage: {@code ./neptune bench writes [--quick]}; the report goes to
- * {@code docs/benchmarks/replicated-writes.*} under the working directory.
+ * {@code docs/benchmarks/replicated-writes.*} under the working directory. With {@code --tls} it
+ * measures Neptune with 3 replicas plaintext against the same with {@code security.tls: required}
+ * on every node and the client, on OpenSSL and on the JDK's TLS (issue 23), and writes
+ * {@code docs/benchmarks/replicated-writes-tls.*} instead.
  */
 public final class WritesExperiment {
     /** Distinct keys written per partition. */
     static final int KEYS = 1000;
+    /** The report of the default systems. */
+    private static final String REPORT = "replicated-writes";
+    /** The report of a {@code --tls} run. */
+    private static final String TLS_REPORT = "replicated-writes-tls";
     private static final OperatingSystemMXBean CPU =
             (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /** A system under test; labels are CSV cells, so no commas. */
     enum WriteSystem {
-        // Neptune and Ratis run next to each other, so drifting host load hits them as alike as it can.
-        NEPTUNE("neptune", "Neptune 3 replicas", partitions -> NeptuneWrites.start(3, partitions)),
-        RATIS("ratis", "Ratis 3 peers", partitions -> RatisWrites.start(3, partitions)),
-        NEPTUNE_UNREPLICATED("unreplicated", "Neptune unreplicated", partitions -> NeptuneWrites.start(1, partitions));
+        // Neptune and Ratis run next to each other, so drifting host load hits them as alike as it can;
+        // so do plaintext and TLS Neptune in a --tls run.
+        NEPTUNE("neptune", "Neptune 3 replicas", false, partitions -> NeptuneWrites.start(3, partitions)),
+        NEPTUNE_TLS_OPENSSL("tls-openssl", "Neptune 3 replicas TLS (OpenSSL)", true,
+                partitions -> NeptuneWrites.start(3, partitions, SecurityConfig.TlsProvider.OPENSSL)),
+        NEPTUNE_TLS_JDK("tls-jdk", "Neptune 3 replicas TLS (JDK)", true,
+                partitions -> NeptuneWrites.start(3, partitions, SecurityConfig.TlsProvider.JDK)),
+        RATIS("ratis", "Ratis 3 peers", false, partitions -> RatisWrites.start(3, partitions)),
+        NEPTUNE_UNREPLICATED("unreplicated", "Neptune unreplicated", false,
+                partitions -> NeptuneWrites.start(1, partitions));
 
         /** The name {@code --systems} takes. */
         final String option;
         final String label;
+        /** Whether its nodes and client require TLS: measured by {@code --tls}, not by default. */
+        final boolean tls;
         final IntFunction<WriteTarget> start;
 
-        WriteSystem(String option, String label, IntFunction<WriteTarget> start) {
+        WriteSystem(String option, String label, boolean tls, IntFunction<WriteTarget> start) {
             this.option = option;
             this.label = label;
+            this.tls = tls;
             this.start = start;
         }
     }
@@ -81,19 +98,30 @@ public final class WritesExperiment {
         List<String> stalls = new ArrayList<>();
         List<Measurement> measurements = run(plan, durability, stalls);
         String context = run.finish();
+        if (plan.tlsComparison()) {
+            Report report = report(plan, measurements, durability, stalls, context, TLS_REPORT,
+                    "Replicated writes with TLS on and off", TlsRatios.table(measurements));
+            report.write(run.root(), ExperimentRun.command("writes", args));
+            System.out.println("wrote docs/benchmarks/" + TLS_REPORT + ".*");
+            return;
+        }
         if (!plan.complete()) {
             System.out.println("a --systems run writes no report (it would replace the full one with a subset)");
             return;
         }
-        report(plan, measurements, durability, stalls, context).write(run.root(), ExperimentRun.command("writes", args));
-        System.out.println("wrote docs/benchmarks/replicated-writes.*");
+        Report report = report(plan, measurements, durability, stalls, context, REPORT,
+                "Replicated writes: level 2 against unreplicated and Ratis", ratios(measurements, 64));
+        report.note("Ratis settings changed from its defaults (none of them changes what is forced): "
+                + RatisWrites.changedSettings() + ".");
+        report.write(run.root(), ExperimentRun.command("writes", args));
+        System.out.println("wrote docs/benchmarks/" + REPORT + ".*");
     }
 
     private static List<Measurement> run(WritesPlan plan, Map<WriteSystem, String> durability,
             List<String> stalls) throws InterruptedException {
         List<Measurement> measurements = new ArrayList<>();
         for (int partitions : plan.partitions()) {
-            for (WriteSystem system : plan.systems()) {
+            for (WriteSystem system : plan.order()) {
                 long started = System.nanoTime();
                 try (WriteTarget target = system.start.apply(partitions)) {
                     durability.putIfAbsent(system, target.durability());
@@ -158,13 +186,14 @@ public final class WritesExperiment {
         return "0123456789abcdef".repeat(bytes / 16 + 1).substring(0, bytes);
     }
 
-    private static String payloadLabel(int payload) {
+    static String payloadLabel(int payload) {
         return payload % 1024 == 0 ? payload / 1024 + " KB" : payload + " B";
     }
 
     private static Report report(WritesPlan plan, List<Measurement> measurements,
-            Map<WriteSystem, String> durability, List<String> stalls, String context) {
-        Report report = new Report("replicated-writes", "Replicated writes: level 2 against unreplicated and Ratis",
+            Map<WriteSystem, String> durability, List<String> stalls, String context, String name, String title,
+            String ratios) {
+        Report report = new Report(name, title,
                 "system", "partitions", "payload (B)", "writers", "writes", "failures", "writes/s", "p50 (ms)",
                 "p99 (ms)", "CPU per write (µs)", "load (1 min)");
         for (Measurement m : measurements) {
@@ -194,12 +223,10 @@ public final class WritesExperiment {
         durability.forEach((system, text) -> forced.append("\n- ").append(system.label).append(": ").append(text)
                 .append('.'));
         report.note(forced.toString());
-        report.note("Ratis settings changed from its defaults (none of them changes what is forced): "
-                + RatisWrites.changedSettings() + ".");
         for (String stall : stalls) {
             report.note("Stalled: " + stall + ".");
         }
-        report.note(ratios(measurements, 64));
+        report.note(ratios);
         report.note(context);
         return report;
     }
@@ -222,7 +249,7 @@ public final class WritesExperiment {
         return md.toString().stripTrailing();
     }
 
-    private static double throughput(List<Measurement> measurements, WriteSystem system, Measurement like,
+    static double throughput(List<Measurement> measurements, WriteSystem system, Measurement like,
             int writers) {
         return measurements.stream().filter(m -> m.system() == system && m.partitions() == like.partitions()
                         && m.payload() == like.payload() && m.result().callers() == writers)

@@ -4,6 +4,7 @@ import io.neptune.benchmarks.writes.WritesExperiment.WriteSystem;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -18,19 +19,25 @@ import java.util.Locale;
  * @param firstWarmUp the unmeasured run at the start of each cluster (JIT, connections)
  * @param warmUp the unmeasured start of every measured run
  * @param measure the measured period of every run
- * @param systems the systems to measure, in the order they run; a run of fewer than all writes no report
+ * @param systems the systems to measure, in declaration order; a run of fewer than all writes no report
+ * @param reversed whether the systems run in the reverse of that order (to see whether the order biases a comparison)
  */
 record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payloads, List<Integer> writers,
-        Duration firstWarmUp, Duration warmUp, Duration measure, List<WriteSystem> systems) {
+        Duration firstWarmUp, Duration warmUp, Duration measure, List<WriteSystem> systems, boolean reversed) {
     /** The usage line that {@code --help} prints. */
     static final String USAGE = """
-            usage: ./neptune bench writes [--quick] [--systems neptune,unreplicated,ratis] [--help]
+            usage: ./neptune bench writes [--quick] [--systems neptune,unreplicated,ratis,tls-openssl,tls-jdk] [--tls] [--reverse]
+                                   [--help]
               Level-2 writes with 3 replicas against the same service unreplicated and Apache Ratis (3 peers),
               all in one JVM on 127.0.0.1: 100 B and 4 KB values, 1 and 64 partitions (Raft groups), closed loops of
               1, 4, 16, 64 and 256 writers; committed writes/s and p50/p99 commit latency.
               Writes docs/benchmarks/replicated-writes.{md,csv,png} (run from the repository root).
               --quick    1, 16 and 64 writers and shorter runs (about 3 minutes)
-              --systems  only these systems (then no report is written)""";
+              --systems  only these systems (then no report is written)
+              --reverse  run the systems in the reverse order (e.g. TLS before plaintext)
+              --tls      Neptune 3 replicas plaintext against the same with security.tls: required on every node and
+                         the client, on OpenSSL and on the JDK's TLS (tls-openssl, tls-jdk), in one run; writes
+                         docs/benchmarks/replicated-writes-tls.{md,csv,png} instead""";
 
     WritesPlan {
         partitions = List.copyOf(partitions);
@@ -39,21 +46,45 @@ record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payload
         systems = systems.stream().distinct().sorted().toList(); // declaration order: Neptune next to Ratis
     }
 
-    /** Whether every system runs, so that the report is complete. */
+    /** The systems in the order they run. */
+    List<WriteSystem> order() {
+        List<WriteSystem> order = new ArrayList<>(systems);
+        if (reversed) {
+            Collections.reverse(order);
+        }
+        return order;
+    }
+
+    /** Whether every default (plaintext) system runs, and only those, so that the report is complete. */
     boolean complete() {
-        return systems.size() == WriteSystem.values().length;
+        return systems.equals(defaultSystems());
+    }
+
+    /** Whether this is a {@code --tls} run: plaintext Neptune against Neptune on each TLS provider. */
+    boolean tlsComparison() {
+        return systems.equals(tlsSystems());
+    }
+
+    /** The systems a run measures unless told otherwise: all but the TLS ones. */
+    static List<WriteSystem> defaultSystems() {
+        return Arrays.stream(WriteSystem.values()).filter(s -> !s.tls).toList();
+    }
+
+    /** The systems of {@code --tls}: Neptune with 3 replicas, plaintext and on each TLS provider. */
+    static List<WriteSystem> tlsSystems() {
+        return Arrays.stream(WriteSystem.values()).filter(s -> s.tls || s == WriteSystem.NEPTUNE).toList();
     }
 
     /** The full plan: 1–256 writers, 10-second runs. */
     static WritesPlan fullPlan() {
         return new WritesPlan(false, List.of(1, 64), List.of(100, 4096), List.of(1, 4, 16, 64, 256),
-                Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(8), List.of(WriteSystem.values()));
+                Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(8), defaultSystems(), false);
     }
 
     /** The quick plan: 1, 16 and 64 writers, 3-second runs. */
     static WritesPlan quickPlan() {
         return new WritesPlan(true, List.of(1, 64), List.of(100, 4096), List.of(1, 16, 64),
-                Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMillis(2500), List.of(WriteSystem.values()));
+                Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMillis(2500), defaultSystems(), false);
     }
 
     /** Whether {@code args} ask for the usage text. */
@@ -62,28 +93,33 @@ record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payload
     }
 
     /**
-     * The plan {@code args} choose: {@code [--quick] [--systems a,b]}, the systems by
-     * {@link WriteSystem#option}.
+     * The plan {@code args} choose: {@code [--quick] [--systems a,b] [--tls] [--reverse]}, the systems by
+     * {@link WriteSystem#option}; {@code --tls} stands for {@code --systems neptune,tls-openssl,tls-jdk}.
      *
      * @throws IllegalArgumentException on any other argument
      */
     static WritesPlan parse(List<String> args) {
         boolean quick = false;
-        List<WriteSystem> systems = List.of(WriteSystem.values());
+        boolean reversed = false;
+        List<WriteSystem> systems = defaultSystems();
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             if (arg.equals("--quick")) {
                 quick = true;
+            } else if (arg.equals("--reverse")) {
+                reversed = true;
+            } else if (arg.equals("--tls")) {
+                systems = tlsSystems();
             } else if (arg.equals("--systems") && i + 1 < args.size()) {
                 systems = systems(args.get(++i));
             } else {
                 throw new IllegalArgumentException("argument: '" + arg
-                        + "' (expected: --quick, --systems LIST, --help or nothing)");
+                        + "' (expected: --quick, --systems LIST, --tls, --reverse, --help or nothing)");
             }
         }
         WritesPlan plan = quick ? quickPlan() : fullPlan();
         return new WritesPlan(plan.quick(), plan.partitions(), plan.payloads(), plan.writers(), plan.firstWarmUp(),
-                plan.warmUp(), plan.measure(), systems);
+                plan.warmUp(), plan.measure(), systems, reversed);
     }
 
     private static List<WriteSystem> systems(String list) {
@@ -91,7 +127,7 @@ record WritesPlan(boolean quick, List<Integer> partitions, List<Integer> payload
         for (String name : list.split(",")) {
             chosen.add(Arrays.stream(WriteSystem.values()).filter(s -> s.option.equals(name.trim().toLowerCase(
                     Locale.ROOT))).findFirst().orElseThrow(() -> new IllegalArgumentException("system: '" + name
-                    + "' (expected: neptune, unreplicated or ratis)")));
+                    + "' (expected: neptune, unreplicated, ratis, tls-openssl or tls-jdk)")));
         }
         return chosen;
     }

@@ -33,10 +33,10 @@ class WritesPlanTest {
     void rejectsUnknownArgumentsAndRecognizesHelp() {
         assertThatThrownBy(() -> WritesPlan.parse(List.of("--quik")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("argument: '--quik' (expected: --quick, --systems LIST, --help or nothing)");
+                .hasMessage("argument: '--quik' (expected: --quick, --systems LIST, --tls, --reverse, --help or nothing)");
         assertThatThrownBy(() -> WritesPlan.parse(List.of("--systems"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> WritesPlan.parse(List.of("--systems", "etcd")))
-                .hasMessage("system: 'etcd' (expected: neptune, unreplicated or ratis)");
+                .hasMessage("system: 'etcd' (expected: neptune, unreplicated, ratis, tls-openssl or tls-jdk)");
         assertThat(WritesPlan.wantsHelp(List.of("--quick", "--help"))).isTrue();
         assertThat(WritesPlan.wantsHelp(List.of("-h"))).isTrue();
         assertThat(WritesPlan.wantsHelp(List.of("--quick"))).isFalse();
@@ -52,6 +52,30 @@ class WritesPlanTest {
                 WriteSystem.NEPTUNE_UNREPLICATED);
         assertThat(plan.complete()).isFalse();
         assertThat(WritesPlan.parse(List.of()).complete()).isTrue();
+        assertThat(WritesPlan.parse(List.of()).tlsComparison()).isFalse();
+    }
+
+    @Test
+    void tlsComparesPlaintextNeptuneWithEachProviderAndIsNotTheDefaultReport() {
+        WritesPlan plan = WritesPlan.parse(List.of("--quick", "--tls"));
+        assertThat(plan.systems()).containsExactly(WriteSystem.NEPTUNE, WriteSystem.NEPTUNE_TLS_OPENSSL,
+                WriteSystem.NEPTUNE_TLS_JDK);
+        assertThat(plan.tlsComparison()).isTrue();
+        assertThat(plan.complete()).isFalse();
+        assertThat(plan.partitions()).isEqualTo(WritesPlan.quickPlan().partitions());
+        assertThat(WritesPlan.parse(List.of("--systems", "tls-jdk,neptune,tls-openssl")).tlsComparison()).isTrue();
+        assertThat(plan.order()).isEqualTo(plan.systems());
+        WritesPlan reversed = WritesPlan.parse(List.of("--tls", "--reverse"));
+        assertThat(reversed.order()).containsExactly(WriteSystem.NEPTUNE_TLS_JDK, WriteSystem.NEPTUNE_TLS_OPENSSL,
+                WriteSystem.NEPTUNE);
+        assertThat(reversed.tlsComparison()).isTrue();
+    }
+
+    @Test
+    void tlsTableGivesEachProvidersRatioToPlaintextAtTheSameShape() {
+        List<Measurement> m = List.of(measured(WriteSystem.NEPTUNE, 2000), measured(WriteSystem.NEPTUNE_TLS_OPENSSL,
+                1800), measured(WriteSystem.NEPTUNE_TLS_JDK, 1000));
+        assertThat(TlsRatios.table(m)).contains("| 64 | 4 KB | 64 | 2000 | 1800 | 0.90 | 1000 | 0.50 |");
     }
 
     @Test
