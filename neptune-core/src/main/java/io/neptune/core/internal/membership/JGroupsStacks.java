@@ -37,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  * <p>With {@code security.tls: required} the TCP transport of the loopback, tcp and dns stacks
  * runs TLS with client authentication ({@link MembershipSecurity}); discovery and merge messages
  * travel over it too. FD_SOCK2's liveness sockets stay plaintext: they carry no data, only the
- * fact that a peer's socket is open.
+ * fact that a peer's socket is open. The udp stack instead encrypts what travels from NAKACK2 up
+ * (announcements, views, retransmissions) with a group key ({@link GroupKeyExchange}); discovery,
+ * merge, heartbeat and suspicion messages below it stay plaintext, as JGroups places ASYM_ENCRYPT.
  */
 public final class JGroupsStacks {
     private JGroupsStacks() {}
@@ -52,17 +54,25 @@ public final class JGroupsStacks {
     }
 
     /**
-     * Creates an unconnected channel for {@code config} whose TCP transport runs TLS with client
-     * authentication, as {@code security} says; {@link MembershipSecurity#of} refuses the udp stack.
+     * Creates an unconnected channel for {@code config} secured as {@code security} says: a TCP
+     * transport runs TLS with client authentication; the udp stack encrypts its messages with a
+     * group key handed out over TLS ({@link GroupKeyExchange}).
      */
     public static JChannel create(MembershipConfig config, MembershipSecurity security) throws Exception {
         if (config.stack() == MembershipConfig.Stack.UDP) {
-            throw new IllegalArgumentException("stack: udp (expected: a TCP stack with TLS)");
+            InetAddress bind = InetAddress.getByName(config.bindAddress());
+            return create(config, null, security.groupEncryption(bind, config.multicastPort()));
         }
-        return create(config, security.socketFactory());
+        return create(config, security.socketFactory(), List.of());
     }
 
     private static JChannel create(MembershipConfig config, @Nullable SocketFactory tls) throws Exception {
+        return create(config, tls, List.of());
+    }
+
+    /** {@code encryption} goes right below NAKACK2, where JGroups' documentation places ASYM_ENCRYPT. */
+    private static JChannel create(MembershipConfig config, @Nullable SocketFactory tls, List<Protocol> encryption)
+            throws Exception {
         StrictMessageTypes.install();
         InetAddress bind = InetAddress.getByName(config.bindAddress());
         List<Protocol> stack = new ArrayList<>();
@@ -102,6 +112,7 @@ public final class JGroupsStacks {
         stack.add(new PatientFdSock().setBindAddress(bind).setOffset(100).setPortRange(50));
         stack.add(new FD_ALL3().setTimeout(12_000).setInterval(1_000));
         stack.add(new VERIFY_SUSPECT2().setTimeout(500));
+        stack.addAll(encryption);
         stack.add(new NAKACK2());
         stack.add(new UNICAST3());
         stack.add(new STABLE());

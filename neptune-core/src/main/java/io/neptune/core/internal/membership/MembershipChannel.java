@@ -67,10 +67,10 @@ public final class MembershipChannel implements AutoCloseable {
 
     /**
      * Creates an unstarted channel feeding {@code yellowPage}; with {@code security.tls: required}
-     * the transport is TLS and announcements are signed and verified ({@link MembershipSecurity}).
+     * the transport is TLS (on the udp stack: messages are encrypted with a group key) and
+     * announcements are signed and verified ({@link MembershipSecurity}).
      *
-     * @throws ConfigException if the security files do not load, or the udp stack is combined with
-     *     {@code security.tls: required}
+     * @throws ConfigException if the security files do not load
      */
     public MembershipChannel(NodeId self, MembershipConfig config, SecurityConfig security, YellowPage yellowPage) {
         this.self = requireNonNull(self, "self");
@@ -112,7 +112,9 @@ public final class MembershipChannel implements AutoCloseable {
         long period = Math.max(50, config.expiry().toMillis() / 10);
         expiry.scheduleWithFixedDelay(() -> expire(Duration.ofMillis(period)), period, period, TimeUnit.MILLISECONDS);
         logger.info("{}: joined cluster '{}' ({} stack, {}, {})", self, config.cluster(), config.stack(),
-                security == null ? "plaintext" : "TLS, signed announcements", channel == null ? "?" : channel.getAddress());
+                security == null ? "plaintext"
+                        : config.stack() == MembershipConfig.Stack.UDP ? "group-key encryption, signed announcements"
+                        : "TLS, signed announcements", channel == null ? "?" : channel.getAddress());
     }
 
     /** Sends {@code announcement} to every member, this node included. */

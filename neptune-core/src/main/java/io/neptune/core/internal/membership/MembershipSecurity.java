@@ -7,20 +7,24 @@ import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.tls.ReloadingKeyMaterial;
+import java.net.InetAddress;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
+import org.jgroups.stack.Protocol;
 import org.jgroups.util.DefaultSocketFactory;
 import org.jgroups.util.SocketFactory;
 
 /**
  * Membership when {@code security.tls} is {@code required}: the JGroups TCP transport runs TLS with
  * client authentication over the node's PEM files (so only holders of a certificate of a trusted
- * authority join), announcements are signed and verified ({@link AnnouncementSignatures}), an
+ * authority join), or on the udp stack every message is encrypted with a group key that only
+ * holders of a node certificate of a trusted authority obtain ({@link GroupKeyExchange}), announcements are signed and verified ({@link AnnouncementSignatures}), an
  * announcement is taken only from the node its certificate names and only with an (incarnation,
  * sequence) above the last one taken from that node, and every refusal is counted and logged
  * ({@link Refusals}). With TLS {@code permissive} or {@code disabled} there is none of this:
@@ -57,19 +61,13 @@ public final class MembershipSecurity {
      * The membership security of node {@code self} for {@code security}: present only when its TLS
      * is {@code required}.
      *
-     * @throws ConfigException if a PEM file does not load, or if the stack is {@code udp}, which has
-     *     no transport security yet
+     * @throws ConfigException if a PEM file does not load
      */
     public static Optional<MembershipSecurity> of(NodeId self, MembershipConfig membership, SecurityConfig security) {
         requireNonNull(self, "self");
         requireNonNull(membership, "membership");
         if (security.tls() != SecurityConfig.TlsMode.REQUIRED) {
             return Optional.empty();
-        }
-        if (membership.stack() == MembershipConfig.Stack.UDP) {
-            throw new ConfigException("membership.stack", "udp with security.tls: required (expected: loopback, tcp or"
-                    + " dns; the udp stack has no transport security yet: any host that reaches the multicast group"
-                    + " could join and listen; use the tcp or dns stack, or security.tls: permissive)");
         }
         return Optional.of(new MembershipSecurity(self, membership, security));
     }
@@ -99,6 +97,17 @@ public final class MembershipSecurity {
             }
         });
         return factory;
+    }
+
+    /**
+     * The udp stack's key exchange and encryption protocols (lowest first), for a node bound to
+     * {@code bind} in a group on {@code multicastPort}; a key-exchange peer refused for its
+     * certificate is recorded as {@link Refusal#UNTRUSTED_PEER} or {@link Refusal#NOT_A_NODE}.
+     */
+    List<Protocol> groupEncryption(InetAddress bind, int multicastPort) {
+        SSLContext context = material.sslContext((peer, e) -> refusals.record(Refusal.UNTRUSTED_PEER,
+                "group key exchange with " + peer + ": " + e.getMessage()));
+        return GroupKeyExchange.protocols(context, refusals, bind, multicastPort);
     }
 
     /** Signs an announcement's JSON: the frame to send. */
