@@ -167,6 +167,29 @@ class MembershipSecurityIT {
         assertThat(refused(a, Refusal.REPLAYED)).as("the replay counted").isEqualTo(1);
     }
 
+    /**
+     * TLS {@code permissive}, the step between {@code disabled} and {@code required}: a permissive
+     * member and a plaintext one share a view, each lists the other (the plaintext member reads the
+     * signed announcements, the permissive one takes the unsigned ones), and a signed announcement
+     * is still checked: one signed with another node's certificate is refused.
+     */
+    @Test
+    void aPermissiveMemberTakesUnsignedAnnouncementsAndChecksSignedOnes() {
+        TestCertificates authority = TestCertificates.create(directory.resolve("ca"), "cluster");
+        Member permissive = start("node-0", permissive(authority.node("node-0")));
+        Member plaintext = start("node-1", SecurityConfig.disabled());
+        Member forger = start("node-2", permissive(authority.node("node-2")));
+        awaitListed(List.of(permissive, plaintext, forger), 3);
+
+        // node-1's id, signed with node-2's certificate
+        forger.channel().publish(announcement("node-1", plaintext.incarnation() + 1_000_000, 1, forger.port()));
+
+        holdsThroughout("node-1's entry untouched at the permissive member", EXPIRY.multipliedBy(2), () ->
+                isHonest(permissive.page(), plaintext) && permissive.channel().viewSize() == 3);
+        assertThat(refused(permissive, Refusal.OTHER_NODE)).as("the forgery counted").isEqualTo(1);
+        assertThat(refused(permissive, Refusal.UNSIGNED)).as("unsigned announcements refused").isZero();
+    }
+
     @Test
     void nodesWithTlsRequiredFormAClusterOverTlsAndRouteCalls() throws Exception {
         try (MiniCluster nodes = MiniCluster.startWithTls(3, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
@@ -209,6 +232,10 @@ class MembershipSecurityIT {
             }
         }
         return member;
+    }
+
+    private static SecurityConfig permissive(SecurityConfig security) {
+        return security.toBuilder().tls(SecurityConfig.TlsMode.PERMISSIVE).build();
     }
 
     private MembershipConfig membership() {

@@ -99,6 +99,20 @@ public final class MiniCluster implements AutoCloseable {
         return started;
     }
 
+    /**
+     * Starts node {@code i} again, with {@code config} (e.g. its old one with another security
+     * setting) and on the same data directory if the config names the same node, in its place: a
+     * rolling restart's step. Node {@code i} must be closed (or drained) first.
+     */
+    public NeptuneNode restart(int i, NodeConfig config, Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting) {
+        if (nodes.get(i).isRunning()) {
+            throw new IllegalStateException("node " + i + ": " + nodes.get(i).node() + " runs (expected: closed first)");
+        }
+        NeptuneNode started = hosting.apply(NeptuneNode.builder(config)).start();
+        nodes.set(i, started);
+        return started;
+    }
+
     /** The started nodes. */
     public List<NeptuneNode> nodes() {
         return Collections.unmodifiableList(nodes);

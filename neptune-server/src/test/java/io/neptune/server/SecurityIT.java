@@ -15,6 +15,8 @@ import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
 import io.neptune.core.SecurityConfig.TlsMode;
 import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.membership.JGroupsStacks;
+import io.neptune.core.internal.membership.SignedAnnouncementCodec;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -40,6 +42,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.Receiver;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -288,22 +294,44 @@ class SecurityIT {
 
     /**
      * With {@code tls: required} an impostor never reaches a client: its announcement is refused at
-     * membership (MembershipSecurityIT). With {@code permissive}, where membership is plaintext, the
-     * client's own check of the node's certificate stops it.
+     * membership (MembershipSecurityIT), as it is with {@code permissive}, which checks signed
+     * announcements the same way. But {@code permissive} membership also takes unsigned ones: a
+     * plaintext member that strips the impostor's signature (and with it the certificate naming
+     * node-0) gets it listed. The client's own check of the node's certificate then stops it.
      */
     @Test
     void aClientRefusesANodeWhoseCertificateNamesAnother() throws Exception {
-        try (MiniCluster cluster = MiniCluster.startWithTls(0, b -> b)) {
+        try (MiniCluster cluster = MiniCluster.startWithTls(0, b -> b);
+                JChannel relay = JGroupsStacks.create(cluster.membership()).name("relay")) {
             SecurityConfig stolen = permissive(cluster.certificates().node("node-0"));
             cluster.add(cluster.config("impostor", ClientConfig.defaults()).toBuilder().security(stolen).build(),
                     b -> b.host(new EchoTestService(), HostingConfig.all()));
             NeptuneNode client = cluster.add(cluster.config("client", ClientConfig.defaults()).toBuilder()
                     .security(permissive(cluster.certificates().node("client"))).build(), b -> b);
-            cluster.awaitNodes(1);
+            relay.setReceiver(new Receiver() {
+                @Override
+                public void receive(Message msg) {
+                    if ("impostor".equals(String.valueOf(msg.getSrc()))) {
+                        SignedAnnouncementCodec.decode(msg.getArray(), msg.getOffset(), msg.getLength())
+                                .ifPresent(signed -> resend(relay, signed.announcement()));
+                    }
+                }
+            });
+            relay.connect(cluster.membership().cluster());
+            ReplicatedProcesses.await(() -> client.knownNodes().contains(NodeId.of("impostor")), SOCKET_TIMEOUT,
+                    "the impostor listed by the client, unsigned");
 
             assertThatThrownBy(() -> client.client().call(NeptuneHandle.create(), "echo", 0, "echo", AccessMode.READ,
                     new Echo("hi"), Reply.class, CallOptions.timeout(Duration.ofSeconds(3))))
                     .hasMessageContaining("NEP-SEC-012").hasMessageContaining("neptune://node/node-0");
+        }
+    }
+
+    private static void resend(JChannel relay, byte[] announcement) {
+        try {
+            relay.send(new BytesMessage(null, announcement));
+        } catch (Exception e) {
+            // the relay is closing: the test is over
         }
     }
 
@@ -314,7 +342,7 @@ class SecurityIT {
             permissive = permissive.toBuilder().security(permissive.security().toBuilder().tls(TlsMode.PERMISSIVE)
                     .build()).build();
             NeptuneNode node = cluster.add(permissive, b -> b.host(new EchoTestService(), HostingConfig.all()));
-            // permissive too: a required node's membership is TLS, a permissive one's plaintext
+            // TLS permissive: it talks TLS to a node that accepts it
             NeptuneNode tls = cluster.add(cluster.config("tls-client", ClientConfig.defaults()).toBuilder()
                     .security(permissive(cluster.certificates().node("tls-client"))).build(), b -> b);
             NeptuneNode plain = cluster.add(cluster.config("plain-client", ClientConfig.defaults()).toBuilder()

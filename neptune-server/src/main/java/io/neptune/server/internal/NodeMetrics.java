@@ -184,10 +184,13 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     /**
-     * Registers what membership security refused, by reason (NEP-SEC-030..035), when the node runs
-     * with {@code security.tls: required}; nothing otherwise.
+     * Registers the size of the JGroups view (a split membership shows as a view smaller than the
+     * cluster) and what membership security refused, by reason (NEP-SEC-030..035), when the node runs
+     * with {@code security.tls} permissive or required.
      */
     public void bindMembership(MembershipChannel membership) {
+        Gauge.builder("neptune.membership.view.members", membership, MembershipChannel::viewSize)
+                .description("Members in this node's JGroups view, clients included").register(registry);
         membership.security().ifPresent(security -> {
             for (Refusal refusal : Refusal.values()) {
                 FunctionCounter.builder("neptune.membership.refused", security.refusals(), r -> r.count(refusal))

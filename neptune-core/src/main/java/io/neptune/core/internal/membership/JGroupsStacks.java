@@ -36,17 +36,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>With {@code security.tls: required} the TCP transport of the loopback, tcp and dns stacks
  * runs TLS with client authentication ({@link MembershipSecurity}); discovery and merge messages
- * travel over it too. FD_SOCK2's liveness sockets stay plaintext: they carry no data, only the
- * fact that a peer's socket is open. The udp stack instead encrypts what travels from NAKACK2 up
- * (announcements, views, retransmissions) with a group key ({@link GroupKeyExchange}); discovery,
- * merge, heartbeat and suspicion messages below it stay plaintext, as JGroups places ASYM_ENCRYPT.
+ * travel over it too. With {@code permissive} that transport takes TLS and plaintext on one port
+ * and connects with TLS, or in plaintext to a peer without TLS ({@link PermissiveSocketFactory});
+ * the udp stack stays plaintext. FD_SOCK2's liveness sockets stay plaintext: they carry no data,
+ * only the fact that a peer's socket is open. With {@code required} the udp stack encrypts what
+ * travels from NAKACK2 up (announcements, views, retransmissions) with a group key
+ * ({@link GroupKeyExchange}); discovery, merge, heartbeat and suspicion messages below it stay
+ * plaintext, as JGroups places ASYM_ENCRYPT.
  */
 public final class JGroupsStacks {
     private JGroupsStacks() {}
 
     /**
-     * Creates an unconnected channel for {@code config}, in plaintext: for {@code security.tls} other
-     * than required. JGroups reads its messages with the {@link StrictMessageTypes}, so nothing a
+     * Creates an unconnected channel for {@code config}, in plaintext: for {@code security.tls:
+     * disabled}. JGroups reads its messages with the {@link StrictMessageTypes}, so nothing a
      * sender puts in one is Java-deserialized.
      */
     public static JChannel create(MembershipConfig config) throws Exception {
@@ -54,16 +57,20 @@ public final class JGroupsStacks {
     }
 
     /**
-     * Creates an unconnected channel for {@code config} secured as {@code security} says: a TCP
-     * transport runs TLS with client authentication; the udp stack encrypts its messages with a
-     * group key handed out over TLS ({@link GroupKeyExchange}).
+     * Creates an unconnected channel for {@code config} whose TCP transport runs TLS with client
+     * authentication, or with {@code permissive} takes TLS and plaintext, as {@code security} says.
+     * The udp stack stays plaintext with {@code permissive}; with {@code required} it encrypts its
+     * messages with a group key handed out over TLS ({@link GroupKeyExchange}).
      */
     public static JChannel create(MembershipConfig config, MembershipSecurity security) throws Exception {
         if (config.stack() == MembershipConfig.Stack.UDP) {
+            if (security.acceptsPlaintext()) {
+                return create(config, (SocketFactory) null);
+            }
             InetAddress bind = InetAddress.getByName(config.bindAddress());
             return create(config, null, security.groupEncryption(bind, config.multicastPort()));
         }
-        return create(config, security.socketFactory(), List.of());
+        return create(config, security.socketFactory());
     }
 
     private static JChannel create(MembershipConfig config, @Nullable SocketFactory tls) throws Exception {

@@ -60,15 +60,19 @@ public final class MembershipChannel implements AutoCloseable {
     });
     private Set<Address> lastMembers = Set.of();
     private final ScheduledExecutorService expiry;
-    /** Present when {@code security.tls} is required: TLS transport, signed announcements. */
+    /**
+     * Present when {@code security.tls} is permissive or required: a TLS transport (taking plaintext
+     * too when permissive), signed announcements.
+     */
     private final @Nullable MembershipSecurity security;
     private volatile @Nullable JChannel channel;
     private volatile boolean closed;
 
     /**
      * Creates an unstarted channel feeding {@code yellowPage}; with {@code security.tls: required}
-     * the transport is TLS (on the udp stack: messages are encrypted with a group key) and
-     * announcements are signed and verified ({@link MembershipSecurity}).
+     * the transport is TLS (on the udp stack: messages are encrypted with a group key) and announcements are signed and verified, with {@code permissive} the
+     * transport takes TLS and plaintext and unsigned announcements are taken too
+     * ({@link MembershipSecurity}).
      *
      * @throws ConfigException if the security files do not load
      */
@@ -112,9 +116,7 @@ public final class MembershipChannel implements AutoCloseable {
         long period = Math.max(50, config.expiry().toMillis() / 10);
         expiry.scheduleWithFixedDelay(() -> expire(Duration.ofMillis(period)), period, period, TimeUnit.MILLISECONDS);
         logger.info("{}: joined cluster '{}' ({} stack, {}, {})", self, config.cluster(), config.stack(),
-                security == null ? "plaintext"
-                        : config.stack() == MembershipConfig.Stack.UDP ? "group-key encryption, signed announcements"
-                        : "TLS, signed announcements", channel == null ? "?" : channel.getAddress());
+                security == null ? "plaintext" : security.describe(), channel == null ? "?" : channel.getAddress());
     }
 
     /** Sends {@code announcement} to every member, this node included. */
@@ -134,7 +136,7 @@ public final class MembershipChannel implements AutoCloseable {
         }
     }
 
-    /** What membership security refused, when {@code security.tls} is required. */
+    /** What membership security refused, when {@code security.tls} is permissive or required. */
     public Optional<MembershipSecurity> security() {
         return Optional.ofNullable(security);
     }
@@ -150,37 +152,26 @@ public final class MembershipChannel implements AutoCloseable {
      * Takes an announcement into the yellow page, unless its sender already left the view: JGroups
      * may deliver a dead member's last message after the view that dropped it (its delivery threads
      * and view thread run concurrently), and taking it would keep the dead node listed until its
-     * entry expired, seconds later. With {@link MembershipSecurity}, the announcement must also be
-     * signed by a trusted certificate of the node it names and be newer than the last one taken
-     * from that node; else it is dropped and the refusal recorded.
+     * entry expired, seconds later. A signed announcement taken by {@link #open} must also name the
+     * node its certificate names and be newer than the last one taken from that node; else it is
+     * dropped and the refusal recorded.
      */
     void onMessage(Message msg) {
-        MembershipSecurity secured = security;
-        byte[] bytes = msg.getArray();
-        int offset = msg.getOffset();
-        int length = msg.getLength();
-        @Nullable Principal signer = null;
-        if (secured != null) {
-            AnnouncementSignatures.Verdict verdict = secured.verify(bytes, offset, length);
-            if (verdict instanceof AnnouncementSignatures.Refused refused) {
-                secured.refusals().record(refused.refusal(), "from member " + msg.getSrc() + ": " + refused.detail());
-                return;
-            }
-            AnnouncementSignatures.Accepted accepted = (AnnouncementSignatures.Accepted) verdict;
-            signer = accepted.signer();
-            bytes = accepted.announcement();
-            offset = 0;
-            length = bytes.length;
+        Opened opened = open(msg);
+        if (opened == null) {
+            return;
         }
         Announcement announcement;
         NodeId node;
         try {
-            announcement = Json.mapper().readValue(bytes, offset, length, Announcement.class);
+            announcement = Json.mapper().readValue(opened.bytes(), opened.offset(), opened.length(), Announcement.class);
             node = NodeId.of(announcement.node());
         } catch (IOException | RuntimeException e) {
             logger.warn("{}: dropped malformed announcement from {}: {}", self, msg.getSrc(), e.getMessage());
             return;
         }
+        MembershipSecurity secured = security;
+        Principal signer = opened.signer();
         if (secured != null && signer != null && !signer.isNode(node)) {
             secured.refusals().record(Refusal.OTHER_NODE, "member " + msg.getSrc() + " signed as " + signer
                     + " announced " + node);
@@ -192,7 +183,7 @@ public final class MembershipChannel implements AutoCloseable {
                 logger.debug("{}: dropped an announcement of {} delivered after it left the view", self, node);
                 return;
             }
-            if (secured != null && !secured.advance(node, announcement)) {
+            if (secured != null && signer != null && !secured.advance(node, announcement)) {
                 secured.refusals().record(Refusal.REPLAYED, "member " + source + " sent " + node + "'s incarnation "
                         + announcement.incarnation() + " sequence " + announcement.sequence()
                         + " (expected: above the last one taken)");
@@ -204,6 +195,38 @@ public final class MembershipChannel implements AutoCloseable {
             yellowPage.update(announcement);
         }
     }
+
+    /**
+     * The announcement JSON in a message, and who signed it; null if it is dropped (the refusal is
+     * recorded). With TLS {@code required} the message must be signed, and its chain and signature
+     * must verify. With {@code permissive} a signed message is checked the same way and an unsigned
+     * one (plain JSON) is taken unchecked. With {@code disabled} every peer is trusted: a signed
+     * message (from a node with TLS) is read without checking it.
+     */
+    private @Nullable Opened open(Message msg) {
+        byte[] bytes = msg.getArray();
+        int offset = msg.getOffset();
+        int length = msg.getLength();
+        MembershipSecurity secured = security;
+        if (secured == null) {
+            return SignedAnnouncementCodec.decode(bytes, offset, length)
+                    .map(signed -> new Opened(signed.announcement(), 0, signed.announcement().length, null))
+                    .orElseGet(() -> new Opened(bytes, offset, length, null));
+        }
+        if (secured.acceptsPlaintext() && SignedAnnouncementCodec.isPlain(bytes, offset, length)) {
+            return new Opened(bytes, offset, length, null);
+        }
+        AnnouncementSignatures.Verdict verdict = secured.verify(bytes, offset, length);
+        if (verdict instanceof AnnouncementSignatures.Refused refused) {
+            secured.refusals().record(refused.refusal(), "from member " + msg.getSrc() + ": " + refused.detail());
+            return null;
+        }
+        byte[] announcement = ((AnnouncementSignatures.Accepted) verdict).announcement();
+        return new Opened(announcement, 0, announcement.length, ((AnnouncementSignatures.Accepted) verdict).signer());
+    }
+
+    /** An announcement's JSON in {@code bytes[offset, offset + length)}, and its signer if it was signed. */
+    private record Opened(byte[] bytes, int offset, int length, @Nullable Principal signer) {}
 
     /** Removes the nodes whose members left {@code view}. */
     void onView(View view) {

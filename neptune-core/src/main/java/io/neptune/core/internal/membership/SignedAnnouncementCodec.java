@@ -78,6 +78,11 @@ public final class SignedAnnouncementCodec {
         return out.array();
     }
 
+    /** Whether {@code frame} is a plain announcement, unsigned: JSON, starting with '{'. */
+    public static boolean isPlain(byte[] frame, int offset, int length) {
+        return length > 0 && frame[offset] == '{';
+    }
+
     /** The signed announcement in {@code frame}; empty if it is not one (a plain announcement, or malformed). */
     public static Optional<SignedAnnouncement> decode(byte[] frame, int offset, int length) {
         ByteBuffer in = ByteBuffer.wrap(frame, offset, length);
