@@ -11,6 +11,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +28,9 @@ import java.util.stream.Collectors;
  * {@link NeptuneNode} on the UDP multicast stack hosting some partitions of {@link EchoTestService}.
  *
  * <p>Arguments are {@code key=value}: {@code node}, {@code bind} (the namespace's address),
- * {@code multicast} ({@code group:port}), {@code cluster} and {@code partitions} (comma-separated).
+ * {@code multicast} ({@code group:port}), {@code cluster} and {@code partitions} (comma-separated),
+ * and for {@code security.tls: required} (membership and request port) {@code certificate},
+ * {@code key} and {@code trust} (PEM files); without them the node runs in plaintext.
  *
  * <p>Line protocol on stdout (log lines go to stderr):
  * <ul>
@@ -94,9 +97,7 @@ final class MulticastNodeMain {
         NodeConfig config = NodeConfig.builder()
                 .node(option(options, "node"))
                 .bindAddress(bind)
-                // inside the test's own network namespaces, which nobody else reaches; the udp stack's
-                // encryption (ASYM_ENCRYPT + AUTH) is not built yet, so TLS here would protect calls only
-                .security(SecurityConfig.builder().insecure(true).build())
+                .security(security(options))
                 .ioThreads(2)
                 .membership(membership)
                 .build();
@@ -107,6 +108,19 @@ final class MulticastNodeMain {
         return NeptuneNode.builder(config)
                 .host(new EchoTestService(), HostingConfig.builder().partitions(partitions).workers(2).build())
                 .start();
+    }
+
+    /**
+     * TLS required with the {@code certificate}, {@code key} and {@code trust} files if given;
+     * otherwise plaintext, inside the test's own network namespaces, which nobody else reaches.
+     */
+    private static SecurityConfig security(Map<String, String> options) {
+        if (!options.containsKey("certificate")) {
+            return SecurityConfig.builder().insecure(true).build();
+        }
+        return SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED)
+                .identity(Path.of(option(options, "certificate")), Path.of(option(options, "key")))
+                .trust(Path.of(option(options, "trust"))).build();
     }
 
     private static void readCommands(NeptuneNode node, CountDownLatch stop) {

@@ -1,8 +1,13 @@
 package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.neptune.core.NodeId;
+import io.neptune.core.Principal;
+import io.neptune.server.internal.security.CertificateAuthority.Issued;
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,11 +17,13 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three node processes on the UDP multicast stack, each in its own network namespace, find each
@@ -27,6 +34,10 @@ import org.junit.jupiter.api.Timeout;
  * ({@link NamespaceNetwork}): no interface of the host's namespace is created, moved or connected,
  * the node namespaces have no default route, and the test asserts that the host never joins the
  * multicast group. Without root, iproute2 or namespace support the test is skipped, saying why.
+ *
+ * <p>With {@code security.tls: required} the same holds, the group's messages being encrypted with
+ * a key that only holders of a node certificate of the cluster's authority obtain; a fourth node
+ * whose certificate another authority issued never enters the others' yellow pages.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class MulticastStackIT {
@@ -36,15 +47,24 @@ class MulticastStackIT {
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    /** The yellow page expiry {@link MulticastNodeMain} sets. */
+    private static final Duration EXPIRY = Duration.ofSeconds(2);
 
+    /** The fourth namespace is the outsider's, in {@link #aNodeOfAnotherAuthorityGetsNoKeyAndNoEntry}. */
     private static NamespaceNetwork network;
+    private static TestCertificates authority;
+    private static TestCertificates otherAuthority;
 
     private final List<NodeProcess> processes = new ArrayList<>();
+    private String cluster = "";
     private String multicastGroup = "";
+    private int multicastPort;
 
     @BeforeAll
-    static void createNetwork() {
-        network = NamespaceNetwork.create(NODES);
+    static void createNetwork(@TempDir Path directory) throws IOException {
+        network = NamespaceNetwork.create(NODES + 1);
+        authority = TestCertificates.create(Files.createDirectory(directory.resolve("ca")), "multicast-it-ca");
+        otherAuthority = TestCertificates.create(Files.createDirectory(directory.resolve("other-ca")), "other-ca");
     }
 
     @AfterAll
@@ -116,29 +136,89 @@ class MulticastStackIT {
         assertCall(processes.get(0), NODES - 1, "FAILED");
     }
 
-    private void startCluster() {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        String cluster = "multicast-it-" + Integer.toHexString(random.nextInt(0x1000_0000, Integer.MAX_VALUE));
-        multicastGroup = "239.8.8." + random.nextInt(1, 255);
-        int multicastPort = random.nextInt(20_000, 40_000);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classpath = testClasspath();
+    @Test
+    void withTlsRequiredNodesFindEachOtherCallAcrossAndDropAKilledNode() {
+        startCluster(authority);
+        awaitEveryNode(allNodes(), JOIN_TIMEOUT);
+        for (NodeProcess process : processes) {
+            assertThat(process.transcript()).as("%s's membership is encrypted", process.name())
+                    .anyMatch(l -> l.contains("group-key encryption, signed announcements"));
+        }
         for (int i = 0; i < NODES; i++) {
-            List<String> command = List.of("ip", "netns", "exec", network.namespace(i),
-                    java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true",
-                    "-cp", classpath, MulticastNodeMain.class.getName(),
-                    "node=n" + i,
-                    "bind=" + network.address(i),
-                    "multicast=" + multicastGroup + ":" + multicastPort,
-                    "cluster=" + cluster,
-                    "partitions=" + partitionsOf(i));
-            processes.add(NodeProcess.start("n" + i, command));
+            int partition = (i + 1) % NODES;   // hosted only by the next node, in another namespace
+            assertCall(processes.get(i), partition, "OK n" + partition + " " + partition);
+        }
+
+        processes.get(NODES - 1).kill();
+        String remaining = IntStream.range(0, NODES - 1).mapToObj(i -> "n" + i).collect(Collectors.joining(","));
+        for (NodeProcess survivor : processes.subList(0, NODES - 1)) {
+            survivor.awaitNodes(remaining, LEAVE_TIMEOUT);
+        }
+        assertCall(processes.get(0), 1, "OK n1 1");
+    }
+
+    @Test
+    void aNodeOfAnotherAuthorityGetsNoKeyAndNoEntry() {
+        startCluster(authority);
+        awaitEveryNode(allNodes(), JOIN_TIMEOUT);
+
+        NodeProcess outsider = startNode(NODES, otherAuthority);
+        outsider.awaitLine(l -> l.startsWith("STARTED ") || l.startsWith("FAILED "), START_TIMEOUT, "STARTED line");
+        // Without AUTH the coordinator lets it into the JGroups view, but it gets no group key: it
+        // either fails the key exchange's TLS handshake (NEP-SEC-030) or, seeing no view it can read,
+        // stays alone and drops the members' encrypted messages (JGroups' ASYM_ENCRYPT says so).
+        outsider.awaitLine(l -> l.contains("NEP-SEC-030") || l.contains("ASYM_ENCRYPT")
+                && l.contains("message from non-member"), JOIN_TIMEOUT, "NEP-SEC-030 or ASYM_ENCRYPT refusal");
+        Duration threeExpiries = EXPIRY.multipliedBy(3);
+        await().during(threeExpiries).atMost(threeExpiries.plusSeconds(5)).pollInterval(Duration.ofMillis(100))
+                .until(() -> processes.subList(0, NODES).stream().allMatch(p -> p.nodes().equals(allNodes())));
+        assertThat(outsider.nodes()).as("the outsider reads no member's announcement").doesNotContain("n0", "n1", "n2");
+        assertCall(processes.get(0), 1, "OK n1 1");
+    }
+
+    private void startCluster() {
+        startCluster(null);
+    }
+
+    /** Starts the {@link #NODES} nodes, with certificates of {@code certificates} if not null. */
+    private void startCluster(@Nullable TestCertificates certificates) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        cluster = "multicast-it-" + Integer.toHexString(random.nextInt(0x1000_0000, Integer.MAX_VALUE));
+        multicastGroup = "239.8.8." + random.nextInt(1, 255);
+        multicastPort = random.nextInt(20_000, 40_000);
+        for (int i = 0; i < NODES; i++) {
+            processes.add(launch(i, certificates));
         }
         for (NodeProcess process : processes) {
             String line = process.awaitLine(l -> l.startsWith("STARTED ") || l.startsWith("FAILED "), START_TIMEOUT,
                     "STARTED line");
             assertThat(line).as("%s started%s", process.name(), process.details()).startsWith("STARTED ");
         }
+    }
+
+    /** Starts node {@code i} in namespace {@code i}, in the cluster of {@link #startCluster}. */
+    private NodeProcess startNode(int i, @Nullable TestCertificates certificates) {
+        NodeProcess process = launch(i, certificates);
+        processes.add(process);
+        return process;
+    }
+
+    private NodeProcess launch(int i, @Nullable TestCertificates certificates) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", network.namespace(i),
+                java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true",
+                "-cp", testClasspath(), MulticastNodeMain.class.getName(),
+                "node=n" + i,
+                "bind=" + network.address(i),
+                "multicast=" + multicastGroup + ":" + multicastPort,
+                "cluster=" + cluster,
+                "partitions=" + partitionsOf(i % NODES)));
+        if (certificates != null) {
+            Issued issued = certificates.issued(Principal.node(NodeId.of("n" + i)));
+            command.addAll(List.of("certificate=" + issued.certificate(), "key=" + issued.key(),
+                    "trust=" + certificates.trust()));
+        }
+        return NodeProcess.start("n" + i, command);
     }
 
     /** Partitions {@code p} with {@code p % NODES == i}, so each partition lives in exactly one namespace. */

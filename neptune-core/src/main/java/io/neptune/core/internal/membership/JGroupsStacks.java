@@ -39,7 +39,10 @@ import org.jspecify.annotations.Nullable;
  * travel over it too. With {@code permissive} that transport takes TLS and plaintext on one port
  * and connects with TLS, or in plaintext to a peer without TLS ({@link PermissiveSocketFactory});
  * the udp stack stays plaintext. FD_SOCK2's liveness sockets stay plaintext: they carry no data,
- * only the fact that a peer's socket is open.
+ * only the fact that a peer's socket is open. With {@code required} the udp stack encrypts what
+ * travels from NAKACK2 up (announcements, views, retransmissions) with a group key
+ * ({@link GroupKeyExchange}); discovery, merge, heartbeat and suspicion messages below it stay
+ * plaintext, as JGroups places ASYM_ENCRYPT.
  */
 public final class JGroupsStacks {
     private JGroupsStacks() {}
@@ -56,20 +59,27 @@ public final class JGroupsStacks {
     /**
      * Creates an unconnected channel for {@code config} whose TCP transport runs TLS with client
      * authentication, or with {@code permissive} takes TLS and plaintext, as {@code security} says.
-     * The udp stack stays plaintext with {@code permissive}; {@link MembershipSecurity#of} refuses
-     * it with {@code required}.
+     * The udp stack stays plaintext with {@code permissive}; with {@code required} it encrypts its
+     * messages with a group key handed out over TLS ({@link GroupKeyExchange}).
      */
     public static JChannel create(MembershipConfig config, MembershipSecurity security) throws Exception {
         if (config.stack() == MembershipConfig.Stack.UDP) {
-            if (!security.acceptsPlaintext()) {
-                throw new IllegalArgumentException("stack: udp (expected: a TCP stack with TLS)");
+            if (security.acceptsPlaintext()) {
+                return create(config, (SocketFactory) null);
             }
-            return create(config, (SocketFactory) null);
+            InetAddress bind = InetAddress.getByName(config.bindAddress());
+            return create(config, null, security.groupEncryption(bind, config.multicastPort()));
         }
         return create(config, security.socketFactory());
     }
 
     private static JChannel create(MembershipConfig config, @Nullable SocketFactory tls) throws Exception {
+        return create(config, tls, List.of());
+    }
+
+    /** {@code encryption} goes right below NAKACK2, where JGroups' documentation places ASYM_ENCRYPT. */
+    private static JChannel create(MembershipConfig config, @Nullable SocketFactory tls, List<Protocol> encryption)
+            throws Exception {
         StrictMessageTypes.install();
         InetAddress bind = InetAddress.getByName(config.bindAddress());
         List<Protocol> stack = new ArrayList<>();
@@ -109,6 +119,7 @@ public final class JGroupsStacks {
         stack.add(new PatientFdSock().setBindAddress(bind).setOffset(100).setPortRange(50));
         stack.add(new FD_ALL3().setTimeout(12_000).setInterval(1_000));
         stack.add(new VERIFY_SUSPECT2().setTimeout(500));
+        stack.addAll(encryption);
         stack.add(new NAKACK2());
         stack.add(new UNICAST3());
         stack.add(new STABLE());

@@ -70,12 +70,11 @@ public final class MembershipChannel implements AutoCloseable {
 
     /**
      * Creates an unstarted channel feeding {@code yellowPage}; with {@code security.tls: required}
-     * the transport is TLS and announcements are signed and verified, with {@code permissive} the
+     * the transport is TLS (on the udp stack: messages are encrypted with a group key) and announcements are signed and verified, with {@code permissive} the
      * transport takes TLS and plaintext and unsigned announcements are taken too
      * ({@link MembershipSecurity}).
      *
-     * @throws ConfigException if the security files do not load, or the udp stack is combined with
-     *     {@code security.tls: required}
+     * @throws ConfigException if the security files do not load
      */
     public MembershipChannel(NodeId self, MembershipConfig config, SecurityConfig security, YellowPage yellowPage) {
         this.self = requireNonNull(self, "self");

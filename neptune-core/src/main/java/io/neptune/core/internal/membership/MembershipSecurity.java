@@ -7,14 +7,17 @@ import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.tls.ReloadingKeyMaterial;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
+import org.jgroups.stack.Protocol;
 import org.jgroups.util.DefaultSocketFactory;
 import org.jgroups.util.SocketFactory;
 
@@ -22,7 +25,9 @@ import org.jgroups.util.SocketFactory;
  * Membership with {@code security.tls} {@code permissive} or {@code required}.
  *
  * <p>With {@code required} the JGroups TCP transport runs TLS with client authentication over the
- * node's PEM files (so only holders of a certificate of a trusted authority join), announcements
+ * node's PEM files (so only holders of a certificate of a trusted authority join), or on the udp
+ * stack every message is encrypted with a group key that only holders of a node certificate of a
+ * trusted authority obtain ({@link GroupKeyExchange}), announcements
  * are signed and verified ({@link AnnouncementSignatures}), an announcement is taken only from the
  * node its certificate names and only with an (incarnation, sequence) above the last one taken from
  * that node, and every refusal is counted and logged ({@link Refusals}).
@@ -53,6 +58,8 @@ public final class MembershipSecurity {
 
     private final NodeId self;
     private final boolean permissive;
+    /** Whether the stack is udp, whose messages are encrypted with a group key instead of TLS. */
+    private final boolean groupKey;
     private final Duration handshakeTimeout;
     private final ReloadingKeyMaterial material;
     private final AnnouncementSignatures signatures;
@@ -71,6 +78,7 @@ public final class MembershipSecurity {
     private MembershipSecurity(NodeId self, MembershipConfig membership, SecurityConfig security) {
         this.self = self;
         this.permissive = security.tls() == SecurityConfig.TlsMode.PERMISSIVE;
+        this.groupKey = membership.stack() == MembershipConfig.Stack.UDP;
         this.handshakeTimeout = security.handshakeTimeout();
         this.material = ReloadingKeyMaterial.of(security);
         this.signatures = new AnnouncementSignatures(material, membership.cluster(), System::currentTimeMillis);
@@ -81,19 +89,13 @@ public final class MembershipSecurity {
      * The membership security of node {@code self} for {@code security}: present when its TLS is
      * {@code permissive} or {@code required}.
      *
-     * @throws ConfigException if a PEM file does not load, or if the stack is {@code udp} with TLS
-     *     {@code required}: that stack has no transport security yet
+     * @throws ConfigException if a PEM file does not load
      */
     public static Optional<MembershipSecurity> of(NodeId self, MembershipConfig membership, SecurityConfig security) {
         requireNonNull(self, "self");
         requireNonNull(membership, "membership");
         if (!security.isEnabled()) {
             return Optional.empty();
-        }
-        if (security.tls() == SecurityConfig.TlsMode.REQUIRED && membership.stack() == MembershipConfig.Stack.UDP) {
-            throw new ConfigException("membership.stack", "udp with security.tls: required (expected: loopback, tcp or"
-                    + " dns; the udp stack has no transport security yet: any host that reaches the multicast group"
-                    + " could join and listen; use the tcp or dns stack, or security.tls: permissive)");
         }
         return Optional.of(new MembershipSecurity(self, membership, security));
     }
@@ -108,7 +110,7 @@ public final class MembershipSecurity {
     /** How the transport and the announcements are secured, for the log line at start. */
     String describe() {
         return permissive ? "TLS and plaintext (permissive), signed announcements, unsigned ones taken"
-                : "TLS, signed announcements";
+                : groupKey ? "group-key encryption, signed announcements" : "TLS, signed announcements";
     }
 
     /**
@@ -156,6 +158,17 @@ public final class MembershipSecurity {
         parameters.setProtocols(PROTOCOLS);
         parameters.setNeedClientAuth(true);
         socket.setSSLParameters(parameters);
+    }
+
+    /**
+     * The udp stack's key exchange and encryption protocols (lowest first), for a node bound to
+     * {@code bind} in a group on {@code multicastPort}; a key-exchange peer refused for its
+     * certificate is recorded as {@link Refusal#UNTRUSTED_PEER} or {@link Refusal#NOT_A_NODE}.
+     */
+    List<Protocol> groupEncryption(InetAddress bind, int multicastPort) {
+        SSLContext context = material.sslContext((peer, e) -> refusals.record(Refusal.UNTRUSTED_PEER,
+                "group key exchange with " + peer + ": " + e.getMessage()));
+        return GroupKeyExchange.protocols(context, refusals, bind, multicastPort);
     }
 
     /** Signs an announcement's JSON: the frame to send. */

@@ -16,7 +16,9 @@ public enum Refusal {
     /** The signature does not verify with the certificate's key. */
     BAD_SIGNATURE("NEP-SEC-034", "dropped an announcement whose signature does not verify"),
     /** The announcement's (incarnation, sequence) is not above the node's last accepted one: a replay. */
-    REPLAYED("NEP-SEC-035", "dropped a replayed announcement");
+    REPLAYED("NEP-SEC-035", "dropped a replayed announcement"),
+    /** A udp-stack group-key exchange peer's trusted certificate names no node (a client's or operator's, say). */
+    NOT_A_NODE("NEP-SEC-036", "refused the group key to or from a peer whose certificate names no node");
 
     private final String code;
     private final String summary;

@@ -25,7 +25,7 @@ class RefusalsTest {
     @Test
     void codesAreStableAndDistinct() {
         assertThat(Refusal.values()).extracting(Refusal::code).containsExactly("NEP-SEC-030", "NEP-SEC-031",
-                "NEP-SEC-032", "NEP-SEC-033", "NEP-SEC-034", "NEP-SEC-035");
+                "NEP-SEC-032", "NEP-SEC-033", "NEP-SEC-034", "NEP-SEC-035", "NEP-SEC-036");
         assertThat(Refusal.UNTRUSTED_PEER.tag()).isEqualTo("untrusted-peer");
     }
 }
