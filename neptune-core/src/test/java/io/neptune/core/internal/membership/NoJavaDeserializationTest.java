@@ -26,7 +26,10 @@ import org.jgroups.Message;
 import org.jgroups.MessageFactory;
 import org.jgroups.ObjectMessage;
 import org.jgroups.Receiver;
+import org.jgroups.auth.AuthToken;
 import org.jgroups.conf.ClassConfigurator;
+import org.jgroups.protocols.AUTH;
+import org.jgroups.protocols.AuthHeader;
 import org.jgroups.protocols.TP;
 import org.jgroups.protocols.UNICAST3;
 import org.jgroups.protocols.UnicastHeader3;
@@ -58,6 +61,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NoJavaDeserializationTest {
     private static final AtomicInteger DESERIALIZED = new AtomicInteger();
     private static final AtomicInteger NAMED_READ = new AtomicInteger();
+    private static final AtomicInteger CONSTRUCTED = new AtomicInteger();
 
     /** A Java-serializable value that counts its deserializations. */
     public static final class Tripwire implements Serializable {
@@ -139,6 +143,68 @@ class NoJavaDeserializationTest {
             assertThat(NAMED_READ).as("objects made by class name").hasValue(0);
             assertThat(received).as("delivered").containsExactly(missing.toString(), digest.toString(),
                     stable.toString(), "after");
+        }
+    }
+
+    /** Made by JGroups from its class name when an AUTH header is read; counts its constructions. */
+    public static final class NamedToken extends AuthToken {
+        public NamedToken() {
+            CONSTRUCTED.incrementAndGet();
+        }
+
+        @Override
+        public String getName() {
+            return NamedToken.class.getName();
+        }
+
+        @Override
+        public int size() {
+            return 0;
+        }
+
+        @Override
+        public boolean authenticate(AuthToken token, Message msg) {
+            return false;
+        }
+
+        @Override
+        public void writeTo(DataOutput out) {}
+
+        @Override
+        public void readFrom(DataInput in) {}
+    }
+
+    /**
+     * JGroups reads every header of a frame whatever the stack, and its AUTH header makes an object
+     * of any class the frame names (no-argument constructor, static initializer): with or without
+     * AUTH in the stack, on every port a peer reaches in plaintext (FD_SOCK2's included).
+     */
+    @Test
+    void aPeerCannotMakeANodeConstructAClassAnAuthHeaderNames() throws Exception {
+        MembershipConfig config = MembershipConfig.builder().stack(MembershipConfig.Stack.LOOPBACK)
+                .bindAddress("127.0.0.1").discoveryDirectory(dir).cluster("no-named-classes").build();
+        List<String> received = new CopyOnWriteArrayList<>();
+        try (JChannel node = JGroupsStacks.create(config).name("node");
+                JChannel peer = JGroupsStacks.create(config).name("peer")) {
+            node.setReceiver(new Receiver() {
+                @Override
+                public void receive(Message msg) {
+                    received.add(new String(msg.getArray(), msg.getOffset(), msg.getLength(), StandardCharsets.UTF_8));
+                }
+            });
+            node.connect("no-named-classes");
+            peer.connect("no-named-classes");
+            await().atMost(Duration.ofSeconds(30)).until(() -> node.getView().size() == 2 && peer.getView().size() == 2);
+            Message named = new BytesMessage(node.getAddress(), "named".getBytes(StandardCharsets.UTF_8))
+                    .putHeader(ClassConfigurator.getProtocolId(AUTH.class), new AuthHeader(new NamedToken()));
+            int before = CONSTRUCTED.get();
+
+            receiveFrame(node, peer, named);
+            peer.send(new BytesMessage(node.getAddress(), "after".getBytes(StandardCharsets.UTF_8)));
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> received.contains("after"));
+            assertThat(CONSTRUCTED.get() - before).as("objects made from a class an AUTH header named").isZero();
+            assertThat(received).containsExactly("after");
         }
     }
 
