@@ -1,16 +1,20 @@
 package io.neptune.core.internal.membership;
 
 import java.io.DataInput;
+import java.io.DataOutput;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.jgroups.BytesMessage;
 import org.jgroups.FragmentedMessage;
+import org.jgroups.Header;
 import org.jgroups.Message;
 import org.jgroups.MessageFactory;
 import org.jgroups.NioMessage;
 import org.jgroups.ObjectMessage;
 import org.jgroups.conf.ClassConfigurator;
+import org.jgroups.protocols.AuthHeader;
 import org.jgroups.util.Digest;
 import org.jgroups.util.MutableDigest;
 import org.jgroups.util.SeqnoList;
@@ -64,6 +68,7 @@ final class StrictMessageTypes extends MessageFactory {
         creators[Message.NIO_MSG] = StrictNioMessage::new;
         creators[Message.OBJ_MSG] = StrictObjectMessage::new;
         creators[Message.FRAG_MSG] = StrictFragmentedMessage::new;
+        RefusedAuthHeader.install();
     }
 
     /** Refuses what {@code getObject()} would read with {@code ObjectInputStream}. */
@@ -143,6 +148,61 @@ final class StrictMessageTypes extends MessageFactory {
             SizeStreamable value = ClassConfigurator.create(magic);
             value.readFrom(in);
             obj = value;
+        }
+    }
+
+    /**
+     * What JGroups makes for an AUTH header it reads: a header that refuses to be read. JGroups reads
+     * every header of a frame before any protocol sees it, whether or not the stack has AUTH, and
+     * its {@code AuthHeader} makes an object of any class the frame names (a static initializer and
+     * a no-argument constructor run before the cast fails). No Neptune stack uses AUTH, so a frame
+     * with that header is dropped as it is decoded, on every port that reads JGroups frames (the
+     * transport and FD_SOCK2 alike).
+     *
+     * <p>JGroups lets no one replace a built-in magic number ({@code ClassConfigurator.add} refuses
+     * those below 1024), so {@link #install()} sets the table entry by reflection; a JGroups
+     * release that moves the table fails it loudly rather than leave the door open.
+     */
+    static final class RefusedAuthHeader extends Header {
+        private static final short MAGIC = ClassConfigurator.getMagicNumber(AuthHeader.class);
+
+        static void install() {
+            try {
+                Field field = ClassConfigurator.class.getDeclaredField("magicMap");
+                field.setAccessible(true);
+                @SuppressWarnings("unchecked")
+                Supplier<Object>[] suppliers = (Supplier<Object>[]) field.get(null);
+                suppliers[MAGIC] = RefusedAuthHeader::new;
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                throw new IllegalStateException("cannot refuse JGroups' AUTH header (magic number " + MAGIC
+                        + "): ClassConfigurator.magicMap is not where JGroups 5.5 keeps it (" + e + ")", e);
+            }
+        }
+
+        @Override
+        public short getMagicId() {
+            return MAGIC;
+        }
+
+        @Override
+        public Supplier<? extends Header> create() {
+            return RefusedAuthHeader::new;
+        }
+
+        @Override
+        public int serializedSize() {
+            return 0;
+        }
+
+        @Override
+        public void writeTo(DataOutput out) {
+            throw new UnsupportedOperationException("a node sends no AUTH header");
+        }
+
+        @Override
+        public void readFrom(DataInput in) throws IOException {
+            throw new IOException("JGroups frame with an AUTH header (expected: none; a node runs no AUTH and makes"
+                    + " no object of a class a sender names)");
         }
     }
 }
