@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
-import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
@@ -26,10 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -91,9 +87,9 @@ class MembershipMigrationIT {
             awaitServing(client);
 
             KvWriteLoad writes = new KvWriteLoad(client.client(), PARTITIONS, 16, CALL_TIMEOUT);
-            Reads reads = new Reads(client.client());
+            KvReadLoad reads = new KvReadLoad(client.client(), KV, PARTITIONS, CALL_TIMEOUT);
             writes.start(100);
-            reads.start();
+            reads.start(2);
             try {
                 for (int i = 0; i < NODES.size(); i++) {
                     long before = writes.acknowledged();
@@ -209,53 +205,5 @@ class MembershipMigrationIT {
             return Set.of(); // not serving yet
         }
         return ids;
-    }
-
-    /** Closed-loop reads of random partitions and keys, load balanced over their replicas. */
-    private static final class Reads {
-        private final NeptuneClient client;
-        private final List<Thread> threads = new ArrayList<>();
-        final AtomicLong succeeded = new AtomicLong();
-        final AtomicLong failed = new AtomicLong();
-        final Map<String, Long> failures = new ConcurrentHashMap<>();
-        private volatile boolean running;
-
-        Reads(NeptuneClient client) {
-            this.client = client;
-        }
-
-        void start() {
-            running = true;
-            for (int i = 0; i < 2; i++) {
-                Thread thread = new Thread(this::run, "migration-reads-" + i);
-                thread.setDaemon(true);
-                threads.add(thread);
-                thread.start();
-            }
-        }
-
-        private void run() {
-            NeptuneHandle handle = NeptuneHandle.create();
-            while (running) {
-                int partition = ThreadLocalRandom.current().nextInt(PARTITIONS);
-                try {
-                    client.callAsync(handle, KV, partition, "get", AccessMode.READ,
-                            new KvTestService.Get("k" + ThreadLocalRandom.current().nextInt(KvWriteLoad.KEYS)),
-                            KvTestService.Value.class, CallOptions.timeout(CALL_TIMEOUT)).join();
-                    succeeded.incrementAndGet();
-                } catch (RuntimeException e) {
-                    failed.incrementAndGet();
-                    Throwable cause = e.getCause() == null ? e : e.getCause();
-                    failures.merge(cause.getClass().getSimpleName() + ": " + cause.getMessage(), 1L, Long::sum);
-                }
-            }
-        }
-
-        void stop() throws InterruptedException {
-            running = false;
-            for (Thread thread : threads) {
-                thread.join(CALL_TIMEOUT.toMillis() * 2);
-            }
-        }
     }
 }

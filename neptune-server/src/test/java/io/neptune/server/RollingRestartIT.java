@@ -2,10 +2,6 @@ package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.neptune.client.CallOptions;
-import io.neptune.client.NeptuneClient;
-import io.neptune.client.NeptuneHandle;
-import io.neptune.core.AccessMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.Principal;
 import io.neptune.server.cli.NeptuneCli;
@@ -19,9 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -67,7 +61,7 @@ class RollingRestartIT {
             }, Duration.ofSeconds(120), "each node the primary of the two partitions it has the highest priority for");
 
             KvWriteLoad writes = new KvWriteLoad(cluster.observer().client(), PARTITIONS, 16, CALL_TIMEOUT);
-            ReadLoad reads = new ReadLoad(cluster.observer().client());
+            KvReadLoad reads = new KvReadLoad(cluster.observer().client(), SERVICE, PARTITIONS, CALL_TIMEOUT);
             writes.start(200);
             reads.start(2);
             Map<String, List<String>> handedOver = new ConcurrentHashMap<>();
@@ -186,53 +180,5 @@ class RollingRestartIT {
             }
             return caughtUp.size() == PARTITIONS;
         }, Duration.ofSeconds(180), node + "'s replicas of " + SERVICE + " caught up");
-    }
-
-    /** Closed-loop reads of random partitions, load balanced over their replicas. */
-    private static final class ReadLoad {
-        private final NeptuneClient client;
-        private final List<Thread> threads = new ArrayList<>();
-        final AtomicLong succeeded = new AtomicLong();
-        final AtomicLong failed = new AtomicLong();
-        final Map<String, Long> failures = new ConcurrentHashMap<>();
-        private volatile boolean running;
-
-        ReadLoad(NeptuneClient client) {
-            this.client = client;
-        }
-
-        void start(int callers) {
-            running = true;
-            for (int i = 0; i < callers; i++) {
-                Thread thread = new Thread(this::run, "read-load-" + i);
-                thread.setDaemon(true);
-                threads.add(thread);
-                thread.start();
-            }
-        }
-
-        private void run() {
-            NeptuneHandle handle = NeptuneHandle.create();
-            while (running) {
-                int partition = ThreadLocalRandom.current().nextInt(PARTITIONS);
-                try {
-                    client.callAsync(handle, SERVICE, partition, "get", AccessMode.READ,
-                            new KvTestService.Get("k" + ThreadLocalRandom.current().nextInt(KvWriteLoad.KEYS)),
-                            KvTestService.Value.class, CallOptions.timeout(CALL_TIMEOUT)).join();
-                    succeeded.incrementAndGet();
-                } catch (RuntimeException e) {
-                    failed.incrementAndGet();
-                    Throwable cause = e.getCause() == null ? e : e.getCause();
-                    failures.merge(cause.getClass().getSimpleName() + ": " + cause.getMessage(), 1L, Long::sum);
-                }
-            }
-        }
-
-        void stop() throws InterruptedException {
-            running = false;
-            for (Thread thread : threads) {
-                thread.join(CALL_TIMEOUT.toMillis() * 2);
-            }
-        }
     }
 }
