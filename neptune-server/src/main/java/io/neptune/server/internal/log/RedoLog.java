@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The REDO log of one partition replica (DESIGN §6.5): an append-only sequence of
+ * The REDO log of one partition replica (DESIGN §6.5), kept in files: an append-only sequence of
  * {@link LogRecord}s with contiguous LSNs from {@link #startLsn()} (1 until records were dropped at
  * the start after a checkpoint, see {@link #truncateBefore}), the persisted epoch and the committed
  * LSN.
@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * next LSN). The in-memory state is guarded by one lock that is never held during file I/O; reads
  * of the file run concurrently with the writer.
  */
-public final class RedoLog implements AutoCloseable {
+public final class RedoLog implements Log {
     private static final Logger logger = LoggerFactory.getLogger(RedoLog.class);
     /** How many of the most recent request ids {@link #lsnOf} remembers unless the opener says otherwise. */
     public static final int REQUEST_ID_CAPACITY = LogRetentionConfig.DEFAULT_REQUEST_IDS;
@@ -187,6 +187,7 @@ public final class RedoLog implements AutoCloseable {
      * Whether writing failed: the log then refuses every change until it is opened again (an append
      * it merely refused, see {@link #append}, leaves it usable).
      */
+    @Override
     public boolean hasFailed() {
         return writer.failure() != null;
     }
@@ -202,6 +203,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The LSN of the last record, 0 if the log is empty. */
+    @Override
     public long lastLsn() {
         synchronized (lock) {
             return index.lastLsn();
@@ -212,6 +214,7 @@ public final class RedoLog implements AutoCloseable {
      * The LSN of the first record the log holds: 1 unless records were dropped at the start
      * ({@link #truncateBefore}, {@link #restartAfter}); {@code lastLsn() + 1} if it holds none.
      */
+    @Override
     public long startLsn() {
         synchronized (lock) {
             return index.startLsn();
@@ -219,11 +222,13 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The record just before {@link #startLsn()}: {@link LogBoundary#NONE} if the log starts at 1. */
+    @Override
     public LogBoundary boundary() {
         return file.boundary();
     }
 
     /** The epoch of the last record, that of the {@link #boundary()} if the log holds none (0 if it is empty). */
+    @Override
     public long lastEpoch() {
         synchronized (lock) {
             return index.lastEpoch();
@@ -231,6 +236,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The persisted epoch: the highest ever passed to {@link #persistEpoch}, 0 initially. */
+    @Override
     public long epoch() {
         return meta.epoch();
     }
@@ -241,6 +247,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalArgumentException if {@code epoch} is lower than {@link #epoch()}
      * @throws LogException if the meta file cannot be written
      */
+    @Override
     public void persistEpoch(long epoch) {
         if (epoch < 0) {
             throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
@@ -256,6 +263,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The committed LSN: the highest passed to {@link #markCommitted}, lowered to the last record on open. */
+    @Override
     public long committedLsn() {
         return meta.committedLsn();
     }
@@ -267,6 +275,7 @@ public final class RedoLog implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code lsn} is above {@link #lastLsn()}
      */
+    @Override
     public void markCommitted(long lsn) {
         synchronized (lock) {
             checkOpen();
@@ -314,6 +323,7 @@ public final class RedoLog implements AutoCloseable {
      * records the log lost there must come back from a peer (with their original epochs) before this
      * replica may assign new LSNs, that is, lead. Appends that cannot be those records are refused.
      */
+    @Override
     public long lostTailEnd() {
         synchronized (lock) {
             return lostTail.end() > index.lastLsn() ? lostTail.end() : 0;
@@ -330,6 +340,7 @@ public final class RedoLog implements AutoCloseable {
      *     the log stays usable), or with an {@link IllegalStateException} if the log is closed
      * @throws IllegalArgumentException if the LSN or epoch is out of sequence or a field is too large
      */
+    @Override
     public CompletableFuture<Void> append(LogRecord record) {
         return appendAll(List.of(requireNonNull(record, "record"))).get(0);
     }
@@ -347,6 +358,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalArgumentException if an LSN or epoch is out of sequence or a field is too large;
      *     then none of {@code records} is appended
      */
+    @Override
     public List<CompletableFuture<Void>> appendAll(List<LogRecord> records) {
         List<byte[]> frames = new ArrayList<>(records.size());
         for (LogRecord record : records) {
@@ -402,6 +414,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws LogTruncatedException if {@code fromLsn} is below {@link #startLsn()}: those records were dropped
      * @throws LogException if the file cannot be read or a record in it no longer checks out
      */
+    @Override
     public List<LogRecord> read(long fromLsn, int maxRecords) {
         if (fromLsn < 1) {
             throw new IllegalArgumentException("fromLsn: " + fromLsn + " (expected: >= 1)");
@@ -444,6 +457,7 @@ public final class RedoLog implements AutoCloseable {
      *
      * @throws LogTruncatedException if {@code lsn} is below the boundary
      */
+    @Override
     public long epochOf(long lsn) {
         if (lsn == 0) {
             return 0;
@@ -462,6 +476,7 @@ public final class RedoLog implements AutoCloseable {
      *
      * @throws LogTruncatedException if {@code lsn} is below the boundary
      */
+    @Override
     public String originOf(long lsn) {
         LogBoundary boundary = file.boundary();
         if (lsn == 0) {
@@ -478,6 +493,7 @@ public final class RedoLog implements AutoCloseable {
      *
      * @throws LogTruncatedException if {@code lsn} is below {@link #startLsn()}
      */
+    @Override
     public Optional<LogRecord> record(long lsn) {
         if (lsn < 1) {
             return Optional.empty();
@@ -500,6 +516,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the files cannot be written; the log then refuses changes until reopened
      */
+    @Override
     public void truncateBefore(long lsn) {
         synchronized (compactionLock) {
             if (lsn <= startLsn()) {
@@ -529,6 +546,7 @@ public final class RedoLog implements AutoCloseable {
      * The request ids this log remembers ({@link #lsnOf}) of writes at or below {@code lsn}, oldest
      * first: what a snapshot taken at {@code lsn} carries, so that its installer recognises retries.
      */
+    @Override
     public List<KnownRequest> requestsUpTo(long lsn) {
         synchronized (lock) {
             return index.requestsUpTo(lsn);
@@ -557,6 +575,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the files cannot be written; the log then refuses changes until reopened
      */
+    @Override
     public void restartAfter(LogBoundary boundary, List<KnownRequest> requests) {
         requireNonNull(boundary, "boundary");
         List<KnownRequest> earlier = new ArrayList<>(requests.size());
@@ -637,6 +656,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** Returns the LSN of the first record of request {@code id}, if it is among the most recent ones. */
+    @Override
     public OptionalLong lsnOf(RequestId id) {
         requireNonNull(id, "id");
         synchronized (lock) {
@@ -653,6 +673,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the file cannot be truncated
      */
+    @Override
     public void truncateAfter(long lsn) {
         if (writer.isWriterThread()) {
             throw new IllegalStateException(name + ": truncateAfter on a log writer thread would wait for the log"
