@@ -114,7 +114,13 @@ public interface Log extends AutoCloseable {
      *
      * @throws LogTruncatedException if {@code lsn} is below {@link #startLsn()}
      */
-    Optional<LogRecord> record(long lsn);
+    default Optional<LogRecord> record(long lsn) {
+        if (lsn < 1) {
+            return Optional.empty();
+        }
+        List<LogRecord> records = read(lsn, 1);
+        return records.isEmpty() ? Optional.empty() : Optional.of(records.get(0));
+    }
 
     /**
      * The epoch of record {@code lsn} (or of the {@link #boundary()}), 0 for LSN 0.
@@ -130,7 +136,16 @@ public interface Log extends AutoCloseable {
      *
      * @throws LogTruncatedException if {@code lsn} is below the boundary
      */
-    String originOf(long lsn);
+    default String originOf(long lsn) {
+        LogBoundary boundary = boundary();
+        if (lsn == 0) {
+            return "";
+        }
+        if (lsn == boundary.lsn()) {
+            return boundary.origin();
+        }
+        return record(lsn).map(LogRecord::origin).orElse("");
+    }
 
     /** Returns the LSN of the first record of request {@code id}, if it is among the most recent ones. */
     OptionalLong lsnOf(RequestId id);

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -279,9 +278,7 @@ public final class RedoLog implements Log {
     public void markCommitted(long lsn) {
         synchronized (lock) {
             checkOpen();
-            if (lsn < 0 || lsn > index.lastLsn()) {
-                throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + index.lastLsn() + ")");
-            }
+            LogChecks.checkCommittable(lsn, index.lastLsn());
             if (meta.advanceCommitted(lsn)) {
                 writer.metaChanged();
             }
@@ -295,9 +292,7 @@ public final class RedoLog implements Log {
     void resetCommitted(long lsn) {
         synchronized (lock) {
             checkOpen();
-            if (lsn < 0 || lsn > index.lastLsn()) {
-                throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + index.lastLsn() + ")");
-            }
+            LogChecks.checkCommittable(lsn, index.lastLsn());
             if (meta.resetCommitted(lsn)) {
                 writer.metaChanged();
             }
@@ -369,20 +364,7 @@ public final class RedoLog implements Log {
             if (refusal != null) {
                 return Collections.nCopies(records.size(), CompletableFuture.failedFuture(refusal));
             }
-            long lsn = index.lastLsn();
-            long epoch = index.lastEpoch();
-            for (LogRecord record : records) {
-                if (record.lsn() != lsn + 1) {
-                    throw new IllegalArgumentException(
-                            "lsn: " + record.lsn() + " (expected: " + (lsn + 1) + ", the next LSN)");
-                }
-                if (record.epoch() < epoch) {
-                    throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= " + epoch
-                            + ", the epoch of record " + lsn + ")");
-                }
-                lsn = record.lsn();
-                epoch = record.epoch();
-            }
+            LogChecks.checkSequence(index.lastLsn(), index.lastEpoch(), records);
             CompletableFuture<Void> durable = new CompletableFuture<>();   // the batch's: see LogWriter.Append
             List<LogWriter.Append> appends = new ArrayList<>(records.size());
             LogException lost = null;
@@ -397,12 +379,7 @@ public final class RedoLog implements Log {
                 appends.add(new LogWriter.Append(record.lsn(), offset, frame, durable));
             }
             writer.appendAll(appends);
-            if (lost == null) {
-                return Collections.nCopies(records.size(), durable);
-            }
-            List<CompletableFuture<Void>> done = new ArrayList<>(Collections.nCopies(appends.size(), durable));
-            done.addAll(Collections.nCopies(records.size() - appends.size(), CompletableFuture.failedFuture(lost)));
-            return done;
+            return LogChecks.futures(records.size(), appends.size(), durable, lost);
         }
     }
 
@@ -416,12 +393,7 @@ public final class RedoLog implements Log {
      */
     @Override
     public List<LogRecord> read(long fromLsn, int maxRecords) {
-        if (fromLsn < 1) {
-            throw new IllegalArgumentException("fromLsn: " + fromLsn + " (expected: >= 1)");
-        }
-        if (maxRecords < 0) {
-            throw new IllegalArgumentException("maxRecords: " + maxRecords + " (expected: >= 0)");
-        }
+        LogChecks.checkRead(fromLsn, maxRecords);
         while (true) {
             ReadPlan plan = plan(fromLsn, maxRecords);
             if (plan == null) {
@@ -471,38 +443,6 @@ public final class RedoLog implements Log {
     }
 
     /**
-     * The origin of record {@code lsn} (or of the {@link #boundary()}); empty for LSN 0 or past the
-     * last record.
-     *
-     * @throws LogTruncatedException if {@code lsn} is below the boundary
-     */
-    @Override
-    public String originOf(long lsn) {
-        LogBoundary boundary = file.boundary();
-        if (lsn == 0) {
-            return "";
-        }
-        if (lsn == boundary.lsn()) {
-            return boundary.origin();
-        }
-        return record(lsn).map(LogRecord::origin).orElse("");
-    }
-
-    /**
-     * Returns record {@code lsn}, or empty if there is none.
-     *
-     * @throws LogTruncatedException if {@code lsn} is below {@link #startLsn()}
-     */
-    @Override
-    public Optional<LogRecord> record(long lsn) {
-        if (lsn < 1) {
-            return Optional.empty();
-        }
-        List<LogRecord> records = read(lsn, 1);
-        return records.isEmpty() ? Optional.empty() : Optional.of(records.get(0));
-    }
-
-    /**
      * Durably drops every record below {@code lsn}: after a checkpoint, when the service's state
      * holds their writes durably and no replica that is still served from this log needs them. The
      * kept records are copied to a new file that replaces the log's by atomic rename, with a header
@@ -522,10 +462,7 @@ public final class RedoLog implements Log {
             if (lsn <= startLsn()) {
                 return;
             }
-            if (lsn - 1 > meta.committedLsn() || lsn > lastLsn() + 1) {
-                throw new IllegalArgumentException("lsn: " + lsn + " (expected: <= " + (meta.committedLsn() + 1)
-                        + ", above the committed LSN, and <= " + (lastLsn() + 1) + ", after the last record)");
-            }
+            LogChecks.checkDroppable(lsn, meta.committedLsn(), lastLsn());
             LogRecord last = record(lsn - 1).orElseThrow();   // committed: no truncateAfter can take it
             LogBoundary boundary = new LogBoundary(lsn - 1, last.epoch(), last.origin());
             try {
@@ -578,17 +515,7 @@ public final class RedoLog implements Log {
     @Override
     public void restartAfter(LogBoundary boundary, List<KnownRequest> requests) {
         requireNonNull(boundary, "boundary");
-        List<KnownRequest> earlier = new ArrayList<>(requests.size());
-        long previous = 0;
-        for (KnownRequest request : requests) {
-            if (request.lsn() < previous) {
-                throw new IllegalArgumentException("requests: LSN " + request.lsn() + " after " + previous
-                        + " (expected: oldest first)");
-            }
-            previous = request.lsn();
-            earlier.add(request.lsn() <= boundary.lsn() ? request
-                    : new KnownRequest(request.id(), Math.max(1, boundary.lsn())));
-        }
+        List<KnownRequest> earlier = LogChecks.earlierRequests(boundary, requests);
         synchronized (compactionLock) {
             if (boundary.lsn() > 0) {
                 try {
@@ -687,10 +614,7 @@ public final class RedoLog implements Log {
             if (failure != null) {
                 throw failure;
             }
-            if (lsn < meta.committedLsn()) {
-                throw new IllegalArgumentException(
-                        "lsn: " + lsn + " (expected: >= " + meta.committedLsn() + ", the committed LSN)");
-            }
+            LogChecks.checkRemovable(lsn, meta.committedLsn());
             if (lsn < index.startLsn() - 1) {
                 throw new LogTruncatedException(name, lsn, index.startLsn());
             }

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -171,9 +170,7 @@ final class InMemoryLog implements Log {
     @Override
     public void markCommitted(long lsn) {
         checkOpen();
-        if (lsn < 0 || lsn > lastLsn()) {
-            throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + lastLsn() + ")");
-        }
+        LogChecks.checkCommittable(lsn, lastLsn());
         committedLsn = Math.max(committedLsn, lsn);
     }
 
@@ -194,20 +191,7 @@ final class InMemoryLog implements Log {
             return Collections.nCopies(batch.size(),
                     CompletableFuture.failedFuture(new IllegalStateException(name + ": closed")));
         }
-        long lsn = lastLsn();
-        long lastEpoch = lastEpoch();
-        for (LogRecord record : batch) {
-            if (record.lsn() != lsn + 1) {
-                throw new IllegalArgumentException(
-                        "lsn: " + record.lsn() + " (expected: " + (lsn + 1) + ", the next LSN)");
-            }
-            if (record.epoch() < lastEpoch) {
-                throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= " + lastEpoch
-                        + ", the epoch of record " + lsn + ")");
-            }
-            lsn = record.lsn();
-            lastEpoch = record.epoch();
-        }
+        LogChecks.checkSequence(lastLsn(), lastEpoch(), batch);
         CompletableFuture<Void> durable = new CompletableFuture<>();
         int appended = 0;
         LogException lost = null;
@@ -223,21 +207,12 @@ final class InMemoryLog implements Log {
         if (appended > 0) {
             pending.add(new Pending(lastLsn(), durable));
         }
-        List<CompletableFuture<Void>> done = new ArrayList<>(Collections.nCopies(appended, durable));
-        if (lost != null) {
-            done.addAll(Collections.nCopies(batch.size() - appended, CompletableFuture.failedFuture(lost)));
-        }
-        return done;
+        return LogChecks.futures(batch.size(), appended, durable, lost);
     }
 
     @Override
     public List<LogRecord> read(long fromLsn, int maxRecords) {
-        if (fromLsn < 1) {
-            throw new IllegalArgumentException("fromLsn: " + fromLsn + " (expected: >= 1)");
-        }
-        if (maxRecords < 0) {
-            throw new IllegalArgumentException("maxRecords: " + maxRecords + " (expected: >= 0)");
-        }
+        LogChecks.checkRead(fromLsn, maxRecords);
         checkOpen();
         if (fromLsn < startLsn()) {
             throw new LogTruncatedException(name, fromLsn, startLsn());
@@ -245,15 +220,6 @@ final class InMemoryLog implements Log {
         int from = (int) Math.min(records.size(), fromLsn - startLsn());
         int to = (int) Math.min(records.size(), (long) from + maxRecords);
         return List.copyOf(records.subList(from, to));
-    }
-
-    @Override
-    public Optional<LogRecord> record(long lsn) {
-        if (lsn < 1) {
-            return Optional.empty();
-        }
-        List<LogRecord> one = read(lsn, 1);
-        return one.isEmpty() ? Optional.empty() : Optional.of(one.get(0));
     }
 
     @Override
@@ -271,17 +237,6 @@ final class InMemoryLog implements Log {
     }
 
     @Override
-    public String originOf(long lsn) {
-        if (lsn == 0) {
-            return "";
-        }
-        if (lsn == boundary.lsn()) {
-            return boundary.origin();
-        }
-        return record(lsn).map(LogRecord::origin).orElse("");
-    }
-
-    @Override
     public OptionalLong lsnOf(RequestId id) {
         long lsn = ids.lsnOf(requireNonNull(id, "id"));
         return lsn < 0 ? OptionalLong.empty() : OptionalLong.of(lsn);
@@ -295,9 +250,7 @@ final class InMemoryLog implements Log {
     @Override
     public void truncateAfter(long lsn) {
         checkOpen();
-        if (lsn < committedLsn) {
-            throw new IllegalArgumentException("lsn: " + lsn + " (expected: >= " + committedLsn + ", the committed LSN)");
-        }
+        LogChecks.checkRemovable(lsn, committedLsn);
         if (lsn < boundary.lsn()) {
             throw new LogTruncatedException(name, lsn, startLsn());
         }
@@ -315,10 +268,7 @@ final class InMemoryLog implements Log {
             return;
         }
         checkOpen();
-        if (lsn - 1 > committedLsn || lsn > lastLsn() + 1) {
-            throw new IllegalArgumentException("lsn: " + lsn + " (expected: <= " + (committedLsn + 1)
-                    + ", above the committed LSN, and <= " + (lastLsn() + 1) + ", after the last record)");
-        }
+        LogChecks.checkDroppable(lsn, committedLsn, lastLsn());
         drain();
         LogRecord last = recordAt(lsn - 1);
         records.subList(0, (int) (lsn - startLsn())).clear();
@@ -328,17 +278,7 @@ final class InMemoryLog implements Log {
     @Override
     public void restartAfter(LogBoundary boundary, List<KnownRequest> requests) {
         requireNonNull(boundary, "boundary");
-        List<KnownRequest> earlier = new ArrayList<>(requests.size());
-        long previous = 0;
-        for (KnownRequest request : requests) {
-            if (request.lsn() < previous) {
-                throw new IllegalArgumentException("requests: LSN " + request.lsn() + " after " + previous
-                        + " (expected: oldest first)");
-            }
-            previous = request.lsn();
-            earlier.add(request.lsn() <= boundary.lsn() ? request
-                    : new KnownRequest(request.id(), Math.max(1, boundary.lsn())));
-        }
+        List<KnownRequest> earlier = LogChecks.earlierRequests(boundary, requests);
         checkOpen();
         if (boundary.lsn() < this.boundary.lsn()) {
             throw new IllegalArgumentException("boundary lsn: " + boundary.lsn() + " (expected: >= "
