@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -20,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The REDO log of one partition replica (DESIGN §6.5): an append-only sequence of
+ * The REDO log of one partition replica (DESIGN §6.5), kept in files: an append-only sequence of
  * {@link LogRecord}s with contiguous LSNs from {@link #startLsn()} (1 until records were dropped at
  * the start after a checkpoint, see {@link #truncateBefore}), the persisted epoch and the committed
  * LSN.
@@ -45,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * next LSN). The in-memory state is guarded by one lock that is never held during file I/O; reads
  * of the file run concurrently with the writer.
  */
-public final class RedoLog implements AutoCloseable {
+public final class RedoLog implements Log {
     private static final Logger logger = LoggerFactory.getLogger(RedoLog.class);
     /** How many of the most recent request ids {@link #lsnOf} remembers unless the opener says otherwise. */
     public static final int REQUEST_ID_CAPACITY = LogRetentionConfig.DEFAULT_REQUEST_IDS;
@@ -187,6 +186,7 @@ public final class RedoLog implements AutoCloseable {
      * Whether writing failed: the log then refuses every change until it is opened again (an append
      * it merely refused, see {@link #append}, leaves it usable).
      */
+    @Override
     public boolean hasFailed() {
         return writer.failure() != null;
     }
@@ -202,6 +202,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The LSN of the last record, 0 if the log is empty. */
+    @Override
     public long lastLsn() {
         synchronized (lock) {
             return index.lastLsn();
@@ -212,6 +213,7 @@ public final class RedoLog implements AutoCloseable {
      * The LSN of the first record the log holds: 1 unless records were dropped at the start
      * ({@link #truncateBefore}, {@link #restartAfter}); {@code lastLsn() + 1} if it holds none.
      */
+    @Override
     public long startLsn() {
         synchronized (lock) {
             return index.startLsn();
@@ -219,11 +221,13 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The record just before {@link #startLsn()}: {@link LogBoundary#NONE} if the log starts at 1. */
+    @Override
     public LogBoundary boundary() {
         return file.boundary();
     }
 
     /** The epoch of the last record, that of the {@link #boundary()} if the log holds none (0 if it is empty). */
+    @Override
     public long lastEpoch() {
         synchronized (lock) {
             return index.lastEpoch();
@@ -231,6 +235,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The persisted epoch: the highest ever passed to {@link #persistEpoch}, 0 initially. */
+    @Override
     public long epoch() {
         return meta.epoch();
     }
@@ -241,6 +246,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalArgumentException if {@code epoch} is lower than {@link #epoch()}
      * @throws LogException if the meta file cannot be written
      */
+    @Override
     public void persistEpoch(long epoch) {
         if (epoch < 0) {
             throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
@@ -256,6 +262,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The committed LSN: the highest passed to {@link #markCommitted}, lowered to the last record on open. */
+    @Override
     public long committedLsn() {
         return meta.committedLsn();
     }
@@ -267,12 +274,11 @@ public final class RedoLog implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code lsn} is above {@link #lastLsn()}
      */
+    @Override
     public void markCommitted(long lsn) {
         synchronized (lock) {
             checkOpen();
-            if (lsn < 0 || lsn > index.lastLsn()) {
-                throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + index.lastLsn() + ")");
-            }
+            LogChecks.checkCommittable(lsn, index.lastLsn());
             if (meta.advanceCommitted(lsn)) {
                 writer.metaChanged();
             }
@@ -286,9 +292,7 @@ public final class RedoLog implements AutoCloseable {
     void resetCommitted(long lsn) {
         synchronized (lock) {
             checkOpen();
-            if (lsn < 0 || lsn > index.lastLsn()) {
-                throw new IllegalArgumentException("lsn: " + lsn + " (expected: 0.." + index.lastLsn() + ")");
-            }
+            LogChecks.checkCommittable(lsn, index.lastLsn());
             if (meta.resetCommitted(lsn)) {
                 writer.metaChanged();
             }
@@ -314,6 +318,7 @@ public final class RedoLog implements AutoCloseable {
      * records the log lost there must come back from a peer (with their original epochs) before this
      * replica may assign new LSNs, that is, lead. Appends that cannot be those records are refused.
      */
+    @Override
     public long lostTailEnd() {
         synchronized (lock) {
             return lostTail.end() > index.lastLsn() ? lostTail.end() : 0;
@@ -330,6 +335,7 @@ public final class RedoLog implements AutoCloseable {
      *     the log stays usable), or with an {@link IllegalStateException} if the log is closed
      * @throws IllegalArgumentException if the LSN or epoch is out of sequence or a field is too large
      */
+    @Override
     public CompletableFuture<Void> append(LogRecord record) {
         return appendAll(List.of(requireNonNull(record, "record"))).get(0);
     }
@@ -347,6 +353,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalArgumentException if an LSN or epoch is out of sequence or a field is too large;
      *     then none of {@code records} is appended
      */
+    @Override
     public List<CompletableFuture<Void>> appendAll(List<LogRecord> records) {
         List<byte[]> frames = new ArrayList<>(records.size());
         for (LogRecord record : records) {
@@ -357,20 +364,7 @@ public final class RedoLog implements AutoCloseable {
             if (refusal != null) {
                 return Collections.nCopies(records.size(), CompletableFuture.failedFuture(refusal));
             }
-            long lsn = index.lastLsn();
-            long epoch = index.lastEpoch();
-            for (LogRecord record : records) {
-                if (record.lsn() != lsn + 1) {
-                    throw new IllegalArgumentException(
-                            "lsn: " + record.lsn() + " (expected: " + (lsn + 1) + ", the next LSN)");
-                }
-                if (record.epoch() < epoch) {
-                    throw new IllegalArgumentException("epoch: " + record.epoch() + " (expected: >= " + epoch
-                            + ", the epoch of record " + lsn + ")");
-                }
-                lsn = record.lsn();
-                epoch = record.epoch();
-            }
+            LogChecks.checkSequence(index.lastLsn(), index.lastEpoch(), records);
             CompletableFuture<Void> durable = new CompletableFuture<>();   // the batch's: see LogWriter.Append
             List<LogWriter.Append> appends = new ArrayList<>(records.size());
             LogException lost = null;
@@ -385,12 +379,7 @@ public final class RedoLog implements AutoCloseable {
                 appends.add(new LogWriter.Append(record.lsn(), offset, frame, durable));
             }
             writer.appendAll(appends);
-            if (lost == null) {
-                return Collections.nCopies(records.size(), durable);
-            }
-            List<CompletableFuture<Void>> done = new ArrayList<>(Collections.nCopies(appends.size(), durable));
-            done.addAll(Collections.nCopies(records.size() - appends.size(), CompletableFuture.failedFuture(lost)));
-            return done;
+            return LogChecks.futures(records.size(), appends.size(), durable, lost);
         }
     }
 
@@ -402,13 +391,9 @@ public final class RedoLog implements AutoCloseable {
      * @throws LogTruncatedException if {@code fromLsn} is below {@link #startLsn()}: those records were dropped
      * @throws LogException if the file cannot be read or a record in it no longer checks out
      */
+    @Override
     public List<LogRecord> read(long fromLsn, int maxRecords) {
-        if (fromLsn < 1) {
-            throw new IllegalArgumentException("fromLsn: " + fromLsn + " (expected: >= 1)");
-        }
-        if (maxRecords < 0) {
-            throw new IllegalArgumentException("maxRecords: " + maxRecords + " (expected: >= 0)");
-        }
+        LogChecks.checkRead(fromLsn, maxRecords);
         while (true) {
             ReadPlan plan = plan(fromLsn, maxRecords);
             if (plan == null) {
@@ -444,6 +429,7 @@ public final class RedoLog implements AutoCloseable {
      *
      * @throws LogTruncatedException if {@code lsn} is below the boundary
      */
+    @Override
     public long epochOf(long lsn) {
         if (lsn == 0) {
             return 0;
@@ -454,36 +440,6 @@ public final class RedoLog implements AutoCloseable {
             }
             return index.epochOf(lsn);
         }
-    }
-
-    /**
-     * The origin of record {@code lsn} (or of the {@link #boundary()}); empty for LSN 0 or past the
-     * last record.
-     *
-     * @throws LogTruncatedException if {@code lsn} is below the boundary
-     */
-    public String originOf(long lsn) {
-        LogBoundary boundary = file.boundary();
-        if (lsn == 0) {
-            return "";
-        }
-        if (lsn == boundary.lsn()) {
-            return boundary.origin();
-        }
-        return record(lsn).map(LogRecord::origin).orElse("");
-    }
-
-    /**
-     * Returns record {@code lsn}, or empty if there is none.
-     *
-     * @throws LogTruncatedException if {@code lsn} is below {@link #startLsn()}
-     */
-    public Optional<LogRecord> record(long lsn) {
-        if (lsn < 1) {
-            return Optional.empty();
-        }
-        List<LogRecord> records = read(lsn, 1);
-        return records.isEmpty() ? Optional.empty() : Optional.of(records.get(0));
     }
 
     /**
@@ -500,15 +456,13 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the files cannot be written; the log then refuses changes until reopened
      */
+    @Override
     public void truncateBefore(long lsn) {
         synchronized (compactionLock) {
             if (lsn <= startLsn()) {
                 return;
             }
-            if (lsn - 1 > meta.committedLsn() || lsn > lastLsn() + 1) {
-                throw new IllegalArgumentException("lsn: " + lsn + " (expected: <= " + (meta.committedLsn() + 1)
-                        + ", above the committed LSN, and <= " + (lastLsn() + 1) + ", after the last record)");
-            }
+            LogChecks.checkDroppable(lsn, meta.committedLsn(), lastLsn());
             LogRecord last = record(lsn - 1).orElseThrow();   // committed: no truncateAfter can take it
             LogBoundary boundary = new LogBoundary(lsn - 1, last.epoch(), last.origin());
             try {
@@ -529,6 +483,7 @@ public final class RedoLog implements AutoCloseable {
      * The request ids this log remembers ({@link #lsnOf}) of writes at or below {@code lsn}, oldest
      * first: what a snapshot taken at {@code lsn} carries, so that its installer recognises retries.
      */
+    @Override
     public List<KnownRequest> requestsUpTo(long lsn) {
         synchronized (lock) {
             return index.requestsUpTo(lsn);
@@ -557,19 +512,10 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the files cannot be written; the log then refuses changes until reopened
      */
+    @Override
     public void restartAfter(LogBoundary boundary, List<KnownRequest> requests) {
         requireNonNull(boundary, "boundary");
-        List<KnownRequest> earlier = new ArrayList<>(requests.size());
-        long previous = 0;
-        for (KnownRequest request : requests) {
-            if (request.lsn() < previous) {
-                throw new IllegalArgumentException("requests: LSN " + request.lsn() + " after " + previous
-                        + " (expected: oldest first)");
-            }
-            previous = request.lsn();
-            earlier.add(request.lsn() <= boundary.lsn() ? request
-                    : new KnownRequest(request.id(), Math.max(1, boundary.lsn())));
-        }
+        List<KnownRequest> earlier = LogChecks.earlierRequests(boundary, requests);
         synchronized (compactionLock) {
             if (boundary.lsn() > 0) {
                 try {
@@ -637,6 +583,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** Returns the LSN of the first record of request {@code id}, if it is among the most recent ones. */
+    @Override
     public OptionalLong lsnOf(RequestId id) {
         requireNonNull(id, "id");
         synchronized (lock) {
@@ -653,6 +600,7 @@ public final class RedoLog implements AutoCloseable {
      * @throws IllegalStateException if called from a pool thread (a future's callback)
      * @throws LogException if the file cannot be truncated
      */
+    @Override
     public void truncateAfter(long lsn) {
         if (writer.isWriterThread()) {
             throw new IllegalStateException(name + ": truncateAfter on a log writer thread would wait for the log"
@@ -666,10 +614,7 @@ public final class RedoLog implements AutoCloseable {
             if (failure != null) {
                 throw failure;
             }
-            if (lsn < meta.committedLsn()) {
-                throw new IllegalArgumentException(
-                        "lsn: " + lsn + " (expected: >= " + meta.committedLsn() + ", the committed LSN)");
-            }
+            LogChecks.checkRemovable(lsn, meta.committedLsn());
             if (lsn < index.startLsn() - 1) {
                 throw new LogTruncatedException(name, lsn, index.startLsn());
             }
