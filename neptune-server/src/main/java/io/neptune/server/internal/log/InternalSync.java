@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *   <li>If CHECK reports writes applied past the log's end, the log lost its tail (it was written
  *       with {@code log-sync: none} and the machine crashed). The replica must get those records
  *       back from a peer: the log refuses, at those LSNs, records that cannot be the applied
- *       writes ({@link RedoLog#lostTailEnd()}), so this replica never assigns one of those LSNs to
+ *       writes ({@link Log#lostTailEnd()}), so this replica never assigns one of those LSNs to
  *       another write, which it would skip while the other replicas execute it.</li>
  * </ul>
  *
@@ -41,9 +41,9 @@ public final class InternalSync {
      * committed mark to it (or to the log's end, if it is past it) and guards a lost tail.
      *
      * @param name the partition replica, for log lines
-     * @return the LSN of the last write the service applied; may exceed {@link RedoLog#lastLsn()}
+     * @return the LSN of the last write the service applied; may exceed {@link Log#lastLsn()}
      */
-    public static long withCheck(String name, RedoLog log, LongPredicate isApplied) {
+    public static long withCheck(String name, Log log, LongPredicate isApplied) {
         requireNonNull(name, "name");
         requireNonNull(log, "log");
         requireNonNull(isApplied, "isApplied");
@@ -90,7 +90,7 @@ public final class InternalSync {
      * @param name the partition replica, for log lines
      * @return 0
      */
-    public static long withoutCheck(String name, RedoLog log) {
+    public static long withoutCheck(String name, Log log) {
         requireNonNull(name, "name");
         requireNonNull(log, "log");
         if (log.lastLsn() > 0) {
@@ -133,7 +133,7 @@ public final class InternalSync {
         return low;
     }
 
-    private static boolean isNotExecuted(RedoLog log, long lsn) {
+    private static boolean isNotExecuted(Log log, long lsn) {
         // a repeat, a new primary's no-op or a configuration: never executed, so CHECK need not know it
         return lsn >= log.startLsn() && lsn <= log.lastLsn() && log.record(lsn).map(r -> !r.kind().executes()).orElse(false);
     }

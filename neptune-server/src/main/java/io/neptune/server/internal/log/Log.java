@@ -68,6 +68,21 @@ public interface Log extends AutoCloseable {
     void markCommitted(long lsn);
 
     /**
+     * Sets the committed LSN to {@code lsn}, up or down: for {@link InternalSync}, when the service
+     * reports how far it really got. Persisted lazily, like {@link #markCommitted}.
+     */
+    void resetCommitted(long lsn);
+
+    /**
+     * Records that the service applied writes up to {@code lsn}, past this log's end: the log lost
+     * their records (written without a force, then a machine crash). Until the log holds them again,
+     * an append at one of those LSNs is refused unless its epoch is one of a primary (at least 1) no
+     * newer than {@code epoch}, the persisted epoch when the loss was found (see {@link #lostTailEnd()}).
+     * For {@link InternalSync}.
+     */
+    void refuseOtherWritesUpTo(long lsn, long epoch);
+
+    /**
      * The highest LSN the service applied beyond this log's end when the log was opened, or 0 once the
      * log holds records up to it again: the records the log lost there (written without a force, then
      * a machine crash) must come back from a peer, with their original epochs, before this replica may

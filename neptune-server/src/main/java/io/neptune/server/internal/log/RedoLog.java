@@ -289,7 +289,8 @@ public final class RedoLog implements Log {
      * Sets the committed LSN to {@code lsn}, up or down: for {@link InternalSync}, when the service
      * reports how far it really got. Persisted lazily, like {@link #markCommitted}.
      */
-    void resetCommitted(long lsn) {
+    @Override
+    public void resetCommitted(long lsn) {
         synchronized (lock) {
             checkOpen();
             LogChecks.checkCommittable(lsn, index.lastLsn());
@@ -307,7 +308,8 @@ public final class RedoLog implements Log {
      * record of a newer epoch, or a level-1 record (epoch 0), cannot be the write the service
      * applied there, and accepting it would skip it here while the other replicas execute it.
      */
-    void refuseOtherWritesUpTo(long lsn, long epoch) {
+    @Override
+    public void refuseOtherWritesUpTo(long lsn, long epoch) {
         synchronized (lock) {
             lostTail = new LostTail(lsn, epoch);
         }

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -131,12 +130,12 @@ final class Election {
 
     /**
      * How long a replica of {@code priority} waits before standing for election: {@code base}, plus
-     * {@code step} for every live replica of higher priority in {@code view}, plus a random jitter below
-     * {@code jitter} that is smaller than a step. Candidates thus stand in priority order (the
-     * dissertation's choice of primary), and replicas of one priority rarely split the vote.
+     * {@code step} for every live replica of higher priority in {@code view}, plus {@code jitter}, a random
+     * draw smaller than a step. Candidates thus stand in priority order (the dissertation's choice of
+     * primary), and replicas of one priority rarely split the vote.
      */
     static long standDelay(Collection<Replica> view, NodeId self, int priority, long base, long step, long jitter) {
         long higher = view.stream().filter(r -> r.priority() > priority && !r.node().equals(self)).count();
-        return base + higher * step + ThreadLocalRandom.current().nextLong(jitter);
+        return base + higher * step + jitter;
     }
 }

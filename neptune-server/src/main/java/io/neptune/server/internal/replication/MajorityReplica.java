@@ -128,7 +128,7 @@ final class MajorityReplica implements PartitionReplica {
         this.core = core;
         this.name = core.name;
         this.priority = priority;
-        this.membership = new Membership(core.name, core.log.directory(), core.self, configuredReplicas, learner);
+        this.membership = new Membership(core.name, core.directory, core.self, configuredReplicas, learner);
         membership.bind(core);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
@@ -493,7 +493,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private long electionDelay(List<Replica> view, long base, long step, long jitter) {
-        return Election.standDelay(view, core.self, priority, base, step, jitter);
+        return Election.standDelay(view, core.self, priority, base, step, core.random.nextLong(jitter));
     }
 
     private void heardFromPrimary(@Nullable NodeId from) {

@@ -4,7 +4,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
-import io.neptune.server.internal.log.RedoLog;
+import io.neptune.server.internal.log.Log;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -217,7 +217,7 @@ final class Membership {
      * between writing the file and appending the record), and those before the one in force at the
      * log's start; persists the list if it changed.
      */
-    void reconcile(RedoLog log) {
+    void reconcile(Log log) {
         boolean changed = configs.removeIf(c -> c.lsn() > log.lastLsn()
                 || (c.lsn() >= log.startLsn() && log.epochOf(c.lsn()) != c.epoch()));
         while (configs.size() > 1 && configs.get(1).lsn() < log.startLsn()) {

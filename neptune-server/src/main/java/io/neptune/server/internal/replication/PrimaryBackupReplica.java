@@ -587,9 +587,9 @@ final class PrimaryBackupReplica implements PartitionReplica {
         List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
         for (Replica r : view) {
             if (!r.node().equals(core.self)) {
-                statuses.add(core.peers.call(r.node(), core.service, core.partition, "status",
-                        new StatusRequest(core.service, core.partition), ReplicaStatus.class)
-                        .orTimeout(1, TimeUnit.SECONDS).exceptionally(e -> null));
+                statuses.add(core.within(core.peers.call(r.node(), core.service, core.partition, "status",
+                        new StatusRequest(core.service, core.partition), ReplicaStatus.class),
+                        TimeUnit.SECONDS.toMillis(1)).exceptionally(e -> null));
             }
         }
         CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(

@@ -15,6 +15,7 @@ import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -240,16 +241,17 @@ final class PrimaryPipeline {
 
     /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */
     void catchUp() {
-        for (Map.Entry<NodeId, Long> f : Map.copyOf(inSync).entrySet()) {
+        // a copy in the map's own order: Map.copyOf's order changes from one JVM to the next (a simulation replays)
+        for (Map.Entry<NodeId, Long> f : new LinkedHashMap<>(inSync).entrySet()) {
             sentUpTo.put(f.getKey(), f.getValue());
             sendFrom(f.getKey(), f.getValue() + 1);
         }
         commitReady();
     }
 
-    /** The in-sync secondaries. */
-    Set<NodeId> secondaries() {
-        return Set.copyOf(inSync.keySet());
+    /** The in-sync secondaries, in an order that is the same from one run to the next. */
+    List<NodeId> secondaries() {
+        return List.copyOf(inSync.keySet());
     }
 
     /** Whether no write waits to commit. */
@@ -401,9 +403,9 @@ final class PrimaryPipeline {
      */
     void commitReady() {
         boolean any = false;
-        long start = System.nanoTime();
+        long start = core.clock.getAsLong();
         while (!pending.isEmpty()) {
-            if (any && System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS)) {
+            if (any && core.clock.getAsLong() - start > TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS)) {
                 commitLater();
                 break;
             }

@@ -12,15 +12,20 @@ import io.neptune.server.internal.log.KnownRequest;
 import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
-import io.neptune.server.internal.log.RedoLog;
+import io.neptune.server.internal.log.Log;
 import io.neptune.server.storage.StorageException;
 import io.neptune.server.storage.internal.WriteBatch;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -29,6 +34,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +64,9 @@ final class ReplicaCore {
     final int partition;
     final String name;
     final NodeId self;
-    final RedoLog log;
+    final Log log;
+    /** Where the partition keeps its files beside the log: snapshots, the membership list, level 1's origin bases. */
+    final Path directory;
     final PartitionService app;
     final Peers peers;
     final SerialExecutor exec;
@@ -86,6 +94,16 @@ final class ReplicaCore {
     private volatile long applying;
     /** The replica's clock ({@link System#nanoTime()}; tests may drive it by hand). */
     LongSupplier clock = System::nanoTime;
+    /**
+     * The replica's randomness (election jitter). Confined to {@link #exec} like the rest; a
+     * simulation seeds it so that a run can be replayed.
+     */
+    RandomGenerator random = new SplittableRandom();
+    /**
+     * Runs the replica's slow background work off its executor (writing a snapshot): a thread per task
+     * here; a simulation runs it as one of its steps.
+     */
+    Executor background = this::onNewThread;
     /** Told of every role change, from and to; the node's metrics count them. */
     BiConsumer<ReplicaRole, ReplicaRole> roleChanged = (from, to) -> { };
     /**
@@ -132,13 +150,14 @@ final class ReplicaCore {
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 
-    ReplicaCore(String service, int partition, NodeId self, RedoLog log, PartitionService app, Peers peers,
-            SerialExecutor exec, ScheduledExecutorService timer) {
+    ReplicaCore(String service, int partition, NodeId self, Log log, Path directory, PartitionService app,
+            Peers peers, SerialExecutor exec, ScheduledExecutorService timer) {
         this.service = service;
         this.partition = partition;
         this.name = service + "#" + partition + "@" + self;
         this.self = self;
         this.log = log;
+        this.directory = directory;
         this.app = app;
         this.peers = peers;
         this.exec = exec;
@@ -195,7 +214,7 @@ final class ReplicaCore {
     void internalSync() {
         applied = app.hasCheck() ? InternalSync.withCheck(name, log, app::isApplied)
                 : InternalSync.withoutCheck(name, log);
-        durable = log.lastLsn();   // RedoLog.open forced the file: everything in it is durable
+        durable = log.lastLsn();   // opening the log forced it: everything in it is durable
         if (applied < log.startLsn() - 1) {
             needsSnapshot = true;
             logger.error("{}: [NEP-SNAP-005] the service applied up to LSN {} but the log starts at {} (earlier records"
@@ -241,6 +260,24 @@ final class ReplicaCore {
             from = to + 1;
         }
         return done;
+    }
+
+    private void onNewThread(Runnable task) {
+        Thread thread = new Thread(task, "neptune-snapshot-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * Fails {@code call} with a {@link TimeoutException} if it has not completed within
+     * {@code millis}, as {@link CompletableFuture#orTimeout} does, but timed on this replica's
+     * {@link #timer}: a simulation that drives the timer by hand then decides when a call times out.
+     */
+    <T> CompletableFuture<T> within(CompletableFuture<T> call, long millis) {
+        ScheduledFuture<?> timeout = timer.schedule(() -> call.completeExceptionally(
+                new TimeoutException("no answer within " + millis + " ms")), millis, TimeUnit.MILLISECONDS);
+        call.whenComplete((v, e) -> timeout.cancel(false));
+        return call;
     }
 
     /** The replica's checkpoints and snapshot transfer; created on first use. */
@@ -333,14 +370,14 @@ final class ReplicaCore {
      */
     boolean applyUpTo(long target, long budgetNanos) {
         long limit = Math.min(target, durable);
-        long start = System.nanoTime();
+        long start = clock.getAsLong();
         boolean any = false;
         boolean ok = true;
         List<Executed> batch = new ArrayList<>();
         try (WriteBatch writes = WriteBatch.open()) {
             long batchStart = start;
             long next = applied;
-            while (next < limit && (!any || System.nanoTime() - start < budgetNanos)) {
+            while (next < limit && (!any || clock.getAsLong() - start < budgetNanos)) {
                 long lsn = next + 1;
                 LogRecord record = log.record(lsn).orElseThrow(() -> new IllegalStateException(
                         name + ": log record " + lsn + " missing below the durable mark " + durable));
@@ -362,13 +399,13 @@ final class ReplicaCore {
                     break;
                 }
                 batch.add(new Executed(record.lsn(), record.requestId(), response));
-                if (batch.size() >= APPLY_BATCH || System.nanoTime() - batchStart
+                if (batch.size() >= APPLY_BATCH || clock.getAsLong() - batchStart
                         >= TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS)) {
                     if (!commit(writes, batch)) {
                         ok = false;
                         break;
                     }
-                    batchStart = System.nanoTime();
+                    batchStart = clock.getAsLong();
                 }
             }
             ok = ok && commit(writes, batch);

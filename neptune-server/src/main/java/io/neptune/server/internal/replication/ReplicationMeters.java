@@ -24,8 +24,8 @@ final class ReplicationMeters {
     private ReplicationMeters() {}
 
     /** Registers the meters of {@code core}'s partition, whose state machine is {@code replica}. */
-    static void bind(MeterRegistry registry, ReplicaCore core, PartitionReplica replica, ConsistencyLevel level,
-            YellowPage yellowPage) {
+    static void bind(MeterRegistry registry, RedoLog log, ReplicaCore core, PartitionReplica replica,
+            ConsistencyLevel level, YellowPage yellowPage) {
         Tags tags = Tags.of("service", core.service, "partition", Integer.toString(core.partition));
         Gauge.builder("neptune.replica.applied.lsn", replica, r -> r.state().applied()).tags(tags)
                 .description("LSN of the last write applied to the service here (the version reads see)")
@@ -44,7 +44,6 @@ final class ReplicationMeters {
                             + " replica has not; 0 on the primary, NaN while no primary is known")
                     .register(registry);
         }
-        RedoLog log = core.log;
         Gauge.builder("neptune.redo.log.size", log, RedoLog::sizeBytes).tags(tags).baseUnit("bytes")
                 .description("Size of the partition's REDO log file").register(registry);
         FunctionTimer.builder("neptune.redo.fsync", log, RedoLog::forces, RedoLog::forceNanos, TimeUnit.NANOSECONDS)

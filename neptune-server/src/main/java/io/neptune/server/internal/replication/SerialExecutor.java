@@ -6,6 +6,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,14 +28,21 @@ final class SerialExecutor implements Executor {
 
     private final Executor pool;
     private final String owner;
+    /** Times a drain's budget: {@link System#nanoTime()}, or a simulation's clock, which then decides when it yields. */
+    private final LongSupplier clock;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     private boolean running;
     /** The thread of the drain running tasks; cleared only by that drain, and only if still its own. */
     private final AtomicReference<@Nullable Thread> current = new AtomicReference<>();
 
     SerialExecutor(Executor pool, String owner) {
+        this(pool, owner, System::nanoTime);
+    }
+
+    SerialExecutor(Executor pool, String owner, LongSupplier clock) {
         this.pool = pool;
         this.owner = owner;
+        this.clock = clock;
     }
 
     @Override
@@ -81,9 +89,9 @@ final class SerialExecutor implements Executor {
     private void drain() {
         Thread self = Thread.currentThread();
         current.set(self);
-        long start = System.nanoTime();
+        long start = clock.getAsLong();
         try {
-            for (int i = 0; i < 64 && System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(DRAIN_BUDGET_MILLIS);
+            for (int i = 0; i < 64 && clock.getAsLong() - start < TimeUnit.MILLISECONDS.toNanos(DRAIN_BUDGET_MILLIS);
                     i++) {
                 Runnable task;
                 synchronized (tasks) {

@@ -77,7 +77,7 @@ final class SnapshotInstaller {
             source = from;
             minLsn = 0;
             offer = null;
-            startNanos = System.nanoTime();
+            startNanos = core.clock.getAsLong();
             fetchedBytes = 0;
         }
     }
@@ -251,7 +251,7 @@ final class SnapshotInstaller {
             offer = null;
             return;
         }
-        long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+        long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(core.clock.getAsLong() - startNanos));
         logger.info("{}: installed snapshot {} at LSN {} ({} bytes, {} fetched in this run, {} ms, {} MB/s)", core.name,
                 o.id(), o.lsn(), o.size(), fetchedBytes, millis, fetchedBytes / 1000 / millis);
         source = null;

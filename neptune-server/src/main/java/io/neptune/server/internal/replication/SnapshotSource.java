@@ -74,7 +74,7 @@ final class SnapshotSource {
         }
         Offered offered = current;
         if (offered != null && offered.offer().lsn() >= core.log.startLsn() - 1 && offered.offer().lsn() >= minLsn) {
-            lastServedNanos = System.nanoTime();
+            lastServedNanos = core.clock.getAsLong();
             reply.accept(offered.offer());
             return;
         }
@@ -85,9 +85,7 @@ final class SnapshotSource {
         }
         if (!exporting) {
             exporting = true;
-            Thread thread = new Thread(() -> export(service), "neptune-snapshot-" + core.name);
-            thread.setDaemon(true);
-            thread.start();
+            core.background.execute(() -> export(service));
         }
         reply.accept(notReady("writing a snapshot"));
     }
@@ -180,7 +178,7 @@ final class SnapshotSource {
                     + " below " + offer.size() + ")", m.offset(), new byte[0], 0));
             return;
         }
-        lastServedNanos = System.nanoTime();
+        lastServedNanos = core.clock.getAsLong();
         int length = (int) Math.min(offer.chunkBytes(), offer.size() - m.offset());
         ByteBuffer data = ByteBuffer.allocate(length);
         try (FileChannel channel = FileChannel.open(offered.file(), StandardOpenOption.READ)) {
@@ -202,7 +200,7 @@ final class SnapshotSource {
      */
     long pinnedFrom() {
         Offered offered = current;
-        return offered != null && System.nanoTime() - lastServedNanos < PIN_NANOS ? offered.offer().lsn() + 1
+        return offered != null && core.clock.getAsLong() - lastServedNanos < PIN_NANOS ? offered.offer().lsn() + 1
                 : Long.MAX_VALUE;
     }
 }

@@ -36,7 +36,7 @@ final class Snapshots {
 
     Snapshots(ReplicaCore core) {
         this.core = core;
-        Path directory = core.log.directory().resolve("snapshots");
+        Path directory = core.directory.resolve("snapshots");
         this.source = new SnapshotSource(core, directory);
         this.installer = new SnapshotInstaller(core, directory);
     }

@@ -47,8 +47,8 @@ final class VoteRound {
             return;
         }
         for (Replica r : others) {
-            core.peers.call(r.node(), core.service, core.partition, "vote", request, VoteReply.class)
-                    .orTimeout(1, TimeUnit.SECONDS)
+            core.within(core.peers.call(r.node(), core.service, core.partition, "vote", request, VoteReply.class),
+                    TimeUnit.SECONDS.toMillis(1))
                     .whenComplete((answer, e) -> core.exec.execute(() -> {
                         if (!candidate.current()) {
                             return;

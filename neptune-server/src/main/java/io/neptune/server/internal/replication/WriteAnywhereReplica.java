@@ -132,8 +132,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
         core.exec.execute(() -> {
             startedNanos = core.clock.getAsLong();
             core.internalSync();
-            base.putAll(OriginBase.read(core.log.directory()));
-            ownFloor = OriginBase.readOwnFloor(core.log.directory());
+            base.putAll(OriginBase.read(core.directory));
+            ownFloor = OriginBase.readOwnFloor(core.directory);
             base.forEach((origin, seq) -> {
                 seen.merge(origin, seq, Math::max);
                 logged.merge(origin, seq, Math::max);
@@ -570,8 +570,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
             List<CompletableFuture<@Nullable PullReply>> replies = new ArrayList<>();
             for (Replica peer : peers) {
                 pullsInFlight++;
-                replies.add(core.peers.call(peer.node(), core.service, core.partition, "pull", pull, PullReply.class)
-                        .orTimeout(5, TimeUnit.SECONDS).exceptionally(e -> null)
+                replies.add(core.within(core.peers.call(peer.node(), core.service, core.partition, "pull", pull,
+                        PullReply.class), TimeUnit.SECONDS.toMillis(5)).exceptionally(e -> null)
                         .whenComplete((r, e) -> core.exec.execute(() -> {
                             pullsInFlight--;
                             round.add(r, core.self.value(), peer.node());
@@ -676,7 +676,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             }
             // durable before the install restarts the log, which then no longer shows the own writes given out
             ownFloor = Math.max(ownFloor, logged.getOrDefault(core.self.value(), 0L));
-            OriginBase.writeOwnFloor(core.log.directory(), ownFloor);
+            OriginBase.writeOwnFloor(core.directory, ownFloor);
             core.needsSnapshot = true;
             snapshotStarted = true;
         }
@@ -688,7 +688,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private void installedSnapshot(String text) {
         Map<String, Long> installed = OriginBase.parse(text);
         installs++;
-        OriginBase.write(core.log.directory(), installed);
+        OriginBase.write(core.directory, installed);
         base.clear();
         base.putAll(installed);
         seen.clear();
@@ -728,7 +728,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
         long start = core.log.startLsn();
         core.snapshots().checkpoint(neededFrom, keepAnyway, keepFrom -> {
             Map<String, Long> dropped = seenAt(keepFrom - 1);
-            OriginBase.write(core.log.directory(), dropped);
+            OriginBase.write(core.directory, dropped);
             base.clear();
             base.putAll(dropped);
         });

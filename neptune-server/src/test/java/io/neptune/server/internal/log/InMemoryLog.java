@@ -28,7 +28,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread-safety: not thread-safe; confine it to one thread.
  */
-final class InMemoryLog implements Log {
+public final class InMemoryLog implements Log {
     private final String name;
     private final int requestIds;
     /** The records from {@code boundary.lsn() + 1} on. */
@@ -45,21 +45,21 @@ final class InMemoryLog implements Log {
     private boolean closed;
 
     /** An empty log that remembers the request ids of its last {@code requestIds} writes. */
-    InMemoryLog(String name, int requestIds) {
+    public InMemoryLog(String name, int requestIds) {
         this.name = requireNonNull(name, "name");
         this.requestIds = requestIds;
         this.ids = new RequestIdWindow(requestIds);
     }
 
     /** An empty log that remembers as many request ids as {@link RedoLog} does by default. */
-    InMemoryLog(String name) {
+    public InMemoryLog(String name) {
         this(name, RedoLog.REQUEST_ID_CAPACITY);
     }
 
     // --- what the test controls ---------------------------------------------------------------
 
     /** Makes every record durable and completes their futures: a force of the whole log. */
-    void force() {
+    public void force() {
         forceUpTo(lastLsn());
     }
 
@@ -67,7 +67,7 @@ final class InMemoryLog implements Log {
      * Makes the records up to {@code lsn} durable, as a force that covered only them, and completes
      * the futures of the appends whose records are all durable now.
      */
-    void forceUpTo(long lsn) {
+    public void forceUpTo(long lsn) {
         checkOpen();
         if (lsn > lastLsn()) {
             throw new IllegalArgumentException("lsn: " + lsn + " (expected: <= " + lastLsn() + ", the last record)");
@@ -80,7 +80,7 @@ final class InMemoryLog implements Log {
     }
 
     /** The highest LSN that survives a crash now. */
-    long durableLsn() {
+    public long durableLsn() {
         return durableLsn;
     }
 
@@ -92,7 +92,7 @@ final class InMemoryLog implements Log {
      * the committed LSN falls back to what was persisted, at most the last record. The log is open
      * afterwards, every record it holds durable.
      */
-    void crash(boolean tornTail) {
+    public void crash(boolean tornTail) {
         long survives = tornTail ? Math.max(durableLsn, lastLsn() - 1) : durableLsn;
         cutAfter(survives);
         pending.clear();   // never complete: the process that waited for them is gone
@@ -104,7 +104,7 @@ final class InMemoryLog implements Log {
     }
 
     /** Opens the log again after {@link #close()}: it holds what it held, all of it durable. */
-    void reopen() {
+    public void reopen() {
         if (!closed) {
             throw new IllegalStateException(name + ": open (expected: closed)");
         }
@@ -113,7 +113,8 @@ final class InMemoryLog implements Log {
     }
 
     /** As {@code RedoLog.refuseOtherWritesUpTo}: the service applied writes up to {@code lsn} that this log lost. */
-    void refuseOtherWritesUpTo(long lsn, long epoch) {
+    @Override
+    public void refuseOtherWritesUpTo(long lsn, long epoch) {
         lostTail = new LostTail(lsn, epoch);
     }
 
@@ -172,6 +173,13 @@ final class InMemoryLog implements Log {
         checkOpen();
         LogChecks.checkCommittable(lsn, lastLsn());
         committedLsn = Math.max(committedLsn, lsn);
+    }
+
+    @Override
+    public void resetCommitted(long lsn) {
+        checkOpen();
+        LogChecks.checkCommittable(lsn, lastLsn());
+        committedLsn = lsn;
     }
 
     @Override

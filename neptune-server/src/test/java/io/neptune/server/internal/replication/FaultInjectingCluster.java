@@ -517,7 +517,8 @@ final class FaultInjectingCluster implements AutoCloseable {
             this.priority = priority;
             this.app = app;
             RedoLog log = RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP);
-            core = new ReplicaCore(SERVICE, 0, id, log, app, new NetworkPeers(id), new SerialExecutor(gate, name), timer);
+            core = new ReplicaCore(SERVICE, 0, id, log, dir.resolve(name), app, new NetworkPeers(id),
+                    new SerialExecutor(gate, name), timer);
             core.clock = clock::get;
             LogRetentionConfig retention = snapshots;
             if (retention != null) {

@@ -50,7 +50,7 @@ class MajoritySnapshotTest {
                     "a and c dropped the records all have");
 
             // a snapshot file an earlier process of b left behind (its offer was in that process's memory only)
-            Path snapshots = b.core.log.directory().resolve("snapshots");
+            Path snapshots = b.core.directory.resolve("snapshots");
             Files.createDirectories(snapshots);
             Files.write(snapshots.resolve("snapshot-7.snap"), new byte[1024]);
             cluster.kill(c);

@@ -12,6 +12,7 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.Log;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
@@ -327,7 +328,7 @@ class PrimaryBackupRacesTest {
 
         Node s = start("s", 2);
         CompletableFuture<Void> disk = new CompletableFuture<>();
-        RedoLog log = s.core.log;
+        Log log = s.core.log;
         s.core.logAppend = records -> log.appendAll(records).stream() // logged, durable only once the disk says so
                 .map(done -> done.thenCompose(v -> disk)).toList();
         s.replica.tick(); // joins p: the reply carries w1, which s logs
@@ -417,8 +418,8 @@ class PrimaryBackupRacesTest {
             this.id = NodeId.of(name);
             this.priority = priority;
             this.peers = new NetworkPeers(id);
-            core = new ReplicaCore(SERVICE, 0, id, RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP), app, peers,
-                    new SerialExecutor(pool, name), timer);
+            core = new ReplicaCore(SERVICE, 0, id, RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP),
+                    dir.resolve(name), app, peers, new SerialExecutor(pool, name), timer);
             replica = new PrimaryBackupReplica(core, priority, 3, Duration.ofSeconds(2), null);
         }
 

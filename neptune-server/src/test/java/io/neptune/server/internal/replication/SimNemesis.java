@@ -1,0 +1,161 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.ReplicaRole;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The faults of a simulation, one at a time with short gaps: machine crashes (unforced records lost,
+ * sometimes a torn last record), kills (SIGKILL: what was written survives), pauses of 0.3 to 15 s
+ * (SIGSTOP, of the primary half of the time), and, in modes that promise to survive them, a minority
+ * cut off from the rest and spells of lossy links (drops, duplicates, reordering). Half of the faults
+ * aim at the primary.
+ *
+ * <p>Thread-safety: none; confined to the simulation's thread.
+ */
+final class SimNemesis {
+    private enum Fault { MACHINE_CRASH, KILL, PAUSE, CUT_OFF, LOSSY }
+
+    private final SimCluster cluster;
+    private final Simulator sim;
+    private final List<String> done = new ArrayList<>();
+    private boolean stopped;
+    private int faults;
+
+    SimNemesis(SimCluster cluster) {
+        this.cluster = cluster;
+        this.sim = cluster.sim();
+    }
+
+    void begin() {
+        later(sim.millisBetween(200, 800), this::next);
+    }
+
+    /** Ends every fault now: the network heals, paused nodes resume, crashed ones restart. */
+    void stop() {
+        stopped = true;
+        cluster.network().heal();
+        cluster.network().lossy(0, 0, 0);
+        for (SimNode n : cluster.nodes()) {
+            if (!n.process().alive()) {
+                n.start();
+            } else if (n.process().paused()) {
+                n.process().resume();
+            }
+        }
+    }
+
+    int faults() {
+        return faults;
+    }
+
+    /** The faults injected, as a line. */
+    String describe() {
+        return faults + " (last ones: " + String.join("; ", done.subList(Math.max(0, done.size() - 8), done.size()))
+                + ")";
+    }
+
+    private void next() {
+        if (stopped) {
+            return;
+        }
+        faults++;
+        Fault[] kinds = cluster.options().mode().survivesSplits() ? Fault.values()
+                : new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE};
+        Fault fault = kinds[sim.random().nextInt(kinds.length)];
+        SimNode target = target();
+        long duration = switch (fault) {
+            case MACHINE_CRASH, KILL -> crash(target, fault == Fault.MACHINE_CRASH);
+            case PAUSE -> pause(target);
+            case CUT_OFF -> cutOff(target);
+            case LOSSY -> lossy();
+        };
+        later(duration + sim.millisBetween(100, 1000), this::next);
+    }
+
+    /** The primary half of the time (if one runs), else any node. */
+    private SimNode target() {
+        List<SimNode> nodes = cluster.nodes();
+        if (sim.chance(0.5)) {
+            for (SimNode n : nodes) {
+                if (n.process().running() && n.replica().state().role() == ReplicaRole.PRIMARY) {
+                    return n;
+                }
+            }
+        }
+        return nodes.get(sim.random().nextInt(nodes.size()));
+    }
+
+    private long crash(SimNode node, boolean machine) {
+        boolean torn = machine && sim.chance(0.5);
+        long down = sim.millisBetween(200, 5000);
+        note((machine ? "machine crash of " : "kill of ") + node.id() + (torn ? " (torn tail)" : "") + ", down "
+                + down / 1_000_000 + " ms");
+        if (node.process().alive()) {
+            node.crash(machine, torn);
+        }
+        later(down, () -> {
+            if (!stopped && !node.process().alive()) {
+                node.start();
+            }
+        });
+        return down;
+    }
+
+    private long pause(SimNode node) {
+        long frozen = sim.chance(0.5) ? sim.millisBetween(3000, 15000) : sim.millisBetween(300, 3000);
+        note("pause of " + node.id() + " for " + frozen / 1_000_000 + " ms");
+        if (!node.process().running()) {
+            return 0;
+        }
+        node.process().pause();
+        later(frozen, () -> {
+            if (!stopped && node.process().paused()) {
+                node.process().resume();
+            }
+        });
+        return frozen;
+    }
+
+    /** Cuts off a minority that includes {@code node}. */
+    private long cutOff(SimNode node) {
+        List<Integer> cut = new ArrayList<>(List.of(node.index()));
+        int minority = (cluster.nodes().size() - 1) / 2;
+        while (cut.size() < minority && sim.chance(0.5)) {
+            int other = sim.random().nextInt(cluster.nodes().size());
+            if (!cut.contains(other)) {
+                cut.add(other);
+            }
+        }
+        long split = sim.millisBetween(1000, 10000);
+        note("cut off " + cut + " for " + split / 1_000_000 + " ms");
+        cluster.network().partition(cut);
+        later(split, () -> {
+            if (!stopped) {
+                cluster.network().heal();
+            }
+        });
+        return split;
+    }
+
+    private long lossy() {
+        double drop = 0.05 + sim.random().nextDouble() * 0.25;
+        long spell = sim.millisBetween(1000, 5000);
+        note(String.format("lossy links (drop %.2f) for %d ms", drop, spell / 1_000_000));
+        cluster.network().lossy(drop, 0.05, 0.05);
+        later(spell, () -> {
+            if (!stopped) {
+                cluster.network().lossy(0, 0, 0);
+            }
+        });
+        return spell;
+    }
+
+    private void note(String fault) {
+        done.add(String.format("%.0f ms: %s", sim.elapsedMillis(), fault));
+    }
+
+    private void later(long delayNanos, Runnable action) {
+        sim.schedule(delayNanos, -1, "nemesis", action);
+    }
+}

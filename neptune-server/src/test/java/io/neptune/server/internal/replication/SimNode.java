@@ -1,0 +1,159 @@
+package io.neptune.server.internal.replication;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
+import io.neptune.server.internal.log.InMemoryLog;
+import io.neptune.server.internal.log.LogRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One node of a simulated cluster: the real replica of the chosen mode over an {@link InMemoryLog}
+ * whose forces are the simulation's events, a {@link SimService}, the {@link SimNetwork}'s peers and
+ * a {@link SimProcess}. The log outlives crashes (it is the disk); the service's state does not.
+ *
+ * <p>Thread-safety: none; confined to the simulation's thread.
+ */
+final class SimNode {
+    static final String SERVICE = "svc";
+    private static final InetSocketAddress NOWHERE = InetSocketAddress.createUnresolved("sim", 1);
+
+    private final SimCluster cluster;
+    private final int index;
+    private final NodeId id;
+    private final int priority;
+    private final Path directory;
+    private final SimProcess process;
+    private final InMemoryLog log;
+    private boolean forceQueued;
+    /** Calls this incarnation took and has not answered: they fail when it crashes, as a closed connection makes them. */
+    private final List<CompletableFuture<?>> connections = new ArrayList<>();
+    private SimService service;
+    private ReplicaCore core;
+    private PartitionReplica replica;
+
+    SimNode(SimCluster cluster, int index, int priority, Path directory) {
+        this.cluster = cluster;
+        this.index = index;
+        this.id = nodeId(index);
+        this.priority = priority;
+        this.directory = directory;
+        this.process = new SimProcess(cluster.sim(), index);
+        this.log = new InMemoryLog(id.value());
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + directory, e);
+        }
+    }
+
+    static NodeId nodeId(int index) {
+        return NodeId.of("n" + index);
+    }
+
+    static int indexOf(NodeId node) {
+        return Integer.parseInt(node.value().substring(1));
+    }
+
+    /** Starts a new incarnation on the log as the last one left it. */
+    void start() {
+        process.start();
+        connections.clear();
+        Simulator sim = cluster.sim();
+        service = new SimService(cluster.history(), id.value());
+        core = new ReplicaCore(SERVICE, 0, id, log, directory, service, cluster.network().peersOf(this),
+                new SerialExecutor(process.pool(), id.value(), sim::nanos), process.timer());
+        core.clock = sim::nanos;
+        core.random = new SplittableRandom(sim.random().nextLong());
+        core.background = task -> process.schedule(sim.millisBetween(1, 20), "background", task);
+        core.logAppend = this::append;
+        replica = cluster.options().newReplica(core, priority);
+        replica.start();
+        process.schedule(sim.millisBetween(0, SimCluster.TICK_MILLIS), "tick", this::tick);
+    }
+
+    private void tick() {
+        replica.tick();
+        process.schedule(SimCluster.TICK_MILLIS * 1_000_000L, "tick", this::tick);
+    }
+
+    /** Appends to the log; a force covers every record appended before it runs (group commit). */
+    private List<CompletableFuture<Void>> append(List<LogRecord> records) {
+        List<CompletableFuture<Void>> appended = log.appendAll(records);
+        if (!forceQueued) {
+            forceQueued = true;
+            process.schedule(cluster.sim().millisBetween(0.05, 2), "fsync", () -> {
+                forceQueued = false;
+                log.force();
+            });
+        }
+        return appended;
+    }
+
+    /**
+     * Ends the process: a machine crash loses what the log had not forced (with a torn last record if
+     * {@code tornTail}); a kill (SIGKILL) keeps what was written, which the OS still writes out.
+     */
+    void crash(boolean machine, boolean tornTail) {
+        if (!machine) {
+            log.force();
+        }
+        process.crash();
+        forceQueued = false;
+        log.crash(machine && tornTail);
+        List<CompletableFuture<?>> open = List.copyOf(connections);
+        connections.clear();
+        open.forEach(f -> f.completeExceptionally(new java.net.SocketException(id + " crashed: connection closed")));
+    }
+
+    /** {@code call} to this node fails if this incarnation crashes before it completes. */
+    void connectionFailsOnCrash(CompletableFuture<?> call) {
+        connections.add(call);
+        call.whenComplete((v, e) -> connections.remove(call));
+    }
+
+    Replica asReplica() {
+        ReplicaState s = replica.state();
+        return new Replica(id, NOWHERE, NOWHERE, priority, s.role(), s.applied(), 0, s.epoch(), s.logEnd(),
+                s.lastEpoch(), 0);
+    }
+
+    int index() {
+        return index;
+    }
+
+    NodeId id() {
+        return id;
+    }
+
+    SimProcess process() {
+        return process;
+    }
+
+    PartitionReplica replica() {
+        return replica;
+    }
+
+    SimService service() {
+        return service;
+    }
+
+    InMemoryLog log() {
+        return log;
+    }
+
+    @Override
+    public String toString() {
+        ReplicaState s = replica == null ? ReplicaState.INITIAL : replica.state();
+        return id + (process.alive() ? process.paused() ? "(paused)" : "" : "(down)") + "=" + s.role() + "@e"
+                + s.epoch() + " log " + log.startLsn() + ".." + log.lastLsn() + " durable " + log.durableLsn()
+                + " applied " + s.applied();
+    }
+}
