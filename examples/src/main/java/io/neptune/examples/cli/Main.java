@@ -18,7 +18,9 @@ import picocli.CommandLine.Command;
             CertsCommand.class},
         footer = {"  bench    Run the benchmarks of docs/PERFORMANCE.md and the nemesis of",
             "             docs/RELIABILITY.md (launcher only): ./neptune bench all --quick;",
-            "             ./neptune bench alone lists every experiment."})
+            "             ./neptune bench alone lists every experiment.",
+            "  simulate Run seeds of the deterministic replication simulation (launcher only):",
+            "             ./neptune simulate --seeds 1000 [--seed S] [--modes all] [--trace]."})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

@@ -15,6 +15,11 @@ import org.jspecify.annotations.Nullable;
  * with the same request id, elsewhere if told or if it waited in vain, until it is acknowledged. So
  * every write is attempted until it succeeds, and the retries test exactly-once.
  *
+ * <p>At level 3 the client is also a session that reads: at a random replica, once that replica
+ * applied up to the session's version floor (the highest version it saw), as the node's read path
+ * waits for it. Such a read must never go back: the replica reports a version no lower than the floor,
+ * and its service holds every write this session had acknowledged up to it.
+ *
  * <p>Thread-safety: none; confined to the simulation's thread.
  */
 final class SimClient {
@@ -32,6 +37,9 @@ final class SimClient {
     private int target;
     private boolean stopped;
     private Simulator.@Nullable Event timeout;
+    /** Level 3: the highest version this session saw, and its acknowledged writes with their versions. */
+    private long floor;
+    private final java.util.Map<String, Long> mine = new java.util.LinkedHashMap<>();
 
     SimClient(SimCluster cluster, int index) {
         this.cluster = cluster;
@@ -56,6 +64,10 @@ final class SimClient {
 
     private void next() {
         if (stopped) {
+            return;
+        }
+        if (cluster.options().mode().levelThree() && sim.chance(0.3)) {
+            read();
             return;
         }
         written++;
@@ -92,9 +104,45 @@ final class SimClient {
                         () -> answered(tried, id, response))));
     }
 
+    /** A level-3 read at a random replica; the next operation follows it. */
+    private void read() {
+        SimNode node = cluster.nodes().get(sim.random().nextInt(cluster.nodes().size()));
+        if (!node.process().running()) {
+            later(sim.millisBetween(5, 60), this::next);
+            return;
+        }
+        long wanted = floor;
+        node.process().schedule(sim.millisBetween(0.05, 1.5), "client read", () -> node.replica()
+                .awaitVersion(wanted, 1000).whenComplete((reached, e) -> {
+                    if (Boolean.TRUE.equals(reached)) {
+                        checkRead(node, wanted);
+                    }
+                    later(sim.millisBetween(5, 60), this::next);
+                }));
+    }
+
+    private void checkRead(SimNode node, long wanted) {
+        long version = node.replica().readVersion();
+        if (version < wanted) {
+            cluster.history().violation("a level-3 read at " + node.id() + " went back: version " + version
+                    + " below the session's floor " + wanted);
+        }
+        for (java.util.Map.Entry<String, Long> write : mine.entrySet()) {
+            if (write.getValue() <= wanted && !node.service().holds(write.getKey())) {
+                cluster.history().violation("a level-3 read at " + node.id() + " at version " + version
+                        + " misses the session's write " + write.getKey() + " acknowledged at " + write.getValue());
+                return;
+            }
+        }
+        floor = Math.max(floor, version);
+    }
+
     private void answered(int tried, String id, ResponseMessage response) {
         if (response.status() == Status.OK) {
             cluster.answered(id, response);
+            if (mine.putIfAbsent(id, response.version()) == null) {
+                floor = Math.max(floor, response.version());
+            }
             if (id.equals(current)) {
                 cancelTimeout();
                 current = null;
