@@ -7,14 +7,14 @@ import java.util.List;
 /**
  * The faults of a simulation, one at a time with short gaps: machine crashes (unforced records lost,
  * sometimes a torn last record), kills (SIGKILL: what was written survives), pauses of 0.3 to 15 s
- * (SIGSTOP, of the primary half of the time), and, in modes that promise to survive them, a minority
+ * (SIGSTOP, of the primary half of the time), spells of a slow disk (forces of 50 to 500 ms), and, in modes that promise to survive them, a minority
  * cut off from the rest and spells of lossy links (drops, duplicates, reordering). Half of the faults
  * aim at the primary.
  *
  * <p>Thread-safety: none; confined to the simulation's thread.
  */
 final class SimNemesis {
-    private enum Fault { MACHINE_CRASH, KILL, PAUSE, CUT_OFF, LOSSY }
+    private enum Fault { MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, CUT_OFF, LOSSY }
 
     private final SimCluster cluster;
     private final Simulator sim;
@@ -61,12 +61,13 @@ final class SimNemesis {
         }
         faults++;
         Fault[] kinds = cluster.options().mode().survivesSplits() ? Fault.values()
-                : new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE};
+                : new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK};
         Fault fault = kinds[sim.random().nextInt(kinds.length)];
         SimNode target = target();
         long duration = switch (fault) {
             case MACHINE_CRASH, KILL -> crash(target, fault == Fault.MACHINE_CRASH);
             case PAUSE -> pause(target);
+            case SLOW_DISK -> slowDisk(target);
             case CUT_OFF -> cutOff(target);
             case LOSSY -> lossy();
         };
@@ -115,6 +116,13 @@ final class SimNemesis {
             }
         });
         return frozen;
+    }
+
+    private long slowDisk(SimNode node) {
+        long spell = sim.millisBetween(1000, 5000);
+        note("slow disk at " + node.id() + " for " + spell / 1_000_000 + " ms");
+        node.slowDisk(spell);
+        return spell;
     }
 
     /** Cuts off a minority that includes {@code node}. */

@@ -33,6 +33,8 @@ final class SimNode {
     private final SimProcess process;
     private final InMemoryLog log;
     private boolean forceQueued;
+    /** Until when (simulated nanoseconds) this node's disk is slow: each force takes 50 to 500 ms. */
+    private long slowDiskUntil;
     /** Calls this incarnation took and has not answered: they fail when it crashes, as a closed connection makes them. */
     private final List<CompletableFuture<?>> connections = new ArrayList<>();
     private SimService service;
@@ -89,12 +91,26 @@ final class SimNode {
         List<CompletableFuture<Void>> appended = log.appendAll(records);
         if (!forceQueued) {
             forceQueued = true;
-            process.schedule(cluster.sim().millisBetween(0.05, 2), "fsync", () -> {
+            process.schedule(forceDelay(), "fsync", () -> {
                 forceQueued = false;
                 log.force();
             });
         }
         return appended;
+    }
+
+    /** How long a force takes: mostly under 2 ms, one in twenty up to 300 ms, and 50 to 500 ms on a slow disk. */
+    private long forceDelay() {
+        Simulator sim = cluster.sim();
+        if (sim.nanos() < slowDiskUntil) {
+            return sim.millisBetween(50, 500);
+        }
+        return sim.chance(0.05) ? sim.millisBetween(5, 300) : sim.millisBetween(0.05, 2);
+    }
+
+    /** Makes this node's disk slow for {@code nanos}. */
+    void slowDisk(long nanos) {
+        slowDiskUntil = cluster.sim().nanos() + nanos;
     }
 
     /**

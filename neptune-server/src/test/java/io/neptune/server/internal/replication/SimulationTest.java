@@ -1,0 +1,112 @@
+package io.neptune.server.internal.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.replication.SimOptions.Mode;
+import io.neptune.server.internal.replication.Simulation.Plan;
+import io.neptune.server.internal.replication.Simulation.Summary;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The short run of the deterministic simulation that {@code mvn verify} makes ({@code ./neptune
+ * simulate} makes long ones), and the properties the simulation itself must have: a seed replays
+ * exactly, and its checkers see a broken rule.
+ */
+class SimulationTest {
+    private static Summary run(Plan plan) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Summary summary = Simulation.run(plan, 2, new PrintStream(out, true, StandardCharsets.UTF_8));
+        assertThat(summary.failures()).as(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        return summary;
+    }
+
+    @Test
+    void everyModeKeepsEveryRuleUnderCrashesPausesSplitsAndLossyLinks() {
+        Summary summary = run(new Plan(1, 12, EnumSet.allOf(Mode.class), 5_000, 5, true, false));
+
+        for (Mode mode : Mode.values()) {
+            List<SimCluster.Result> runs = summary.results().stream().filter(r -> r.options().mode() == mode).toList();
+            assertThat(runs).as(mode.cliName()).hasSize(12);
+            assertThat(runs.stream().mapToInt(SimCluster.Result::acknowledged).sum()).as(mode.cliName()).isPositive();
+            assertThat(runs.stream().mapToInt(SimCluster.Result::faults).sum()).as(mode.cliName()).isGreaterThan(12);
+        }
+    }
+
+    @Test
+    void aSeedReplaysToTheSameTraceHash() {
+        Plan plan = new Plan(41, 3, EnumSet.allOf(Mode.class), 4_000, 5, true, false);
+
+        Summary first = run(plan);
+        Summary second = run(plan);
+
+        assertThat(second.results().stream().map(SimCluster.Result::traceHash).toList())
+                .isEqualTo(first.results().stream().map(SimCluster.Result::traceHash).toList());
+        assertThat(second.traceHash()).isEqualTo(first.traceHash());
+        assertThat(first.results().stream().map(SimCluster.Result::traceHash).distinct().count())
+                .as("different seeds and modes run differently").isEqualTo(first.results().size());
+    }
+
+    @Test
+    void theHistoryCatchesTwoPrimariesInAnEpoch() {
+        SimHistory history = new SimHistory(true);
+
+        history.primary(3, "n0");
+        history.primary(3, "n0");
+        assertThat(history.violation()).isNull();
+        history.primary(3, "n1");
+
+        assertThat(history.violation()).isEqualTo("two primaries in epoch 3: n0 and n1");
+    }
+
+    @Test
+    void theHistoryCatchesTwoWritesAtOneLsnAndAnAcknowledgementOfAnother() {
+        SimHistory diverged = new SimHistory(true);
+        diverged.appliedAt("n0", 5, "c0w1");
+        diverged.appliedAt("n1", 5, "c1w1");
+        assertThat(diverged.violation()).isEqualTo("n1 applied write c1w1 at LSN 5, where another replica applied c0w1");
+
+        SimHistory misacknowledged = new SimHistory(true);
+        misacknowledged.appliedAt("n0", 5, "c0w1");
+        misacknowledged.acknowledged("c1w1", 5);
+        assertThat(misacknowledged.violation())
+                .isEqualTo("write c1w1 was acknowledged at version 5, where the replicas applied c0w1");
+    }
+
+    @Test
+    void aServiceCatchesAWriteAppliedTwice() {
+        SimHistory history = new SimHistory(false);
+        SimService service = new SimService(history, "n2");
+        LogRecord record = new LogRecord(7, 1, RecordKind.WRITE, new RequestId(1, 9), "", 0, "put",
+                "c0w9".getBytes(StandardCharsets.UTF_8));
+
+        service.execute(record);
+        assertThat(history.violation()).isNull();
+        service.execute(record);
+
+        assertThat(history.violation()).isEqualTo("n2 applied write c0w9 a second time, at LSN 7");
+    }
+
+    @Test
+    void badArgumentsAreRefusedNamingTheOption() {
+        assertThat(Simulation.parse("--seeds", "5", "--seed", "9", "--modes", "majority-3,write-anywhere-1"))
+                .isEqualTo(new Plan(9, 5, EnumSet.of(Mode.MAJORITY_LEVEL_3, Mode.WRITE_ANYWHERE_LEVEL_1), 10_000, 5,
+                        true, false));
+        assertThatThrownBy(() -> Simulation.parse("--seeds", "0"))
+                .hasMessage("--seeds: 0 (expected: at least 1)");
+        assertThatThrownBy(() -> Simulation.parse("--modes", "majority-1"))
+                .hasMessageStartingWith("mode: majority-1 (expected one of: majority-2");
+        assertThatThrownBy(() -> Simulation.parse("--steps"))
+                .hasMessage("--steps needs a value");
+        assertThatThrownBy(() -> Simulation.parse("--fast"))
+                .hasMessageStartingWith("unknown option: --fast");
+    }
+}
