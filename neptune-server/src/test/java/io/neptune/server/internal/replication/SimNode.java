@@ -17,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One node of a simulated cluster: the real replica of the chosen mode over an {@link InMemoryLog}
  * whose forces are the simulation's events, a {@link SimService}, the {@link SimNetwork}'s peers and
- * a {@link SimProcess}. The log outlives crashes (it is the disk); the service's state does not.
+ * a {@link SimProcess}. The log outlives crashes (it is the disk), and so does a durable service's state.
  *
  * <p>Thread-safety: none; confined to the simulation's thread.
  */
@@ -69,13 +69,18 @@ final class SimNode {
         process.start();
         connections.clear();
         Simulator sim = cluster.sim();
-        service = new SimService(cluster.history(), id.value());
+        if (service == null || !service.durable()) {
+            service = new SimService(cluster.history(), id.value(), cluster.options().snapshots());
+        }
         core = new ReplicaCore(SERVICE, 0, id, log, directory, service, cluster.network().peersOf(this),
                 new SerialExecutor(process.pool(), id.value(), sim::nanos), process.timer());
         core.clock = sim::nanos;
         core.random = new SplittableRandom(sim.random().nextLong());
         core.background = task -> process.schedule(sim.millisBetween(1, 20), "background", task);
         core.logAppend = this::append;
+        if (service.durable()) {
+            core.retention = SimOptions.RETENTION;
+        }
         replica = cluster.options().newReplica(core, priority);
         replica.start();
         process.schedule(sim.millisBetween(0, SimCluster.TICK_MILLIS), "tick", this::tick);
@@ -124,6 +129,9 @@ final class SimNode {
         process.crash();
         forceQueued = false;
         log.crash(machine && tornTail);
+        if (machine) {
+            service.powerLoss();
+        }
         List<CompletableFuture<?>> open = List.copyOf(connections);
         connections.clear();
         open.forEach(f -> f.completeExceptionally(new java.net.SocketException(id + " crashed: connection closed")));

@@ -1,17 +1,25 @@
 package io.neptune.server.internal.replication;
 
+import io.neptune.server.LogRetentionConfig;
 import java.time.Duration;
 import java.util.Locale;
 
 /**
  * What one simulated cluster runs: the replication mode and level, how many replicas, how many
- * events before the faults stop and the cluster must converge, and whether faults are injected.
+ * events before the faults stop and the cluster must converge, whether faults are injected, and
+ * whether the service is durable and {@code Snapshottable} (the replicas then checkpoint, truncate
+ * their logs and install snapshots) or volatile.
  */
-record SimOptions(Mode mode, int replicas, long steps, boolean faults) {
+record SimOptions(Mode mode, int replicas, long steps, boolean faults, boolean snapshots) {
     /** The ack timeout of the replicas, the node's default. */
     static final Duration ACK_TIMEOUT = Duration.ofSeconds(2);
     /** The level-3 staleness bound. */
     static final Duration STALENESS = Duration.ofSeconds(1);
+    /**
+     * The log retention of durable services: a checkpoint every 20 records and at most 60 kept, so
+     * that replicas that were away for a while need a snapshot.
+     */
+    static final LogRetentionConfig RETENTION = new LogRetentionConfig(60, 20);
 
     /** Every mode at every level it has. */
     enum Mode {

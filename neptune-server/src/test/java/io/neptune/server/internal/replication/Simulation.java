@@ -61,7 +61,9 @@ public final class Simulation {
             List<Future<SimCluster.Result>> runs = new ArrayList<>();
             for (long seed = plan.firstSeed(); seed < plan.firstSeed() + plan.seeds(); seed++) {
                 for (Mode mode : plan.modes()) {
-                    SimOptions options = new SimOptions(mode, plan.replicas(), plan.steps(), plan.faults());
+                    // every other seed runs a durable Snapshottable service: checkpoints and snapshot installs
+                    SimOptions options = new SimOptions(mode, plan.replicas(), plan.steps(), plan.faults(),
+                            seed % 2 == 0);
                     long s = seed;
                     Path dir = root.resolve(mode.cliName() + "-" + seed);
                     runs.add(pool.submit(() -> plan.trace() ? new SimCluster(options, s, dir).traceTo(out).run()

@@ -84,7 +84,7 @@ class SimulationTest {
     @Test
     void aServiceCatchesAWriteAppliedTwice() {
         SimHistory history = new SimHistory(false);
-        SimService service = new SimService(history, "n2");
+        SimService service = new SimService(history, "n2", false);
         LogRecord record = new LogRecord(7, 1, RecordKind.WRITE, new RequestId(1, 9), "", 0, "put",
                 "c0w9".getBytes(StandardCharsets.UTF_8));
 
