@@ -432,6 +432,8 @@ final class QuorumLeader {
                     sendFrom(f); // carries the new commit point
                 }
             }
+        } else if (core.applied < Math.min(commitLsn, core.durable)) {
+            applyCommitted(); // this node's own force caught up with a commit point its followers reached first
         }
         long since = majoritySince();
         for (Iterator<ReadIndexWaiter> it = readIndexWaiters.iterator(); it.hasNext(); ) {
@@ -460,7 +462,8 @@ final class QuorumLeader {
             return;
         }
         host.publish();
-        if (core.applied < commitLsn && !applyQueued) {
+        // Only what is durable here applies; the rest waits for this node's force, whose completion advances again.
+        if (core.applied < Math.min(commitLsn, core.durable) && !applyQueued) {
             applyQueued = true;
             core.exec.execute(() -> {
                 applyQueued = false;

@@ -55,8 +55,8 @@ final class SimCluster {
     }
 
     /** The outcome of one seed. */
-    record Result(SimOptions options, long seed, long steps, long traceHash, int acknowledged, int faults,
-            @Nullable String violation, String report) {
+    record Result(SimOptions options, long seed, long steps, double simulatedMillis, long traceHash, int acknowledged,
+            int faults, @Nullable String violation, String report) {
         boolean passed() {
             return violation == null;
         }
@@ -81,12 +81,12 @@ final class SimCluster {
                 converge();
             }
             String violation = history.violation();
-            return new Result(options, sim.seed(), sim.steps(), sim.traceHash(), history.acknowledged().size(),
-                    nemesis.faults(), violation, violation == null ? "" : report());
+            return new Result(options, sim.seed(), sim.steps(), sim.elapsedMillis(), sim.traceHash(),
+                    history.acknowledged().size(), nemesis.faults(), violation, violation == null ? "" : report());
         } catch (RuntimeException | AssertionError e) {
             history.violation("an event threw: " + e);
-            return new Result(options, sim.seed(), sim.steps(), sim.traceHash(), history.acknowledged().size(),
-                    nemesis.faults(), history.violation(), report() + stackTrace(e));
+            return new Result(options, sim.seed(), sim.steps(), sim.elapsedMillis(), sim.traceHash(),
+                    history.acknowledged().size(), nemesis.faults(), history.violation(), report() + stackTrace(e));
         } finally {
             thread.setUncaughtExceptionHandler(handler);
             deleteDirectory();

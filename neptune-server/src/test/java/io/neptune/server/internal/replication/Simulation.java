@@ -41,11 +41,12 @@ public final class Simulation {
             long steps = results.stream().mapToLong(SimCluster.Result::steps).sum();
             long acknowledged = results.stream().mapToLong(SimCluster.Result::acknowledged).sum();
             long faults = results.stream().mapToLong(SimCluster.Result::faults).sum();
-            return String.format("simulate: %d runs (%d seeds x %d modes), %,d steps, %,d acknowledged writes,"
-                    + " %,d faults, %d failed, %.1f s, trace-hash=%s", results.size(),
+            double simulated = results.stream().mapToDouble(SimCluster.Result::simulatedMillis).sum() / 1000;
+            return String.format("simulate: %d runs (%d seeds x %d modes), %,d steps, %,.0f s simulated, %,d acknowledged"
+                    + " writes, %,d faults, %d failed, %.1f s, trace-hash=%s", results.size(),
                     results.stream().mapToLong(SimCluster.Result::seed).distinct().count(),
-                    results.stream().map(r -> r.options().mode()).distinct().count(), steps, acknowledged, faults,
-                    failures().size(), millis / 1000.0, HexFormat.of().toHexDigits(traceHash));
+                    results.stream().map(r -> r.options().mode()).distinct().count(), steps, simulated, acknowledged,
+                    faults, failures().size(), millis / 1000.0, HexFormat.of().toHexDigits(traceHash));
         }
     }
 

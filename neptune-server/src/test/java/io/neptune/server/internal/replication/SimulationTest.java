@@ -12,9 +12,11 @@ import io.neptune.server.internal.replication.Simulation.Summary;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The short run of the deterministic simulation that {@code mvn verify} makes ({@code ./neptune
@@ -53,6 +55,24 @@ class SimulationTest {
         assertThat(second.traceHash()).isEqualTo(first.traceHash());
         assertThat(first.results().stream().map(SimCluster.Result::traceHash).distinct().count())
                 .as("different seeds and modes run differently").isEqualTo(first.results().size());
+    }
+
+    /**
+     * A majority primary whose own force is slower than its followers' sees a commit point above its
+     * durable log: it must wait for its force, not queue its apply again and again until the force
+     * completes (it spun a pool thread for as long as the force took, found by profiling the simulation).
+     */
+    @Test
+    void aPrimaryWaitingForItsOwnForceDoesNotSpin(@TempDir Path dir) {
+        SimCluster cluster = new SimCluster(new SimOptions(Mode.MAJORITY_LEVEL_2, 3, 20_000, false, false), 3, dir);
+        cluster.nodes().get(0).slowDisk(Long.MAX_VALUE / 2); // n0, the primary by priority: every force 50-500 ms
+
+        SimCluster.Result result = cluster.run();
+
+        assertThat(result.passed()).as(result.report()).isTrue();
+        assertThat(result.acknowledged()).isPositive();
+        double stepsPerSimulatedSecond = result.steps() / (result.simulatedMillis() / 1000);
+        assertThat(stepsPerSimulatedSecond).as("events per simulated second").isLessThan(2_000);
     }
 
     @Test
