@@ -129,7 +129,10 @@ final class SimNetwork {
     private <T> CompletableFuture<T> send(SimNode from, SimNode to, String method, Object message,
             Class<T> replyType) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        // the caller's timeout, bound to its incarnation: a crashed caller waits for nothing
+        // the caller's timeout and the answer are bound to its incarnation, the message to the receiver's: a
+        // connection does not outlive either process
+        int caller = from.process().incarnation();
+        int receiver = to.process().incarnation();
         ScheduledFuture<?> timeout = from.process().schedule(CALL_TIMEOUT_NANOS, "call timeout",
                 () -> result.completeExceptionally(new TimeoutException(method + " to " + to.id() + ": no answer")));
         result.whenComplete((v, e) -> timeout.cancel(false));
@@ -140,10 +143,10 @@ final class SimNetwork {
         int copies = sim.chance(duplicateRate) ? 2 : 1;
         for (int copy = 0; copy < copies; copy++) {
             boolean first = copy == 0;
-            to.process().schedule(delay(from.index(), to.index()), method, () -> to.replica().onPeerMessage(method,
+            to.process().scheduleIn(receiver, delay(from.index(), to.index()), method, () -> to.replica().onPeerMessage(method,
                     message, reply -> {
                         if (first && !lost(to.index(), from.index())) {
-                            from.process().schedule(delay(to.index(), from.index()), "reply", () -> {
+                            from.process().scheduleIn(caller, delay(to.index(), from.index()), "reply", () -> {
                                 if (reply instanceof Throwable failure) {
                                     result.completeExceptionally(failure);
                                 } else {

@@ -73,8 +73,13 @@ final class SimProcess {
         List<Runnable> due = List.copyOf(held);
         held.clear();
         for (Runnable action : due) {
-            sim.schedule(0, index, "thawed", action);
+            sim.schedule(0, index, "thawed", action); // already bound to this incarnation
         }
+    }
+
+    /** The current incarnation: a crash or a restart starts another. */
+    int incarnation() {
+        return incarnation;
     }
 
     /**
@@ -82,16 +87,19 @@ final class SimProcess {
      * crashed meanwhile, held while it is paused.
      */
     ScheduledFuture<?> schedule(long delayNanos, String what, Runnable action) {
-        return scheduleEvent(delayNanos, what, action);
+        return scheduleIn(incarnation, delayNanos, what, action);
     }
 
-    private ScheduledFuture<?> scheduleEvent(long delayNanos, String what, Runnable action) {
-        return sim.schedule(delayNanos, index, what, guarded(action));
+    /**
+     * Runs {@code action} {@code delayNanos} from now if incarnation {@code bound} still runs then: an
+     * answer to a call that an earlier incarnation made must not reach the next one (its connection
+     * died with it).
+     */
+    ScheduledFuture<?> scheduleIn(int bound, long delayNanos, String what, Runnable action) {
+        return sim.schedule(delayNanos, index, what, guarded(bound, action));
     }
 
-    /** {@code action} bound to this incarnation: dropped once it ended, held while paused. */
-    Runnable guarded(Runnable action) {
-        int bound = incarnation;
+    private Runnable guarded(int bound, Runnable action) {
         return new Runnable() {
             @Override
             public void run() {
@@ -107,28 +115,38 @@ final class SimProcess {
         };
     }
 
-    /** The pool under this process's serial executors: each task is an event, run soon after it is queued. */
+    /**
+     * The pool under this incarnation's serial executors: each task is an event, run soon after it is
+     * queued; tasks queued after the incarnation ended never run.
+     */
     Executor pool() {
-        return task -> scheduleEvent(sim.random().nextInt(20_000), "task", task);
+        int bound = incarnation;
+        return task -> scheduleIn(bound, sim.random().nextInt(20_000), "task", task);
     }
 
-    /** This process's timer. */
+    /** This incarnation's timer. */
     ScheduledExecutorService timer() {
-        return new Timer();
+        return new Timer(incarnation);
     }
 
     /** A timer on simulated time: only the one-shot {@code schedule}s, what the replicas use. */
     private final class Timer extends AbstractExecutorService implements ScheduledExecutorService {
+        private final int bound;
+
+        Timer(int bound) {
+            this.bound = bound;
+        }
+
         @Override
         public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-            return scheduleEvent(unit.toNanos(delay), "timer", command);
+            return scheduleIn(bound, unit.toNanos(delay), "timer", command);
         }
 
         @Override
         @SuppressWarnings("unchecked")
         public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
             // a lambda that returns a value is a Callable (within's completeExceptionally): run it, drop the value
-            return (ScheduledFuture<V>) scheduleEvent(unit.toNanos(delay), "timer", () -> {
+            return (ScheduledFuture<V>) scheduleIn(bound, unit.toNanos(delay), "timer", () -> {
                 try {
                     callable.call();
                 } catch (Exception e) {
@@ -150,7 +168,7 @@ final class SimProcess {
 
         @Override
         public void execute(Runnable command) {
-            scheduleEvent(0, "timer", command);
+            scheduleIn(bound, 0, "timer", command);
         }
 
         @Override

@@ -8,8 +8,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -37,7 +39,8 @@ final class SimService implements PartitionService, Snapshottable {
     /** What the service holds. */
     private static final class State {
         final List<String> applied = new ArrayList<>();
-        final Set<String> ids = new HashSet<>();
+        /** The applied writes' ids, each with the LSN it was applied at. */
+        final Map<String, Long> ids = new HashMap<>();
         final Set<Long> executed = new HashSet<>();
         /** Every LSN up to this one counts as applied: the snapshot restored last held them. */
         long restoredUpTo;
@@ -46,7 +49,7 @@ final class SimService implements PartitionService, Snapshottable {
         State copy() {
             State c = new State();
             c.applied.addAll(applied);
-            c.ids.addAll(ids);
+            c.ids.putAll(ids);
             c.executed.addAll(executed);
             c.restoredUpTo = restoredUpTo;
             c.lastLsn = lastLsn;
@@ -73,8 +76,11 @@ final class SimService implements PartitionService, Snapshottable {
     @Override
     public ResponseMessage execute(LogRecord record) {
         String id = new String(record.payload(), StandardCharsets.UTF_8);
-        if (!state.ids.add(id)) {
-            history.violation(replica + " applied write " + id + " a second time, at LSN " + record.lsn());
+        Long before = state.ids.putIfAbsent(id, record.lsn());
+        if (before != null) {
+            history.violation(replica + " applied write " + id + " (request " + record.requestId() + ") a second time,"
+                    + " at LSN " + record.lsn() + " (" + record.kind() + ", epoch " + record.epoch() + "), first at LSN "
+                    + before);
         }
         history.appliedAt(replica, record.lsn(), id);
         state.applied.add(id);
@@ -120,7 +126,7 @@ final class SimService implements PartitionService, Snapshottable {
         for (int i = 1; i < lines.length; i++) {
             if (!lines[i].isEmpty()) {
                 restored.applied.add(lines[i]);
-                restored.ids.add(lines[i]);
+                restored.ids.put(lines[i], 0L);
             }
         }
         restored.restoredUpTo = lsn;
@@ -139,6 +145,6 @@ final class SimService implements PartitionService, Snapshottable {
     }
 
     boolean holds(String id) {
-        return state.ids.contains(id);
+        return state.ids.containsKey(id);
     }
 }

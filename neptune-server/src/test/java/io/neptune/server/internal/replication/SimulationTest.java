@@ -112,7 +112,8 @@ class SimulationTest {
         assertThat(history.violation()).isNull();
         service.execute(record);
 
-        assertThat(history.violation()).isEqualTo("n2 applied write c0w9 a second time, at LSN 7");
+        assertThat(history.violation())
+                .isEqualTo("n2 applied write c0w9 (request 1:9) a second time, at LSN 7 (WRITE, epoch 1), first at LSN 7");
     }
 
     @Test
