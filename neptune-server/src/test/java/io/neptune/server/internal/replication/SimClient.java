@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A client of a simulation: it writes one write at a time, each with its own request id, to the
  * node it takes for the primary (any node at level 1), and retries a write that was not answered OK
- * with the same request id, elsewhere if told or if it waited in vain, until it is acknowledged. So
+ * (or ALREADY_APPLIED, which ends a call as it does in Neptune's client) with the same request id, elsewhere if told or if it waited in vain, until it is acknowledged. So
  * every write is attempted until it succeeds, and the retries test exactly-once.
  *
  * <p>At level 3 the client is also a session that reads: at a random replica, once that replica
@@ -37,6 +37,8 @@ final class SimClient {
     private int target;
     private boolean stopped;
     private Simulator.@Nullable Event timeout;
+    /** The last answer that was not OK, for a failure's report. */
+    private String lastRefusal = "";
     /** Level 3: the highest version this session saw, and its acknowledged writes with their versions. */
     private long floor;
     private final java.util.Map<String, Long> mine = new java.util.LinkedHashMap<>();
@@ -138,7 +140,9 @@ final class SimClient {
     }
 
     private void answered(int tried, String id, ResponseMessage response) {
-        if (response.status() == Status.OK) {
+        // ALREADY_APPLIED: a retry of a write that ran, whose response is no longer kept; its version says where it
+        // ran. The client's call ends there, as Neptune's does: the write counts as acknowledged at that version.
+        if (response.status() == Status.OK || response.status() == Status.ALREADY_APPLIED) {
             cluster.answered(id, response);
             if (mine.putIfAbsent(id, response.version()) == null) {
                 floor = Math.max(floor, response.version());
@@ -150,6 +154,7 @@ final class SimClient {
                 later(sim.millisBetween(5, 60), this::next);
             }
         } else if (tried == attempt) {
+            lastRefusal = response.status() + " " + response.errorMessage();
             retry(response.status() == Status.NOT_PRIMARY ? response.suggestedPrimary() : null);
         }
     }
@@ -159,6 +164,12 @@ final class SimClient {
         attempt++;
         target = primary != null ? SimNode.indexOf(primary) : sim.random().nextInt(cluster.options().replicas());
         later(sim.millisBetween(5, 100), this::send);
+    }
+
+    @Override
+    public String toString() {
+        return "c" + index + (current == null ? " idle" : " writing " + current + " (attempt " + attempt + " at n" + target
+                + ", last refusal: " + lastRefusal + ")");
     }
 
     private void cancelTimeout() {

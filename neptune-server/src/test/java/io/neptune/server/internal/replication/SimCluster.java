@@ -162,6 +162,10 @@ final class SimCluster {
         StringBuilder s = new StringBuilder();
         s.append("  nodes: ");
         nodes.forEach(n -> s.append(n).append("; "));
+        s.append(System.lineSeparator()).append("  services: ");
+        nodes.forEach(n -> s.append(n.id()).append(" holds ").append(n.service().applied().size()).append(" writes (")
+                .append(Integer.toHexString(n.service().applied().hashCode())).append("); "));
+        s.append(System.lineSeparator()).append("  clients: ").append(clients);
         s.append(System.lineSeparator()).append("  network: ").append(network.whole() ? "whole" : "split")
                 .append(System.lineSeparator()).append("  faults: ").append(nemesis.describe())
                 .append(System.lineSeparator()).append(sim.recentTrace());
