@@ -70,8 +70,9 @@ final class Snapshots {
         if (m.epoch() < epoch) {
             return new Ack(false, core.log.lastLsn(), epoch, "stale epoch " + m.epoch() + " < " + epoch);
         }
-        if (core.log.lastLsn() >= m.logStart() - 1 && !core.needsSnapshot) {
-            return new Ack(false, core.log.lastLsn(), epoch, "gap");   // it has caught up: go on from its log end
+        long resume = resumesAfter(m);
+        if (resume >= 0 && !core.needsSnapshot) {
+            return new Ack(false, resume, epoch, "gap");   // it has caught up: go on with records
         }
         NodeId from = NodeId.of(m.from());
         if (core.peers.replicas(core.service, core.partition).stream().noneMatch(r -> r.node().equals(from))
@@ -85,6 +86,31 @@ final class Snapshots {
         installer.needed(from);
         installer.tick();
         return new Ack(false, core.log.lastLsn(), epoch, "installing");
+    }
+
+    /**
+     * Where the primary that sent {@code m} can go on with records instead of a snapshot: after the
+     * LSN this returns, or -1 if this log does not continue the primary's from just below its start.
+     * It does if it holds the record there with the primary's epoch (log matching: every record below
+     * agrees too); the primary then resends from its log start, and the records this log has after
+     * it are compared one by one. Reaching that LSN is not enough: a log back from a crash may hold
+     * records of an old epoch there and after it, and answering with its own log end sent the primary
+     * back below its start (a mismatch falls back to what was applied), which told it to install
+     * again, for ever (the simulation's seed 78). A log that starts above that LSN continues from a
+     * snapshot, whose writes are committed and so agree with every later primary's log: the primary
+     * goes on from its end (seed 2 installed the same snapshot for ever when that counted as not
+     * continuing). From a primary that does not send the epoch, reaching the LSN is all there is to
+     * check.
+     */
+    private long resumesAfter(InstallSnapshot m) {
+        long below = m.logStart() - 1;
+        if (core.log.lastLsn() < below) {
+            return -1;
+        }
+        if (m.boundaryEpoch() == 0 || below < core.log.startLsn() - 1) {
+            return core.log.lastLsn();
+        }
+        return core.log.epochOf(below) == m.boundaryEpoch() ? below : -1;
     }
 
     /**
@@ -128,7 +154,8 @@ final class Snapshots {
         logger.info("{}: {} needs records below the log start {}: it installs a snapshot from here", core.name, node,
                 core.log.startLsn());
         return core.peers.call(node, core.service, core.partition, "install-snapshot", new InstallSnapshot(core.service,
-                core.partition, core.self.value(), core.log.epoch(), core.log.startLsn()), Ack.class);
+                core.partition, core.self.value(), core.log.epoch(), core.log.startLsn(), core.log.boundary().epoch()),
+                Ack.class);
     }
 
     /**
