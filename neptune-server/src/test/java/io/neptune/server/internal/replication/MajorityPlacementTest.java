@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,7 +77,7 @@ class MajorityPlacementTest {
             cluster.advance(Duration.ofMillis(100));
         }
         throw new AssertionError("no write acknowledged in 20 attempts: " + answers + "; " + cluster.describe()
-                + cluster.primary().map(p -> majority(p).leaderState().orTimeout(5, TimeUnit.SECONDS).join())
+                + cluster.primary().map(p -> cluster.await(majority(p).leaderState()))
                         .orElse("no primary"));
     }
 
