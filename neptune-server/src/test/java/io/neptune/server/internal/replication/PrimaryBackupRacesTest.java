@@ -16,7 +16,7 @@ import io.neptune.server.internal.log.Log;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
-import io.neptune.server.internal.replication.FaultInjectingCluster.RecordingService;
+import io.neptune.server.internal.replication.RecordingService;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Promote;

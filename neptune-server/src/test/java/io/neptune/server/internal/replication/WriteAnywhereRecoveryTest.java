@@ -103,7 +103,7 @@ class WriteAnywhereRecoveryTest {
             Node c = cluster.start("c", 1);
             cluster.awaitServing();
             writeAll(cluster, c, "w1", "w2", "w3");
-            FaultInjectingCluster.RecordingService store = c.app;
+            RecordingService store = c.app;
             cluster.kill(c);
             Path synced = copy(dir.resolve("c"), dir.resolve("c-synced"));
             c = cluster.start("c", 1, store);
