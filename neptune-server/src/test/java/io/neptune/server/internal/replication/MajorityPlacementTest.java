@@ -73,7 +73,7 @@ class MajorityPlacementTest {
             }
             answers.add(answer.status() + " " + answer.errorMessage());
             // A refusal comes at once (NO_MAJORITY before the primary heard from its followers again): time must
-            // move, or the 20 attempts take a few real milliseconds and the heartbeats that would end it never go.
+            // move, or the 20 attempts take next to no simulated time and the heartbeats that would end it never go.
             cluster.advance(Duration.ofMillis(100));
         }
         throw new AssertionError("no write acknowledged in 20 attempts: " + answers + "; " + cluster.describe()
