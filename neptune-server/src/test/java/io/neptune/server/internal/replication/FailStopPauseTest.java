@@ -1,7 +1,6 @@
 package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.FailoverMode;
 import io.neptune.core.ReplicaRole;
@@ -40,15 +39,15 @@ class FailStopPauseTest {
             // a sends "during"; before anything comes back it freezes (its messages wait in the network)
             cluster.hold((from, call) -> from.equals(a.id) && call.endsWith(":replicate"));
             CompletableFuture<ResponseMessage> during = cluster.write(a, "during");
-            await().atMost(FaultInjectingCluster.WAIT).until(() -> cluster.heldCount() >= 2);
+            cluster.runUntil(() -> cluster.heldCount() >= 2, "a's replicate messages to b and c held");
             cluster.pause(a);
             cluster.runUntil(() -> b.role() == ReplicaRole.PRIMARY || c.role() == ReplicaRole.PRIMARY, "b or c elected");
             Node primary = b.role() == ReplicaRole.PRIMARY ? b : c;
             CompletableFuture<ResponseMessage> w2 = cluster.write(primary, "w2");
             cluster.runUntil(w2::isDone, "w2 answered");
             assertThat(w2.join().status()).isEqualTo(Status.OK);
-            // the pause lasts past the ack timeout (2 s), in real time too: timers of the frozen process come due
-            await().pollDelay(Duration.ofMillis(2_500)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            // the pause lasts past the ack timeout (2 s): timers of the frozen process come due
+            cluster.advance(Duration.ofMillis(2_500));
             for (int i = 0; i < 50; i++) {
                 cluster.advance(Duration.ofMillis(100));
             }

@@ -1,7 +1,5 @@
 package io.neptune.server.internal.replication;
 
-import static org.awaitility.Awaitility.await;
-
 import io.neptune.core.AccessMode;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
@@ -11,83 +9,113 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
-import io.neptune.core.internal.wire.Status;
 import io.neptune.server.LogRetentionConfig;
 import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.InMemoryLog;
+import io.neptune.server.internal.log.Log;
 import io.neptune.server.internal.log.LogException;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RedoLog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiPredicate;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Replicas of one partition with real REDO logs on a network the test controls: it splits the
- * nodes into groups that cannot reach each other (each side's yellow page then lists only its own
- * side, as a JGroups view would), drops, holds, duplicates and reorders chosen messages, kills and
- * restarts nodes, makes a node's REDO log refuse chosen records ({@link Node#refuseAppend}), and
- * drives time by hand ({@link #advance}). Ticks are given by the test, so every
- * scenario is a short deterministic sequence of steps.
+ * Replicas of one partition on a deterministic {@link Simulator}, on a network the test controls:
+ * it splits the nodes into groups that cannot reach each other (each side's yellow page then lists
+ * only its own side, as a JGroups view would), drops, holds, duplicates and reorders chosen
+ * messages, kills and restarts nodes, pauses them, and makes a node's log refuse chosen records
+ * ({@link Node#refuseAppend}).
  *
- * <p>Thread-safety: the fault settings are thread-safe; steps are taken by one test thread.
+ * <p>Nothing runs on a thread of its own: each node is a {@link SimProcess} whose executor tasks,
+ * timers, messages and log forces are the simulator's events, the replicas' clock is the
+ * simulator's, and a world tick every {@value #TICK_MILLIS} ms ticks every running node. The test
+ * moves the simulation on by hand: {@link #advance} by a stretch of simulated time,
+ * {@link #runUntil} until a condition holds, {@link #await} until a future completes, {@link #sync}
+ * until a node's executor ran what it had queued. Every scenario is one seed's run: the same test
+ * takes the same steps every time, whatever the machine's load.
+ *
+ * <p>Logs are {@link InMemoryLog}s that outlive their process, as a disk does; deleting a node's
+ * directory is replacing its disk (it restarts on an empty log). A kill keeps what the log was
+ * given; {@link #withRedoLogs} puts each node on a real {@link RedoLog} instead, for tests that copy
+ * or read log files (its appends are waited for at once, and made durable as an event).
+ *
+ * <p>Thread-safety: none; one test thread runs the cluster and the simulation from start to end.
  */
 final class FaultInjectingCluster implements AutoCloseable {
     static final String SERVICE = "svc";
-    static final Duration WAIT = Duration.ofSeconds(20);
+    /** How long, in simulated time, {@link #runUntil} and {@link #await} wait before they fail. */
+    static final Duration WAIT = Duration.ofSeconds(60);
+    static final long TICK_MILLIS = 100;
     /** A lost message fails after this long, as a call timing out would. */
-    private static final long LOST_AFTER_MILLIS = 50;
+    private static final long LOST_AFTER_NANOS = 50_000_000L;
 
     private final Path dir;
+    private final Simulator sim;
     /** Whether new nodes' services are Snapshottable, with this retention; null: neither. */
-    private volatile @Nullable LogRetentionConfig snapshots;
+    private @Nullable LogRetentionConfig snapshots;
     private final @Nullable FailoverMode mode;
     private final int configuredReplicas;
-    private final ExecutorService pool = Executors.newFixedThreadPool(4);
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-    private final AtomicLong clock = new AtomicLong(System.nanoTime());
-    private final Map<NodeId, Node> nodes = new ConcurrentHashMap<>();
-    private final List<Node> everStarted = new CopyOnWriteArrayList<>();
-    private final List<Runnable> held = new CopyOnWriteArrayList<>();
-    private volatile Map<NodeId, Integer> groups = Map.of();
+    private boolean redoLogs;
+    private final Map<NodeId, Node> nodes = new LinkedHashMap<>();
+    private final List<Node> everStarted = new ArrayList<>();
+    /** Per node name, its process (one per name; each start is a new incarnation) and its disk. */
+    private final Map<String, SimProcess> processes = new HashMap<>();
+    private final Map<String, InMemoryLog> disks = new HashMap<>();
+    private final List<Runnable> held = new ArrayList<>();
+    private Map<NodeId, Integer> groups = Map.of();
     /** (from, "to:method"): the message never arrives. */
-    private volatile BiPredicate<NodeId, String> drop = (from, call) -> false;
+    private BiPredicate<NodeId, String> drop = (from, call) -> false;
     /** (from, "to:method"): the message waits until {@link #release}. */
-    private volatile BiPredicate<NodeId, String> hold = (from, call) -> false;
+    private BiPredicate<NodeId, String> hold = (from, call) -> false;
     /** (from, "to:method"): the message arrives twice. */
-    private volatile BiPredicate<NodeId, String> duplicate = (from, call) -> false;
-    private final Map<String, SerialExecutor> links = new ConcurrentHashMap<>();
-    /** Per node, the calls delivered to it and not answered yet: a kill fails them. */
-    private final Map<NodeId, Set<CompletableFuture<?>>> pending = new ConcurrentHashMap<>();
-    private final Set<NodeId> paused = ConcurrentHashMap.newKeySet();
-    /** Every (epoch, primary) seen at a step: two primaries of one epoch would break everything. */
-    private final Map<Long, Set<NodeId>> primariesByEpoch = new ConcurrentHashMap<>();
+    private BiPredicate<NodeId, String> duplicate = (from, call) -> false;
+    /** Per link ("from>to"), when its last message arrives: the next one comes no earlier (one connection). */
+    private final Map<String, Long> linkTail = new HashMap<>();
+    /** Every (epoch, primary) seen after an event: two primaries of one epoch would break everything. */
+    private final Map<Long, Set<NodeId>> primariesByEpoch = new HashMap<>();
     private long nextId = 1;
+    /** How many events of work (executor tasks, messages, answers, forces) are scheduled and have not run. */
+    private int inFlight;
 
-    /** Level-2/3 replicas in {@code mode}, or level-1 (write-anywhere) replicas if {@code mode} is null. */
+    /** Level-2/3 replicas in {@code mode}, or level-1 (write-anywhere) replicas if {@code mode} is null; seed 1. */
     FaultInjectingCluster(Path dir, @Nullable FailoverMode mode, int configuredReplicas) {
+        this(dir, mode, configuredReplicas, 1);
+    }
+
+    /** As {@link #FaultInjectingCluster(Path, FailoverMode, int)}, on the simulation of {@code seed}. */
+    FaultInjectingCluster(Path dir, @Nullable FailoverMode mode, int configuredReplicas, long seed) {
         this.dir = dir;
         this.mode = mode;
         this.configuredReplicas = configuredReplicas;
+        this.sim = new Simulator(seed);
+        sim.schedule(TICK_MILLIS * 1_000_000L, -1, "tick", this::tickAll);
+    }
+
+    /** Puts the nodes started from now on on real {@link RedoLog}s in their directories. */
+    FaultInjectingCluster withRedoLogs() {
+        redoLogs = true;
+        return this;
     }
 
     /**
@@ -127,8 +155,8 @@ final class FaultInjectingCluster implements AutoCloseable {
     }
 
     /**
-     * Starts a, b and c with priorities 3, 2 and 1 and advances time until a leads and b and c
-     * follow; returns them in that order.
+     * Starts a, b and c with priorities 3, 2 and 1 and runs until a leads and b and c follow;
+     * returns them in that order.
      */
     List<Node> startThree() {
         Node a = start("a", 3);
@@ -140,29 +168,30 @@ final class FaultInjectingCluster implements AutoCloseable {
     }
 
     /**
-     * Stops {@code node} at once, as SIGKILL would (its log keeps what was durable or written): once
-     * its replica closed, nothing more runs on its executor, so a completion that arrives later (an
-     * append made durable, a peer's answer) cannot find its log closed.
+     * Stops {@code node} at once, as SIGKILL would: nothing it queued runs any more, its log keeps
+     * what it was given (the OS still writes it out), and its connections die with it: a call it had
+     * not answered fails, as a real one does when the socket closes.
      */
     void kill(Node node) {
-        nodes.remove(node.id);
-        node.replica.close();
-        sync(node);
-        node.gate.close();
-        node.core.log.close();
-        // Its connections die with it: a call it had not answered fails, as a real one does when the socket
-        // closes. A leader otherwise waited for ever for an answer to a message the dead node had taken, and
-        // never sent to the node's next incarnation (MajorityNemesisTest in CI: n1 stuck at applied 1).
-        Set<CompletableFuture<?>> unanswered = pending.remove(node.id);
-        if (unanswered != null) {
-            unanswered.forEach(f -> f.completeExceptionally(new TimeoutException(node + " was killed before it answered")));
+        if (nodes.get(node.id) != node) {
+            return;
         }
+        nodes.remove(node.id);
+        node.process.crash();
+        if (node.core.log instanceof InMemoryLog log) {
+            log.crash(false);   // after a kill, the log holds every record it took: the OS writes them out
+        } else {
+            node.core.log.close();
+        }
+        List<CompletableFuture<?>> unanswered = List.copyOf(node.connections);
+        node.connections.clear();
+        unanswered.forEach(f -> f.completeExceptionally(new TimeoutException(node + " was killed before it answered")));
     }
 
     /** Splits the live nodes into groups that reach only each other; nodes in no group are isolated. */
     @SafeVarargs
     final void partition(Collection<Node>... sides) {
-        Map<NodeId, Integer> g = new ConcurrentHashMap<>();
+        Map<NodeId, Integer> g = new HashMap<>();
         for (int i = 0; i < sides.length; i++) {
             for (Node n : sides[i]) {
                 g.put(n.id, i);
@@ -214,119 +243,127 @@ final class FaultInjectingCluster implements AutoCloseable {
      * its clock runs on, as a monotonic clock does, and its timers come due meanwhile.
      */
     void pause(Node node) {
-        paused.add(node.id);
-        node.gate.close();
+        node.process.pause();
     }
 
-    /** Thaws {@code node}: what queued on its executor runs, and the messages that waited are delivered. */
+    /** Thaws {@code node}: what came due on it runs, and the messages that waited are delivered. */
     void resume(Node node) {
-        paused.remove(node.id);
-        node.gate.open();
+        node.process.resume();
         List<Runnable> messages = new ArrayList<>(held);
         held.clear();
         messages.forEach(Runnable::run);
     }
 
-    /** An executor that queues its tasks while closed: a frozen process runs nothing. */
-    private final class Gate implements java.util.concurrent.Executor {
-        private final List<Runnable> queued = new ArrayList<>();
-        private boolean closed;
-
-        @Override
-        public synchronized void execute(Runnable task) {
-            if (closed) {
-                queued.add(task);
-            } else {
-                pool.execute(task);
-            }
-        }
-
-        synchronized void close() {
-            closed = true;
-        }
-
-        synchronized void open() {
-            closed = false;
-            queued.forEach(pool::execute);
-            queued.clear();
-        }
+    private boolean paused(NodeId id) {
+        Node n = nodes.get(id);
+        return n != null && n.process.paused();
     }
 
-    /** The cluster's simulated clock, in nanoseconds. */
+    /** The hash of every event run so far: two runs of one seed that took different steps differ here. */
+    long traceHash() {
+        return sim.traceHash();
+    }
+
+    /** The simulated clock, in nanoseconds. */
     long nanos() {
-        return clock.get();
+        return sim.nanos();
+    }
+
+    /** Runs the simulation until {@code by} of simulated time has passed (a world tick every 100 ms). */
+    void advance(Duration by) {
+        boolean[] reached = new boolean[1];
+        sim.schedule(by.toNanos(), -1, "advance", () -> reached[0] = true);
+        while (!reached[0]) {
+            step();
+        }
+        settle();
     }
 
     /**
-     * Moves time on by {@code by} and ticks every live node, waiting for each, and then for the
-     * messages in flight to be delivered (up to 2 s of real time): simulated time must not run ahead
-     * of a network that a loaded machine delivers late, or a leader would see its followers as silent
-     * (MajorityPlacementTest failed so at load 20: "no majority answered within 1000 ms").
+     * Schedules {@code action} on {@code process} as work in flight: the test's steps wait until no
+     * work is in flight (timers and ticks are not work), as a real cluster's would until its queues
+     * and network were idle. Dropped if the process crashed meanwhile, held while it is paused.
      */
-    void advance(Duration by) {
-        clock.addAndGet(by.toNanos());
-        tickAll();
-        awaitDelivered();
+    private void work(SimProcess process, long delayNanos, String what, Runnable action) {
+        Runnable guarded = process.guarded(action);
+        inFlight++;
+        sim.schedule(delayNanos, process.index(), what, () -> {
+            inFlight--;
+            guarded.run();
+        });
     }
 
-    private void awaitDelivered() {
-        ThreadPoolExecutor executor = (ThreadPoolExecutor) pool;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        int idle = 0;
-        while (idle < 2 && System.nanoTime() < deadline) {
-            boolean quiet = executor.getActiveCount() == 0 && executor.getQueue().isEmpty();
-            idle = quiet ? idle + 1 : 0;
-            for (Node n : nodes.values()) {
-                if (!paused.contains(n.id)) {
-                    sync(n);
-                }
+    /** Runs events until no work is in flight (a paused node's held work does not count). */
+    private void settle() {
+        long deadline = sim.nanos() + WAIT.toNanos();
+        while (inFlight > 0) {
+            if (sim.nanos() > deadline) {
+                throw new AssertionError("work still in flight after " + WAIT.toSeconds() + " s of simulated time; "
+                        + describe() + System.lineSeparator() + sim.recentTrace());
             }
+            step();
         }
     }
 
-    /** Ticks every live, unpaused node and waits until each executor ran what the tick queued. */
-    void tickAll() {
-        List<Node> running = nodes.values().stream().filter(n -> !paused.contains(n.id)).toList();
-        for (Node n : running) {
-            n.replica.tick();
+    /** Runs the next event, then checks that no two primaries lead one epoch. */
+    private void step() {
+        if (!sim.step()) {
+            throw new AssertionError("the simulation ran out of events (the world tick stopped?)");
         }
-        for (Node n : running) {
-            sync(n);
+        for (Node n : nodes.values()) {
             ReplicaState st = n.replica.state();
             if (st.role() == ReplicaRole.PRIMARY) {
-                Set<NodeId> primaries = primariesByEpoch.computeIfAbsent(st.epoch(), e -> ConcurrentHashMap.newKeySet());
+                Set<NodeId> primaries = primariesByEpoch.computeIfAbsent(st.epoch(), e -> new HashSet<>());
                 primaries.add(n.id);
                 if (primaries.size() > 1) {
-                    throw new AssertionError("two primaries at epoch " + st.epoch() + ": " + primaries);
+                    throw new AssertionError("two primaries at epoch " + st.epoch() + ": " + primaries + "; "
+                            + describe());
                 }
             }
         }
     }
 
-    /** Advances time in 100 ms steps until {@code done} holds, or fails after 60 simulated seconds. */
-    void runUntil(java.util.function.BooleanSupplier done, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
-            advance(Duration.ofMillis(100));
-            if (System.nanoTime() > deadline) {
-                break;
+    /** Ticks every live node that is not paused, and comes back in {@value #TICK_MILLIS} ms. */
+    private void tickAll() {
+        for (Node n : List.copyOf(nodes.values())) {
+            if (n.process.running()) {
+                n.replica.tick();
             }
-            // a short real pause between steps; atMost is generous because a loaded machine can be slow to poll
-            await().pollDelay(Duration.ofMillis(5)).atMost(Duration.ofSeconds(5)).until(() -> true);
         }
-        if (!done.getAsBoolean()) {
-            throw new AssertionError("not reached: " + what + "; " + describe());
+        sim.schedule(TICK_MILLIS * 1_000_000L, -1, "tick", this::tickAll);
+    }
+
+    /**
+     * Runs the simulation until {@code done} holds, or fails after {@link #WAIT} of simulated time.
+     * {@code done} is checked when no work is in flight, as a test thread polling a real cluster
+     * would see it between bursts of messages.
+     */
+    void runUntil(BooleanSupplier done, String what) {
+        long deadline = sim.nanos() + WAIT.toNanos();
+        while (inFlight > 0 || !done.getAsBoolean()) {
+            if (sim.nanos() > deadline) {
+                throw new AssertionError("not reached within " + WAIT.toSeconds() + " s of simulated time: " + what
+                        + "; " + describe() + System.lineSeparator() + sim.recentTrace());
+            }
+            step();
         }
+    }
+
+    /** Runs the simulation until {@code future} completes, and returns its value (or throws its failure). */
+    <T> T await(CompletableFuture<T> future) {
+        runUntil(future::isDone, "the future completed");
+        return future.join();
     }
 
     String describe() {
-        StringBuilder s = new StringBuilder();
+        StringBuilder s = new StringBuilder("seed ").append(sim.seed()).append(", step ").append(sim.steps()).append(" at ")
+                .append(String.format("%.3f", sim.elapsedMillis())).append(" ms: ");
         for (Node n : everStarted) {
             ReplicaState st = n.replica.state();
-            s.append(n.id).append(nodes.get(n.id) == n ? "" : "(dead)").append('=').append(st.role()).append("@e")
-                    .append(st.epoch()).append(" log ").append(n.core.log.startLsn()).append("..").append(st.logEnd())
-                    .append(" committed ").append(n.core.log.committedLsn()).append(" applied ").append(st.applied())
-                    .append("; ");
+            s.append(n.id).append(nodes.get(n.id) == n ? n.process.paused() ? "(paused)" : "" : "(dead)").append('=')
+                    .append(st.role()).append("@e").append(st.epoch()).append(" log ").append(n.core.log.startLsn())
+                    .append("..").append(st.logEnd()).append(" committed ").append(n.core.log.committedLsn())
+                    .append(" applied ").append(st.applied()).append("; ");
         }
         return s.toString();
     }
@@ -339,7 +376,7 @@ final class FaultInjectingCluster implements AutoCloseable {
 
     /** Sends a client write with request id {@code id} (a retry reuses it). */
     CompletableFuture<ResponseMessage> write(Node node, String method, RequestId id) {
-        CompletableFuture<ResponseMessage> answer = new CompletableFuture<>();
+        CompletableFuture<ResponseMessage> answer = new Answer<>();
         node.replica.write(new RequestMessage(id.low(), SERVICE, 0, method, AccessMode.WRITE, 10_000, 0, id,
                 new byte[0]), answer::complete);
         return answer;
@@ -350,13 +387,20 @@ final class FaultInjectingCluster implements AutoCloseable {
      * its answer, once the change committed or was refused.
      */
     CompletableFuture<PeerMessages.ReconfigureReply> reconfigure(Node node, String add, String remove) {
-        CompletableFuture<PeerMessages.ReconfigureReply> answer = new CompletableFuture<>();
+        CompletableFuture<PeerMessages.ReconfigureReply> answer = new Answer<>();
         node.replica.onPeerMessage("reconfigure", new PeerMessages.Reconfigure(SERVICE, 0, add, remove, 30_000),
                 reply -> answer.complete((PeerMessages.ReconfigureReply) reply));
         return answer;
     }
 
-    /** Advances time until every live node serves (level 1: SECONDARY). */
+    /** Sends {@code node} a peer message as a peer would; the future completes with its answer. */
+    CompletableFuture<Object> peer(Node node, String method, Object message) {
+        CompletableFuture<Object> answer = new Answer<>();
+        node.replica.onPeerMessage(method, message, answer::complete);
+        return answer;
+    }
+
+    /** Runs until every live node serves (level 1: SECONDARY). */
     void awaitServing() {
         runUntil(() -> nodes.values().stream().allMatch(n -> n.role() == ReplicaRole.SECONDARY),
                 "every live node serving");
@@ -372,10 +416,21 @@ final class FaultInjectingCluster implements AutoCloseable {
         return List.copyOf(nodes.values());
     }
 
+    /** Runs the simulation until {@code node}'s executor ran every task queued on it before this call. */
     static void sync(Node node) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        node.core.exec.execute(() -> done.complete(null));
-        done.join();
+        node.cluster().syncNode(node);
+    }
+
+    private void syncNode(Node node) {
+        boolean[] ran = new boolean[1];
+        node.core.exec.execute(() -> ran[0] = true);
+        long deadline = sim.nanos() + WAIT.toNanos();
+        while (!ran[0]) {
+            if (sim.nanos() > deadline) {
+                throw new AssertionError(node + "'s executor did not run what was queued on it; " + describe());
+            }
+            step();
+        }
     }
 
     @Override
@@ -383,105 +438,30 @@ final class FaultInjectingCluster implements AutoCloseable {
         for (Node node : List.copyOf(nodes.values())) {
             kill(node);
         }
-        pool.shutdownNow();
-        timer.shutdownNow();
     }
 
     /**
-     * A service that records what it ran; its CHECK answers from that record. While
-     * {@link #failStorage} is set, every write fails in storage. If made with snapshots, it is
-     * {@link Snapshottable}: a snapshot is the list of methods it ran.
+     * A future that cannot be waited for: the simulation runs on the waiting thread, so a
+     * {@code join} before it completed would wait for ever. Step the simulation instead ({@link #await}).
      */
-    static final class RecordingService implements PartitionService, Snapshottable {
-        final Set<Long> executed = ConcurrentHashMap.newKeySet();
-        final List<String> methods = new CopyOnWriteArrayList<>();
-        volatile boolean failStorage;
-        private final boolean snapshots;
-        /** Every LSN up to this one counts as applied: the snapshot restored last held them. */
-        private volatile long restoredUpTo;
-        /** The state as of the last {@link #force}: what a power loss leaves of this store (null: nothing). */
-        private volatile @Nullable Durable forced;
-
-        private record Durable(List<String> methods, Set<Long> executed, long restoredUpTo) {}
-
-        RecordingService() {
-            this(false);
-        }
-
-        RecordingService(boolean snapshots) {
-            this.snapshots = snapshots;
-        }
-
+    private static final class Answer<T> extends CompletableFuture<T> {
         @Override
-        public synchronized ResponseMessage execute(LogRecord record) {
-            if (failStorage) {
-                return ResponseMessage.error(0, Status.METHOD_FAILED, "io.neptune.server.storage.StorageException: disk");
+        public T join() {
+            if (!isDone()) {
+                throw new IllegalStateException("not answered yet: run the simulation until it is (cluster.await)");
             }
-            executed.add(record.lsn());
-            methods.add(record.method());
-            return ResponseMessage.ok(0, record.lsn(), new byte[0]);
+            return super.join();
         }
 
         @Override
-        public boolean isApplied(long lsn) {
-            return lsn <= restoredUpTo || executed.contains(lsn);
+        public T get() throws java.util.concurrent.ExecutionException, InterruptedException {
+            join();
+            return super.get();
         }
 
         @Override
-        public Optional<Snapshottable> snapshottable() {
-            return snapshots ? Optional.of(this) : Optional.empty();
-        }
-
-        @Override
-        public synchronized long writeSnapshot(int partition, java.io.OutputStream out) throws java.io.IOException {
-            long lsn = Math.max(restoredUpTo, executed.stream().mapToLong(Long::longValue).max().orElse(0));
-            out.write((lsn + "\n" + String.join("\n", methods)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return lsn;
-        }
-
-        @Override
-        public synchronized void restoreSnapshot(int partition, java.io.InputStream in, long lsn)
-                throws java.io.IOException {
-            String[] lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n", -1);
-            if (Long.parseLong(lines[0]) > lsn) {
-                throw new IllegalArgumentException("snapshot lsn: " + lines[0] + " (expected: <= " + lsn + ")");
-            }
-            methods.clear();
-            for (int i = 1; i < lines.length; i++) {
-                if (!lines[i].isEmpty()) {
-                    methods.add(lines[i]);
-                }
-            }
-            executed.clear();
-            restoredUpTo = lsn;
-        }
-
-        @Override
-        public synchronized void force(int partition) {
-            forced = new Durable(List.copyOf(methods), Set.copyOf(executed), restoredUpTo);
-        }
-
-        /** This store as a power loss leaves it: what it held at its last {@link #force}, the rest lost. */
-        synchronized RecordingService afterPowerLoss() {
-            RecordingService after = new RecordingService(snapshots);
-            Durable durable = forced;
-            if (durable != null) {
-                after.methods.addAll(durable.methods());
-                after.executed.addAll(durable.executed());
-                after.restoredUpTo = durable.restoredUpTo();
-                after.forced = durable;
-            }
-            return after;
-        }
-
-        @Override
-        public boolean hasCheck() {
-            return true;
-        }
-
-        @Override
-        public Optional<String> digest() {
-            return Optional.of(String.join(",", methods));
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new Answer<>();
         }
     }
 
@@ -489,23 +469,26 @@ final class FaultInjectingCluster implements AutoCloseable {
         final NodeId id;
         final int priority;
         final RecordingService app;
-        final Gate gate = new Gate();
+        final SimProcess process;
         final ReplicaCore core;
         final PartitionReplica replica;
+        /** Calls this incarnation took and has not answered: they fail when it is killed, as a closed connection makes them. */
+        private final Set<CompletableFuture<?>> connections = new java.util.LinkedHashSet<>();
+        private boolean forceQueued;
         /** The records this node's log refuses (without taking them; it stays usable), as a log can. */
-        volatile Predicate<LogRecord> refuseAppend = r -> false;
+        Predicate<LogRecord> refuseAppend = r -> false;
         /** How many records the log refused so far. */
         final AtomicInteger refused = new AtomicInteger();
         /**
          * Makes the log fail as one whose disk failed: the next append is taken and its write fails,
          * and the log refuses every later one ({@link RedoLog#append}'s contract after a write failure).
          */
-        volatile boolean failWrites;
-        private volatile boolean writeFailed;
+        boolean failWrites;
+        private boolean writeFailed;
         /** The records whose append throws {@code LogException} at once, as a log sync that throws would. */
-        volatile Predicate<LogRecord> throwOnAppend = r -> false;
+        Predicate<LogRecord> throwOnAppend = r -> false;
         /** The records whose append completes only once {@link #releaseAppends} is called (a slow force). */
-        volatile Predicate<LogRecord> delayAppend = r -> false;
+        Predicate<LogRecord> delayAppend = r -> false;
         final CompletableFuture<Void> appendsReleased = new CompletableFuture<>();
 
         void releaseAppends() {
@@ -516,15 +499,20 @@ final class FaultInjectingCluster implements AutoCloseable {
             this.id = NodeId.of(name);
             this.priority = priority;
             this.app = app;
-            RedoLog log = RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP);
-            core = new ReplicaCore(SERVICE, 0, id, log, dir.resolve(name), app, new NetworkPeers(id),
-                    new SerialExecutor(gate, name), timer);
-            core.clock = clock::get;
+            this.process = processes.computeIfAbsent(name, k -> new SimProcess(sim, processes.size()));
+            process.start();
+            Path directory = dir.resolve(name);
+            Log log = redoLogs ? RedoLog.open(directory, FsyncPolicy.GROUP) : disk(name, directory);
+            core = new ReplicaCore(SERVICE, 0, id, log, directory, app, new NetworkPeers(this),
+                    new SerialExecutor(task -> work(process, sim.random().nextInt(20_000), "task", task), name, sim::nanos), process.timer());
+            core.clock = sim::nanos;
+            core.random = new SplittableRandom(sim.random().nextLong());
+            core.background = task -> work(process, sim.millisBetween(1, 20), "background", task);
             LogRetentionConfig retention = snapshots;
             if (retention != null) {
                 core.retention = retention;
             }
-            core.logAppend = records -> records.stream().map(record -> append(log, record)).toList();
+            core.logAppend = records -> records.stream().map(this::append).toList();
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
             replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
                     : mode == FailoverMode.MAJORITY
@@ -532,10 +520,28 @@ final class FaultInjectingCluster implements AutoCloseable {
                     : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
         }
 
-        /** What the log in front of this node's REDO log does with one record (see {@link ReplicaCore#logAppend}). */
-        private CompletableFuture<Void> append(RedoLog log, LogRecord record) {
+        FaultInjectingCluster cluster() {
+            return FaultInjectingCluster.this;
+        }
+
+        /** The in-memory log on {@code name}'s disk: a new, empty one if its directory is gone (a new disk). */
+        private InMemoryLog disk(String name, Path directory) {
+            if (!Files.isDirectory(directory)) {
+                disks.remove(name);
+                try {
+                    Files.createDirectories(directory);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot create " + directory, e);
+                }
+            }
+            return disks.computeIfAbsent(name, InMemoryLog::new);
+        }
+
+        /** What the log in front of this node's log does with one record (see {@link ReplicaCore#logAppend}). */
+        private CompletableFuture<Void> append(LogRecord record) {
+            Log log = core.log;
             if (throwOnAppend.test(record)) {
-                throw new LogException(log.directory(), "cannot force record " + record.lsn() + " ("
+                throw new LogException(core.directory, "cannot force record " + record.lsn() + " ("
                         + record.method() + "): injected by the test");
             }
             if (failWrites) {
@@ -543,16 +549,54 @@ final class FaultInjectingCluster implements AutoCloseable {
                     writeFailed = true;
                     log.append(record); // taken, and then its write fails
                 }
-                return CompletableFuture.failedFuture(new LogException(log.directory(),
+                return CompletableFuture.failedFuture(new LogException(core.directory,
                         "cannot write record " + record.lsn() + ": injected by the test"));
             }
             if (refuseAppend.test(record)) {
                 refused.incrementAndGet();
-                return CompletableFuture.failedFuture(new LogException(log.directory(),
+                return CompletableFuture.failedFuture(new LogException(core.directory,
                         "refused record " + record.lsn() + " (" + record.method() + "): injected by the test"));
             }
-            CompletableFuture<Void> appended = log.append(record);
+            CompletableFuture<Void> appended = log instanceof InMemoryLog memory ? appendInMemory(memory, record)
+                    : appendToDisk(log, record);
             return delayAppend.test(record) ? appended.thenCompose(v -> appendsReleased) : appended;
+        }
+
+        /** Appends to the in-memory log; a force, an event soon after, covers every record appended before it (group commit). */
+        private CompletableFuture<Void> appendInMemory(InMemoryLog log, LogRecord record) {
+            CompletableFuture<Void> appended = log.append(record);
+            if (!forceQueued) {
+                forceQueued = true;
+                work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
+                    forceQueued = false;
+                    log.force();
+                });
+            }
+            return appended;
+        }
+
+        /**
+         * Appends to the REDO log and waits for its writer to make the record durable, then answers
+         * in an event soon after: the writer's thread never completes a future the simulation sees.
+         */
+        private CompletableFuture<Void> appendToDisk(Log log, LogRecord record) {
+            CompletableFuture<Void> written = log.append(record);
+            Throwable failure = null;
+            try {
+                written.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                failure = e.getCause();
+            }
+            CompletableFuture<Void> durable = new CompletableFuture<>();
+            Throwable f = failure;
+            work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
+                if (f == null) {
+                    durable.complete(null);
+                } else {
+                    durable.completeExceptionally(f);
+                }
+            });
+            return durable;
         }
 
         ReplicaRole role() {
@@ -570,7 +614,7 @@ final class FaultInjectingCluster implements AutoCloseable {
 
         Replica asReplica() {
             ReplicaState s = replica.state();
-            InetSocketAddress unused = new InetSocketAddress("127.0.0.1", 1);
+            InetSocketAddress unused = InetSocketAddress.createUnresolved("sim", 1);
             return new Replica(id, unused, unused, priority, s.role(), s.applied(), 0, s.epoch(), s.logEnd(),
                     s.lastEpoch(), 0);
         }
@@ -581,23 +625,27 @@ final class FaultInjectingCluster implements AutoCloseable {
         }
     }
 
-    /** Delivers calls on the pool, subject to the partitions and fault rules. */
+    /**
+     * Delivers calls as events on the receiving process, subject to the partitions and fault rules:
+     * each after a short random delay, in order per link (one connection), its answer as an event on
+     * the caller's process. A lost message or answer fails the call after {@link #LOST_AFTER_NANOS}.
+     */
     private final class NetworkPeers implements Peers {
-        final NodeId self;
+        final Node self;
 
-        NetworkPeers(NodeId self) {
+        NetworkPeers(Node self) {
             this.self = self;
         }
 
         @Override
         public NodeId self() {
-            return self;
+            return self.id;
         }
 
         @Override
         public List<Replica> replicas(String service, int partition) {
-            return nodes.values().stream().filter(n -> reachable(self, n.id))
-                    .filter(n -> n.id.equals(self) || !paused.contains(n.id)).map(Node::asReplica).toList();
+            return nodes.values().stream().filter(n -> reachable(self.id, n.id))
+                    .filter(n -> n == self || !n.process.paused()).map(Node::asReplica).toList();
         }
 
         @Override
@@ -606,37 +654,48 @@ final class FaultInjectingCluster implements AutoCloseable {
             CompletableFuture<T> result = new CompletableFuture<>();
             Node target = nodes.get(node);
             String call = node + ":" + method;
-            if (target == null || !reachable(self, node) || drop.test(self, call)) {
-                timer.schedule(() -> result.completeExceptionally(new TimeoutException(call + " lost")),
-                        LOST_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+            if (target == null || !reachable(self.id, node) || drop.test(self.id, call)) {
+                lost(result, call + " lost");
                 return result;
             }
-            Set<CompletableFuture<?>> unanswered = pending.computeIfAbsent(node, k -> ConcurrentHashMap.newKeySet());
-            unanswered.add(result);
-            result.whenComplete((r, e) -> unanswered.remove(result));
-            SerialExecutor link = links.computeIfAbsent(self + ">" + node, k -> new SerialExecutor(pool, k));
-            Runnable deliver = () -> link.execute(() -> {
-                if (nodes.get(node) != target || !reachable(self, node)) {
-                    result.completeExceptionally(new TimeoutException(call + " lost"));
+            target.connections.add(result);
+            result.whenComplete((r, e) -> target.connections.remove(result));
+            Runnable deliver = () -> work(target.process, delay(self, target), method, () -> {
+                if (nodes.get(node) != target || !reachable(self.id, node)) {
+                    lost(result, call + " lost");
                     return;
                 }
                 target.replica.onPeerMessage(method, message, reply -> {
-                    if (reachable(self, node)) {
-                        result.complete(replyType.cast(reply));
+                    if (reachable(self.id, node)) {
+                        work(self.process, delay(target, self), "reply", () -> result.complete(replyType.cast(reply)));
                     } else {
-                        result.completeExceptionally(new TimeoutException(call + " reply lost"));
+                        lost(result, call + " reply lost");
                     }
                 });
             });
-            if (hold.test(self, call) || paused.contains(self) || paused.contains(node)) {
+            if (hold.test(self.id, call) || self.process.paused() || target.process.paused()) {
                 held.add(deliver);
             } else {
                 deliver.run();
-                if (duplicate.test(self, call)) {
-                    pool.execute(() -> target.replica.onPeerMessage(method, message, reply -> { }));
+                if (duplicate.test(self.id, call)) {
+                    work(target.process, delay(self, target), method + " (again)",
+                            () -> target.replica.onPeerMessage(method, message, reply -> { }));
                 }
             }
             return result;
+        }
+
+        /** Fails {@code result} on the caller's process after {@link #LOST_AFTER_NANOS}, as its timeout would. */
+        private void lost(CompletableFuture<?> result, String why) {
+            self.process.schedule(LOST_AFTER_NANOS, "lost", () -> result.completeExceptionally(new TimeoutException(why)));
+        }
+
+        /** The delay of a message from {@code from} to {@code to} sent now: 0.05 to 1.5 ms, in order on its link. */
+        private long delay(Node from, Node to) {
+            String link = from.id + ">" + to.id;
+            long arrives = Math.max(sim.nanos() + sim.millisBetween(0.05, 1.5), linkTail.getOrDefault(link, 0L) + 1);
+            linkTail.put(link, arrives);
+            return arrives - sim.nanos();
         }
 
         @Override

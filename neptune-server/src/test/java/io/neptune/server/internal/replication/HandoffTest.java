@@ -1,7 +1,6 @@
 package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
@@ -71,13 +70,13 @@ class HandoffTest {
     }
 
     /**
-     * Waits for {@code answer} in real time with the cluster's clock standing still. A handoff's
-     * 800 ms run on that clock, so advancing it while the target logs and acknowledges (as
-     * {@link FaultInjectingCluster#runUntil} does, 100 ms a step) lets the handoff time out on a slow
-     * machine: it once did, 8 steps in 50 ms of real time, and the handover was refused.
+     * Runs the simulation until {@code answer} came. (It once waited in real time with the cluster's
+     * clock standing still: a handoff's 800 ms run on that clock, and advancing it 100 ms a step
+     * while the target logged and acknowledged let the handoff time out on a slow machine. On the
+     * simulator the clock moves only as far as the messages and forces take.)
      */
-    private static void awaitStill(CompletableFuture<?> answer) {
-        await().pollInterval(Duration.ofMillis(10)).atMost(FaultInjectingCluster.WAIT).until(answer::isDone);
+    private void awaitStill(CompletableFuture<?> answer) {
+        cluster.runUntil(answer::isDone, "the peer answered");
     }
 
     @ParameterizedTest

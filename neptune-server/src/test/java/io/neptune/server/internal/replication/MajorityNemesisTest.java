@@ -33,7 +33,7 @@ class MajorityNemesisTest {
     @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
     void acknowledgedWritesSurviveRandomFaults(long seed) {
         Random random = new Random(seed);
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 5)) {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 5, seed)) {
             List<String> names = List.of("n1", "n2", "n3", "n4", "n5");
             Map<String, Node> nodes = new LinkedHashMap<>();
             for (int i = 0; i < names.size(); i++) {

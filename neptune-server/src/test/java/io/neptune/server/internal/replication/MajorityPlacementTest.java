@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,11 +73,11 @@ class MajorityPlacementTest {
             }
             answers.add(answer.status() + " " + answer.errorMessage());
             // A refusal comes at once (NO_MAJORITY before the primary heard from its followers again): time must
-            // move, or the 20 attempts take a few real milliseconds and the heartbeats that would end it never go.
+            // move, or the 20 attempts take next to no simulated time and the heartbeats that would end it never go.
             cluster.advance(Duration.ofMillis(100));
         }
         throw new AssertionError("no write acknowledged in 20 attempts: " + answers + "; " + cluster.describe()
-                + cluster.primary().map(p -> majority(p).leaderState().orTimeout(5, TimeUnit.SECONDS).join())
+                + cluster.primary().map(p -> cluster.await(majority(p).leaderState()))
                         .orElse("no primary"));
     }
 

@@ -1,7 +1,6 @@
 package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.FailoverMode;
 import io.neptune.core.ReplicaRole;
@@ -84,18 +83,18 @@ class MajorityReplicaTest {
         CompletableFuture<Object> promoted = new CompletableFuture<>();
         b.replica.onPeerMessage("promote", new PeerMessages.Promote(FaultInjectingCluster.SERVICE, 0),
                 promoted::complete);
-        await().atMost(FaultInjectingCluster.WAIT).until(() -> cluster.heldCount() == 1);
+        cluster.runUntil(() -> cluster.heldCount() == 1, "b's vote request to c held");
 
         b.replica.close();
         b.core.exec.execute(b.core.log::close);
         FaultInjectingCluster.sync(b);
         cluster.release(false);
-        await().atMost(FaultInjectingCluster.WAIT).until(() -> c.epoch() == epoch + 1); // c granted the vote
+        cluster.runUntil(() -> c.epoch() == epoch + 1, "c granted the vote");
         FaultInjectingCluster.sync(c); // its answer is queued on b's executor
         FaultInjectingCluster.sync(b); // and ran there
 
         assertThat(b.role()).isNotEqualTo(ReplicaRole.PRIMARY);
-        assertThat(((PeerMessages.PromoteReply) promoted.join()).reason()).isEqualTo("shutting down");
+        assertThat(((PeerMessages.PromoteReply) cluster.await(promoted)).reason()).isEqualTo("shutting down");
     }
 
     @Test
@@ -180,7 +179,7 @@ class MajorityReplicaTest {
         assertThat(lonely.join().status()).as("it may commit under the next primary").isEqualTo(Status.IN_DOUBT);
         assertThat(lonely.join().errorMessage()).contains("may still commit");
         assertThat(a.role()).as("a stepped down: no majority answers it").isNotEqualTo(ReplicaRole.PRIMARY);
-        ResponseMessage refused = cluster.write(a, "refused").join();
+        ResponseMessage refused = cluster.await(cluster.write(a, "refused"));
         assertThat(refused.status()).isIn(Status.NOT_PRIMARY, Status.NO_MAJORITY);
 
         cluster.runUntil(() -> cluster.primary().filter(p -> p != a).isPresent(), "b or c elected");
@@ -279,7 +278,7 @@ class MajorityReplicaTest {
         for (int i = 20; i < 30; i++) {
             writes.add(cluster.write(a, "w" + i));
         }
-        await().atMost(FaultInjectingCluster.WAIT).until(() -> cluster.heldCount() > 0);
+        cluster.runUntil(() -> cluster.heldCount() > 0, "a message to c held");
         cluster.release(true);
         for (CompletableFuture<ResponseMessage> w : writes) {
             committed(w);

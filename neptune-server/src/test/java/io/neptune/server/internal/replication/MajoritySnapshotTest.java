@@ -55,7 +55,7 @@ class MajoritySnapshotTest {
             Files.write(snapshots.resolve("snapshot-7.snap"), new byte[1024]);
             cluster.kill(c);
             cluster.drop((from, call) -> call.equals("a:chunk"));   // no chunk of a's snapshot reaches c
-            Node back = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            Node back = cluster.start("c", 1, new RecordingService(true));
             cluster.runUntil(() -> a.id.equals(back.core.snapshots().installingFrom()), "c installing a snapshot from a");
             cluster.kill(a);
             cluster.drop((from, call) -> false);
@@ -87,7 +87,7 @@ class MajoritySnapshotTest {
             cluster.runUntil(() -> c.core.log.startLsn() > 10, "c dropped the records all have");
             cluster.kill(c);
             cluster.kill(a);
-            Node back = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            Node back = cluster.start("c", 1, new RecordingService(true));
             cluster.runUntil(() -> back.core.snapshots().installing(), "c needs a snapshot");
 
             CompletableFuture<Object> promoted = new CompletableFuture<>();
@@ -120,7 +120,7 @@ class MajoritySnapshotTest {
             }
             cluster.runUntil(() -> c.core.log.startLsn() > 10, "c dropped the records all have");
             cluster.kill(c);
-            Node first = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            Node first = cluster.start("c", 1, new RecordingService(true));
             cluster.runUntil(() -> first.role() == ReplicaRole.SECONDARY && first.applied().containsAll(acknowledged),
                     "c installed a's snapshot");
             a.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // a's offer stays the same
@@ -136,7 +136,7 @@ class MajoritySnapshotTest {
             AtomicReference<Node> restarted = new AtomicReference<>();
             cluster.drop((from, call) -> call.equals("c:replicate") && restarted.get() != null
                     && !restarted.get().core.snapshots().installing());
-            Node second = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            Node second = cluster.start("c", 1, new RecordingService(true));
             restarted.set(second);
             cluster.runUntil(() -> !second.core.snapshots().installing() && second.applied().containsAll(
                     acknowledged.subList(0, 30)), "c installed a's snapshot again");
@@ -176,7 +176,7 @@ class MajoritySnapshotTest {
             cluster.runUntil(() -> c.core.log.startLsn() > 10, "c dropped the records all have");
             cluster.kill(c);
             cluster.drop((from, call) -> call.equals("a:chunk"));   // c's fetch stalls
-            Node back = cluster.start("c", 1, new FaultInjectingCluster.RecordingService(true));
+            Node back = cluster.start("c", 1, new RecordingService(true));
             cluster.runUntil(() -> a.id.equals(back.core.snapshots().installingFrom()), "c fetching a's snapshot");
             long offeredAtMost = a.core.applied;
 

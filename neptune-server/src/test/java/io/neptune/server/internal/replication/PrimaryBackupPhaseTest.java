@@ -1,7 +1,6 @@
 package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.FailoverMode;
 import io.neptune.core.NodeId;
@@ -59,7 +58,7 @@ class PrimaryBackupPhaseTest {
         CompletableFuture<Object> reply = new CompletableFuture<>();
         node.replica.onPeerMessage("status", new StatusRequest(SERVICE, 0), reply::complete);
         FaultInjectingCluster.sync(node);
-        return (ReplicaStatus) reply.join();
+        return (ReplicaStatus) node.cluster().await(reply);
     }
 
     private ResponseMessage answered(CompletableFuture<ResponseMessage> write) {
@@ -77,7 +76,7 @@ class PrimaryBackupPhaseTest {
         CompletableFuture<Object> handover = new CompletableFuture<>();
         a.replica.onPeerMessage("handover", new Handover(SERVICE, 0, "b", 0, true), handover::complete);
         FaultInjectingCluster.sync(a);
-        assertThat(((HandoverReply) handover.join()).accepted()).isTrue();
+        assertThat(((HandoverReply) cluster.await(handover)).accepted()).isTrue();
         long handedOver = cluster.nanos();
 
         assertThat(a.role()).isEqualTo(ReplicaRole.SECONDARY);
@@ -115,7 +114,7 @@ class PrimaryBackupPhaseTest {
         c.replica.onPeerMessage("demote", new Demote(SERVICE, 0, a.epoch()), reply -> { });
         FaultInjectingCluster.sync(c);
         disk.complete(null);
-        await().atMost(FaultInjectingCluster.WAIT).until(() -> c.core.applied == 1);
+        cluster.runUntil(() -> c.core.applied == 1, "c applied w1");
         FaultInjectingCluster.sync(c);
         FaultInjectingCluster.sync(c);
 

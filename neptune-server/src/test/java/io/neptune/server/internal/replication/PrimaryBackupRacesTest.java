@@ -1,7 +1,6 @@
 package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
@@ -12,60 +11,64 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.FsyncPolicy;
+import io.neptune.server.internal.log.InMemoryLog;
 import io.neptune.server.internal.log.Log;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
-import io.neptune.server.internal.replication.FaultInjectingCluster.RecordingService;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Promote;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletionException;
 import java.util.function.BiPredicate;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Races of level-2 replication that the process-level tests reach only by chance, driven here one
- * message at a time: real {@link PrimaryBackupReplica}s and REDO logs, a network that can hold
- * replies or drop calls, and ticks given by hand.
+ * message at a time: real {@link PrimaryBackupReplica}s on in-memory logs, a network that can hold
+ * replies or drop calls, and ticks given by hand. Everything runs on one {@link Simulator} (seed 1):
+ * each node's executor tasks, timers, messages, answers and log forces are events, and the test
+ * runs them until what it waits for holds ({@link #runUntil}); no thread, no real time.
  */
 class PrimaryBackupRacesTest {
     private static final String SERVICE = "svc";
+    /** How long, in simulated time, {@link #runUntil} waits before it fails. */
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir
     Path dir;
 
-    private final ExecutorService pool = Executors.newFixedThreadPool(4);
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-    private final Map<NodeId, Node> nodes = new ConcurrentHashMap<>();
-    private final List<Node> started = new CopyOnWriteArrayList<>();
-    private final List<Runnable> heldReplies = new CopyOnWriteArrayList<>();
+    private final Simulator sim = new Simulator(1);
+    /** Events of work (tasks, messages, answers, forces) scheduled and not run yet: timers are not work. */
+    private int inFlight;
+    private final Map<NodeId, Node> nodes = new LinkedHashMap<>();
+    private final List<Node> started = new ArrayList<>();
+    /** Per node name, its log: it outlives a restart, as a disk does. */
+    private final Map<String, Log> disks = new HashMap<>();
+    private final List<Runnable> heldReplies = new ArrayList<>();
     /** (caller, "target:method"): hold the reply until {@link #releaseReplies}. */
-    private volatile BiPredicate<NodeId, String> holdReply = (from, call) -> false;
+    private BiPredicate<NodeId, String> holdReply = (from, call) -> false;
     /** (caller, "target:method"): the call never arrives. */
-    private volatile BiPredicate<NodeId, String> dropCall = (from, call) -> false;
+    private BiPredicate<NodeId, String> dropCall = (from, call) -> false;
     /** Roles the yellow page shows instead of the replica's own (an announcement that lags). */
-    private final Map<NodeId, ReplicaRole> announcedAs = new ConcurrentHashMap<>();
+    private final Map<NodeId, ReplicaRole> announcedAs = new HashMap<>();
     /** A node to which commit points (replicate messages without entries) never arrive, or null. */
-    private volatile NodeId commitPointsLostTo;
+    private NodeId commitPointsLostTo;
 
     @AfterEach
     void stop() {
@@ -76,8 +79,6 @@ class PrimaryBackupRacesTest {
             sync(node); // the tasks queued before the close run on an open log, as when a node shuts down
             node.core.log.close();
         }
-        pool.shutdownNow();
-        timer.shutdownNow();
     }
 
     @Test
@@ -87,18 +88,18 @@ class PrimaryBackupRacesTest {
         promoteAndFollow(p, s);
 
         s.app.failStorage = true; // s logs w1 but cannot apply it: it leaves service
-        List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
+        List<ResponseMessage> answers = new ArrayList<>();
         write(p, "w1", answers);
         awaitRole(s, ReplicaRole.RECOVERING);
 
         s.app.failStorage = false;
         holdReply = (from, call) -> from.equals(s.id) && call.equals("p:join");
         s.replica.tick(); // applies w1 now and asks p to join; p's answer is held
-        await().atMost(WAIT).until(() -> heldReplies.size() == 1);
+        runUntil(() -> heldReplies.size() == 1, "p's answer to s's join held");
         commitPointsLostTo = s.id; // s cannot apply what it may log meanwhile
         write(p, "w2", answers);
         write(p, "w3", answers);
-        await().atMost(WAIT).until(() -> answers.size() == 3);
+        runUntil(() -> answers.size() == 3, "w1, w2 and w3 answered");
         assertThat(answers).extracting(ResponseMessage::status).containsOnly(Status.OK);
 
         releaseReplies(); // the answer p gave before w2 and w3
@@ -123,26 +124,27 @@ class PrimaryBackupRacesTest {
         dropCall = (from, call) -> from.equals(r.id) && call.equals("q:replicate");
         r.replica.tick();
         awaitRole(r, ReplicaRole.PRIMARY);
-        write(r, "rWrite1", new CopyOnWriteArrayList<>()); // logged at r only, never acknowledged
-        await().atMost(WAIT).until(() -> r.core.log.lastLsn() == 1);
+        write(r, "rWrite1", new ArrayList<>()); // logged at r only, never acknowledged
+        runUntil(() -> r.core.log.lastLsn() == 1, "r logged rWrite1");
         nodes.remove(r.id); // r dies before anyone learned its epoch
 
         q.replica.tick(); // q takes over, at epoch 2 as well
         awaitRole(q, ReplicaRole.PRIMARY);
         assertThat(q.core.log.epoch()).isEqualTo(r.core.log.epoch());
-        List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
+        List<ResponseMessage> answers = new ArrayList<>();
         write(q, "qWrite1", answers);
-        await().atMost(WAIT).until(() -> answers.size() == 1);
+        runUntil(() -> answers.size() == 1, "qWrite1 answered");
         assertThat(answers.get(0).status()).isEqualTo(Status.OK);
 
         dropCall = (from, call) -> false;
         r.replica.close();
         r.core.log.close();
         Node restarted = start("r", 3);
-        await().atMost(WAIT).untilAsserted(() -> {
+        for (int i = 0; i < 200 && restarted.replica.state().role() != ReplicaRole.SECONDARY; i++) {
             restarted.replica.tick();
-            assertThat(restarted.replica.state().role()).isEqualTo(ReplicaRole.SECONDARY);
-        });
+            advance(Duration.ofMillis(100));
+        }
+        assertThat(restarted.replica.state().role()).isEqualTo(ReplicaRole.SECONDARY);
         assertThat(restarted.core.log.record(1).map(LogRecord::method)).hasValue("qWrite1");
         assertThat(restarted.app.methods).containsExactly("qWrite1");
     }
@@ -158,22 +160,22 @@ class PrimaryBackupRacesTest {
         h.replica.tick(); // h outranks p and asks for the role; p steps down, its yes is held
         awaitRole(p, ReplicaRole.SECONDARY);
         x.replica.tick(); // x sees no primary announced and holds an election meanwhile
-        await().atMost(WAIT).until(() -> x.peers.statusAnswers >= 2); // p's and h's
+        runUntil(() -> x.peers.statusAnswers >= 2, "x's status calls answered by p and h");
         sync(x); // the election's outcome is decided on x's executor
 
         releaseReplies();
         awaitRole(h, ReplicaRole.PRIMARY);
         assertThat(List.of(p, h, x)).filteredOn(n -> n.replica.state().role() == ReplicaRole.PRIMARY).containsExactly(h);
-        List<ResponseMessage> answers = new CopyOnWriteArrayList<>();
+        List<ResponseMessage> answers = new ArrayList<>();
         write(h, "after", answers);
-        await().atMost(WAIT).until(() -> p.core.log.lastLsn() == 1 && x.core.log.lastLsn() == 1);
+        runUntil(() -> p.core.log.lastLsn() == 1 && x.core.log.lastLsn() == 1, "p and x logged the write");
         // h answers once its own log and both acknowledgements are in, which may be after both logs have the record
-        await().atMost(WAIT).until(() -> answers.size() == 1);
+        runUntil(() -> answers.size() == 1, "h answered the write");
         assertThat(answers).extracting(ResponseMessage::status).containsExactly(Status.OK);
     }
 
     @Test
-    void aSecondaryAcknowledgesOnlyDurableRecords() throws Exception {
+    void aSecondaryAcknowledgesOnlyDurableRecords() {
         Node p = start("p", 1);
         Node s = start("s", 2);
         promoteAndFollow(p, s);
@@ -181,8 +183,8 @@ class PrimaryBackupRacesTest {
         long epoch = s.core.log.epoch();
         Entry record = Entry.of(new LogRecord(1, epoch, RecordKind.WRITE, new RequestId(9, 9), "p", 0, "m",
                 new byte[4096]));
-        List<String> violations = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch acks = new CountDownLatch(2);
+        List<String> violations = new ArrayList<>();
+        int[] acks = new int[1];
         for (Replicate message : List.of(new Replicate(SERVICE, 0, "p", epoch, 0, List.of(record)),
                 new Replicate(SERVICE, 0, "p", epoch, 0, List.of()))) { // the second, empty, answers at once
             s.replica.onPeerMessage("replicate", message, reply -> {
@@ -190,15 +192,15 @@ class PrimaryBackupRacesTest {
                 if (ack.lastLsn() > s.core.durable) {
                     violations.add(ack + " with durable " + s.core.durable);
                 }
-                acks.countDown();
+                acks[0]++;
             });
         }
-        assertThat(acks.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        runUntil(() -> acks[0] == 2, "s acknowledged both");
         assertThat(violations).isEmpty();
     }
 
     @Test
-    void aSecondaryDropsItsOwnTailWhereTheNewPrimarysRecordDiffers() throws Exception {
+    void aSecondaryDropsItsOwnTailWhereTheNewPrimarysRecordDiffers() {
         Node p = start("p", 1);
         Node s = start("s", 2);
         promoteAndFollow(p, s);
@@ -211,19 +213,19 @@ class PrimaryBackupRacesTest {
         Entry stale = Entry.of(new LogRecord(2, epoch, RecordKind.WRITE, new RequestId(2, 2), "p", 0, "stale",
                 new byte[0]));
         deliver(s, new Replicate(SERVICE, 0, "p", epoch, 1, List.of(first, stale), 0, 0, null));
-        await().atMost(WAIT).until(() -> s.app.methods.equals(List.of("first")));
+        runUntil(() -> s.app.methods.equals(List.of("first")), "s applied first");
 
         Entry other = Entry.of(new LogRecord(2, epoch + 1, RecordKind.WRITE, new RequestId(3, 3), "q", 0, "other",
                 new byte[0]));
         Ack ack = deliver(s, new Replicate(SERVICE, 0, "q", epoch + 1, 2, List.of(other), 1, epoch, "p"));
         assertThat(ack.accepted()).isTrue();
-        await().atMost(WAIT).until(() -> s.core.applied == 2);
+        runUntil(() -> s.core.applied == 2, "s applied q's record 2");
         assertThat(s.app.methods).containsExactly("first", "other");
         assertThat(s.core.log.record(2).map(LogRecord::method)).hasValue("other");
     }
 
     @Test
-    void aSecondaryRefusesEntriesWhoseRecordBeforeIsNotItsOwn() throws Exception {
+    void aSecondaryRefusesEntriesWhoseRecordBeforeIsNotItsOwn() {
         Node p = start("p", 1);
         Node s = start("s", 2);
         promoteAndFollow(p, s);
@@ -262,7 +264,7 @@ class PrimaryBackupRacesTest {
         promoteAndFollow(p, j);
 
         assertThat(j.core.log.record(3).map(LogRecord::method)).as("j's record 3").hasValue("p3");
-        await().atMost(WAIT).until(() -> j.app.methods.equals(List.of("p3", "p4")));
+        runUntil(() -> j.app.methods.equals(List.of("p3", "p4")), "j applied p3 and p4");
     }
 
     private static LogRecord record(long lsn, long epoch, String origin, String method, byte[] payload) {
@@ -279,10 +281,11 @@ class PrimaryBackupRacesTest {
         }
     }
 
-    private static Ack deliver(Node node, Replicate message) throws Exception {
+    private Ack deliver(Node node, Replicate message) {
         CompletableFuture<Object> reply = new CompletableFuture<>();
         node.replica.onPeerMessage("replicate", message, reply::complete);
-        return (Ack) reply.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        runUntil(reply::isDone, node.id + " answered the replicate");
+        return (Ack) reply.join();
     }
 
     @Test
@@ -297,13 +300,15 @@ class PrimaryBackupRacesTest {
         nodes.remove(p.id); // the primary dies
         holdReply = (from, call) -> from.equals(s2.id) && call.equals("s1:status");
         s2.replica.tick(); // s2 asks s1, which answers as a secondary; the answer waits
-        await().atMost(WAIT).until(() -> heldReplies.size() == 1);
+        runUntil(() -> heldReplies.size() == 1, "s1's status answer to s2 held");
         s1.replica.tick(); // s1 elects too; before the fix it asked nobody (s2 looked RECOVERING) and won alone
-        await().atMost(WAIT).until(() -> s1.peers.statusAnswers >= 1 || s1.replica.state().role() == ReplicaRole.PRIMARY);
+        runUntil(() -> s1.peers.statusAnswers >= 1 || s1.replica.state().role() == ReplicaRole.PRIMARY,
+                "s1 heard s2's status or won");
         sync(s1);
         releaseReplies();
         sync(s2);
-        await().atMost(WAIT).until(() -> List.of(s1, s2).stream().anyMatch(n -> n.replica.state().role() == ReplicaRole.PRIMARY));
+        runUntil(() -> List.of(s1, s2).stream().anyMatch(n -> n.replica.state().role() == ReplicaRole.PRIMARY),
+                "s1 or s2 primary");
         sync(s1);
         sync(s2);
         List<Node> primaries = List.of(s1, s2).stream().filter(n -> n.replica.state().role() == ReplicaRole.PRIMARY).toList();
@@ -321,32 +326,33 @@ class PrimaryBackupRacesTest {
     void aReplicaPromotedWhileItsJoinIsLoggedStaysPrimary() {
         Node p = start("p", 1);
         promoteAndFollow(p);
-        List<ResponseMessage> before = new CopyOnWriteArrayList<>();
+        List<ResponseMessage> before = new ArrayList<>();
         write(p, "w1", before);
-        await().atMost(WAIT).until(() -> before.size() == 1);
+        runUntil(() -> before.size() == 1, "w1 answered");
         assertThat(before.get(0).status()).isEqualTo(Status.OK);
 
         Node s = start("s", 2);
         CompletableFuture<Void> disk = new CompletableFuture<>();
         Log log = s.core.log;
-        s.core.logAppend = records -> log.appendAll(records).stream() // logged, durable only once the disk says so
+        java.util.function.Function<List<LogRecord>, List<CompletableFuture<Void>>> append = s.core.logAppend;
+        s.core.logAppend = records -> append.apply(records).stream() // logged, durable only once the disk says so
                 .map(done -> done.thenCompose(v -> disk)).toList();
         s.replica.tick(); // joins p: the reply carries w1, which s logs
-        await().atMost(WAIT).until(() -> log.lastLsn() == 1);
+        runUntil(() -> log.lastLsn() == 1, "s logged w1");
         nodes.remove(p.id); // p dies
         CompletableFuture<Object> promoted = new CompletableFuture<>();
         s.replica.onPeerMessage("promote", new Promote(SERVICE, 0), promoted::complete);
         awaitRole(s, ReplicaRole.PRIMARY);
 
         disk.complete(null);
-        await().atMost(WAIT).until(() -> s.core.applied == 1);
+        runUntil(() -> s.core.applied == 1, "s applied w1");
         sync(s);
         sync(s);
         assertThat(s.replica.state().role()).as("s after its join's records became durable")
                 .isEqualTo(ReplicaRole.PRIMARY);
-        List<ResponseMessage> after = new CopyOnWriteArrayList<>();
+        List<ResponseMessage> after = new ArrayList<>();
         write(s, "w2", after);
-        await().atMost(WAIT).until(() -> after.size() == 1);
+        runUntil(() -> after.size() == 1, "w2 answered");
         assertThat(after.get(0).status()).as(after.get(0).toString()).isEqualTo(Status.OK);
     }
 
@@ -367,10 +373,10 @@ class PrimaryBackupRacesTest {
     }
 
     /** Makes {@code primary} the primary (as an operator would) and {@code followers} its secondaries. */
-    private static void promoteAndFollow(Node primary, Node... followers) {
+    private void promoteAndFollow(Node primary, Node... followers) {
         CompletableFuture<Object> reply = new CompletableFuture<>();
         primary.replica.onPeerMessage("promote", new Promote(SERVICE, 0), reply::complete);
-        reply.join();
+        runUntil(reply::isDone, primary.id + " answered the promote");
         awaitRole(primary, ReplicaRole.PRIMARY);
         for (Node follower : followers) {
             follower.replica.tick(); // sees the primary and joins it
@@ -380,20 +386,59 @@ class PrimaryBackupRacesTest {
         }
     }
 
-    /** Waits until {@code node}'s executor ran everything queued before this call. */
-    private static void sync(Node node) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        node.core.exec.execute(() -> done.complete(null));
-        done.join();
+    /** Runs the simulation until {@code node}'s executor ran everything queued before this call. */
+    private void sync(Node node) {
+        boolean[] ran = new boolean[1];
+        node.core.exec.execute(() -> ran[0] = true);
+        long deadline = sim.nanos() + WAIT.toNanos();
+        while (!ran[0]) {
+            step(deadline, node.id + "'s executor ran its queue");
+        }
     }
 
-    private static void awaitRole(Node node, ReplicaRole role) {
-        await().atMost(WAIT).until(() -> node.replica.state().role() == role);
+    private void awaitRole(Node node, ReplicaRole role) {
+        runUntil(() -> node.replica.state().role() == role, node.id + " " + role);
     }
 
-    private static long nextId = 1;
+    /**
+     * Runs the simulation until {@code done} holds, checked when no work is in flight; fails after
+     * {@link #WAIT} of simulated time, or at once if no event is left (ticks are the test's).
+     */
+    private void runUntil(BooleanSupplier done, String what) {
+        long deadline = sim.nanos() + WAIT.toNanos();
+        while (inFlight > 0 || !done.getAsBoolean()) {
+            step(deadline, what);
+        }
+    }
 
-    private static void write(Node node, String method, List<ResponseMessage> answers) {
+    /** Runs the simulation on by {@code by} of simulated time, and then until no work is in flight. */
+    private void advance(Duration by) {
+        boolean[] reached = new boolean[1];
+        sim.schedule(by.toNanos(), -1, "advance", () -> reached[0] = true);
+        runUntil(() -> reached[0], "time advanced by " + by);
+    }
+
+    private void step(long deadline, String what) {
+        if (sim.nanos() > deadline || !sim.step()) {
+            throw new AssertionError("not reached: " + what + " (" + (sim.nanos() > deadline ? "deadline passed"
+                    : "no event left") + "); " + started.stream().map(n -> n.id + "=" + n.replica.state()).toList()
+                    + System.lineSeparator() + sim.recentTrace());
+        }
+    }
+
+    /** Schedules {@code action} on {@code process} as work in flight (see {@link #runUntil}). */
+    private void work(SimProcess process, long delayNanos, String what, Runnable action) {
+        Runnable guarded = process.guarded(action);
+        inFlight++;
+        sim.schedule(delayNanos, process.index(), what, () -> {
+            inFlight--;
+            guarded.run();
+        });
+    }
+
+    private long nextId = 1;
+
+    private void write(Node node, String method, List<ResponseMessage> answers) {
         long id = nextId++;
         node.replica.write(new RequestMessage(id, SERVICE, 0, method, AccessMode.WRITE, 10_000, 0, new RequestId(id, id),
                 new byte[0]), answers::add);
@@ -410,35 +455,109 @@ class PrimaryBackupRacesTest {
         final NodeId id;
         final int priority;
         final RecordingService app = new RecordingService();
+        final SimProcess process = new SimProcess(sim, started.size());
         final ReplicaCore core;
         final PrimaryBackupReplica replica;
         final NetworkPeers peers;
+        private boolean forceQueued;
 
         Node(String name, int priority) {
             this.id = NodeId.of(name);
             this.priority = priority;
-            this.peers = new NetworkPeers(id);
-            core = new ReplicaCore(SERVICE, 0, id, RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP),
-                    dir.resolve(name), app, peers, new SerialExecutor(pool, name), timer);
+            this.peers = new NetworkPeers(this);
+            process.start();
+            core = new ReplicaCore(SERVICE, 0, id, disk(name), dir.resolve(name), app, peers,
+                    new SerialExecutor(task -> work(process, sim.random().nextInt(20_000), "task", task), name,
+                            sim::nanos), process.timer());
+            core.clock = sim::nanos;
+            core.random = new SplittableRandom(sim.random().nextLong());
+            core.background = task -> work(process, sim.millisBetween(1, 20), "background", task);
+            core.logAppend = records -> records.stream().map(this::append).toList();
             replica = new PrimaryBackupReplica(core, priority, 3, Duration.ofSeconds(2), null);
+        }
+
+        /**
+         * Node {@code name}'s log as its last process left it: a REDO log if the test wrote one
+         * ({@link #writeLog}), else an in-memory one.
+         */
+        private Log disk(String name) {
+            Log log = disks.get(name);
+            if (log == null) {
+                log = Files.exists(dir.resolve(name)) ? RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP)
+                        : new InMemoryLog(name);
+                try {
+                    Files.createDirectories(dir.resolve(name));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                disks.put(name, log);
+            } else if (log instanceof InMemoryLog memory) {
+                memory.close();   // what the last process left open (idempotent), then a clean restart
+                memory.reopen();
+            } else {
+                log = RedoLog.open(dir.resolve(name), FsyncPolicy.GROUP);
+                disks.put(name, log);
+            }
+            return log;
+        }
+
+        /**
+         * Appends one record: to an in-memory log with a force soon after as an event (one force for
+         * what came before it), or to a REDO log whose writer is waited for at once, the record's
+         * future completed as an event, so that no writer thread completes a future the replica sees.
+         */
+        private CompletableFuture<Void> append(LogRecord record) {
+            if (core.log instanceof InMemoryLog memory) {
+                CompletableFuture<Void> appended = memory.append(record);
+                if (!forceQueued) {
+                    forceQueued = true;
+                    work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
+                        forceQueued = false;
+                        memory.force();
+                    });
+                }
+                return appended;
+            }
+            CompletableFuture<Void> durable = new CompletableFuture<>();
+            Throwable failure;
+            try {
+                core.log.append(record).join();
+                failure = null;
+            } catch (CompletionException e) {
+                failure = e.getCause();
+            }
+            Throwable f = failure;
+            work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
+                if (f == null) {
+                    durable.complete(null);
+                } else {
+                    durable.completeExceptionally(f);
+                }
+            });
+            return durable;
         }
 
         Replica asReplica() {
             ReplicaState s = replica.state();
-            InetSocketAddress unused = new InetSocketAddress("127.0.0.1", 1);
+            InetSocketAddress unused = InetSocketAddress.createUnresolved("sim", 1);
             return new Replica(id, unused, unused, priority, announcedAs.getOrDefault(id, s.role()), s.applied(), 0,
                     s.epoch(), s.logEnd(),
                     s.lastEpoch(), 0);
         }
     }
 
-    /** Delivers calls on the pool to the target replica; holds replies or drops calls as the test says. */
+    /**
+     * Delivers calls as events on the target's process, answers as events on the caller's, each
+     * 0.05 to 1.5 ms after it was sent; holds replies or drops calls as the test says.
+     */
     private final class NetworkPeers implements Peers {
+        final Node owner;
         final NodeId self;
-        volatile int statusAnswers;
+        int statusAnswers;
 
-        NetworkPeers(NodeId self) {
-            this.self = self;
+        NetworkPeers(Node owner) {
+            this.owner = owner;
+            this.self = owner.id;
         }
 
         @Override
@@ -461,19 +580,20 @@ class PrimaryBackupRacesTest {
             if (target == null || dropCall.test(self, call) || commitPoint && node.equals(commitPointsLostTo)) {
                 return result; // lost: the caller's own timeouts deal with it
             }
-            pool.execute(() -> target.replica.onPeerMessage(method, message, reply -> {
-                Runnable deliver = () -> {
-                    result.complete(replyType.cast(reply));
-                    if (method.equals("status")) {
-                        statusAnswers++; // after the completion, which queued whatever the caller does next
-                    }
-                };
-                if (holdReply.test(self, call)) {
-                    heldReplies.add(deliver);
-                } else {
-                    deliver.run();
-                }
-            }));
+            work(target.process, sim.millisBetween(0.05, 1.5), method, () -> target.replica.onPeerMessage(method,
+                    message, reply -> {
+                        Runnable deliver = () -> {
+                            result.complete(replyType.cast(reply));
+                            if (method.equals("status")) {
+                                statusAnswers++; // after the completion, which queued whatever the caller does next
+                            }
+                        };
+                        if (holdReply.test(self, call)) {
+                            heldReplies.add(deliver);
+                        } else {
+                            work(owner.process, sim.millisBetween(0.05, 1.5), "reply", deliver);
+                        }
+                    }));
             return result;
         }
 

@@ -50,7 +50,7 @@ class WriteAnywhereCheckpointTest {
                     && n.core.log.startLsn() > 20), "every replica applied all 30 writes and dropped most records");
             assertThat(OriginBase.read(dir.resolve("c"))).as("c's record of what it dropped").containsKeys("a", "b", "c");
 
-            FaultInjectingCluster.RecordingService store = c.app;
+            RecordingService store = c.app;
             cluster.kill(c);
             Node back = cluster.start("c", 1, store);
             cluster.runUntil(() -> back.role() == ReplicaRole.SECONDARY, "c serving again");

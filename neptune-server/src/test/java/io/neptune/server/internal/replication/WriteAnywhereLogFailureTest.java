@@ -1,7 +1,6 @@
 package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -31,9 +30,9 @@ class WriteAnywhereLogFailureTest {
             cluster.awaitServing();
             c.refuseAppend = r -> true;
             CompletableFuture<ResponseMessage> first = cluster.write(a, "first");
-            await().atMost(FaultInjectingCluster.WAIT).until(() -> c.refused.get() >= 1);
+            cluster.runUntil(() -> c.refused.get() >= 1, "c's log refused the first write");
             FaultInjectingCluster.sync(c);
-            assertThat(first.join().status()).isEqualTo(Status.OK);
+            assertThat(cluster.await(first).status()).isEqualTo(Status.OK);
             assertThat(c.applied()).as("c applied a write its log did not take").isEmpty();
 
             c.refuseAppend = r -> false; // the log takes records again

@@ -47,7 +47,7 @@ class WriteAnywhereRecoveryTest {
      */
     @Test
     void aReplicaThatLostItsOwnWritesGetsThemBackAndNeverReusesTheirSequence() {
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3).withRedoLogs()) {
             Node a = cluster.start("a", 1);
             Node b = cluster.start("b", 1);
             Node c = cluster.start("c", 1);
@@ -97,13 +97,13 @@ class WriteAnywhereRecoveryTest {
      */
     @Test
     void aReplicaWhoseServiceAppliedWritesItsLogLostStaysOutOfService() {
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3).withRedoLogs()) {
             Node a = cluster.start("a", 1);
             Node b = cluster.start("b", 1);
             Node c = cluster.start("c", 1);
             cluster.awaitServing();
             writeAll(cluster, c, "w1", "w2", "w3");
-            FaultInjectingCluster.RecordingService store = c.app;
+            RecordingService store = c.app;
             cluster.kill(c);
             Path synced = copy(dir.resolve("c"), dir.resolve("c-synced"));
             c = cluster.start("c", 1, store);
@@ -135,7 +135,7 @@ class WriteAnywhereRecoveryTest {
      */
     @Test
     void aClosedReplicaTakesNoMoreRecords() {
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 2)) {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 2).withRedoLogs()) {
             cluster.start("a", 1);
             Node c = cluster.start("c", 1);
             cluster.awaitServing();
@@ -152,7 +152,7 @@ class WriteAnywhereRecoveryTest {
     /** A log that failed (its disk did) refuses every change until a restart: the replica leaves service. */
     @Test
     void aReplicaWhoseLogFailedLeavesServiceAndSaysWhatHappenedToTheWrite() {
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3)) {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 3).withRedoLogs()) {
             Node a = cluster.start("a", 1);
             Node b = cluster.start("b", 1);
             Node c = cluster.start("c", 1);
@@ -184,7 +184,7 @@ class WriteAnywhereRecoveryTest {
      */
     @Test
     void aLogExceptionInAGossipBatchStopsTheBatchAndIsAnswered() {
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 2)) {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 2).withRedoLogs()) {
             Node a = cluster.start("a", 1);
             Node c = cluster.start("c", 1);
             cluster.awaitServing();
@@ -226,7 +226,7 @@ class WriteAnywhereRecoveryTest {
             log.append(new LogRecord(2, 0, RecordKind.WRITE, new RequestId(902, 2), "c", 1, "c1", new byte[0])).join();
             log.append(new LogRecord(3, 0, RecordKind.WRITE, new RequestId(903, 3), "c", 2, "c2", new byte[0])).join();
         }
-        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 1)) {
+        try (FaultInjectingCluster cluster = new FaultInjectingCluster(dir, null, 1).withRedoLogs()) {
             Node c = cluster.start("c", 1);
             cluster.awaitServing();
 
