@@ -99,6 +99,11 @@ final class SimProcess {
         return sim.schedule(delayNanos, index, what, guarded(bound, action));
     }
 
+    /** {@code action} bound to the current incarnation: dropped once it ended, held while paused. */
+    Runnable guarded(Runnable action) {
+        return guarded(incarnation, action);
+    }
+
     private Runnable guarded(int bound, Runnable action) {
         return new Runnable() {
             @Override
