@@ -2,19 +2,22 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.ReplicaRole;
 import java.util.ArrayList;
+import io.neptune.core.internal.membership.Replica;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The faults of a simulation, one at a time with short gaps: machine crashes (unforced records lost,
  * sometimes a torn last record), kills (SIGKILL: what was written survives), pauses of 0.3 to 15 s
- * (SIGSTOP, of the primary half of the time), spells of a slow disk (forces of 50 to 500 ms), and, in modes that promise to survive them, a minority
+ * (SIGSTOP, of the primary half of the time), spells of a slow disk (forces of 50 to 500 ms), drains of
+ * the primary (a hand-over, then a restart half of the time: a rolling restart), and, in modes that promise to survive them, a minority
  * cut off from the rest and spells of lossy links (drops, duplicates, reordering). Half of the faults
  * aim at the primary.
  *
  * <p>Thread-safety: none; confined to the simulation's thread.
  */
 final class SimNemesis {
-    private enum Fault { MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, CUT_OFF, LOSSY }
+    private enum Fault { MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, DRAIN, CUT_OFF, LOSSY }
 
     private final SimCluster cluster;
     private final Simulator sim;
@@ -37,6 +40,7 @@ final class SimNemesis {
         cluster.network().heal();
         cluster.network().lossy(0, 0, 0);
         for (SimNode n : cluster.nodes()) {
+            n.drain(false);
             if (!n.process().alive()) {
                 n.start();
             } else if (n.process().paused()) {
@@ -60,14 +64,21 @@ final class SimNemesis {
             return;
         }
         faults++;
-        Fault[] kinds = cluster.options().mode().survivesSplits() ? Fault.values()
-                : new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK};
+        Fault[] kinds = switch (cluster.options().mode()) {
+            case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 -> Fault.values();
+            case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 ->
+                    new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK, Fault.DRAIN};
+            // level 1 has no primary to hand over
+            case WRITE_ANYWHERE_LEVEL_1 ->
+                    new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK, Fault.CUT_OFF, Fault.LOSSY};
+        };
         Fault fault = kinds[sim.random().nextInt(kinds.length)];
         SimNode target = target();
         long duration = switch (fault) {
             case MACHINE_CRASH, KILL -> crash(target, fault == Fault.MACHINE_CRASH);
             case PAUSE -> pause(target);
             case SLOW_DISK -> slowDisk(target);
+            case DRAIN -> drain();
             case CUT_OFF -> cutOff(target);
             case LOSSY -> lossy();
         };
@@ -77,14 +88,8 @@ final class SimNemesis {
     /** The primary half of the time (if one runs), else any node. */
     private SimNode target() {
         List<SimNode> nodes = cluster.nodes();
-        if (sim.chance(0.5)) {
-            for (SimNode n : nodes) {
-                if (n.process().running() && n.replica().state().role() == ReplicaRole.PRIMARY) {
-                    return n;
-                }
-            }
-        }
-        return nodes.get(sim.random().nextInt(nodes.size()));
+        SimNode primary = sim.chance(0.5) ? runningPrimary() : null;
+        return primary != null ? primary : nodes.get(sim.random().nextInt(nodes.size()));
     }
 
     private long crash(SimNode node, boolean machine) {
@@ -116,6 +121,63 @@ final class SimNemesis {
             }
         });
         return frozen;
+    }
+
+    /**
+     * Drains the primary as an operator's drain or a rolling restart does: the node stops standing for
+     * election and the best other replica (serving, not draining, the longest log, then the highest
+     * priority: {@code ReplicationEngine.handOver}'s choice) is asked to take the role over; 1 to 4 s
+     * later the node either restarts (a rolling restart) or stops draining.
+     */
+    private long drain() {
+        SimNode primary = runningPrimary();
+        if (primary == null) {
+            note("no primary to drain");
+            return 0;
+        }
+        boolean restart = sim.chance(0.5);
+        long spell = sim.millisBetween(1000, 4000);
+        note("drain of " + primary.id() + " for " + spell / 1_000_000 + " ms" + (restart ? ", then a restart" : ""));
+        primary.drain(true);
+        SimNode heir = null;
+        for (SimNode n : cluster.nodes()) {
+            Replica r = n.asReplica();
+            if (n != primary && n.process().running() && !n.draining() && r.role() == ReplicaRole.SECONDARY
+                    && (heir == null || r.logEnd() > heir.asReplica().logEnd()
+                    || r.logEnd() == heir.asReplica().logEnd() && r.priority() > heir.asReplica().priority())) {
+                heir = n;
+            }
+        }
+        if (heir != null) {
+            SimNode target = heir;
+            target.process().schedule(sim.millisBetween(0.05, 1.5), "takeOver", () -> target.replica().onPeerMessage(
+                    "takeOver", new PeerMessages.TakeOver(SimNode.SERVICE, 0, false), reply -> { }));
+        }
+        later(spell, () -> {
+            if (stopped || !primary.process().alive()) {
+                return;
+            }
+            if (restart) {
+                primary.crash(false, false);
+                later(sim.millisBetween(200, 1000), () -> {
+                    if (!stopped && !primary.process().alive()) {
+                        primary.start();
+                    }
+                });
+            } else {
+                primary.drain(false);
+            }
+        });
+        return spell;
+    }
+
+    private @Nullable SimNode runningPrimary() {
+        for (SimNode n : cluster.nodes()) {
+            if (n.process().running() && n.replica().state().role() == ReplicaRole.PRIMARY) {
+                return n;
+            }
+        }
+        return null;
     }
 
     private long slowDisk(SimNode node) {

@@ -33,6 +33,8 @@ final class SimNode {
     private final SimProcess process;
     private final InMemoryLog log;
     private boolean forceQueued;
+    /** Whether the node drains (an operator's drain or a rolling restart): its replica stands for no election. */
+    private boolean draining;
     /** Until when (simulated nanoseconds) this node's disk is slow: each force takes 50 to 500 ms. */
     private long slowDiskUntil;
     /** Calls this incarnation took and has not answered: they fail when it crashes, as a closed connection makes them. */
@@ -67,6 +69,7 @@ final class SimNode {
     /** Starts a new incarnation on the log as the last one left it. */
     void start() {
         process.start();
+        draining = false;
         connections.clear();
         Simulator sim = cluster.sim();
         if (service == null || !service.durable()) {
@@ -78,6 +81,7 @@ final class SimNode {
         core.random = new SplittableRandom(sim.random().nextLong());
         core.background = task -> process.schedule(sim.millisBetween(1, 20), "background", task);
         core.logAppend = this::append;
+        core.draining = () -> draining;
         if (service.durable()) {
             core.retention = SimOptions.RETENTION;
         }
@@ -113,6 +117,15 @@ final class SimNode {
         return sim.chance(0.05) ? sim.millisBetween(5, 300) : sim.millisBetween(0.05, 2);
     }
 
+    /** Starts or ends a drain: the node announces it, and its replica stands for no election. */
+    void drain(boolean on) {
+        draining = on;
+    }
+
+    boolean draining() {
+        return draining;
+    }
+
     /** Makes this node's disk slow for {@code nanos}. */
     void slowDisk(long nanos) {
         slowDiskUntil = cluster.sim().nanos() + nanos;
@@ -146,7 +159,7 @@ final class SimNode {
     Replica asReplica() {
         ReplicaState s = replica.state();
         return new Replica(id, NOWHERE, NOWHERE, priority, s.role(), s.applied(), 0, s.epoch(), s.logEnd(),
-                s.lastEpoch(), 0);
+                s.lastEpoch(), 0, draining);
     }
 
     int index() {
