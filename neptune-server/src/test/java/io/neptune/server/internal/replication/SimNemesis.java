@@ -10,19 +10,25 @@ import org.jspecify.annotations.Nullable;
  * The faults of a simulation, one at a time with short gaps: machine crashes (unforced records lost,
  * sometimes a torn last record), kills (SIGKILL: what was written survives), pauses of 0.3 to 15 s
  * (SIGSTOP, of the primary half of the time), spells of a slow disk (forces of 50 to 500 ms), drains of
- * the primary (a hand-over, then a restart half of the time: a rolling restart), and, in modes that promise to survive them, a minority
+ * the primary (a hand-over, then a restart half of the time: a rolling restart), in majority mode moves
+ * of a replica away and back (removed from the configuration, data deleted, added back as a learner), and, in modes that promise to survive them, a minority
  * cut off from the rest and spells of lossy links (drops, duplicates, reordering). Half of the faults
  * aim at the primary.
  *
  * <p>Thread-safety: none; confined to the simulation's thread.
  */
 final class SimNemesis {
-    private enum Fault { MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, DRAIN, CUT_OFF, LOSSY }
+    private enum Fault { MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, DRAIN, MOVE, CUT_OFF, LOSSY }
+
+    /** How long an operator waits for a reconfiguration's answer before asking again. */
+    private static final long RECONFIGURE_PATIENCE_NANOS = 35_000_000_000L;
 
     private final SimCluster cluster;
     private final Simulator sim;
     private final List<String> done = new ArrayList<>();
     private boolean stopped;
+    /** A replica moved away and not yet added back: the next faults wait for it. */
+    private @Nullable SimNode moving;
     private int faults;
 
     SimNemesis(SimCluster cluster) {
@@ -34,13 +40,23 @@ final class SimNemesis {
         later(sim.millisBetween(200, 800), this::next);
     }
 
-    /** Ends every fault now: the network heals, paused nodes resume, crashed ones restart. */
+    /**
+     * Ends every fault now: the network heals, paused nodes resume, crashed ones restart, and a
+     * replica moved away is added back.
+     */
     void stop() {
         stopped = true;
+        if (moving != null && !moving.process().alive() && moving.wiped()) {
+            SimNode node = moving;
+            later(0, () -> addBack(node));
+        }
         cluster.network().heal();
         cluster.network().lossy(0, 0, 0);
         for (SimNode n : cluster.nodes()) {
             n.drain(false);
+            if (n == moving && n.wiped()) {
+                continue; // addBack starts it, as a learner
+            }
             if (!n.process().alive()) {
                 n.start();
             } else if (n.process().paused()) {
@@ -63,11 +79,16 @@ final class SimNemesis {
         if (stopped) {
             return;
         }
+        if (moving != null) {
+            later(sim.millisBetween(500, 1500), this::next); // one placement change at a time, as an operator makes
+            return;
+        }
         faults++;
         Fault[] kinds = switch (cluster.options().mode()) {
             case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 -> Fault.values();
             case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 ->
                     new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK, Fault.DRAIN};
+            // the only mode whose placement changes through configurations in the log
             // level 1 has no primary to hand over
             case WRITE_ANYWHERE_LEVEL_1 ->
                     new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK, Fault.CUT_OFF, Fault.LOSSY};
@@ -79,6 +100,7 @@ final class SimNemesis {
             case PAUSE -> pause(target);
             case SLOW_DISK -> slowDisk(target);
             case DRAIN -> drain();
+            case MOVE -> move();
             case CUT_OFF -> cutOff(target);
             case LOSSY -> lossy();
         };
@@ -169,6 +191,96 @@ final class SimNemesis {
             }
         });
         return spell;
+    }
+
+    /**
+     * Moves a secondary away and back, as an operator's move-replica does in majority mode: the primary
+     * removes it from the configuration, its node unhosts it (down, data deleted), and 1 to 3 s later it
+     * starts as a learner with nothing and the primary adds it back (which waits until it caught up).
+     */
+    private long move() {
+        SimNode primary = runningPrimary();
+        List<SimNode> others = cluster.nodes().stream().filter(n -> n != primary && n.process().running()).toList();
+        if (primary == null || others.isEmpty()) {
+            note("no primary, or no other replica running, to move");
+            return 0;
+        }
+        SimNode leaving = others.get(sim.random().nextInt(others.size()));
+        note("move of " + leaving.id() + " away and back");
+        moving = leaving;
+        remove(leaving, 1);
+        return sim.millisBetween(2000, 4000);
+    }
+
+    /**
+     * Asks the primary to remove {@code leaving}; once it did, unhosts it and adds it back later. A
+     * refusal or a lost answer is asked again (removing a removed replica is accepted), and after ten
+     * tries the move ends by adding it (still hosted, its data intact) back, in case a try did remove it.
+     */
+    private void remove(SimNode leaving, int attempt) {
+        SimNode primary = runningPrimary();
+        if (primary == null) {
+            later(sim.millisBetween(300, 1000), () -> remove(leaving, attempt));
+            return;
+        }
+        reconfigure(primary, "", leaving, removed -> {
+            if (removed != null && removed.accepted()) {
+                if (leaving.process().alive()) {
+                    leaving.crash(false, false);
+                }
+                leaving.wipe();
+                later(sim.millisBetween(1000, 3000), () -> addBack(leaving));
+            } else if (attempt < 10) {
+                later(sim.millisBetween(300, 1000), () -> remove(leaving, attempt + 1));
+            } else {
+                note("removing " + leaving.id() + " failed: " + (removed == null ? "no answer" : removed.reason()));
+                addBack(leaving);
+            }
+        });
+    }
+
+    /** Starts {@code node} as a learner if it is down, and asks the primary to add it; again until one does. */
+    private void addBack(SimNode node) {
+        if (!node.process().alive()) {
+            node.start();
+        }
+        SimNode primary = runningPrimary();
+        if (primary == null) {
+            later(sim.millisBetween(300, 1000), () -> addBack(node));
+            return;
+        }
+        reconfigure(primary, node.id().value(), null, added -> {
+            if (added != null && added.accepted()) {
+                node.admitted();
+                note(node.id() + " added back");
+                if (moving == node) {
+                    moving = null;
+                }
+            } else {
+                later(sim.millisBetween(300, 1000), () -> addBack(node));
+            }
+        });
+    }
+
+    /**
+     * An operator's {@code reconfigure} to {@code primary} adding {@code add} (a node name, or "") and
+     * removing {@code remove} (or null); {@code answered} gets the reply, or null if none came in time.
+     */
+    private void reconfigure(SimNode primary, String add, @Nullable SimNode remove,
+            java.util.function.Consumer<PeerMessages.@Nullable ReconfigureReply> answered) {
+        boolean[] done = new boolean[1];
+        java.util.function.Consumer<PeerMessages.@Nullable ReconfigureReply> once = reply -> {
+            if (!done[0]) {
+                done[0] = true;
+                answered.accept(reply);
+            }
+        };
+        PeerMessages.Reconfigure request = new PeerMessages.Reconfigure(SimNode.SERVICE, 0, add,
+                remove == null ? "" : remove.id().value(), 30_000);
+        primary.process().schedule(sim.millisBetween(0.05, 1.5), "reconfigure", () -> primary.replica().onPeerMessage(
+                "reconfigure", request, reply -> later(sim.millisBetween(0.05, 1.5),
+                        () -> once.accept((PeerMessages.ReconfigureReply) reply))));
+        later(RECONFIGURE_PATIENCE_NANOS, () -> once.accept(null));
     }
 
     private @Nullable SimNode runningPrimary() {

@@ -31,7 +31,10 @@ final class SimNode {
     private final int priority;
     private final Path directory;
     private final SimProcess process;
-    private final InMemoryLog log;
+    /** The disk: it outlives crashes, and is replaced by an empty one when the replica moves away. */
+    private InMemoryLog log;
+    /** Whether the replica restarts as a learner: it was added back and no configuration names it yet. */
+    private boolean learner;
     private boolean forceQueued;
     /** Whether the node drains (an operator's drain or a rolling restart): its replica stands for no election. */
     private boolean draining;
@@ -85,7 +88,7 @@ final class SimNode {
         if (service.durable()) {
             core.retention = SimOptions.RETENTION;
         }
-        replica = cluster.options().newReplica(core, priority);
+        replica = cluster.options().newReplica(core, priority, learner);
         replica.start();
         process.schedule(sim.millisBetween(0, SimCluster.TICK_MILLIS), "tick", this::tick);
     }
@@ -115,6 +118,38 @@ final class SimNode {
             return sim.millisBetween(50, 500);
         }
         return sim.chance(0.05) ? sim.millisBetween(5, 300) : sim.millisBetween(0.05, 2);
+    }
+
+    /**
+     * The replica moved away (its node unhosted it, deleting its data), to come back as a learner: an
+     * empty log, no service state, no files. The process must be down.
+     */
+    void wipe() {
+        if (process.alive()) {
+            throw new IllegalStateException(id + " is running");
+        }
+        log = new InMemoryLog(id.value());
+        service = null;
+        learner = true;
+        try (java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                if (!p.equals(directory)) {
+                    Files.delete(p);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot empty " + directory, e);
+        }
+    }
+
+    /** Whether the replica moved away and was not added back yet. */
+    boolean wiped() {
+        return learner;
+    }
+
+    /** A configuration names this replica now: it restarts as a voter. */
+    void admitted() {
+        learner = false;
     }
 
     /** Starts or ends a drain: the node announces it, and its replica stands for no election. */

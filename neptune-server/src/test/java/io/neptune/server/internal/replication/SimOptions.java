@@ -71,12 +71,15 @@ record SimOptions(Mode mode, int replicas, long steps, boolean faults, boolean s
         }
     }
 
-    /** The replica of this mode over {@code core}. */
-    PartitionReplica newReplica(ReplicaCore core, int priority) {
+    /**
+     * The replica of this mode over {@code core}; in majority mode a {@code learner} (a replica an
+     * operator added, which counts for nothing until a configuration names it).
+     */
+    PartitionReplica newReplica(ReplicaCore core, int priority, boolean learner) {
         Duration staleness = mode.levelThree() ? STALENESS : null;
         return switch (mode) {
             case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 ->
-                    new MajorityReplica(core, priority, replicas, ACK_TIMEOUT, staleness, false);
+                    new MajorityReplica(core, priority, replicas, ACK_TIMEOUT, staleness, learner);
             case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 ->
                     new PrimaryBackupReplica(core, priority, replicas, ACK_TIMEOUT, staleness);
             case WRITE_ANYWHERE_LEVEL_1 -> new WriteAnywhereReplica(core, priority, replicas);
