@@ -60,7 +60,7 @@ final class SimNemesis {
             if (!n.process().alive()) {
                 n.start();
             } else if (n.process().paused()) {
-                n.process().resume();
+                n.resume();
             }
         }
     }
@@ -136,10 +136,10 @@ final class SimNemesis {
         if (!node.process().running()) {
             return 0;
         }
-        node.process().pause();
+        node.pause();
         later(frozen, () -> {
             if (!stopped && node.process().paused()) {
-                node.process().resume();
+                node.resume();
             }
         });
         return frozen;

@@ -16,9 +16,10 @@ import java.util.concurrent.TimeoutException;
  * the engine's peer calls time out; a call to a node that crashes fails when it crashes, as its
  * connection closes.
  *
- * <p>The yellow page each node sees is the live nodes on its side of a partition that are not
- * paused (their failure detectors would drop a frozen one), as {@link Replica}s with their published
- * state.
+ * <p>The yellow page each node sees lags the truth as JGroups' does: a node that crashed, froze or
+ * went to the other side of a split leaves it 0.5 to 3 s later (failure detection), one that came
+ * back or the split healed joins it 0.1 to 1 s later (join, merge); each observer learns on its own
+ * schedule. Its entries carry the nodes' published state ({@link Replica}s), as announcements do.
  *
  * <p>Thread-safety: none; confined to the simulation's thread.
  */
@@ -32,6 +33,8 @@ final class SimNetwork {
     private final int[] side;
     /** Per link (from * n + to), the time its last message arrives: the next one comes no earlier. */
     private final long[] linkTail;
+    /** Per observer and node, whether the observer's yellow page lists the node. */
+    private final boolean[][] sees;
     private double dropRate;
     private double duplicateRate;
     private double reorderRate;
@@ -42,6 +45,7 @@ final class SimNetwork {
         this.nodes = nodes;
         this.side = new int[size];
         this.linkTail = new long[size * size];
+        this.sees = new boolean[size][size];
     }
 
     boolean reachable(int a, int b) {
@@ -50,12 +54,42 @@ final class SimNetwork {
 
     /** Puts {@code cut} on a side of its own, away from the rest. */
     void partition(List<Integer> cut) {
-        heal();
+        java.util.Arrays.fill(side, 0);
         cut.forEach(i -> side[i] = 1);
+        changed();
     }
 
     void heal() {
         java.util.Arrays.fill(side, 0);
+        changed();
+    }
+
+    /**
+     * Who is alive or reachable changed: each observer's yellow page follows after its failure
+     * detection (to drop a node) or its join or merge (to add one) took their time.
+     */
+    void changed() {
+        for (SimNode observer : nodes) {
+            int o = observer.index();
+            boolean drops = false;
+            for (int n = 0; n < sees.length; n++) {
+                drops |= sees[o][n] && !truth(o, n);
+            }
+            long delay = drops ? sim.millisBetween(500, 3000) : sim.millisBetween(100, 1000);
+            sim.schedule(delay, o, "view", () -> refresh(o));
+        }
+    }
+
+    private void refresh(int observer) {
+        for (int n = 0; n < sees.length; n++) {
+            sees[observer][n] = truth(observer, n);
+        }
+    }
+
+    /** Whether {@code node} is alive, not frozen and on {@code observer}'s side: what a detector would conclude. */
+    private boolean truth(int observer, int node) {
+        SimProcess p = nodes.get(node).process();
+        return p.alive() && (node == observer || !p.paused()) && reachable(observer, node);
     }
 
     boolean whole() {
@@ -78,7 +112,7 @@ final class SimNetwork {
     List<Replica> view(int self) {
         List<Replica> view = new ArrayList<>(nodes.size());
         for (SimNode n : nodes) {
-            if (n.process().alive() && reachable(self, n.index()) && (n.index() == self || !n.process().paused())) {
+            if (n.index() == self || sees[self][n.index()]) {
                 view.add(n.asReplica());
             }
         }

@@ -73,6 +73,7 @@ final class SimNode {
     void start() {
         process.start();
         draining = false;
+        cluster.network().changed();
         connections.clear();
         Simulator sim = cluster.sim();
         if (service == null || !service.durable()) {
@@ -152,6 +153,18 @@ final class SimNode {
         learner = false;
     }
 
+    /** Freezes the process (SIGSTOP). */
+    void pause() {
+        process.pause();
+        cluster.network().changed();
+    }
+
+    /** Thaws it. */
+    void resume() {
+        process.resume();
+        cluster.network().changed();
+    }
+
     /** Starts or ends a drain: the node announces it, and its replica stands for no election. */
     void drain(boolean on) {
         draining = on;
@@ -175,6 +188,7 @@ final class SimNode {
             log.force();
         }
         process.crash();
+        cluster.network().changed();
         forceQueued = false;
         log.crash(machine && tornTail);
         if (machine) {
