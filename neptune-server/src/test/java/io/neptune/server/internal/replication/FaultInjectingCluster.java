@@ -474,7 +474,7 @@ final class FaultInjectingCluster implements AutoCloseable {
         final PartitionReplica replica;
         /** Calls this incarnation took and has not answered: they fail when it is killed, as a closed connection makes them. */
         private final Set<CompletableFuture<?>> connections = new java.util.LinkedHashSet<>();
-        private boolean forceQueued;
+        private final GroupCommit forces = new GroupCommit();
         /** The records this node's log refuses (without taking them; it stays usable), as a log can. */
         Predicate<LogRecord> refuseAppend = r -> false;
         /** How many records the log refused so far. */
@@ -565,13 +565,7 @@ final class FaultInjectingCluster implements AutoCloseable {
         /** Appends to the in-memory log; a force, an event soon after, covers every record appended before it (group commit). */
         private CompletableFuture<Void> appendInMemory(InMemoryLog log, LogRecord record) {
             CompletableFuture<Void> appended = log.append(record);
-            if (!forceQueued) {
-                forceQueued = true;
-                work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
-                    forceQueued = false;
-                    log.force();
-                });
-            }
+            forces.appended(force -> work(process, sim.millisBetween(0.05, 2), "fsync", force), log::force);
             return appended;
         }
 

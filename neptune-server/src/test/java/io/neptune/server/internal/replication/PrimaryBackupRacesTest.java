@@ -459,7 +459,7 @@ class PrimaryBackupRacesTest {
         final ReplicaCore core;
         final PrimaryBackupReplica replica;
         final NetworkPeers peers;
-        private boolean forceQueued;
+        private final GroupCommit forces = new GroupCommit();
 
         Node(String name, int priority) {
             this.id = NodeId.of(name);
@@ -509,13 +509,7 @@ class PrimaryBackupRacesTest {
         private CompletableFuture<Void> append(LogRecord record) {
             if (core.log instanceof InMemoryLog memory) {
                 CompletableFuture<Void> appended = memory.append(record);
-                if (!forceQueued) {
-                    forceQueued = true;
-                    work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
-                        forceQueued = false;
-                        memory.force();
-                    });
-                }
+                forces.appended(force -> work(process, sim.millisBetween(0.05, 2), "fsync", force), memory::force);
                 return appended;
             }
             CompletableFuture<Void> durable = new CompletableFuture<>();

@@ -35,7 +35,7 @@ final class SimNode {
     private InMemoryLog log;
     /** Whether the replica restarts as a learner: it was added back and no configuration names it yet. */
     private boolean learner;
-    private boolean forceQueued;
+    private final GroupCommit forces = new GroupCommit();
     /** Whether the node drains (an operator's drain or a rolling restart): its replica stands for no election. */
     private boolean draining;
     /** Until when (simulated nanoseconds) this node's disk is slow: each force takes 50 to 500 ms. */
@@ -102,13 +102,8 @@ final class SimNode {
     /** Appends to the log; a force covers every record appended before it runs (group commit). */
     private List<CompletableFuture<Void>> append(List<LogRecord> records) {
         List<CompletableFuture<Void>> appended = log.appendAll(records);
-        if (!forceQueued) {
-            forceQueued = true;
-            process.schedule(forceDelay(), "fsync", () -> {
-                forceQueued = false;
-                log.force();
-            });
-        }
+        InMemoryLog disk = log;
+        forces.appended(force -> process.schedule(forceDelay(), "fsync", force), disk::force);
         return appended;
     }
 
@@ -189,7 +184,7 @@ final class SimNode {
         }
         process.crash();
         cluster.network().changed();
-        forceQueued = false;
+        forces.crashed();
         log.crash(machine && tornTail);
         if (machine) {
             service.powerLoss();
