@@ -274,12 +274,13 @@ final class PeerMessages {
     /**
      * A primary (or leader) → a replica that needs records below the primary's log start: install a
      * snapshot from {@code from}. Answered with an {@link Ack} naming the replica's log end.
-     * {@code boundaryEpoch} is the epoch of the primary's record just below {@code logStart} (0 from a
-     * node that predates the field): the replica's log continues the primary's only if it holds that
-     * record with that epoch.
+     * {@code boundaryEpoch} is the epoch of the primary's record just below {@code logStart} (null from
+     * a node that predates the field, so that a rolling upgrade still understands it: a missing
+     * primitive is refused): the replica's log continues the primary's only if it holds that record
+     * with that epoch.
      */
     record InstallSnapshot(String service, int partition, String from, long epoch, long logStart,
-            long boundaryEpoch) {
+            @Nullable Long boundaryEpoch) {
         /** Rejects a missing field, which Jackson leaves null. */
         InstallSnapshot {
             requireNonNull(service, "service");

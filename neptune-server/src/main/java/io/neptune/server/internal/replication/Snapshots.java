@@ -107,10 +107,11 @@ final class Snapshots {
         if (core.log.lastLsn() < below) {
             return -1;
         }
-        if (m.boundaryEpoch() == 0 || below < core.log.startLsn() - 1) {
+        Long boundaryEpoch = m.boundaryEpoch();
+        if (boundaryEpoch == null || below < core.log.startLsn() - 1) {
             return core.log.lastLsn();
         }
-        return core.log.epochOf(below) == m.boundaryEpoch() ? below : -1;
+        return core.log.epochOf(below) == boundaryEpoch ? below : -1;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.neptune.server.internal.replication;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
@@ -48,6 +49,20 @@ class PeerMessagesTest {
     void aMessageWithoutItsOtherFieldsIsRefusedAsItIsDecoded(String method) {
         assertThatThrownBy(() -> Json.mapper().readValue(primitivesOnly(type(method), true), type(method)))
                 .isInstanceOf(ValueInstantiationException.class);
+    }
+
+    /**
+     * A node of the release before the field sends install-snapshot without {@code boundaryEpoch}: it
+     * must still be understood during a rolling upgrade (as a primitive, the field was refused when
+     * missing, and so was every such message: SecurityIT's hand-written one found it).
+     */
+    @org.junit.jupiter.api.Test
+    void anInstallSnapshotWithoutTheBoundaryEpochOfAnOlderNodeIsUnderstood() throws Exception {
+        PeerMessages.InstallSnapshot m = Json.mapper().readValue("{\"service\":\"kv\",\"partition\":0,"
+                + "\"from\":\"n1\",\"epoch\":3,\"logStart\":41}", PeerMessages.InstallSnapshot.class);
+
+        assertThat(m.logStart()).isEqualTo(41);
+        assertThat(m.boundaryEpoch()).isNull();
     }
 
     @ParameterizedTest
