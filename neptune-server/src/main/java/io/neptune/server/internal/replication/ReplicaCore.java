@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -274,8 +275,15 @@ final class ReplicaCore {
      * {@link #timer}: a simulation that drives the timer by hand then decides when a call times out.
      */
     <T> CompletableFuture<T> within(CompletableFuture<T> call, long millis) {
-        ScheduledFuture<?> timeout = timer.schedule(() -> call.completeExceptionally(
-                new TimeoutException("no answer within " + millis + " ms")), millis, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> timeout;
+        try {
+            timeout = timer.schedule(() -> call.completeExceptionally(
+                    new TimeoutException("no answer within " + millis + " ms")), millis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // the node is closing and its timer shut down: nothing will wait for the answer
+            call.completeExceptionally(new TimeoutException("no answer awaited: the node is closing"));
+            return call;
+        }
         call.whenComplete((v, e) -> timeout.cancel(false));
         return call;
     }
