@@ -26,6 +26,7 @@ import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
+import io.neptune.server.internal.replication.protocol.Election;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -493,7 +494,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private long electionDelay(List<Replica> view, long base, long step, long jitter) {
-        return Election.standDelay(view, core.self, priority, base, step, core.random.nextLong(jitter));
+        return new Election.StandDelay(base, step).of(view, core.self, priority, core.random.nextLong(jitter));
     }
 
     private void heardFromPrimary(@Nullable NodeId from) {

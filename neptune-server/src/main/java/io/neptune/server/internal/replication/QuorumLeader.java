@@ -11,6 +11,7 @@ import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import io.neptune.server.internal.replication.protocol.Election;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
