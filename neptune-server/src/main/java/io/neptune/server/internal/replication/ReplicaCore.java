@@ -13,6 +13,7 @@ import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.Log;
+import io.neptune.server.internal.replication.protocol.LogView;
 import io.neptune.server.storage.StorageException;
 import io.neptune.server.storage.internal.WriteBatch;
 import java.nio.file.Path;
@@ -65,6 +66,18 @@ final class ReplicaCore {
     final String name;
     final NodeId self;
     final Log log;
+    /** {@link #log} as the protocol's decisions read it. */
+    final LogView logView = new LogView() {
+        @Override
+        public long lastLsn() {
+            return log.lastLsn();
+        }
+
+        @Override
+        public long epochOf(long lsn) {
+            return log.epochOf(lsn);
+        }
+    };
     /** Where the partition keeps its files beside the log: snapshots, the membership list, level 1's origin bases. */
     final Path directory;
     final PartitionService app;
