@@ -13,10 +13,10 @@ import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
+import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -104,23 +104,19 @@ final class PrimaryPipeline {
      * primary logged but did not commit is answered IN_DOUBT: only the next primary decides it.
      */
     void write(RequestMessage request, Consumer<ResponseMessage> reply) {
-        ResponseMessage cached = core.cached(request.id());
-        if (cached != null) {
-            reply.accept(ReplicaCore.reply(cached, request.requestId()));
+        WriteDedup seen = core.seen(request);
+        if (seen instanceof WriteDedup.Answer answer) {
+            reply.accept(answer.response());
             return;
         }
-        OptionalLong known = core.log.lsnOf(request.id());
-        if (known.isPresent()) {
-            Pending inFlight = pending.get(known.getAsLong());
+        if (seen instanceof WriteDedup.Logged logged) {
+            Pending inFlight = pending.get(logged.lsn());
             if (inFlight != null) {
                 inFlight.replies.add(reply);
                 inFlight.requestIds.add(request.requestId());
-            } else if (known.getAsLong() <= core.applied) {
-                reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
-                        new byte[0]));
             } else {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
-                        + " logged here at LSN " + known.getAsLong() + " by an earlier primary and not committed; the"
+                        + " logged here at LSN " + logged.lsn() + " by an earlier primary and not committed; the"
                         + " next primary decides it"));
             }
             return;
@@ -404,10 +400,7 @@ final class PrimaryPipeline {
             pending.pollFirstEntry();
             ResponseMessage response = core.cached(write.record.requestId());
             for (int i = 0; i < write.replies.size(); i++) {
-                ResponseMessage answer = response != null ? ReplicaCore.reply(response, write.requestIds.get(i))
-                        : new ResponseMessage(write.requestIds.get(i), Status.ALREADY_APPLIED, write.record.lsn(),
-                                new byte[0]);
-                write.replies.get(i).accept(answer);
+                write.replies.get(i).accept(WriteDedup.committed(write.requestIds.get(i), response, write.record.lsn()));
             }
             any = true;
         }

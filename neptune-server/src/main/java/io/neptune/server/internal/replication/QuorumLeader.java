@@ -4,7 +4,6 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
-import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
@@ -12,11 +11,11 @@ import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
+import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -164,21 +163,14 @@ final class QuorumLeader {
      */
     void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        ResponseMessage cached = core.cached(request.id());
-        if (cached != null) {
-            reply.accept(ReplicaCore.reply(cached, request.requestId()));
+        WriteDedup seen = core.seen(request);
+        if (seen instanceof WriteDedup.Answer answer) {
+            reply.accept(answer.response());
             return;
         }
-        OptionalLong known = core.log.lsnOf(request.id());
-        if (known.isPresent()) {
-            if (known.getAsLong() <= core.applied) {
-                reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
-                        new byte[0]));
-            } else {
-                // logged, not yet committed (maybe by an earlier primary): answered when it commits
-                waiting.computeIfAbsent(known.getAsLong(), k -> new ArrayList<>(1))
-                        .add(new Waiting(request.requestId(), reply));
-            }
+        if (seen instanceof WriteDedup.Logged logged) {
+            // logged, not yet committed (maybe by an earlier primary): answered when it commits
+            waiting.computeIfAbsent(logged.lsn(), k -> new ArrayList<>(1)).add(new Waiting(request.requestId(), reply));
             return;
         }
         long lsn = core.log.lastLsn() + 1;
@@ -361,8 +353,7 @@ final class QuorumLeader {
             LogRecord record = core.log.record(first.getKey()).orElseThrow();
             ResponseMessage response = core.cached(record.requestId());
             for (Waiting w : first.getValue()) {
-                w.reply.accept(response != null ? ReplicaCore.reply(response, w.requestId)
-                        : new ResponseMessage(w.requestId, Status.ALREADY_APPLIED, record.lsn(), new byte[0]));
+                w.reply.accept(WriteDedup.committed(w.requestId, response, record.lsn()));
             }
         }
         if (!ok) {
