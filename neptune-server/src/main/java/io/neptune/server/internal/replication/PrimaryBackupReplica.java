@@ -20,6 +20,7 @@ import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import io.neptune.server.internal.replication.protocol.Election;
+import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -151,7 +152,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.ackTimeoutMillis = ackTimeout.toMillis();
         this.rejoin = new Rejoin(core);
         this.priorityHandover = new PriorityHandover(core);
-        this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos(), () -> core.clock.getAsLong());
+        this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos());
         this.lastFromPrimaryNanos = core.clock.getAsLong();
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
             @Override
@@ -456,7 +457,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             if (phase == Phase.CLOSED) {
                 return;
             }
-            versions.sample(core.applied);
+            versions.sample(core.applied, core.clock.getAsLong());
             if (phase == Phase.HANDING_OVER && !handingOver()) {
                 enter(Phase.SECONDARY); // its successor stayed silent until the deadline: an ordinary secondary
             }
@@ -758,7 +759,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void publish() {
         if (phase != Phase.CLOSED) {
-            core.publish(role(), phase == Phase.PRIMARY ? versions.boundVersion() : 0);
+            core.publish(role(), phase == Phase.PRIMARY ? versions.boundVersion(core.clock.getAsLong()) : 0);
         }
     }
 

@@ -32,6 +32,15 @@ class LeaderProgressTest {
         return progress;
     }
 
+    /** A fail-stop primary with b and c in sync up to 10 that just assigned LSN 11 to a write. */
+    private static LeaderProgress allInSyncOfThreeWritingEleven() {
+        LeaderProgress progress = LeaderProgress.allInSync(A);
+        progress.follow(B, 10, 10, 10);
+        progress.follow(C, 10, 10, 10);
+        progress.assigned(11);
+        return progress;
+    }
+
     @Test
     void aMajorityCommitsWhatTheLeaderAndOneFollowerLoggedDurably() {
         LeaderProgress progress = majorityOfThree();
@@ -84,10 +93,7 @@ class LeaderProgressTest {
 
     @Test
     void allInSyncCommitsOnlyWhatEveryInSyncFollowerAcknowledgedAndTheLeaderLogged() {
-        LeaderProgress progress = LeaderProgress.allInSync(A);
-        progress.follow(B, 10, 10, 10);
-        progress.follow(C, 10, 10, 10);
-        progress.assigned(11);
+        LeaderProgress progress = allInSyncOfThreeWritingEleven();
         FakeLog log = new FakeLog(11, Map.of());
 
         progress.accepted(B, 11);
@@ -101,10 +107,7 @@ class LeaderProgressTest {
 
     @Test
     void anExcludedFollowerNoLongerHoldsBackACommit() {
-        LeaderProgress progress = LeaderProgress.allInSync(A);
-        progress.follow(B, 10, 10, 10);
-        progress.follow(C, 10, 10, 10);
-        progress.assigned(11);
+        LeaderProgress progress = allInSyncOfThreeWritingEleven();
         progress.accepted(B, 11);
 
         assertThat(progress.forget(C)).isTrue();
