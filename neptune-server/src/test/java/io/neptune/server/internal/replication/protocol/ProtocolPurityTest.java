@@ -40,6 +40,15 @@ class ProtocolPurityTest {
     }
 
     @Test
+    void theProtocolIsALeafThatTheReplicationPackageUsesNotTheOtherWayRound() {
+        ArchRule rule = noClasses().that().resideInAPackage(PROTOCOL)
+                .should().dependOnClassesThat().resideInAPackage("io.neptune.server.internal.replication")
+                .because("the replication package carries out what the protocol decides; a dependency back would"
+                        + " let I/O in through its types");
+        rule.check(PROTOCOL_CLASSES);
+    }
+
+    @Test
     void theProtocolReadsNoClockAndDrawsNoHiddenRandomness() {
         ArchRule rule = noClasses().that().resideInAPackage(PROTOCOL)
                 .should().callMethod(System.class, "nanoTime")
