@@ -5,6 +5,7 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.PeerMessages.Reconfigure;
 import io.neptune.server.internal.replication.PeerMessages.ReconfigureReply;
+import io.neptune.server.internal.replication.protocol.Election;
 import java.util.List;
 import java.util.SortedSet;
 import java.util.TreeSet;

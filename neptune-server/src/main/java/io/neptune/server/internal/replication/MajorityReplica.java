@@ -26,6 +26,8 @@ import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
+import io.neptune.server.internal.replication.protocol.Election;
+import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -134,7 +136,7 @@ final class MajorityReplica implements PartitionReplica {
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.priorityHandover = new PriorityHandover(core);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
-        this.versions = new VersionSampler(stalenessNanos, core.clock);
+        this.versions = new VersionSampler(stalenessNanos);
         this.freshness = new FollowerFreshness(core, stalenessNanos);
         core.afterDurable = () -> {
             if (leading != null) {
@@ -410,7 +412,7 @@ final class MajorityReplica implements PartitionReplica {
             view.forEach(r -> nodes.add(r.node()));
             membership.seen(nodes);
             membership.reconcile(core.log); // a checkpoint or a snapshot may have moved the log's start
-            versions.sample(core.applied);
+            versions.sample(core.applied, core.clock.getAsLong());
             if (wakeGrace.tick(core.clock.getAsLong()) && phase == Phase.FOLLOWER) {
                 restartElectionTimer(); // woken from a pause: the primary gets a timeout to be heard
             }
@@ -493,7 +495,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private long electionDelay(List<Replica> view, long base, long step, long jitter) {
-        return Election.standDelay(view, core.self, priority, base, step, core.random.nextLong(jitter));
+        return new Election.StandDelay(base, step).of(view, core.self, priority, core.random.nextLong(jitter));
     }
 
     private void heardFromPrimary(@Nullable NodeId from) {
@@ -768,7 +770,7 @@ final class MajorityReplica implements PartitionReplica {
             long since = leader.majoritySince();
             leaderFreshAsOf = since == Long.MIN_VALUE ? Long.MIN_VALUE / 2 : since;
         }
-        core.publish(role(), phase == Phase.LEADER ? versions.boundVersion() : 0);
+        core.publish(role(), phase == Phase.LEADER ? versions.boundVersion(core.clock.getAsLong()) : 0);
     }
 
     /** Who counts towards this partition's majority, as this replica sees it. */

@@ -5,6 +5,7 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.Log;
+import io.neptune.server.internal.replication.protocol.Election;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -19,6 +19,8 @@ import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
+import io.neptune.server.internal.replication.protocol.Election;
+import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,7 +152,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.ackTimeoutMillis = ackTimeout.toMillis();
         this.rejoin = new Rejoin(core);
         this.priorityHandover = new PriorityHandover(core);
-        this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos(), () -> core.clock.getAsLong());
+        this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos());
         this.lastFromPrimaryNanos = core.clock.getAsLong();
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
             @Override
@@ -455,7 +457,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             if (phase == Phase.CLOSED) {
                 return;
             }
-            versions.sample(core.applied);
+            versions.sample(core.applied, core.clock.getAsLong());
             if (phase == Phase.HANDING_OVER && !handingOver()) {
                 enter(Phase.SECONDARY); // its successor stayed silent until the deadline: an ordinary secondary
             }
@@ -609,11 +611,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
             // brought a new epoch before its announcement did), and the statuses, older than this log, are stale.
             return;
         }
-        Election.FailStopWin win = Election.failStop(statuses, catastrophic, core.log.epoch(), core.log.lastEpoch(),
-                core.log.lastLsn(), priority, core.self.value());
+        List<Election.@Nullable Rival> rivals = statuses.stream()
+                .map(s -> s == null ? null : new Election.Rival(s.role(), s.epoch(),
+                        new Election.Candidate(s.node(), s.lastEpoch(), s.logEnd(), s.priority())))
+                .toList();
+        Election.Candidate self = new Election.Candidate(core.self.value(), core.log.lastEpoch(), core.log.lastLsn(),
+                priority);
+        Election.FailStopWin win = Election.failStop(rivals, catastrophic, core.log.epoch(), self);
         if (win != null) { // else a rival leads, outranks it, or did not answer: the next tick may try again
-            becomePrimary(win.epoch(), win.followers(), catastrophic ? "all configured replicas are back"
-                    : "primary lost");
+            List<ReplicaStatus> followers = statuses.stream()
+                    .filter(s -> s != null && win.followers().contains(s.node())).toList();
+            becomePrimary(win.epoch(), followers, catastrophic ? "all configured replicas are back" : "primary lost");
         }
     }
 
@@ -751,7 +759,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void publish() {
         if (phase != Phase.CLOSED) {
-            core.publish(role(), phase == Phase.PRIMARY ? versions.boundVersion() : 0);
+            core.publish(role(), phase == Phase.PRIMARY ? versions.boundVersion(core.clock.getAsLong()) : 0);
         }
     }
 

@@ -12,13 +12,11 @@ import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.server.internal.replication.protocol.LeaderProgress;
+import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +29,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The primary's side of a level-2/3 partition ({@code docs/protocols/replication.md}): the writes
  * it logged and sent, each pending until it is durable here and every in-sync secondary
- * acknowledged it; the in-sync secondaries, how far each was sent and acknowledged; and committing
- * in LSN order. A secondary that does not keep up is excluded (fail-stop). Only a primary uses it;
- * stepping down {@linkplain #abandon abandons} it.
+ * acknowledged it, and committing them in LSN order. The in-sync secondaries, how far each was
+ * sent and acknowledged and what commits are decided by its {@link LeaderProgress} with the
+ * {@link LeaderProgress.CommitRule#ALL_IN_SYNC} rule. A secondary that does not keep up is excluded
+ * (fail-stop). Only a primary uses it; stepping down {@linkplain #abandon abandons} it.
  *
  * <p>Thread-safety: confined to the partition's serial executor, like its {@link PrimaryBackupReplica}.
  */
@@ -61,8 +60,8 @@ final class PrimaryPipeline {
     private final ReplicaCore core;
     private final long ackTimeoutMillis;
     private final Host host;
-    private final Map<NodeId, Long> inSync = new HashMap<>();
-    private final Map<NodeId, Long> sentUpTo = new HashMap<>();
+    /** The in-sync secondaries: how far each was sent and acknowledged, and which writes wait for which. */
+    private final LeaderProgress inSync;
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     /** A {@link #commitReady} slice is queued on the executor. */
     private boolean commitQueued;
@@ -78,19 +77,17 @@ final class PrimaryPipeline {
     /** Secondaries whose last message may be lost: resent from their acknowledged LSN at the next tick. */
     private final Set<NodeId> resend = new HashSet<>();
 
-    /** A write the primary logged and sent, waiting for its log and its secondaries. */
+    /** A write the primary logged and sent, waiting for its log and its secondaries ({@link #inSync}). */
     private static final class Pending {
         final LogRecord record;
-        final Set<NodeId> awaiting;
         final List<Consumer<ResponseMessage>> replies = new ArrayList<>(1);
         final List<Long> requestIds = new ArrayList<>(1);
         /** When it was sent (the replica's clock); it times out an ack timeout later. */
         long sentNanos;
         boolean logged;
 
-        Pending(LogRecord record, Set<NodeId> awaiting) {
+        Pending(LogRecord record) {
             this.record = record;
-            this.awaiting = awaiting;
         }
     }
 
@@ -98,6 +95,7 @@ final class PrimaryPipeline {
         this.core = core;
         this.ackTimeoutMillis = ackTimeoutMillis;
         this.host = host;
+        this.inSync = LeaderProgress.allInSync(core.self);
     }
 
     /**
@@ -106,23 +104,19 @@ final class PrimaryPipeline {
      * primary logged but did not commit is answered IN_DOUBT: only the next primary decides it.
      */
     void write(RequestMessage request, Consumer<ResponseMessage> reply) {
-        ResponseMessage cached = core.cached(request.id());
-        if (cached != null) {
-            reply.accept(ReplicaCore.reply(cached, request.requestId()));
+        WriteDedup seen = core.seen(request);
+        if (seen instanceof WriteDedup.Answer answer) {
+            reply.accept(answer.response());
             return;
         }
-        OptionalLong known = core.log.lsnOf(request.id());
-        if (known.isPresent()) {
-            Pending inFlight = pending.get(known.getAsLong());
+        if (seen instanceof WriteDedup.Logged logged) {
+            Pending inFlight = pending.get(logged.lsn());
             if (inFlight != null) {
                 inFlight.replies.add(reply);
                 inFlight.requestIds.add(request.requestId());
-            } else if (known.getAsLong() <= core.applied) {
-                reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
-                        new byte[0]));
             } else {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
-                        + " logged here at LSN " + known.getAsLong() + " by an earlier primary and not committed; the"
+                        + " logged here at LSN " + logged.lsn() + " by an earlier primary and not committed; the"
                         + " next primary decides it"));
             }
             return;
@@ -131,7 +125,8 @@ final class PrimaryPipeline {
         // the origin names the primary that assigned the LSN: with the epoch, it tells two logs' records apart
         LogRecord record = new LogRecord(lsn, core.log.epoch(), RecordKind.WRITE, request.id(), core.self.value(), 0,
                 request.method(), request.payload());
-        Pending write = new Pending(record, new HashSet<>(inSync.keySet()));
+        Pending write = new Pending(record);
+        inSync.assigned(lsn);
         write.replies.add(reply);
         write.requestIds.add(request.requestId());
         pending.put(lsn, write);
@@ -149,8 +144,8 @@ final class PrimaryPipeline {
             write.logged = true;
             commitReady();
         }));
-        for (NodeId secondary : write.awaiting) {
-            if (sentUpTo.getOrDefault(secondary, 0L) == write.record.lsn() - 1) {
+        for (NodeId secondary : inSync.followers()) {
+            if (inSync.takesNext(secondary, write.record.lsn())) {
                 send(secondary, List.of(write.record));
             }
         }
@@ -166,19 +161,19 @@ final class PrimaryPipeline {
     void tick() {
         for (NodeId secondary : List.copyOf(resend)) {
             resend.remove(secondary);
-            Long acked = inSync.get(secondary);
-            if (acked != null) {
-                sentUpTo.put(secondary, acked);
-                sendFrom(secondary, acked + 1);
+            if (inSync.follows(secondary)) {
+                inSync.lost(secondary);
+                sendFrom(secondary, inSync.next(secondary));
             }
         }
         long now = core.clock.getAsLong();
         long timeout = TimeUnit.MILLISECONDS.toNanos(ackTimeoutMillis);
         for (Pending write : List.copyOf(pending.values())) {
-            if (write.awaiting.isEmpty() || now - write.sentNanos < timeout) {
+            List<NodeId> awaiting = inSync.awaiting(write.record.lsn());
+            if (awaiting.isEmpty() || now - write.sentNanos < timeout) {
                 continue;
             }
-            for (NodeId secondary : List.copyOf(write.awaiting)) {
+            for (NodeId secondary : awaiting) {
                 exclude(secondary, "no acknowledgement within " + ackTimeoutMillis + " ms");
             }
         }
@@ -201,7 +196,7 @@ final class PrimaryPipeline {
         logger.warn("{}: nothing ran for {} ms: this process was paused (or starved); excluding no secondary for {} ms",
                 core.name, TimeUnit.NANOSECONDS.toMillis(pausedNanos), ackTimeoutMillis);
         resumedNanos = core.clock.getAsLong();
-        resend.addAll(inSync.keySet());
+        resend.addAll(inSync.followers());
     }
 
     private boolean mayExclude() {
@@ -223,17 +218,13 @@ final class PrimaryPipeline {
     void lead(List<ReplicaStatus> followers) {
         clear();
         for (ReplicaStatus follower : followers) {
-            inSync.put(NodeId.of(follower.node()), Math.min(follower.logEnd(), core.log.lastLsn()));
+            long logEnd = Math.min(follower.logEnd(), core.log.lastLsn());
+            inSync.follow(NodeId.of(follower.node()), logEnd, logEnd, 0); // nothing sent yet: catchUp sends
         }
         long now = core.clock.getAsLong();
         for (long lsn = core.applied + 1; lsn <= core.log.lastLsn(); lsn++) {
-            Pending write = new Pending(core.log.record(lsn).orElseThrow(), new HashSet<>());
+            Pending write = new Pending(core.log.record(lsn).orElseThrow());
             write.sentNanos = now;
-            for (Map.Entry<NodeId, Long> f : inSync.entrySet()) {
-                if (f.getValue() < lsn) {
-                    write.awaiting.add(f.getKey());
-                }
-            }
             write.logged = lsn <= core.durable;
             pending.put(lsn, write);
         }
@@ -241,17 +232,19 @@ final class PrimaryPipeline {
 
     /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */
     void catchUp() {
-        // a copy in the map's own order: Map.copyOf's order changes from one JVM to the next (a simulation replays)
-        for (Map.Entry<NodeId, Long> f : new LinkedHashMap<>(inSync).entrySet()) {
-            sentUpTo.put(f.getKey(), f.getValue());
-            sendFrom(f.getKey(), f.getValue() + 1);
+        for (NodeId secondary : inSync.followers()) {
+            if (!inSync.follows(secondary)) {
+                continue; // excluded while another was caught up
+            }
+            inSync.lost(secondary); // from what it has: nothing was sent yet
+            sendFrom(secondary, inSync.next(secondary));
         }
         commitReady();
     }
 
     /** The in-sync secondaries, in an order that is the same from one run to the next. */
     List<NodeId> secondaries() {
-        return List.copyOf(inSync.keySet());
+        return inSync.followers();
     }
 
     /** Whether no write waits to commit. */
@@ -261,18 +254,13 @@ final class PrimaryPipeline {
 
     /** Counts {@code node}, which joined with its log equal to this one up to {@code keep}, as in sync. */
     void follow(NodeId node, long keep) {
-        inSync.put(node, keep);
-        sentUpTo.put(node, core.log.lastLsn());
+        // it has everything logged here (it joined): no write logged so far waits for it
+        inSync.follow(node, keep, core.log.lastLsn(), core.log.lastLsn());
     }
 
     /** Whether {@code node} is in sync, noting that it has logged up to {@code lsn}. */
     boolean acknowledged(NodeId node, long lsn) {
-        Long acked = inSync.get(node);
-        if (acked == null) {
-            return false;
-        }
-        inSync.put(node, Math.max(acked, lsn));
-        return true;
+        return inSync.logged(node, lsn);
     }
 
     /** Excludes the in-sync secondaries that left {@code view}. */
@@ -298,7 +286,6 @@ final class PrimaryPipeline {
         resend.clear();
         pending.clear();
         inSync.clear();
-        sentUpTo.clear();
     }
 
     /**
@@ -314,12 +301,10 @@ final class PrimaryPipeline {
     }
 
     private void send(NodeId secondary, List<LogRecord> records) {
-        if (!records.isEmpty()) {
-            sentUpTo.put(secondary, records.get(records.size() - 1).lsn());
-        }
+        long from = records.isEmpty() ? inSync.next(secondary) : records.get(0).lsn();
+        long to = records.isEmpty() ? from - 1 : records.get(records.size() - 1).lsn();
         // the record before the entries, for the secondary's log-matching check
-        long prev = records.isEmpty() ? Math.min(sentUpTo.getOrDefault(secondary, 0L), core.log.lastLsn())
-                : records.get(0).lsn() - 1;
+        long prev = inSync.sent(secondary, from, to, core.log.lastLsn(), core.clock.getAsLong());
         if (prev < core.log.startLsn() - 1) {
             exclude(secondary, "it has records up to " + prev + ", below the log start " + core.log.startLsn());
             return;
@@ -332,7 +317,7 @@ final class PrimaryPipeline {
     }
 
     private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {
-        if (!host.leads() || !inSync.containsKey(secondary)) {
+        if (!host.leads() || !inSync.follows(secondary)) {
             return;
         }
         if (error != null || ack == null) {
@@ -349,18 +334,15 @@ final class PrimaryPipeline {
                 return;
             }
         }
-        // A refusal names where its log stops matching this one (a gap, or a record of another primary's):
-        // what was assumed of it (its log end when this primary took over) may have been too much.
-        long acked = ack.accepted() ? Math.max(inSync.get(secondary), ack.lastLsn()) : ack.lastLsn();
-        inSync.put(secondary, acked);
-        for (Pending write : pending.headMap(acked, true).values()) {
-            write.awaiting.remove(secondary);
-        }
-        if (acked >= sentUpTo.getOrDefault(secondary, 0L) && acked < core.log.lastLsn()) {
-            sendFrom(secondary, acked + 1); // catch it up, a batch at a time
-        } else if (!ack.accepted()) {
-            sentUpTo.put(secondary, acked);
-            sendFrom(secondary, acked + 1);
+        if (ack.accepted()) {
+            long acked = inSync.accepted(secondary, ack.lastLsn());
+            if (acked >= inSync.sentUpTo(secondary) && acked < core.log.lastLsn()) {
+                sendFrom(secondary, acked + 1); // catch it up, a batch at a time
+            }
+        } else {
+            // A gap names where its log stops matching this one: what was assumed of it (its log end when this
+            // primary took over) may have been too much.
+            sendFrom(secondary, inSync.gap(secondary, ack.lastLsn()) + 1);
         }
         commitReady();
     }
@@ -370,7 +352,7 @@ final class PrimaryPipeline {
      * Right after a pause it is not: what it missed is resent instead.
      */
     void exclude(NodeId secondary, String why) {
-        if (!inSync.containsKey(secondary)) {
+        if (!inSync.follows(secondary)) {
             return;
         }
         if (!mayExclude()) {
@@ -386,12 +368,8 @@ final class PrimaryPipeline {
 
     /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
     void forget(NodeId secondary) {
-        if (inSync.remove(secondary) == null) {
+        if (!inSync.forget(secondary)) {
             return;
-        }
-        sentUpTo.remove(secondary);
-        for (Pending write : pending.values()) {
-            write.awaiting.remove(secondary);
         }
         commitReady();
     }
@@ -410,7 +388,8 @@ final class PrimaryPipeline {
                 break;
             }
             Pending write = pending.firstEntry().getValue();
-            if (!(write.logged || write.record.lsn() <= core.durable) || !write.awaiting.isEmpty()) {
+            long durableHere = write.logged ? Math.max(write.record.lsn(), core.durable) : core.durable;
+            if (inSync.commitPoint(durableHere, core.applied, core.logView) < write.record.lsn()) {
                 break;
             }
             if (!core.applyUpTo(write.record.lsn())) {
@@ -421,17 +400,14 @@ final class PrimaryPipeline {
             pending.pollFirstEntry();
             ResponseMessage response = core.cached(write.record.requestId());
             for (int i = 0; i < write.replies.size(); i++) {
-                ResponseMessage answer = response != null ? ReplicaCore.reply(response, write.requestIds.get(i))
-                        : new ResponseMessage(write.requestIds.get(i), Status.ALREADY_APPLIED, write.record.lsn(),
-                                new byte[0]);
-                write.replies.get(i).accept(answer);
+                write.replies.get(i).accept(WriteDedup.committed(write.requestIds.get(i), response, write.record.lsn()));
             }
             any = true;
         }
         if (any) {
             host.committed();
-            for (NodeId secondary : inSync.keySet()) {
-                if (sentUpTo.getOrDefault(secondary, 0L) >= core.log.lastLsn()) {
+            for (NodeId secondary : inSync.followers()) {
+                if (inSync.follows(secondary) && inSync.sentUpTo(secondary) >= core.log.lastLsn()) {
                     send(secondary, List.of()); // carries the new commit point
                 }
             }

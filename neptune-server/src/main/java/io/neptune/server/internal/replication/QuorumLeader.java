@@ -4,19 +4,18 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
-import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import io.neptune.server.internal.replication.protocol.LeaderProgress;
+import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -30,11 +29,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The primary's side of a {@code majority}-mode partition ({@code docs/protocols/replication.md}):
- * for every other replica how far its log matches this one ({@code match}) and what to send it next;
- * the writes waiting to commit; the commit point, which is the highest LSN of this epoch that a
- * majority of the configured replicas (this one included) logged durably; and the time from which a
- * majority is known to have followed this primary (its lease). Nobody is excluded: a slow or
- * unreachable replica simply does not count towards the majority until it catches up.
+ * it sends every other replica what it lacks, holds the writes waiting to commit and the commit
+ * point, and answers read indexes. What each follower has, what to send it next, what commits
+ * (the highest LSN of this epoch that a majority of the configured replicas, this one included,
+ * logged durably) and since when a majority follows this primary (its lease) are decided by its
+ * {@link LeaderProgress} with the {@link LeaderProgress.CommitRule#MAJORITY} rule. Nobody is
+ * excluded: a slow or unreachable replica simply does not count towards the majority until it
+ * catches up.
  *
  * <p>Thread-safety: confined to the partition's serial executor, like its {@link MajorityReplica}.
  */
@@ -62,44 +63,15 @@ final class QuorumLeader {
      */
     private static final long HEARTBEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long READ_INDEX_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** How many catch-up batches a follower whose log matches may have in flight. */
-    static final int CATCH_UP_IN_FLIGHT = 3;
 
     private final ReplicaCore core;
     private final Host host;
     private final long epoch;
-    /** How many replicas make a majority: asked anew each time, since more replicas may be seen while leading. */
-    private final IntSupplier quorum;
-    /** Whether a replica's log and contact count towards the majority (a voter of the latest configuration). */
-    private final Predicate<NodeId> counts;
-    private final Map<NodeId, Follower> followers = new HashMap<>();
+    private final LeaderProgress progress;
     private final TreeMap<Long, List<Waiting>> waiting = new TreeMap<>();
     private final List<ReadIndexWaiter> readIndexWaiters = new ArrayList<>();
     private long commitLsn;
     private boolean applyQueued;
-
-    /** How far one other replica is known to follow. */
-    private static final class Follower {
-        final NodeId node;
-        /** The next LSN to send. */
-        long next;
-        /** The LSN up to which its log is known to match this one, durably. */
-        long match;
-        int inFlight;
-        /** Its log differs or has a gap somewhere after {@link #match}: one message at a time until it matches. */
-        boolean probing = true;
-        long lastSendNanos;
-        /** The send time of the latest message it answered at this epoch. */
-        long contactNanos;
-        boolean hasContact;
-        /** Why it last refused replication, logged once (a snapshot install is refused for seconds); empty after an accept. */
-        String refusal = "";
-
-        Follower(NodeId node, long next) {
-            this.node = node;
-            this.next = next;
-        }
-    }
 
     private record Waiting(long requestId, Consumer<ResponseMessage> reply) {}
 
@@ -119,13 +91,11 @@ final class QuorumLeader {
         this.core = core;
         this.host = host;
         this.epoch = epoch;
-        this.quorum = quorum;
-        this.counts = counts;
+        this.progress = LeaderProgress.majority(core.self, epoch, quorum, counts);
         this.commitLsn = core.applied;
         for (NodeId voter : voters) {
-            Follower f = follower(voter);
-            f.contactNanos = votesSentNanos;
-            f.hasContact = true;
+            follower(voter);
+            progress.contacted(voter, votesSentNanos);
         }
     }
 
@@ -135,14 +105,14 @@ final class QuorumLeader {
         LogRecord noop = new LogRecord(core.log.lastLsn() + 1, epoch, RecordKind.NOOP, RequestId.NONE,
                 core.self.value(), 0, "", new byte[0]);
         core.append(noop);
-        for (Follower f : followers.values()) {
-            sendFrom(f);
+        for (NodeId node : progress.followers()) {
+            sendFrom(node);
         }
     }
 
     /** Starts tracking {@code node}, a replica of the partition, if it is new. */
-    Follower follower(NodeId node) {
-        return followers.computeIfAbsent(node, n -> new Follower(n, core.log.lastLsn() + 1));
+    void follower(NodeId node) {
+        progress.track(node, core.log.lastLsn() + 1);
     }
 
     /** The commit point. */
@@ -157,8 +127,7 @@ final class QuorumLeader {
 
     /** How far {@code node}'s log is known to match this one, or -1 if it is not followed. */
     long match(NodeId node) {
-        Follower f = followers.get(node);
-        return f == null ? -1 : f.match;
+        return progress.match(node);
     }
 
     /**
@@ -166,25 +135,12 @@ final class QuorumLeader {
      * no other primary committed anything before it. {@link Long#MIN_VALUE} if unknown.
      */
     long majoritySince() {
-        List<Long> contacts = new ArrayList<>();
-        if (counts.test(core.self)) {
-            contacts.add(core.clock.getAsLong());
-        }
-        for (Follower f : followers.values()) {
-            if (f.hasContact && counts.test(f.node)) {
-                contacts.add(f.contactNanos);
-            }
-        }
-        return Election.majorityContact(contacts, quorum.getAsInt());
+        return progress.majoritySince(core.clock.getAsLong());
     }
 
     /** Whether {@code node} is this replica, or a follower that answered a message sent in the last {@code withinNanos}. */
     boolean heardFrom(NodeId node, long withinNanos) {
-        if (node.equals(core.self)) {
-            return true;
-        }
-        Follower f = followers.get(node);
-        return f != null && f.hasContact && core.clock.getAsLong() - f.contactNanos < withinNanos;
+        return progress.heardFrom(node, core.clock.getAsLong(), withinNanos);
     }
 
     /**
@@ -193,20 +149,12 @@ final class QuorumLeader {
      * whose log fails, that installs a snapshot or that diverged does).
      */
     boolean takesRecords(NodeId node, long withinNanos) {
-        Follower f = followers.get(node);
-        return node.equals(core.self) || heardFrom(node, withinNanos) && f != null && f.refusal.isEmpty();
+        return progress.takesRecords(node, core.clock.getAsLong(), withinNanos);
     }
 
     /** How many replicas, this one included, answered a message sent in the last {@code withinNanos}. */
     int inContact(long withinNanos) {
-        long now = core.clock.getAsLong();
-        int count = counts.test(core.self) ? 1 : 0;
-        for (Follower f : followers.values()) {
-            if (f.hasContact && now - f.contactNanos < withinNanos && counts.test(f.node)) {
-                count++;
-            }
-        }
-        return count;
+        return progress.inContact(core.clock.getAsLong(), withinNanos);
     }
 
     /**
@@ -215,21 +163,14 @@ final class QuorumLeader {
      */
     void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        ResponseMessage cached = core.cached(request.id());
-        if (cached != null) {
-            reply.accept(ReplicaCore.reply(cached, request.requestId()));
+        WriteDedup seen = core.seen(request);
+        if (seen instanceof WriteDedup.Answer answer) {
+            reply.accept(answer.response());
             return;
         }
-        OptionalLong known = core.log.lsnOf(request.id());
-        if (known.isPresent()) {
-            if (known.getAsLong() <= core.applied) {
-                reply.accept(new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(),
-                        new byte[0]));
-            } else {
-                // logged, not yet committed (maybe by an earlier primary): answered when it commits
-                waiting.computeIfAbsent(known.getAsLong(), k -> new ArrayList<>(1))
-                        .add(new Waiting(request.requestId(), reply));
-            }
+        if (seen instanceof WriteDedup.Logged logged) {
+            // logged, not yet committed (maybe by an earlier primary): answered when it commits
+            waiting.computeIfAbsent(logged.lsn(), k -> new ArrayList<>(1)).add(new Waiting(request.requestId(), reply));
             return;
         }
         long lsn = core.log.lastLsn() + 1;
@@ -271,9 +212,9 @@ final class QuorumLeader {
                 });
             }
         });
-        for (Follower f : followers.values()) {
-            if (!f.probing && f.next == lsn) {
-                send(f, List.of(record));
+        for (NodeId node : progress.followers()) {
+            if (progress.takesNext(node, lsn)) {
+                send(node, List.of(record));
             }
         }
     }
@@ -281,25 +222,16 @@ final class QuorumLeader {
     /** Each follower as this leader sees it; for diagnostics, on the partition's executor. */
     @Override
     public String toString() {
-        long now = core.clock.getAsLong();
-        StringBuilder s = new StringBuilder("QuorumLeader[epoch ").append(epoch).append(", commit ").append(commitLsn);
-        for (Follower f : followers.values()) {
-            s.append("; ").append(f.node).append(" next ").append(f.next).append(" match ").append(f.match)
-                    .append(" in flight ").append(f.inFlight).append(f.probing ? " probing" : "")
-                    .append(" sent ").append(TimeUnit.NANOSECONDS.toMillis(now - f.lastSendNanos)).append(" ms ago")
-                    .append(f.hasContact ? " heard " + TimeUnit.NANOSECONDS.toMillis(now - f.contactNanos) + " ms ago"
-                            : " never heard").append(counts.test(f.node) ? "" : " (not counted)");
-        }
-        return s.append(']').toString();
+        return "QuorumLeader[epoch " + epoch + ", commit " + commitLsn + progress.describe(core.clock.getAsLong()) + ']';
     }
 
     /** Periodic work: heartbeats (which carry the commit point and retry what was lost) and timeouts. */
     void tick() {
         assert core.exec.inExecutor() : "off the partition's executor";
         long now = core.clock.getAsLong();
-        for (Follower f : followers.values()) {
-            if (!(f.probing && f.inFlight > 0) && now - f.lastSendNanos >= HEARTBEAT_NANOS) {
-                sendFrom(f);
+        for (NodeId node : progress.followers()) {
+            if (progress.heartbeatDue(node, now, HEARTBEAT_NANOS)) {
+                sendFrom(node);
             }
         }
         for (Iterator<ReadIndexWaiter> it = readIndexWaiters.iterator(); it.hasNext(); ) {
@@ -320,89 +252,67 @@ final class QuorumLeader {
         readIndexWaiters.add(new ReadIndexWaiter(core.clock.getAsLong(), reply));
     }
 
-    private void sendFrom(Follower f) {
-        if (f.next < core.log.startLsn()) {
-            installSnapshot(f);
+    private void sendFrom(NodeId node) {
+        long next = progress.next(node);
+        if (next < core.log.startLsn()) {
+            installSnapshot(node);
             return;
         }
-        send(f, f.next > core.log.lastLsn() ? List.of() : core.batch(f.next));
+        send(node, next > core.log.lastLsn() ? List.of() : core.batch(next));
     }
 
     /**
      * {@code f} needs records below the log's start: it is told to install a snapshot from here, and
      * answers like a refused {@code replicate} (its log end once it has installed it: a gap).
      */
-    private void installSnapshot(Follower f) {
+    private void installSnapshot(NodeId node) {
         long sentNanos = core.clock.getAsLong();
-        f.lastSendNanos = sentNanos;
-        f.inFlight++;
-        core.snapshots().tell(f.node).whenComplete((ack, e) -> core.exec.execute(() -> onAck(f, sentNanos, ack, e)));
+        progress.sentSnapshot(node, sentNanos);
+        core.snapshots().tell(node).whenComplete((ack, e) -> core.exec.execute(() -> onAck(node, sentNanos, ack, e)));
     }
 
-    private void send(Follower f, List<LogRecord> records) {
-        long prev = records.isEmpty() ? f.next - 1 : records.get(0).lsn() - 1;
-        if (prev > core.log.lastLsn()) {
-            prev = core.log.lastLsn(); // the log was cut back (cannot happen while leading; be safe)
-            f.next = prev + 1;
-        }
+    private void send(NodeId node, List<LogRecord> records) {
+        long from = records.isEmpty() ? progress.next(node) : records.get(0).lsn();
+        long to = records.isEmpty() ? from - 1 : records.get(records.size() - 1).lsn();
         long sentNanos = core.clock.getAsLong();
-        f.lastSendNanos = sentNanos;
-        f.inFlight++;
-        if (!records.isEmpty()) {
-            f.next = records.get(records.size() - 1).lsn() + 1;
-        }
+        long prev = progress.sent(node, from, to, core.log.lastLsn(), sentNanos);
         Replicate message = new Replicate(core.service, core.partition, core.self.value(), epoch, commitLsn,
                 records.stream().map(Entry::of).toList(), prev, core.log.epochOf(prev), null);
-        core.peers.call(f.node, core.service, core.partition, "replicate", message, Ack.class)
-                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(f, sentNanos, ack, e)));
+        core.peers.call(node, core.service, core.partition, "replicate", message, Ack.class)
+                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(node, sentNanos, ack, e)));
     }
 
-    private void onAck(Follower f, long sentNanos, @Nullable Ack ack, @Nullable Throwable error) {
+    private void onAck(NodeId node, long sentNanos, @Nullable Ack ack, @Nullable Throwable error) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        f.inFlight--;
+        progress.answered(node);
         if (!host.leads(epoch)) {
             return;
         }
         if (error != null || ack == null) {
-            f.probing = true; // a message may be lost: go on from what it surely has
-            f.next = f.match + 1;
+            progress.lost(node);
             return;
         }
         if (ack.epoch() > epoch) {
-            host.newerEpoch(ack.epoch(), f.node);
+            host.newerEpoch(ack.epoch(), node);
             return;
         }
-        if (ack.epoch() == epoch && (!f.hasContact || sentNanos - f.contactNanos > 0)) {
-            f.contactNanos = sentNanos; // it answered as a follower of this epoch: counts for the lease
-            f.hasContact = true;
+        if (ack.epoch() == epoch) {
+            progress.contacted(node, sentNanos); // it answered as a follower of this epoch: counts for the lease
         }
         if (ack.accepted()) {
-            f.refusal = "";
-            f.match = Math.max(f.match, ack.lastLsn());
-            f.probing = false;
-            f.next = Math.max(f.next, f.match + 1);
+            progress.accepted(node, ack.lastLsn());
         } else if (ack.reason().equals("gap")) {
-            // Its log ends before what it acknowledged: only a log written without fsync that lost its tail in a
-            // machine crash. Believe the log end it names, or this primary would resend past its end forever.
-            f.probing = true;
-            f.match = Math.min(f.match, ack.lastLsn());
-            f.next = ack.lastLsn() + 1;
+            progress.gap(node, ack.lastLsn());
         } else if (ack.reason().equals("mismatch")) {
-            f.probing = true;
-            f.next = Math.max(f.match, ack.lastLsn()) + 1;
+            progress.mismatch(node, ack.lastLsn());
         } else {
-            if (!ack.reason().equals(f.refusal)) {   // once per reason, not at every heartbeat
-                logger.warn("{}: {} refused replication: {}", core.name, f.node, ack.reason());
-                f.refusal = ack.reason();
+            if (progress.refused(node, ack.reason())) {   // once per reason, not at every heartbeat
+                logger.warn("{}: {} refused replication: {}", core.name, node, ack.reason());
             }
-            f.probing = true;
-            f.next = f.match + 1;
             return; // the next heartbeat retries
         }
-        // Catch it up: one message at a time while probing, else up to CATCH_UP_IN_FLIGHT batches in flight, so the
-        // next batch travels and is logged while the follower applies the one before.
-        while (f.next <= core.log.lastLsn() && f.inFlight < (f.probing ? 1 : CATCH_UP_IN_FLIGHT)) {
-            sendFrom(f);
+        while (progress.catchesUp(node, core.log.lastLsn())) {
+            sendFrom(node);
         }
         advance();
     }
@@ -413,23 +323,13 @@ final class QuorumLeader {
         if (!host.leads(epoch)) {
             return;
         }
-        List<Long> positions = new ArrayList<>();
-        if (counts.test(core.self)) {
-            positions.add(core.durable);
-        }
-        for (Follower f : followers.values()) {
-            if (counts.test(f.node)) {
-                positions.add(f.match);
-            }
-        }
-        long majority = Math.min(Election.majorityPosition(positions, quorum.getAsInt()), core.log.lastLsn());
-        // Only a record of this epoch commits by counting; older ones commit with it (Raft §5.4.2).
-        if (majority > commitLsn && core.log.epochOf(majority) == epoch) {
-            commitLsn = majority;
+        long point = progress.commitPoint(core.durable, commitLsn, core.logView);
+        if (point > commitLsn) {
+            commitLsn = point;
             applyCommitted();
-            for (Follower f : followers.values()) {
-                if (f.inFlight == 0 && !f.probing) {
-                    sendFrom(f); // carries the new commit point
+            for (NodeId node : progress.followers()) {
+                if (progress.quiet(node)) {
+                    sendFrom(node); // carries the new commit point
                 }
             }
         } else if (core.applied < Math.min(commitLsn, core.durable)) {
@@ -453,8 +353,7 @@ final class QuorumLeader {
             LogRecord record = core.log.record(first.getKey()).orElseThrow();
             ResponseMessage response = core.cached(record.requestId());
             for (Waiting w : first.getValue()) {
-                w.reply.accept(response != null ? ReplicaCore.reply(response, w.requestId)
-                        : new ResponseMessage(w.requestId, Status.ALREADY_APPLIED, record.lsn(), new byte[0]));
+                w.reply.accept(WriteDedup.committed(w.requestId, response, record.lsn()));
             }
         }
         if (!ok) {

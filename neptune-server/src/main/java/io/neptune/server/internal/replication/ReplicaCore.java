@@ -13,6 +13,8 @@ import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.Log;
+import io.neptune.server.internal.replication.protocol.LogView;
+import io.neptune.server.internal.replication.protocol.WriteDedup;
 import io.neptune.server.storage.StorageException;
 import io.neptune.server.storage.internal.WriteBatch;
 import java.nio.file.Path;
@@ -66,6 +68,18 @@ final class ReplicaCore {
     final String name;
     final NodeId self;
     final Log log;
+    /** {@link #log} as the protocol's decisions read it. */
+    final LogView logView = new LogView() {
+        @Override
+        public long lastLsn() {
+            return log.lastLsn();
+        }
+
+        @Override
+        public long epochOf(long lsn) {
+            return log.epochOf(lsn);
+        }
+    };
     /** Where the partition keeps its files beside the log: snapshots, the membership list, level 1's origin bases. */
     final Path directory;
     final PartitionService app;
@@ -486,6 +500,11 @@ final class ReplicaCore {
         return id.isNone() ? null : responses.get(id);
     }
 
+    /** What this replica knows of {@code request}'s id: answered, logged or unseen ({@link WriteDedup}). */
+    WriteDedup seen(RequestMessage request) {
+        return WriteDedup.of(request.requestId(), cached(request.id()), () -> log.lsnOf(request.id()), applied);
+    }
+
     CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
         if (state.applied() >= version) {
             return CompletableFuture.completedFuture(true);
@@ -541,10 +560,5 @@ final class ReplicaCore {
     ResponseMessage notPrimary(long requestId, @Nullable NodeId primary) {
         return ResponseMessage.notPrimary(requestId, self + " is not the primary of " + service + "#" + partition
                 + (primary != null ? " (primary: " + primary + ")" : " (no primary known)"), primary);
-    }
-
-    /** The response to send for {@code response} to the request with correlation id {@code requestId}. */
-    static ResponseMessage reply(ResponseMessage response, long requestId) {
-        return new ResponseMessage(requestId, response.status(), response.version(), response.payload());
     }
 }

@@ -2,6 +2,7 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
 import io.neptune.server.internal.log.AtomicFiles;
+import io.neptune.server.internal.replication.protocol.Election;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

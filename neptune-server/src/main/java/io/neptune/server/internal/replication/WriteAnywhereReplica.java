@@ -19,13 +19,13 @@ import io.neptune.server.internal.replication.PeerMessages.Pull;
 import io.neptune.server.internal.replication.PeerMessages.PullReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -163,18 +163,15 @@ final class WriteAnywhereReplica implements PartitionReplica {
     @Override
     public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         core.exec.execute(() -> {
-            ResponseMessage cached = core.cached(request.id());
-            if (cached != null) {
-                reply.accept(ReplicaCore.reply(cached, request.requestId()));
+            // A retry of a write answered here, logged here before a restart, or logged elsewhere and gossiped here.
+            WriteDedup known = core.seen(request);
+            if (known instanceof WriteDedup.Answer answer) {
+                reply.accept(answer.response());
                 return;
             }
-            // A retry of a write logged here before a restart, or logged elsewhere and gossiped here.
-            OptionalLong known = core.log.lsnOf(request.id());
-            if (known.isPresent()) {
-                reply.accept(known.getAsLong() <= core.applied
-                        ? new ResponseMessage(request.requestId(), Status.ALREADY_APPLIED, known.getAsLong(), new byte[0])
-                        : ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
-                                + " logged at LSN " + known.getAsLong() + " and not applied yet"));
+            if (known instanceof WriteDedup.Logged logged) {
+                reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
+                        + " logged at LSN " + logged.lsn() + " and not applied yet"));
                 return;
             }
             if (role != ReplicaRole.SECONDARY) {
@@ -223,7 +220,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         ? ResponseMessage.error(request.requestId(), Status.IN_DOUBT,
                                 core.name + ": the write was logged at LSN " + record.lsn() + " and reaches the other"
                                         + " replicas, but storage failed here before it could be applied")
-                        : ReplicaCore.reply(response, request.requestId()));
+                        : WriteDedup.readdressed(response, request.requestId()));
                 core.publish(role, 0);
                 push(record);
             }));

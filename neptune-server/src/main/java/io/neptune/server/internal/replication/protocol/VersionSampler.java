@@ -1,44 +1,41 @@
-package io.neptune.server.internal.replication;
+package io.neptune.server.internal.replication.protocol;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.function.LongSupplier;
 
 /**
  * A level-3 primary's record of its applied version over time, for the soft staleness bound
  * (DESIGN §6.4): it announces its version of {@code staleness} ago, measured on its own clock only.
+ * Both fail-over modes use it; the time comes in with each call.
  *
- * <p>Thread-safety: confined to the partition's executor.
+ * <p>Thread-safety: not thread-safe; confined to the partition's executor.
  */
-final class VersionSampler {
+public final class VersionSampler {
     private final long stalenessNanos;
-    private final LongSupplier clock;
     private final Deque<long[]> samples = new ArrayDeque<>();
 
     /** {@code stalenessNanos} 0 means the service has no bound (level 2): nothing is sampled. */
-    VersionSampler(long stalenessNanos, LongSupplier clock) {
+    public VersionSampler(long stalenessNanos) {
         this.stalenessNanos = stalenessNanos;
-        this.clock = clock;
     }
 
-    /** Notes that the version is {@code applied} now. */
-    void sample(long applied) {
+    /** Notes that the version is {@code applied} at {@code nowNanos}. */
+    public void sample(long applied, long nowNanos) {
         if (stalenessNanos == 0) {
             return;
         }
-        long now = clock.getAsLong();
-        samples.addLast(new long[] {now, applied});
-        while (samples.size() > 2 && now - samples.peekFirst()[0] > stalenessNanos * 2) {
+        samples.addLast(new long[] {nowNanos, applied});
+        while (samples.size() > 2 && nowNanos - samples.peekFirst()[0] > stalenessNanos * 2) {
             samples.pollFirst();
         }
     }
 
-    /** The version {@code staleness} ago: the highest sample at least that old; 0 without a bound. */
-    long boundVersion() {
+    /** The version {@code staleness} before {@code nowNanos}: the highest sample at least that old; 0 without a bound. */
+    public long boundVersion(long nowNanos) {
         if (stalenessNanos == 0) {
             return 0;
         }
-        long cutoff = clock.getAsLong() - stalenessNanos;
+        long cutoff = nowNanos - stalenessNanos;
         long bound = 0;
         for (long[] sample : samples) {
             if (sample[0] - cutoff <= 0) {

@@ -1,9 +1,12 @@
-package io.neptune.server.internal.replication;
+package io.neptune.server.internal.replication.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.membership.Replica;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -44,30 +47,34 @@ class ElectionTest {
 
     @Test
     void failStopCandidatesRankByLogThenPriorityThenTheLowerNodeId() {
-        assertThat(Election.compare(2, 1, 0, "b", 1, 9, 9, "a")).isPositive();
-        assertThat(Election.compare(2, 5, 0, "b", 2, 5, 1, "a")).isNegative();
-        assertThat(Election.compare(2, 5, 1, "a", 2, 5, 1, "b")).isPositive();
+        assertThat(Election.compare(candidate("b", 2, 1, 0), candidate("a", 1, 9, 9))).isPositive();
+        assertThat(Election.compare(candidate("b", 2, 5, 0), candidate("a", 2, 5, 1))).isNegative();
+        assertThat(Election.compare(candidate("a", 2, 5, 1), candidate("b", 2, 5, 1))).isPositive();
     }
 
-    private static ReplicaStatus status(String node, String role, long epoch, long lastEpoch, long logEnd, int priority) {
-        return new ReplicaStatus(node, role, epoch, lastEpoch, logEnd, logEnd, priority, "", 1);
+    private static Election.Candidate candidate(String node, long lastEpoch, long lastLsn, int priority) {
+        return new Election.Candidate(node, lastEpoch, lastLsn, priority);
+    }
+
+    private static Election.Rival status(String node, String role, long epoch, long lastEpoch, long logEnd, int priority) {
+        return new Election.Rival(role, epoch, candidate(node, lastEpoch, logEnd, priority));
     }
 
     /** A fail-stop election of candidate "a" at epoch 3, its log ending at (epoch 2, LSN 10), priority 1. */
-    private static Election.FailStopWin failStop(boolean catastrophic, ReplicaStatus... rivals) {
-        return Election.failStop(Arrays.asList(rivals), catastrophic, 3, 2, 10, 1, "a");
+    private static Election.FailStopWin failStop(boolean catastrophic, Election.Rival... rivals) {
+        return Election.failStop(Arrays.asList(rivals), catastrophic, 3, candidate("a", 2, 10, 1));
     }
 
     @Test
     void aFailStopCandidateWinsAboveEveryEpochSeenWithTheSecondariesAsFollowers() {
-        ReplicaStatus behind = status("b", "SECONDARY", 4, 2, 9, 5);
-        ReplicaStatus recovering = status("c", "RECOVERING", 3, 2, 12, 9);
+        Election.Rival behind = status("b", "SECONDARY", 4, 2, 9, 5);
+        Election.Rival recovering = status("c", "RECOVERING", 3, 2, 12, 9);
 
         Election.FailStopWin win = failStop(false, behind, recovering);
 
         assertThat(win).isNotNull();
         assertThat(win.epoch()).as("above b's epoch 4").isEqualTo(5);
-        assertThat(win.followers()).containsExactly(behind);
+        assertThat(win.followers()).containsExactly("b");
     }
 
     @Test
@@ -84,11 +91,25 @@ class ElectionTest {
 
     @Test
     void aRecoveringReplicaCompetesOnlyInACatastrophicElection() {
-        ReplicaStatus recovering = status("b", "RECOVERING", 3, 3, 1, 0);
+        Election.Rival recovering = status("b", "RECOVERING", 3, 3, 1, 0);
 
         assertThat(failStop(false, recovering)).as("normal: it is out of service").isNotNull();
         assertThat(failStop(true, recovering)).as("catastrophic: its log is more complete").isNull();
         assertThat(failStop(true, status("b", "RECOVERING", 3, 2, 4, 0)).followers())
                 .as("it competes but does not follow").isEmpty();
+    }
+
+    @Test
+    void aReplicaStandsAStepLaterForEveryLiveReplicaOfHigherPriority() {
+        List<Replica> view = List.of(replica("a", 1), replica("b", 5), replica("c", 3), replica("d", 1));
+
+        assertThat(new Election.StandDelay(100, 10).of(view, NodeId.of("a"), 1, 7)).as("b and c rank higher")
+                .isEqualTo(127);
+        assertThat(new Election.StandDelay(100, 10).of(view, NodeId.of("b"), 5, 0)).isEqualTo(100);
+    }
+
+    private static Replica replica(String node, int priority) {
+        InetSocketAddress address = InetSocketAddress.createUnresolved("localhost", 1);
+        return new Replica(NodeId.of(node), address, address, priority, ReplicaRole.SECONDARY, 0, 0);
     }
 }

@@ -1,0 +1,154 @@
+package io.neptune.server.internal.replication.protocol;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.membership.Replica;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pure rules of choosing a primary and committing writes ({@code docs/protocols/replication.md}):
+ * which log is more complete, how many replicas make a majority, and how far a majority has a log.
+ * No state, no I/O: unit-tested on its own.
+ */
+public final class Election {
+    private Election() {}
+
+    /** A replica standing for primary, as a fail-stop election ranks it: its node, where its log ends, its priority. */
+    public record Candidate(String node, long lastEpoch, long lastLsn, int priority) {}
+
+    /**
+     * What a rival answered in a fail-stop election: its role (as it named it), the epoch it is at,
+     * and itself as a {@link Candidate}.
+     */
+    public record Rival(String role, long epoch, Candidate candidate) {}
+
+    /** A fail-stop election won: the epoch to lead and the rivals that follow (those that answered SECONDARY). */
+    public record FailStopWin(long epoch, List<String> followers) {
+        public FailStopWin {
+            followers = List.copyOf(followers);
+        }
+    }
+
+    /**
+     * How long a replica waits before standing for election: {@code baseNanos}, plus {@code stepNanos}
+     * for every live replica of higher priority, plus a random jitter smaller than a step. Candidates
+     * thus stand in priority order (the dissertation's choice of primary), and replicas of one priority
+     * rarely split the vote.
+     */
+    public record StandDelay(long baseNanos, long stepNanos) {
+        /** The delay of a replica {@code self} of {@code priority}, seeing {@code view}, that drew {@code jitterNanos}. */
+        public long of(Collection<Replica> view, NodeId self, int priority, long jitterNanos) {
+            long higher = view.stream().filter(r -> r.priority() > priority && !r.node().equals(self)).count();
+            return baseNanos + higher * stepNanos + jitterNanos;
+        }
+    }
+
+    /**
+     * Whether a log ending at ({@code lastEpochA}, {@code lastLsnA}) is at least as complete as one
+     * ending at ({@code lastEpochB}, {@code lastLsnB}): a later last epoch wins, then a longer log
+     * (Raft §5.4.1). Sound only where epochs are never reused ({@code majority} mode).
+     */
+    public static boolean atLeastAsComplete(long lastEpochA, long lastLsnA, long lastEpochB, long lastLsnB) {
+        return lastEpochA != lastEpochB ? lastEpochA > lastEpochB : lastLsnA >= lastLsnB;
+    }
+
+    /**
+     * Orders fail-stop candidates: most complete log first (epoch, then LSN), then priority, then the
+     * lower node id. Positive if {@code a} ranks above {@code b}.
+     */
+    public static int compare(Candidate a, Candidate b) {
+        int c = Long.compare(a.lastEpoch(), b.lastEpoch());
+        if (c == 0) {
+            c = Long.compare(a.lastLsn(), b.lastLsn());
+        }
+        if (c == 0) {
+            c = Integer.compare(a.priority(), b.priority());
+        }
+        return c != 0 ? c : b.node().compareTo(a.node());
+    }
+
+    /**
+     * Decides a fail-stop election from the rivals' fresh answers ({@code null}: a rival did not
+     * answer) for candidate {@code self} at {@code epoch}: null if someone else leads or may have to
+     * (a rival answered as primary, a candidate rival ranks above it by {@link #compare}, or a rival
+     * did not answer and its log may be more complete); else the epoch above every one seen, with the
+     * secondaries as followers. Candidates are the rivals that answered SECONDARY, and in a
+     * {@code catastrophic} election (after every replica was down) the RECOVERING ones too.
+     */
+    public static @Nullable FailStopWin failStop(List<@Nullable Rival> rivals, boolean catastrophic, long epoch,
+            Candidate self) {
+        long maxEpoch = epoch;
+        List<String> followers = new ArrayList<>();
+        for (Rival r : rivals) {
+            if (r == null) {
+                return null;
+            }
+            boolean secondary = r.role().equals(ReplicaRole.SECONDARY.name());
+            boolean candidate = secondary || (catastrophic && r.role().equals(ReplicaRole.RECOVERING.name()));
+            if (r.role().equals(ReplicaRole.PRIMARY.name()) || (candidate && compare(r.candidate(), self) > 0)) {
+                return null;
+            }
+            maxEpoch = Math.max(maxEpoch, r.epoch());
+            if (secondary) {
+                followers.add(r.candidate().node());
+            }
+        }
+        return new FailStopWin(maxEpoch + 1, followers);
+    }
+
+    /**
+     * The replica of {@code view} other than {@code self} that announces itself PRIMARY at
+     * {@code epoch} or later (the latest such epoch if several do), or null.
+     */
+    public static @Nullable Replica livePrimary(List<Replica> view, NodeId self, long epoch) {
+        Replica best = null;
+        for (Replica r : view) {
+            if (r.role() == ReplicaRole.PRIMARY && !r.node().equals(self) && r.epoch() >= epoch
+                    && (best == null || r.epoch() > best.epoch())) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    /** How many of {@code replicas} replicas make a majority. */
+    public static int quorum(int replicas) {
+        if (replicas < 1) {
+            throw new IllegalArgumentException("replicas: " + replicas + " (expected: >= 1)");
+        }
+        return replicas / 2 + 1;
+    }
+
+    /**
+     * The highest LSN that at least {@code quorum} of the given log positions reach (each a replica's
+     * durable, matching log end, the primary's own included); 0 if fewer than {@code quorum} are given.
+     */
+    public static long majorityPosition(Collection<Long> positions, int quorum) {
+        if (positions.size() < quorum) {
+            return 0;
+        }
+        return quorumThLargest(positions, quorum);
+    }
+
+    /**
+     * The latest moment (on the primary's clock) from which a majority is known to have followed it:
+     * the {@code quorum}-th latest of the send times of the messages each replica acknowledged (the
+     * primary's own is now). {@link Long#MIN_VALUE} if fewer than {@code quorum} are given.
+     */
+    public static long majorityContact(Collection<Long> sendTimes, int quorum) {
+        if (sendTimes.size() < quorum) {
+            return Long.MIN_VALUE;
+        }
+        return quorumThLargest(sendTimes, quorum);
+    }
+
+    private static long quorumThLargest(Collection<Long> values, int quorum) {
+        long[] sorted = values.stream().mapToLong(Long::longValue).toArray();
+        Arrays.sort(sorted);
+        return sorted[sorted.length - quorum];
+    }
+}

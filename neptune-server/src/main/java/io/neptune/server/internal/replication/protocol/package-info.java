@@ -1,0 +1,13 @@
+/**
+ * The pure decisions of replication ({@code docs/protocols/replication.md}), shared by the modes:
+ * who may lead and how far a majority has a log ({@link io.neptune.server.internal.replication.protocol.Election}),
+ * and a leader's view of its followers with the rule that says what commits
+ * ({@link io.neptune.server.internal.replication.protocol.LeaderProgress}). No I/O, no threads, no
+ * futures, no logging, no clock reads: time comes in as an argument. The replication package does
+ * the sending, persisting and answering, and asks these classes what to do; {@code ProtocolPurityTest}
+ * keeps this package pure. Internal.
+ */
+@NullMarked
+package io.neptune.server.internal.replication.protocol;
+
+import org.jspecify.annotations.NullMarked;
