@@ -8,6 +8,7 @@ import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.LogRetentionConfig;
+import io.neptune.server.NamespaceNetwork;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.NodeConfigFile;
 import io.neptune.server.cli.NeptuneCli;
