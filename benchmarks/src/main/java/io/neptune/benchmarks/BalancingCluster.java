@@ -11,22 +11,17 @@ import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.server.HostingConfig;
-import io.neptune.server.NeptuneNode;
+import io.neptune.server.MiniCluster;
 import io.neptune.server.NodeConfig;
 import io.netty.channel.EventLoopGroup;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,26 +49,18 @@ final class BalancingCluster implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(BalancingCluster.class);
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
-    private static final String BIND = "127.0.0.1";
 
-    private final String cluster = "lb-" + UUID.randomUUID().toString().substring(0, 8);
-    private final Path work;
+    private final MiniCluster cluster;
     private final int slots;
-    private final MembershipConfig membership;
     private final LoadTracker tracker = new LoadTracker();
-    private final List<NeptuneNode> servers = new ArrayList<>();
     private final List<ClientNode> clientNodes = new ArrayList<>();
 
     private BalancingCluster(int slots, Duration announceInterval) {
         this.slots = slots;
-        try {
-            work = Files.createTempDirectory("neptune-lb-");
-            membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(Files.createDirectory(
-                    work.resolve("discovery"))).bindAddress(BIND).port(0).announceInterval(announceInterval)
-                    .expiry(max(MembershipConfig.DEFAULT_EXPIRY, announceInterval.multipliedBy(4))).build();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        // Client nodes and servers close all at once: one by one, 20 JGroups members leaving take about 20 s.
+        this.cluster = MiniCluster.builder().name("lb").announceInterval(announceInterval)
+                .expiry(max(MembershipConfig.DEFAULT_EXPIRY, announceInterval.multipliedBy(4))).ioThreads(1)
+                .closeInParallel().build();
     }
 
     /**
@@ -84,43 +71,31 @@ final class BalancingCluster implements AutoCloseable {
         BalancingCluster lb = new BalancingCluster(slots, announceInterval);
         try {
             for (int i = 1; i <= SERVERS; i++) {
-                NeptuneNode.Builder builder = NeptuneNode.builder(lb.serverConfig(String.format("server-%02d", i)));
-                for (int slot = 0; slot < slots; slot++) {
-                    builder.host(WorkService.forSlot(slot), HostingConfig.builder().workers(WORKERS).build());
-                }
-                lb.servers.add(builder.start());
+                lb.cluster.add(lb.cluster.config(String.format("server-%02d", i)), builder -> {
+                    for (int slot = 0; slot < slots; slot++) {
+                        builder.host(WorkService.forSlot(slot), HostingConfig.builder().workers(WORKERS).build());
+                    }
+                    return builder;
+                });
             }
             for (int i = 1; i <= CLIENT_NODES; i++) {
-                lb.clientNodes.add(new ClientNode(NodeId.of("client-" + i), lb.membership, lb.tracker));
+                lb.clientNodes.add(lb.cluster.closeWith(new ClientNode(NodeId.of("client-" + i),
+                        lb.cluster.membership(), lb.tracker)));
             }
             lb.awaitYellowPages();
             return lb;
         } catch (RuntimeException e) {
-            lb.close();
+            MiniCluster.closeAfter(lb.cluster, e);
             throw e;
         }
     }
 
-    private NodeConfig serverConfig(String node) {
-        return NodeConfig.builder().node(node).bindAddress(BIND).port(0).pollPort(0).ioThreads(1)
-                .dataDirectory(work.resolve(node)).membership(membership).build();
-    }
-
     private void awaitYellowPages() {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        for (ClientNode node : clientNodes) {
-            for (int slot = 0; slot < slots; slot++) {
-                while (node.yellowPage.replicas(WorkService.name(slot), 0).size() < SERVERS) {
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new IllegalStateException(node.node + ": timed out after " + STARTUP_TIMEOUT
-                                + " waiting for " + SERVERS + " replicas of " + WorkService.name(slot) + " (has "
-                                + node.yellowPage.replicas(WorkService.name(slot), 0).size() + ")");
-                    }
-                    pause();
-                }
-            }
-        }
-        logger.info("{}: {} servers x {} slots and {} client nodes ready", cluster, SERVERS, slots, CLIENT_NODES);
+        MiniCluster.await("every client node's yellow page to list " + SERVERS + " replicas of each of " + slots
+                + " slots", STARTUP_TIMEOUT, () -> clientNodes.stream().allMatch(node -> IntStream.range(0, slots)
+                        .allMatch(slot -> node.yellowPage.replicas(WorkService.name(slot), 0).size() >= SERVERS)));
+        logger.info("{}: {} servers x {} slots and {} client nodes ready", cluster.name(), SERVERS, slots,
+                CLIENT_NODES);
     }
 
     /** The clients of {@code setup}, one per client node; created on first use. */
@@ -146,58 +121,15 @@ final class BalancingCluster implements AutoCloseable {
         return WorkService.name(slot);
     }
 
-    /**
-     * Stops every node and deletes the temporary directory; idempotent. Nodes stop in parallel, client
-     * nodes first: one by one, 20 JGroups members leaving take about 20 s on this host.
-     */
+    /** Stops every node, client nodes first, all at once, and deletes the temporary directory; idempotent. */
     @Override
     public void close() {
-        closeAll(new ArrayList<>(clientNodes));
         clientNodes.clear();
-        closeAll(new ArrayList<>(servers));
-        servers.clear();
-        try (var files = Files.walk(work)) {
-            files.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            logger.warn("cannot delete {}: {}", work, e.toString());
-        }
-    }
-
-    private static void closeAll(List<? extends AutoCloseable> nodes) {
-        List<Thread> closing = new ArrayList<>();
-        for (AutoCloseable node : nodes) {
-            Thread thread = new Thread(() -> {
-                try {
-                    node.close();
-                } catch (Exception e) {
-                    logger.warn("{}: close failed: {}", node, e.toString());
-                }
-            }, "lb-close-" + closing.size());
-            thread.setDaemon(true);
-            thread.start();
-            closing.add(thread);
-        }
-        for (Thread thread : closing) {
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        cluster.close();
     }
 
     private static Duration max(Duration a, Duration b) {
         return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    private static void pause() {
-        try {
-            TimeUnit.MILLISECONDS.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting the cluster", e);
-        }
     }
 
     /** A node hosting nothing: membership, yellow page, event loops, and one client per policy setup. */
@@ -225,7 +157,7 @@ final class BalancingCluster implements AutoCloseable {
 
         synchronized NeptuneClient client(PolicySetup setup) {
             return clients.computeIfAbsent(setup, s -> new DefaultNeptuneClient(node, s.clientConfig(), yellowPage,
-                    group, BIND, null, tracker, List.of()));
+                    group, NodeConfig.DEFAULT_BIND_ADDRESS, null, tracker, List.of()));
         }
 
         synchronized long pollsSent(PolicySetup setup) {

@@ -7,32 +7,24 @@ import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
-import io.neptune.core.Principal;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.HostingConfig;
+import io.neptune.server.MiniCluster;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
-import io.neptune.server.internal.security.CertificateAuthority;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code nodes} in-process Neptune nodes on the loopback JGroups stack, in a cluster of their own,
@@ -49,21 +41,14 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: start and close from one thread; {@link #client()} is thread-safe.
  */
 public final class DiscussionCluster implements AutoCloseable {
-    private static final Logger logger = LoggerFactory.getLogger(DiscussionCluster.class);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
     private final int nodeCount;
     private final int degree;
     private final List<ServiceDescriptor> services = new ArrayList<>();
-    private final String cluster = "bench-replication-" + UUID.randomUUID().toString().substring(0, 8);
-    private final Path work;
-    private final List<NeptuneNode> nodes = new ArrayList<>();
+    private final MiniCluster cluster;
     private final List<ServerCapacity> capacities = new ArrayList<>();
     private @Nullable NeptuneNode driver;
-    /** With TLS: the provider every node and the driver run; {@code null} for plaintext. */
-    private final SecurityConfig.@Nullable TlsProvider tls;
-    /** With TLS: the development CA that certifies every node and the driver. */
-    private final @Nullable CertificateAuthority authority;
 
     private DiscussionCluster(int nodeCount, int degree, SecurityConfig.@Nullable TlsProvider tls) {
         if (degree < 1 || degree > nodeCount) {
@@ -71,14 +56,9 @@ public final class DiscussionCluster implements AutoCloseable {
         }
         this.nodeCount = nodeCount;
         this.degree = degree;
-        try {
-            this.work = Files.createTempDirectory("neptune-bench-replication-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        this.tls = tls;
-        this.authority = tls == null ? null
-                : CertificateAuthority.create(work.resolve("certs"), cluster, Duration.ofDays(1));
+        MiniCluster.Builder builder = MiniCluster.builder().name("bench-replication").defaultMembershipTiming()
+                .ioThreads(1).client(ClientConfig.builder().timeout(OpenLoopProbe.DEADLINE).build());
+        this.cluster = (tls == null ? builder : builder.tls(tls)).build();
     }
 
     /**
@@ -127,38 +107,26 @@ public final class DiscussionCluster implements AutoCloseable {
         try {
             for (int i = 0; i < nodes; i++) {
                 ServerCapacity capacity = new ServerCapacity(workers);
-                NeptuneNode.Builder builder = NeptuneNode.builder(c.config("rep-" + i, 1));
-                for (Object service : servicesOf.apply(capacity)) {
-                    ServiceDescriptor descriptor = ServiceDescriptor.of(service.getClass());
-                    if (i == 0) {
-                        c.services.add(descriptor);
+                int index = i;
+                c.cluster.add(c.cluster.config("rep-" + i), builder -> {
+                    for (Object service : servicesOf.apply(capacity)) {
+                        ServiceDescriptor descriptor = ServiceDescriptor.of(service.getClass());
+                        if (index == 0) {
+                            c.services.add(descriptor);
+                        }
+                        builder.host(service, hosting(index, nodes, degree, workers, descriptor.partitions(), failover));
                     }
-                    builder.host(service, hosting(i, nodes, degree, workers, descriptor.partitions(), failover));
-                }
+                    return builder;
+                });
                 c.capacities.add(capacity);
-                c.nodes.add(builder.start());
             }
-            c.driver = NeptuneNode.builder(c.config("rep-driver", 2)).start();
+            c.driver = c.cluster.add(c.cluster.config("rep-driver").toBuilder().ioThreads(2).build(), b -> b);
             c.awaitReady();
             return c;
         } catch (RuntimeException e) {
-            c.close();
+            MiniCluster.closeAfter(c.cluster, e);
             throw e;
         }
-    }
-
-    private NodeConfig config(String node, int ioThreads) {
-        NodeConfig plain = config(cluster, work, node, ioThreads);
-        CertificateAuthority ca = authority;
-        SecurityConfig.TlsProvider provider = tls;
-        if (ca == null || provider == null) {
-            return plain;
-        }
-        CertificateAuthority.Issued issued = ca.issue(Principal.node(NodeId.of(node)), work.resolve("certs"),
-                Duration.ofDays(1));
-        SecurityConfig security = SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED)
-                .identity(issued.certificate(), issued.key()).trust(ca.certificate()).provider(provider).build();
-        return plain.toBuilder().security(security).build();
     }
 
     /**
@@ -201,17 +169,12 @@ public final class DiscussionCluster implements AutoCloseable {
 
     /** Waits until the driver sees {@code degree} serving replicas of every partition (and a level-2/3 primary). */
     void awaitReady() {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         NeptuneNode d = driverNode();
-        while (true) {
-            String missing = firstUnready(d);
-            if (missing == null) {
-                return;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(cluster + ": not ready after " + READY_TIMEOUT + ": " + missing);
-            }
-            pause(50);
+        try {
+            MiniCluster.await("every partition's replicas to serve", READY_TIMEOUT, () -> firstUnready(d) == null);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(cluster.name() + ": not ready after " + READY_TIMEOUT + ": "
+                    + firstUnready(d), e);
         }
     }
 
@@ -312,7 +275,7 @@ public final class DiscussionCluster implements AutoCloseable {
     private NeptuneNode driverNode() {
         NeptuneNode d = driver;
         if (d == null) {
-            throw new IllegalStateException(cluster + ": not started");
+            throw new IllegalStateException(cluster.name() + ": not started");
         }
         return d;
     }
@@ -329,7 +292,7 @@ public final class DiscussionCluster implements AutoCloseable {
 
     /** The cluster name; unique per instance. */
     public String name() {
-        return cluster;
+        return cluster.name();
     }
 
     private static void pause(long millis) {
@@ -341,29 +304,10 @@ public final class DiscussionCluster implements AutoCloseable {
         }
     }
 
-    /** Closes the driver and every node (each on every path), then deletes the temp directory; idempotent. */
+    /** Closes every node and the driver (each on every path), then deletes the temp directory; idempotent. */
     @Override
     public void close() {
-        List<NeptuneNode> all = new ArrayList<>();
-        if (driver != null) {
-            all.add(driver);
-            driver = null;
-        }
-        List<NeptuneNode> reversed = new ArrayList<>(nodes);
-        Collections.reverse(reversed);
-        all.addAll(reversed);
-        nodes.clear();
-        for (NeptuneNode node : all) {
-            try {
-                node.close();
-            } catch (RuntimeException e) {
-                logger.warn("{}: close failed: {}", node.node(), e.toString());
-            }
-        }
-        try (var files = Files.walk(work)) {
-            files.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            logger.warn("{}: cannot delete {}: {}", cluster, work, e.toString());
-        }
+        driver = null;
+        cluster.close();
     }
 }

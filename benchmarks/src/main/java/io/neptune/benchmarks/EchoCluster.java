@@ -5,32 +5,16 @@ import io.neptune.benchmarks.BenchEchoService.Ping;
 import io.neptune.benchmarks.BenchEchoService.Pong;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
-import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
-import io.neptune.core.MembershipConfig;
-import io.neptune.core.NodeId;
-import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
 import io.neptune.server.HostingConfig;
+import io.neptune.server.MiniCluster;
 import io.neptune.server.NeptuneNode;
-import io.neptune.server.NodeConfig;
-import io.neptune.server.internal.security.CertificateAuthority;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,30 +49,20 @@ final class EchoCluster implements AutoCloseable {
      */
     private static final int MAX_POLLED_TO_LOADED = 20;
 
-    private final String cluster = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-    private final Path discovery;
-    private final List<NeptuneNode> nodes = new ArrayList<>();
+    /** NodeConfig's default event loop threads, which the echo benchmarks always ran with. */
+    private static final int IO_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    private final MiniCluster cluster;
     private final BenchEchoService onC = new BenchEchoService();
     private final NeptuneHandle handle = NeptuneHandle.create();
 
-    /** With TLS: the authority that certifies the three nodes. */
-    private final @Nullable CertificateAuthority authority;
-    /** With TLS: the implementation every node and its client run. */
-    private final SecurityConfig.TlsProvider provider;
-
-    private EchoCluster(boolean tls, SecurityConfig.TlsProvider provider) {
-        this.provider = provider;
-        try {
-            discovery = Files.createTempDirectory("neptune-bench-discovery-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        authority = tls ? CertificateAuthority.create(discovery.resolve("certs"), cluster, Duration.ofDays(1)) : null;
+    private EchoCluster(MiniCluster cluster) {
+        this.cluster = cluster;
     }
 
     /** Starts the three nodes and waits until {@code node-a}'s yellow page lists every replica. */
     static EchoCluster start() {
-        return start(false, SecurityConfig.TlsProvider.AUTO);
+        return start(MiniCluster.builder());
     }
 
     /**
@@ -96,21 +70,22 @@ final class EchoCluster implements AutoCloseable {
      * on {@code provider}.
      */
     static EchoCluster startWithTls(SecurityConfig.TlsProvider provider) {
-        return start(true, provider);
+        return start(MiniCluster.builder().tls(provider));
     }
 
-    private static EchoCluster start(boolean tls, SecurityConfig.TlsProvider provider) {
-        EchoCluster echo = new EchoCluster(tls, provider);
+    private static EchoCluster start(MiniCluster.Builder builder) {
+        EchoCluster echo = new EchoCluster(builder.name("bench").defaultMembershipTiming().ioThreads(IO_THREADS)
+                .build());
         try {
-            echo.nodes.add(NeptuneNode.builder(echo.config("node-a")).start());
-            echo.nodes.add(NeptuneNode.builder(echo.config("node-b"))
-                    .host(new BenchEchoService(), hosting(FIXED_PARTITION, SHARED_PARTITION)).start());
-            echo.nodes.add(NeptuneNode.builder(echo.config("node-c"))
-                    .host(echo.onC, hosting(SHARED_PARTITION, HOLD_PARTITION)).start());
+            echo.cluster.add(echo.cluster.config("node-a"), b -> b);
+            echo.cluster.add(echo.cluster.config("node-b"),
+                    b -> b.host(new BenchEchoService(), hosting(FIXED_PARTITION, SHARED_PARTITION)));
+            echo.cluster.add(echo.cluster.config("node-c"),
+                    b -> b.host(echo.onC, hosting(SHARED_PARTITION, HOLD_PARTITION)));
             echo.awaitYellowPage();
             return echo;
         } catch (RuntimeException e) {
-            echo.close();
+            MiniCluster.closeAfter(echo.cluster, e);
             throw e;
         }
     }
@@ -119,28 +94,10 @@ final class EchoCluster implements AutoCloseable {
         return HostingConfig.builder().partitions(partitions).workers(2).build();
     }
 
-    private NodeConfig config(String node) {
-        MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery)
-                .bindAddress("127.0.0.1").port(0).build();
-        return NodeConfig.builder().node(node).bindAddress("127.0.0.1").port(0).pollPort(0)
-                .membership(membership).client(ClientConfig.defaults()).security(security(node)).build();
-    }
-
-    private SecurityConfig security(String node) {
-        CertificateAuthority tls = authority;
-        if (tls == null) {
-            return SecurityConfig.disabled();
-        }
-        CertificateAuthority.Issued issued = tls.issue(Principal.node(NodeId.of(node)), discovery.resolve("certs"),
-                Duration.ofDays(1));
-        return SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED).identity(issued.certificate(), issued.key())
-                .trust(tls.certificate()).provider(provider).build();
-    }
-
     private void awaitYellowPage() {
-        NeptuneNode a = nodes.get(0);
+        NeptuneNode a = cluster.node(0);
         String service = BenchEchoService.NAME;
-        await("node-a's yellow page to list every replica of " + service, () ->
+        MiniCluster.await("node-a's yellow page to list every replica of " + service, STARTUP_TIMEOUT, () ->
                 a.client().partitions(service) > 0
                         && a.replicasOf(service, FIXED_PARTITION).size() == 1
                         && a.replicasOf(service, SHARED_PARTITION).size() == 2
@@ -152,7 +109,7 @@ final class EchoCluster implements AutoCloseable {
 
     /** The calling node's client. */
     NeptuneClient client() {
-        return nodes.get(0).client();
+        return cluster.node(0).client();
     }
 
     /** Sends {@link #PING} from {@code node-a} to {@code partition}'s {@code echo} method. */
@@ -188,7 +145,7 @@ final class EchoCluster implements AutoCloseable {
         CompletableFuture<Pong> held = client().callAsync(handle, BenchEchoService.NAME, HOLD_PARTITION, "hold",
                 AccessMode.READ, new Hold(20_000), Pong.class, CallOptions.timeout(Duration.ofSeconds(30)));
         try {
-            await("the held call to occupy a worker of node-c", () -> onC.holding() == 1);
+            MiniCluster.await("the held call to occupy a worker of node-c", STARTUP_TIMEOUT, () -> onC.holding() == 1);
             CallOptions polling = CallOptions.builder().policy(BalancingPolicy.RANDOM_POLLING).build();
             CallOptions random = CallOptions.builder().policy(BalancingPolicy.RANDOM).build();
             int calls = 100;
@@ -218,38 +175,9 @@ final class EchoCluster implements AutoCloseable {
         return toC;
     }
 
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("timed out after " + STARTUP_TIMEOUT + " waiting for " + what);
-            }
-            try {
-                TimeUnit.MILLISECONDS.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + what, e);
-            }
-        }
-    }
-
-    /** Stops every node and deletes the discovery directory; idempotent. */
+    /** Stops every node and deletes the cluster's directory; idempotent. */
     @Override
     public void close() {
-        List<NeptuneNode> reversed = new ArrayList<>(nodes);
-        Collections.reverse(reversed);
-        nodes.clear();
-        for (NeptuneNode node : reversed) {
-            try {
-                node.close();
-            } catch (RuntimeException e) {
-                logger.warn("{}: close failed: {}", node.node(), e.toString());
-            }
-        }
-        try (var files = Files.walk(discovery)) {
-            files.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            logger.warn("cannot delete {}: {}", discovery, e.toString());
-        }
+        cluster.close();
     }
 }

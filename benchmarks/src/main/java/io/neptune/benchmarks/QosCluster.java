@@ -8,21 +8,16 @@ import io.neptune.core.ClassStats;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.ServiceClass;
 import io.neptune.server.HostingConfig;
+import io.neptune.server.MiniCluster;
 import io.neptune.server.NeptuneNode;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.SchedulingPolicy;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.Locale;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,27 +53,22 @@ final class QosCluster implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(QosCluster.class);
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
-    private static final String BIND = "127.0.0.1";
 
-    private final String cluster = "qos-" + UUID.randomUUID().toString().substring(0, 8);
-    private final Path work;
-    private final Path discovery;
+    private final MiniCluster cluster;
     private final List<SchedulingPolicy> policies;
+    /** The servers, in slot (or server) order; guarded by {@code down}, swapped by {@link #recover}. */
     private final List<NeptuneNode> servers = new ArrayList<>();
-    /** The replicated shape's servers, to start a failed one again (a builder is single-use); empty otherwise. */
-    private final List<Supplier<NeptuneNode.Builder>> recipes = new ArrayList<>();
+    /** The replicated shape's server configs, to start a failed one again; empty otherwise. */
+    private final List<NodeConfig> configs = new ArrayList<>();
+    /** The replicated shape's hosting (slots {@code 0..slots-1} on every server). */
+    private Function<NeptuneNode.Builder, NeptuneNode.Builder> hosting = b -> b;
     private final List<@Nullable NeptuneNode> down = new ArrayList<>();
-    private Duration announceInterval = MembershipConfig.DEFAULT_ANNOUNCE_INTERVAL;
     private @Nullable NeptuneNode caller;
 
-    private QosCluster(List<SchedulingPolicy> policies) {
+    private QosCluster(List<SchedulingPolicy> policies, Duration announceInterval) {
         this.policies = List.copyOf(policies);
-        try {
-            work = Files.createTempDirectory("neptune-qos-");
-            discovery = Files.createDirectory(work.resolve("discovery"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        this.cluster = MiniCluster.builder().name("qos").defaultMembershipTiming().announceInterval(announceInterval)
+                .ioThreads(1).build();
     }
 
     /**
@@ -90,22 +80,20 @@ final class QosCluster implements AutoCloseable {
             throw new IllegalArgumentException("policies: " + policies.size() + " (expected: <= " + WorkService.SLOTS
                     + ")");
         }
-        QosCluster qos = new QosCluster(policies);
+        QosCluster qos = new QosCluster(policies, MembershipConfig.DEFAULT_ANNOUNCE_INTERVAL);
         try {
             for (int slot = 0; slot < policies.size(); slot++) {
-                SchedulingConfig.Builder scheduling = SchedulingConfig.builder().policy(policies.get(slot))
-                        .adaptiveWindow(adaptiveWindow).decay(SCALED_DECAY);
-                classes.forEach(scheduling::serviceClass);
-                NodeConfig config = qos.config("qos-" + policies.get(slot).configName()).toBuilder()
-                        .scheduling(scheduling.build()).build();
-                qos.servers.add(NeptuneNode.builder(config).host(WorkService.forSlot(slot),
-                        HostingConfig.builder().workers(WORKERS).build()).start());
+                NodeConfig config = qos.cluster.config("qos-" + policies.get(slot).configName()).toBuilder()
+                        .scheduling(scheduling(policies.get(slot), classes, adaptiveWindow)).build();
+                int served = slot;
+                qos.servers.add(qos.cluster.add(config, b -> b.host(WorkService.forSlot(served),
+                        HostingConfig.builder().workers(WORKERS).build())));
             }
-            qos.caller = NeptuneNode.builder(qos.config("qos-caller")).start();
+            qos.caller = qos.cluster.add(qos.cluster.config("qos-caller"), b -> b);
             qos.awaitYellowPage();
             return qos;
         } catch (RuntimeException e) {
-            qos.close();
+            MiniCluster.closeAfter(qos.cluster, e);
             throw e;
         }
     }
@@ -126,41 +114,38 @@ final class QosCluster implements AutoCloseable {
         for (int slot = 0; slot < slots; slot++) {
             perSlot.add(policy);
         }
-        QosCluster qos = new QosCluster(perSlot);
-        qos.announceInterval = announceInterval;
+        QosCluster qos = new QosCluster(perSlot, announceInterval);
+        qos.hosting = builder -> {
+            for (int slot = 0; slot < slots; slot++) {
+                builder.host(WorkService.forSlot(slot), HostingConfig.builder().workers(workers).build());
+            }
+            return builder;
+        };
         try {
-            SchedulingConfig.Builder scheduling = SchedulingConfig.builder().policy(policy)
-                    .adaptiveWindow(adaptiveWindow).decay(SCALED_DECAY);
-            classes.forEach(scheduling::serviceClass);
+            SchedulingConfig scheduling = scheduling(policy, classes, adaptiveWindow);
             for (int i = 0; i < servers; i++) {
-                NodeConfig config = qos.config(String.format(java.util.Locale.ROOT, "qos-server-%02d", i))
-                        .toBuilder().scheduling(scheduling.build()).build();
-                Supplier<NeptuneNode.Builder> recipe = () -> {
-                    NeptuneNode.Builder builder = NeptuneNode.builder(config);
-                    for (int slot = 0; slot < slots; slot++) {
-                        builder.host(WorkService.forSlot(slot), HostingConfig.builder().workers(workers).build());
-                    }
-                    return builder;
-                };
-                qos.recipes.add(recipe);
-                qos.servers.add(recipe.get().start());
+                NodeConfig config = qos.cluster.config(String.format(Locale.ROOT, "qos-server-%02d", i)).toBuilder()
+                        .scheduling(scheduling).build();
+                qos.configs.add(config);
+                qos.servers.add(qos.cluster.add(config, qos.hosting));
                 qos.down.add(null);
             }
-            qos.caller = NeptuneNode.builder(qos.config("qos-caller").toBuilder().client(ClientConfig.builder()
-                    .partitioningInterval(partitioningInterval).build()).build()).start();
+            qos.caller = qos.cluster.add(qos.cluster.config("qos-caller", ClientConfig.builder()
+                    .partitioningInterval(partitioningInterval).build()), b -> b);
             qos.awaitReplicas(servers);
             return qos;
         } catch (RuntimeException e) {
-            qos.close();
+            MiniCluster.closeAfter(qos.cluster, e);
             throw e;
         }
     }
 
-    private NodeConfig config(String node) {
-        MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery)
-                .bindAddress(BIND).port(0).announceInterval(announceInterval).build();
-        return NodeConfig.builder().node(node).bindAddress(BIND).port(0).pollPort(0).ioThreads(1)
-                .dataDirectory(work.resolve(node)).membership(membership).client(ClientConfig.defaults()).build();
+    private static SchedulingConfig scheduling(SchedulingPolicy policy, List<ServiceClass> classes,
+            Duration adaptiveWindow) {
+        SchedulingConfig.Builder scheduling = SchedulingConfig.builder().policy(policy).adaptiveWindow(adaptiveWindow)
+                .decay(SCALED_DECAY);
+        classes.forEach(scheduling::serviceClass);
+        return scheduling.build();
     }
 
     private void awaitYellowPage() {
@@ -169,22 +154,12 @@ final class QosCluster implements AutoCloseable {
 
     /** Waits until the caller sees {@code count} replicas of every slot. */
     void awaitReplicas(int count) {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         for (int slot = 0; slot < policies.size(); slot++) {
-            while (caller().replicasOf(service(slot), 0).size() != count) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("timed out after " + STARTUP_TIMEOUT + " waiting for "
-                            + service(slot) + " in the caller's yellow page");
-                }
-                try {
-                    TimeUnit.MILLISECONDS.sleep(20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while starting the cluster", e);
-                }
-            }
+            String service = service(slot);
+            MiniCluster.await(service + " in the caller's yellow page", STARTUP_TIMEOUT,
+                    () -> caller().replicasOf(service, 0).size() == count);
         }
-        logger.info("{}: {} servers ready ({})", cluster, servers.size(), policies);
+        logger.info("{}: {} servers ready ({})", cluster.name(), servers.size(), policies);
     }
 
     /** The policies, slot by slot. */
@@ -213,7 +188,7 @@ final class QosCluster implements AutoCloseable {
 
     /** The replicated shape's server count, failed ones included. */
     int servers() {
-        return recipes.size();
+        return configs.size();
     }
 
     /**
@@ -245,7 +220,7 @@ final class QosCluster implements AutoCloseable {
                 throw new IllegalStateException("server " + server + " is not down");
             }
         }
-        NeptuneNode node = recipes.get(server).get().start();
+        NeptuneNode node = cluster.restart(server, configs.get(server), hosting);
         synchronized (down) {
             servers.set(server, node);
             down.set(server, null);
@@ -255,30 +230,10 @@ final class QosCluster implements AutoCloseable {
     /** Stops every node and deletes the temporary directory; idempotent. */
     @Override
     public void close() {
-        List<NeptuneNode> nodes = new ArrayList<>();
         synchronized (down) {
-            for (int i = 0; i < servers.size(); i++) {
-                if (i >= down.size() || down.get(i) == null) {
-                    nodes.add(servers.get(i));
-                }
-            }
+            servers.clear();
         }
-        if (caller != null) {
-            nodes.add(0, caller);
-        }
-        servers.clear();
         caller = null;
-        for (NeptuneNode node : nodes) {
-            try {
-                node.close();
-            } catch (RuntimeException e) {
-                logger.warn("{}: close failed: {}", node.node(), e.toString());
-            }
-        }
-        try (var files = Files.walk(work)) {
-            files.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            logger.warn("cannot delete {}: {}", work, e.toString());
-        }
+        cluster.close();
     }
 }

@@ -1,6 +1,7 @@
 package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.abort;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.NodeId;
@@ -62,7 +63,11 @@ class MulticastStackIT {
 
     @BeforeAll
     static void createNetwork(@TempDir Path directory) throws IOException {
-        network = NamespaceNetwork.create(NODES + 1);
+        try {
+            network = NamespaceNetwork.builder(NODES + 1).multicast().create();
+        } catch (NetworkUnavailableException e) {
+            abort(e.getMessage() + "; run as root to test the UDP multicast stack");
+        }
         authority = TestCertificates.create(Files.createDirectory(directory.resolve("ca")), "multicast-it-ca");
         otherAuthority = TestCertificates.create(Files.createDirectory(directory.resolve("other-ca")), "other-ca");
     }
@@ -104,7 +109,7 @@ class MulticastStackIT {
                     .as("n%d joined %s on its namespace's eth0", i, multicastGroup)
                     .contains(multicastGroup);
         }
-        assertThat(NamespaceNetwork.run(List.of("ip", "maddr", "show")).output())
+        assertThat(Commands.run(List.of("ip", "maddr", "show")).output())
                 .as("the host's own interfaces never join the test's multicast group")
                 .doesNotContain(multicastGroup);
         for (int i = 0; i < NODES; i++) {

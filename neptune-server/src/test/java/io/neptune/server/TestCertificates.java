@@ -6,6 +6,7 @@ import io.neptune.core.SecurityConfig;
 import io.neptune.core.SecurityConfig.TlsMode;
 import io.neptune.server.internal.security.CertificateAuthority;
 import io.neptune.server.internal.security.CertificateAuthority.Issued;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -30,6 +31,15 @@ public final class TestCertificates {
     /** A new authority named {@code name} in {@code directory}, which must not hold one yet. */
     public static TestCertificates create(Path directory, String name) {
         return new TestCertificates(directory, CertificateAuthority.create(directory, name, VALIDITY));
+    }
+
+    /**
+     * The authority in {@code directory} if it holds one (a run that starts its cluster again on the
+     * same directory), else a new one named {@code name} there.
+     */
+    public static TestCertificates loadOrCreate(Path directory, String name) {
+        return Files.exists(directory.resolve(CertificateAuthority.CERTIFICATE_FILE))
+                ? new TestCertificates(directory, CertificateAuthority.load(directory)) : create(directory, name);
     }
 
     /** The authority's certificate file: what peers trust. */

@@ -1,5 +1,6 @@
 package io.neptune.benchmarks.nemesis;
 
+import io.neptune.server.Commands;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;

@@ -2,6 +2,7 @@ package io.neptune.benchmarks.nemesis;
 
 import io.neptune.benchmarks.nemesis.FaultSchedule.Kind;
 import io.neptune.benchmarks.nemesis.FaultSchedule.Planned;
+import io.neptune.server.NamespaceNetwork;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

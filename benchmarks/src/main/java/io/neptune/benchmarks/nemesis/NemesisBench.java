@@ -9,6 +9,7 @@ import io.neptune.benchmarks.nemesis.history.RunFiles;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
 import io.neptune.server.LogRetentionConfig;
+import io.neptune.server.NetworkUnavailableException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +17,10 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
-
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -8,10 +8,11 @@ import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.LogRetentionConfig;
+import io.neptune.server.NamespaceNetwork;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.NodeConfigFile;
+import io.neptune.server.TestCertificates;
 import io.neptune.server.cli.NeptuneCli;
-import io.neptune.server.internal.security.CertificateAuthority;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -90,10 +91,11 @@ final class NemesisCluster implements AutoCloseable {
     private final String classpath;
     private final @Nullable ChildProcess[] processes;
     private final long[] starts;
-    /** Certifies the nodes and the workload agent: the cluster runs with TLS required, as production would. */
-    private final CertificateAuthority authority;
-    /** The certificates issued so far, one per principal (a restarted node keeps its own). */
-    private final Map<Principal, CertificateAuthority.Issued> issued = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Certifies the nodes and the workload agent: the cluster runs with TLS required, as production
+     * would. Each principal's certificate is issued once, so a restarted node keeps its own.
+     */
+    private final TestCertificates certificates;
 
     NemesisCluster(Spec spec, NamespaceNetwork network, Path work, Path logs, CrashHook crashHook) {
         this.spec = spec;
@@ -110,19 +112,12 @@ final class NemesisCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Path certs = work.resolve("certs");
-        this.authority = Files.exists(certs.resolve(CertificateAuthority.CERTIFICATE_FILE))
-                ? CertificateAuthority.load(certs) : CertificateAuthority.create(certs, "nemesis", CERTIFICATE_VALIDITY);
+        this.certificates = TestCertificates.loadOrCreate(work.resolve("certs"), "nemesis");
     }
-
-    private static final Duration CERTIFICATE_VALIDITY = Duration.ofDays(7);
 
     /** TLS required, with a certificate naming {@code principal}. */
     private SecurityConfig security(Principal principal) {
-        CertificateAuthority.Issued files = issued.computeIfAbsent(principal,
-                p -> authority.issue(p, work.resolve("certs"), CERTIFICATE_VALIDITY));
-        return SecurityConfig.builder().tls(SecurityConfig.TlsMode.REQUIRED).identity(files.certificate(), files.key())
-                .trust(authority.certificate()).build();
+        return certificates.required(principal);
     }
 
     /** The cluster's spec. */

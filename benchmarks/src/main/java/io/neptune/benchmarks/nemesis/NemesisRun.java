@@ -2,17 +2,19 @@ package io.neptune.benchmarks.nemesis;
 
 import io.neptune.core.FailoverMode;
 import io.neptune.server.LogRetentionConfig;
+import io.neptune.server.NamespaceNetwork;
+import io.neptune.server.NetworkUnavailableException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
-import java.util.Set;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -124,7 +126,7 @@ final class NemesisRun {
         Thread hook = new Thread(resources::close, "nemesis-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            resources.network = NamespaceNetwork.create(settings.nodes());
+            resources.network = NamespaceNetwork.builder(settings.nodes()).client().create();
             progress.accept("network: " + resources.network);
             NemesisCluster cluster = new NemesisCluster(spec, resources.network, work, directory.resolve("logs"),
                     crashHook);

@@ -2,6 +2,7 @@ package io.neptune.benchmarks.nemesis;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.neptune.server.NamespaceNetwork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

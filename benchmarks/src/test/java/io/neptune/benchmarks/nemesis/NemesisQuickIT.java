@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assumptions.abort;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.neptune.core.FailoverMode;
+import io.neptune.server.NamespaceNetwork;
+import io.neptune.server.NetworkUnavailableException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.neptune.benchmarks.nemesis;
+package io.neptune.server;
 
 import static java.util.Objects.requireNonNull;
 
@@ -14,24 +14,25 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Short commands ({@code ip}, {@code tc}, {@code kill}) run to completion with a timeout, and the
- * effective uid.
+ * effective uid: what {@link NamespaceNetwork} and the tests' and benchmarks' process harnesses run.
  *
  * <p>Thread-safety: stateless.
  */
-final class Commands {
+public final class Commands {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     private Commands() {}
 
     /** The output (stdout and stderr) and exit code of a finished command. */
-    record Result(int exit, String output) {
-        String describe(List<String> command) {
+    public record Result(int exit, String output) {
+        /** The command, its exit code and its output, for an exception message. */
+        public String describe(List<String> command) {
             return "`" + String.join(" ", command) + "` exited with " + exit + ": " + output.trim();
         }
     }
 
     /** Runs a short command with a timeout; throws {@link UncheckedIOException} if it cannot start. */
-    static Result run(List<String> command) {
+    public static Result run(List<String> command) {
         Path output;
         try {
             output = Files.createTempFile("neptune-command-", ".out");
@@ -66,7 +67,7 @@ final class Commands {
     }
 
     /** The effective uid of this process, from {@code /proc/self/status} or {@code id -u}. */
-    static String effectiveUid() {
+    public static String effectiveUid() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.US_ASCII)) {
                 if (line.startsWith("Uid:")) {
