@@ -574,23 +574,8 @@ final class FaultInjectingCluster implements AutoCloseable {
          * in an event soon after: the writer's thread never completes a future the simulation sees.
          */
         private CompletableFuture<Void> appendToDisk(Log log, LogRecord record) {
-            CompletableFuture<Void> written = log.append(record);
-            Throwable failure = null;
-            try {
-                written.join();
-            } catch (java.util.concurrent.CompletionException e) {
-                failure = e.getCause();
-            }
-            CompletableFuture<Void> durable = new CompletableFuture<>();
-            Throwable f = failure;
-            work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
-                if (f == null) {
-                    durable.complete(null);
-                } else {
-                    durable.completeExceptionally(f);
-                }
-            });
-            return durable;
+            return DiskWrites.settled(log.append(record), done -> work(process, sim.millisBetween(0.05, 2), "fsync",
+                    done));
         }
 
         ReplicaRole role() {

@@ -31,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.BiPredicate;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -512,23 +511,8 @@ class PrimaryBackupRacesTest {
                 forces.appended(force -> work(process, sim.millisBetween(0.05, 2), "fsync", force), memory::force);
                 return appended;
             }
-            CompletableFuture<Void> durable = new CompletableFuture<>();
-            Throwable failure;
-            try {
-                core.log.append(record).join();
-                failure = null;
-            } catch (CompletionException e) {
-                failure = e.getCause();
-            }
-            Throwable f = failure;
-            work(process, sim.millisBetween(0.05, 2), "fsync", () -> {
-                if (f == null) {
-                    durable.complete(null);
-                } else {
-                    durable.completeExceptionally(f);
-                }
-            });
-            return durable;
+            return DiskWrites.settled(core.log.append(record), done -> work(process, sim.millisBetween(0.05, 2),
+                    "fsync", done));
         }
 
         Replica asReplica() {
