@@ -26,6 +26,11 @@ import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
+import io.neptune.server.internal.replication.MajorityPhase.Candidate;
+import io.neptune.server.internal.replication.MajorityPhase.Closed;
+import io.neptune.server.internal.replication.MajorityPhase.Diverged;
+import io.neptune.server.internal.replication.MajorityPhase.Follower;
+import io.neptune.server.internal.replication.MajorityPhase.Leader;
 import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
@@ -65,40 +70,24 @@ import org.slf4j.LoggerFactory;
 final class MajorityReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(MajorityReplica.class);
 
-    /** Where this replica stands; the published {@link ReplicaRole} follows from it. */
-    enum Phase {
-        /** Follows a primary (or waits for one). */
-        FOLLOWER,
-        /** Asks for votes in a pre-vote or vote round. */
-        CANDIDATE,
-        /** Leads the current epoch. */
-        LEADER,
-        /** An applied record differs from the primary's: out of service until rebuilt. */
-        DIVERGED
-    }
-
     private final ReplicaCore core;
     private final String name;
     private final int priority;
     private final Membership membership;
-    /** An operator's placement change this primary carries out, or null. */
-    private @Nullable ConfigChange change;
     private final long electionTimeoutNanos;
     private final long stalenessNanos;
     private final VersionSampler versions;
     private final WakeGrace wakeGrace;
     private final PriorityHandover priorityHandover;
 
-    private Phase phase = Phase.FOLLOWER;
-    private @Nullable QuorumLeader leading;
+    /** Where this replica stands, with the operation under way there; written only by {@link #enter}. */
+    private volatile MajorityPhase phase = new Follower();
     /** The primary of the current epoch, once heard from. */
     private @Nullable NodeId primary;
     private long lastContactNanos;
     /** When this replica last heard from another replica as its primary; {@link Long#MIN_VALUE} if never. */
     private long lastPrimaryNanos = Long.MIN_VALUE;
     private long electionDeadlineNanos;
-    /** Bumped by every election round: answers of an older round are ignored. */
-    private long round;
     /** The highest epoch seen in refusals: the next round asks for one above it. */
     private long highestSeenEpoch;
     /** The commit point the primary reported in its last accepted {@code replicate}. */
@@ -113,16 +102,8 @@ final class MajorityReplica implements PartitionReplica {
      */
     private boolean matched;
     private boolean applyQueued;
-    /** A promote or take-over an operator asked for, answered when the election it started ends. */
-    private @Nullable Consumer<Object> promoteReply;
-    /** An operator's handover away from this primary, or null. */
-    private @Nullable Handoff handoff;
-    /** Primary by an operator's move-primary: refuses handovers by priority while it leads; the next election's if pending. */
-    private boolean pinned;
-    private boolean pinOnWin;
     /** Level 3, as a follower: confirmed through the primary's read index. */
     private final FollowerFreshness freshness;
-    private boolean closed;
 
     /** A {@code learner} (added by an operator's add-replica) counts for nothing until a configuration names it. */
     MajorityReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
@@ -139,8 +120,8 @@ final class MajorityReplica implements PartitionReplica {
         this.versions = new VersionSampler(stalenessNanos);
         this.freshness = new FollowerFreshness(core, stalenessNanos);
         core.afterDurable = () -> {
-            if (leading != null) {
-                leading.advance();
+            if (phase instanceof Leader l) {
+                l.leader().advance();
             }
         };
     }
@@ -160,8 +141,7 @@ final class MajorityReplica implements PartitionReplica {
     CompletableFuture<String> leaderState() {
         CompletableFuture<String> state = new CompletableFuture<>();
         core.exec.execute(() -> {
-            QuorumLeader leader = leading;
-            state.complete(leader == null ? "not leading" : leader.toString());
+            state.complete(phase instanceof Leader l ? l.leader().toString() : "not leading");
         });
         return state;
     }
@@ -171,15 +151,17 @@ final class MajorityReplica implements PartitionReplica {
     @Override
     public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         core.exec.execute(() -> {
-            QuorumLeader leader = leading;
-            if (leader == null) {
+            if (!(phase instanceof Leader l)) {
                 reply.accept(core.notPrimary(request.requestId(), primary));
-            } else if (leader.inContact(electionTimeoutNanos) < membership.quorum()) {
+                return;
+            }
+            QuorumLeader leader = l.leader();
+            if (leader.inContact(electionTimeoutNanos) < membership.quorum()) {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.NO_MAJORITY, name + " has no majority:"
                         + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + membership.size()
                         + " replicas (" + membership.quorum() + " needed) within "
                         + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
-            } else if (!core.refusedUndecodable(request, reply) && (handoff == null || !handoff.hold(request, reply))) {
+            } else if (!core.refusedUndecodable(request, reply) && (l.handoff() == null || !l.handoff().hold(request, reply))) {
                 leader.write(request, reply);
             }
         });
@@ -195,7 +177,7 @@ final class MajorityReplica implements PartitionReplica {
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
-            if (closed || core.snapshots().onPeerMessage(message, reply)) {
+            if (phase instanceof Closed || core.snapshots().onPeerMessage(message, reply)) {
                 return; // closed: silent, as a stopped process is
             }
             if (message instanceof Replicate m) {
@@ -213,8 +195,7 @@ final class MajorityReplica implements PartitionReplica {
             } else if (message instanceof Promote) {
                 promote(reply);
             } else if (message instanceof Reconfigure m) { // an operator's add-replica or remove-replica
-                change = ConfigChange.start(core, membership, leading, primary, change, m, electionTimeoutNanos,
-                        reply);
+                reconfigure(m, reply);
             } else if (message instanceof Join) {
                 reply.accept(new JoinReply(false, "majority mode has no join", core.log.epoch(), 0, 0, List.of(), false,
                         0, ""));
@@ -241,7 +222,7 @@ final class MajorityReplica implements PartitionReplica {
         NodeId from = NodeId.of(m.from());
         if (m.epoch() > epoch) {
             adoptEpoch(m.epoch(), from + " leads epoch " + m.epoch());
-        } else if (phase == Phase.LEADER) {
+        } else if (phase instanceof Leader) {
             logger.error("{}: {} also claims epoch {}, which this replica leads; refusing it", name, from, epoch);
             reply.accept(new Ack(false, core.log.lastLsn(), epoch, "primary at epoch " + epoch));
             return;
@@ -250,11 +231,9 @@ final class MajorityReplica implements PartitionReplica {
             reply.accept(new Ack(false, core.log.lastLsn(), epoch, "following " + primary + " at epoch " + epoch));
             return;
         }
-        if (phase == Phase.CANDIDATE) {
-            endCandidacy(from + " won epoch " + epoch);
-        }
+        endCandidacy(from + " won epoch " + epoch);
         heardFromPrimary(from);
-        if (phase == Phase.DIVERGED) {
+        if (phase instanceof Diverged) {
             reply.accept(new Ack(false, core.applied, epoch, "diverged"));
             return;
         }
@@ -275,7 +254,7 @@ final class MajorityReplica implements PartitionReplica {
                         : "mismatch"));
             }
             case DIVERGED -> {
-                phase = Phase.DIVERGED;
+                enter(new Diverged());
                 publish();
                 reply.accept(new Ack(false, result.match(), epoch, "diverged"));
             }
@@ -308,7 +287,7 @@ final class MajorityReplica implements PartitionReplica {
             return new VoteReply(false, epoch, "epoch " + m.epoch() + " is not above mine (" + epoch + ")");
         }
         long now = core.clock.getAsLong();
-        if (!m.transfer() && phase == Phase.LEADER) {
+        if (!m.transfer() && phase instanceof Leader) {
             return new VoteReply(false, epoch, "I lead epoch " + epoch);
         }
         if (!m.transfer() && primary != null && now - lastContactNanos < electionTimeoutNanos
@@ -336,32 +315,62 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void onReadIndex(Consumer<Object> reply) {
-        if (leading == null) {
-            reply.accept(new ReadIndexReply(false, core.log.epoch(), 0));
+        if (phase instanceof Leader l) {
+            l.leader().readIndex(reply);
         } else {
-            leading.readIndex(reply);
+            reply.accept(new ReadIndexReply(false, core.log.epoch(), 0));
+        }
+    }
+
+    private void reconfigure(Reconfigure m, Consumer<Object> reply) {
+        if (phase instanceof Leader l) {
+            ConfigChange next = ConfigChange.start(core, membership, l.leader(), primary, l.change(), m,
+                    electionTimeoutNanos, reply);
+            if (phase == l) { // the change's first step may have stepped it down
+                enter(l.withChange(next));
+            }
+        } else {
+            ConfigChange.start(core, membership, null, primary, null, m, electionTimeoutNanos, reply);
         }
     }
 
     private void onHandover(Handover m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
-        String refusal = leading == null ? "not the primary" : handoff != null && !handoff.done()
-                ? "a handover to " + handoff.target() + " is under way" : pinned && !m.operator()
-                ? "primary by an operator's move-primary" : null;
-        if (refusal != null) {
-            reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
-        } else if (m.operator()) {
-            handoff = new Handoff(core, node, () -> leading != null && phase == Phase.LEADER && !closed,
-                    t -> leading != null && leading.idle() && leading.match(t) >= core.log.lastLsn(),
-                    t -> handTo(t, "operator"), this, reply);
-        } else if (!requireNonNull(leading).idle() || leading.match(node) < core.log.lastLsn()) {
+        String refusal = handoverRefusal(m);
+        if (refusal != null || !(phase instanceof Leader l)) {
+            reply.accept(new HandoverReply(false, String.valueOf(refusal), core.log.epoch(), core.log.lastLsn()));
+            return;
+        }
+        QuorumLeader leader = l.leader();
+        if (m.operator()) {
+            Handoff handoff = new Handoff(core, node, () -> phase instanceof Leader now && now.leader() == leader,
+                    t -> leader.idle() && leader.match(t) >= core.log.lastLsn(), t -> handTo(t, "operator"), this,
+                    reply);
+            if (phase == l) { // still leading: it waits for the target to catch up
+                enter(l.withHandoff(handoff));
+            }
+        } else if (!leader.idle() || leader.match(node) < core.log.lastLsn()) {
             reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
         } else {
             logger.info("{}: handing the primary role to {} (higher priority) at {}", name, node, core.log.lastLsn());
             handTo(node, "higher priority");
             reply.accept(new HandoverReply(true, "", core.log.epoch(), core.log.lastLsn()));
         }
+    }
+
+    /** Why this replica does not hand its primary role over as {@code m} asks, or null if it does. */
+    private @Nullable String handoverRefusal(Handover m) {
+        if (!(phase instanceof Leader l)) {
+            return "not the primary";
+        }
+        if (l.handingOff()) {
+            return "a handover to " + requireNonNull(l.handoff()).target() + " is under way";
+        }
+        if (l.pinned() && !m.operator()) {
+            return "primary by an operator's move-primary";
+        }
+        return null;
     }
 
     /**
@@ -378,9 +387,9 @@ final class MajorityReplica implements PartitionReplica {
     /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
     private void takeOver(TakeOver m, Consumer<Object> reply) {
         NodeId p = primary;
-        String refusal = TakeOvers.refusal(phase == Phase.LEADER, phase == Phase.DIVERGED || !matched
-                || core.storageFailedAt() != 0 || core.log.lostTailEnd() > 0 || !membership.counts(core.self), phase == Phase.CANDIDATE
-                || promoteReply != null, p);
+        boolean behind = phase instanceof Diverged || !matched || core.storageFailedAt() != 0
+                || core.log.lostTailEnd() > 0 || !membership.counts(core.self);
+        String refusal = TakeOvers.refusal(phase instanceof Leader, behind, phase instanceof Candidate, p);
         if (refusal != null || p == null) {
             reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
                     core.log.epoch()));
@@ -388,14 +397,11 @@ final class MajorityReplica implements PartitionReplica {
         }
         core.peers.call(p, core.service, core.partition, "handover", new Handover(core.service, core.partition,
                 core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
-                    if (r == null || !r.accepted() || phase != Phase.FOLLOWER || promoteReply != null
-                            || core.log.lastLsn() < r.logEnd()) {
+                    if (r == null || !r.accepted() || !(phase instanceof Follower) || core.log.lastLsn() < r.logEnd()) {
                         reply.accept(new PromoteReply(false, TakeOvers.refused(p, r, e), core.log.epoch()));
                         return;
                     }
-                    promoteReply = reply;
-                    pinOnWin = m.pin();
-                    startElection(true);
+                    startElection(new Candidate(true, reply, m.pin()));
                 }));
     }
 
@@ -404,7 +410,7 @@ final class MajorityReplica implements PartitionReplica {
     @Override
     public void tick() {
         core.exec.execute(() -> {
-            if (closed) {
+            if (phase instanceof Closed) {
                 return;
             }
             List<Replica> view = core.peers.replicas(core.service, core.partition);
@@ -413,33 +419,30 @@ final class MajorityReplica implements PartitionReplica {
             membership.seen(nodes);
             membership.reconcile(core.log); // a checkpoint or a snapshot may have moved the log's start
             versions.sample(core.applied, core.clock.getAsLong());
-            if (wakeGrace.tick(core.clock.getAsLong()) && phase == Phase.FOLLOWER) {
+            if (wakeGrace.tick(core.clock.getAsLong()) && phase instanceof Follower) {
                 restartElectionTimer(); // woken from a pause: the primary gets a timeout to be heard
             }
-            if (phase == Phase.LEADER || phase == Phase.FOLLOWER) {
+            if (phase instanceof Leader || phase instanceof Follower) {
                 core.snapshots().checkpoint(view);
             }
-            if (phase == Phase.LEADER) {
-                lead(nodes);
-                if (change != null && phase == Phase.LEADER) {
-                    change.tick(view);
+            if (phase instanceof Leader l) {
+                lead(l, nodes);
+                if (l.change() != null && phase instanceof Leader) {
+                    l.change().tick(view);
                 }
-            } else if (phase == Phase.FOLLOWER) {
+            } else if (phase instanceof Follower) {
                 follow(view);
-            } else if (phase == Phase.CANDIDATE && core.clock.getAsLong() - electionDeadlineNanos >= 0) {
+            } else if (phase instanceof Candidate && core.clock.getAsLong() - electionDeadlineNanos >= 0) {
                 endCandidacy("the election timed out");
-                startElection(false);
+                startElection(new Candidate(false, null, false));
             }
             publish();
         });
     }
 
-    private void lead(Set<NodeId> nodes) {
+    private void lead(Leader l, Set<NodeId> nodes) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        QuorumLeader leader = leading;
-        if (leader == null) {
-            return;
-        }
+        QuorumLeader leader = l.leader();
         for (NodeId node : nodes) {
             if (!node.equals(core.self)) {
                 leader.follower(node);
@@ -479,7 +482,7 @@ final class MajorityReplica implements PartitionReplica {
         if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0
                 && !core.draining.getAsBoolean() && membership.counts(core.self)) {
             // neither a draining node (it hands its primaries away) nor a learner (it counts for nothing) stands
-            startElection(false);
+            startElection(new Candidate(false, null, false));
             return;
         }
         if (p != null && matched && stalenessNanos > 0) {
@@ -490,7 +493,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
         if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority() && membership.counts(core.self)) {
-            priorityHandover.maybeAsk(live, () -> phase == Phase.FOLLOWER, r -> startElection(true));
+            priorityHandover.maybeAsk(live, () -> phase instanceof Follower, r -> startElection(new Candidate(true, null, false)));
         }
     }
 
@@ -521,28 +524,29 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     /**
-     * Starts an election round: a pre-vote (which changes nothing anywhere) and, if a majority would
-     * vote for this replica, the vote at a new, persisted epoch. A {@code transfer} (after a handover,
-     * or an operator's promote) skips the pre-vote and asks voters to ignore a primary heard lately.
+     * Starts the election round {@code candidacy}: a pre-vote (which changes nothing anywhere) and, if
+     * a majority would vote for this replica, the vote at a new, persisted epoch. A transfer (after a
+     * handover, or an operator's promote) skips the pre-vote and asks voters to ignore a primary heard
+     * lately.
      */
-    private void startElection(boolean transfer) {
+    private void startElection(Candidate candidacy) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (closed) {
+        if (phase instanceof Closed) {
             return; // a take-over's or handover's answer that came after the close: its log may be closed
         }
-        long thisRound = ++round;
-        phase = Phase.CANDIDATE;
+        endCandidacy("a new round started"); // one round at a time
+        enter(candidacy);
         restartElectionTimer(); // the next round starts a timeout from now if this one fails
         long epoch = Math.max(core.log.epoch(), highestSeenEpoch) + 1;
-        if (transfer) {
-            vote(thisRound, epoch, true);
+        if (candidacy.transfer()) {
+            vote(candidacy, epoch);
             return;
         }
-        ask(thisRound, epoch, true, false, granted -> vote(thisRound, epoch, false));
+        ask(candidacy, epoch, true, granted -> vote(candidacy, epoch));
     }
 
-    private void vote(long thisRound, long epoch, boolean transfer) {
-        if (round != thisRound || phase != Phase.CANDIDATE) {
+    private void vote(Candidate candidacy, long epoch) {
+        if (phase != candidacy) {
             return;
         }
         if (epoch <= core.log.epoch()) {
@@ -553,18 +557,18 @@ final class MajorityReplica implements PartitionReplica {
         primary = null;
         matchLsn = commitLsn; // its applied state stays a good one to read: a new epoch does not make it older
         long sentNanos = core.clock.getAsLong();
-        ask(thisRound, epoch, false, transfer, voters -> becomePrimary(epoch, voters, sentNanos));
+        ask(candidacy, epoch, false, voters -> becomePrimary(candidacy, epoch, voters, sentNanos));
     }
 
     /**
      * Sends a vote (or pre-vote) to every other replica in the yellow page and calls {@code won} with
      * the voters once a majority, this replica included, granted it.
      */
-    private void ask(long thisRound, long epoch, boolean preVote, boolean transfer, Consumer<Set<NodeId>> won) {
-        VoteRound.ask(core, membership, epoch, preVote, transfer, new VoteRound.Candidate() {
+    private void ask(Candidate candidacy, long epoch, boolean preVote, Consumer<Set<NodeId>> won) {
+        VoteRound.ask(core, membership, epoch, preVote, candidacy.transfer(), new VoteRound.Candidate() {
             @Override
             public boolean current() {
-                return round == thisRound && phase == Phase.CANDIDATE;
+                return phase == candidacy;
             }
 
             @Override
@@ -577,37 +581,33 @@ final class MajorityReplica implements PartitionReplica {
 
             @Override
             public void lost(int votes, int quorum) {
-                MajorityReplica.this.lost(preVote ? "pre-vote" : "vote", votes, quorum);
+                if (phase == candidacy) {
+                    String what = preVote ? "pre-vote" : "vote";
+                    logger.debug("{}: {} at epoch {} got {} of {} needed votes", name, what, core.log.epoch(), votes,
+                            quorum);
+                    endCandidacy(what + " got " + votes + " of " + quorum + " needed votes");
+                }
             }
         }, won);
     }
 
-    private void lost(String what, int votes, int quorum) {
-        logger.debug("{}: {} at epoch {} got {} of {} needed votes", name, what, core.log.epoch(), votes, quorum);
-        endCandidacy(what + " got " + votes + " of " + quorum + " needed votes");
-    }
-
+    /** Ends the current candidacy, if any, and answers the operator who asked for it. */
     private void endCandidacy(String why) {
-        phase = Phase.FOLLOWER;
-        round++;
-        pinOnWin = false;
-        answerPromote(false, why);
+        if (phase instanceof Candidate candidacy) {
+            enter(new Follower());
+            answerPromote(candidacy, false, why);
+        }
     }
 
-    private void becomePrimary(long epoch, Set<NodeId> voters, long votesSentNanos) {
+    private void becomePrimary(Candidate candidacy, long epoch, Set<NodeId> voters, long votesSentNanos) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (core.log.epoch() != epoch || phase != Phase.CANDIDATE) {
+        if (core.log.epoch() != epoch || phase != candidacy) {
             return;
         }
-        phase = Phase.LEADER;
-        primary = core.self;
-        pinned = pinOnWin;
-        pinOnWin = false;
-        setMatched(true);
         QuorumLeader leader = new QuorumLeader(core, new QuorumLeader.Host() {
             @Override
             public boolean leads(long e) {
-                return leading != null && phase == Phase.LEADER && core.log.epoch() == e && !closed;
+                return phase instanceof Leader && core.log.epoch() == e;
             }
 
             @Override
@@ -625,7 +625,9 @@ final class MajorityReplica implements PartitionReplica {
                 MajorityReplica.this.publish();
             }
         }, epoch, membership::quorum, membership::counts, voters, votesSentNanos);
-        leading = leader;
+        enter(new Leader(leader, candidacy.pinOnWin(), null, null));
+        primary = core.self;
+        setMatched(true);
         Set<NodeId> members = new HashSet<>();
         core.peers.replicas(core.service, core.partition).forEach(r -> {
             if (!r.node().equals(core.self)) {
@@ -639,32 +641,49 @@ final class MajorityReplica implements PartitionReplica {
         }
         leader.start(members);
         publish();
-        answerPromote(true, "");
+        answerPromote(candidacy, true, "");
     }
 
     private void promote(Consumer<Object> reply) {
-        Replica live = core.peers.replicas(core.service, core.partition).stream()
-                .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
-                .findFirst().orElse(null);
-        String refusal = phase == Phase.LEADER ? "already primary" : !membership.counts(core.self)
-                ? "not a voter of the partition's configuration " + membership : core.log.lostTailEnd() > 0
-                ? "its log lost records up to " + core.log.lostTailEnd() + " that its service applied; they come back"
-                        + " only from a peer" : core.snapshots().installing() ? "it needs a snapshot first"
-                : phase == Phase.DIVERGED ? "diverged" : promoteReply != null
-                ? "an election is under way" : live != null ? "a live primary exists: " + live.node() : null;
+        String refusal = promoteRefusal();
         if (refusal != null) {
-            reply.accept(new PromoteReply(phase == Phase.LEADER, refusal, core.log.epoch()));
+            reply.accept(new PromoteReply(phase instanceof Leader, refusal, core.log.epoch()));
             return;
         }
         logger.warn("{}: an operator asked for an election now (a majority must still vote)", name);
-        promoteReply = reply;
-        startElection(true);
+        startElection(new Candidate(true, reply, false));
     }
 
-    private void answerPromote(boolean accepted, String reason) {
-        Consumer<Object> reply = promoteReply;
+    /** Why this replica does not stand now as an operator's promote asks, or null if it does. */
+    private @Nullable String promoteRefusal() {
+        if (phase instanceof Leader) {
+            return "already primary";
+        }
+        if (!membership.counts(core.self)) {
+            return "not a voter of the partition's configuration " + membership;
+        }
+        if (core.log.lostTailEnd() > 0) {
+            return "its log lost records up to " + core.log.lostTailEnd() + " that its service applied; they come back"
+                    + " only from a peer";
+        }
+        if (core.snapshots().installing()) {
+            return "it needs a snapshot first";
+        }
+        if (phase instanceof Diverged) {
+            return "diverged";
+        }
+        if (phase instanceof Candidate c && c.promoteReply() != null) {
+            return "an election is under way";
+        }
+        Replica live = core.peers.replicas(core.service, core.partition).stream()
+                .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
+                .findFirst().orElse(null);
+        return live != null ? "a live primary exists: " + live.node() : null;
+    }
+
+    private void answerPromote(Candidate candidacy, boolean accepted, String reason) {
+        Consumer<Object> reply = candidacy.promoteReply();
         if (reply != null) {
-            promoteReply = null;
             reply.accept(new PromoteReply(accepted, reason, core.log.epoch()));
         }
     }
@@ -677,11 +696,8 @@ final class MajorityReplica implements PartitionReplica {
         }
         core.log.persistEpoch(epoch);
         primary = null;
-        if (phase == Phase.LEADER) {
-            stepDown(why);
-        } else if (phase == Phase.CANDIDATE) {
-            endCandidacy(why);
-        }
+        stepDown(why);
+        endCandidacy(why);
         matchLsn = commitLsn; // what matched the old primary beyond its commit point may be dropped by the new one
     }
 
@@ -692,20 +708,15 @@ final class MajorityReplica implements PartitionReplica {
      */
     private void stepDown(String why) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (phase != Phase.LEADER) {
+        if (!(phase instanceof Leader l)) {
             return;
         }
         logger.warn("{}: [NEP-REPL-004] stepping down as primary of epoch {}: {}", name, core.log.epoch(), why);
-        phase = Phase.FOLLOWER;
-        pinned = false;
-        change = ConfigChange.abandon(change, "it stopped being the primary (" + why + ")");
-        QuorumLeader leader = leading;
-        leading = null;
-        if (leader != null) {
-            leader.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
-                    + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why
-                    + ") before the write committed; it may still commit: retry with the same request id"));
-        }
+        enter(new Follower());
+        ConfigChange.abandon(l.change(), "it stopped being the primary (" + why + ")");
+        l.leader().abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
+                + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why
+                + ") before the write committed; it may still commit: retry with the same request id"));
         if (primary != null && primary.equals(core.self)) {
             primary = null;
         }
@@ -715,16 +726,23 @@ final class MajorityReplica implements PartitionReplica {
         publish();
     }
 
+    /** Moves to {@code next}, the only way the phase changes ({@link MajorityPhase} has the table). */
+    private void enter(MajorityPhase next) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        assert phase.mayBecome(next) : name + ": " + phase + " -> " + next;
+        phase = next;
+    }
+
     // ---------------------------------------------------------------- applying and freshness
 
     private void applyCommitted() {
-        if (applyQueued || phase == Phase.LEADER) {
+        if (applyQueued || phase instanceof Leader) {
             return;
         }
         applyQueued = true;
         core.exec.execute(() -> {
             applyQueued = false;
-            if (phase == Phase.LEADER || closed) {
+            if (phase instanceof Leader || phase instanceof Closed) {
                 return;
             }
             core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS));
@@ -741,9 +759,8 @@ final class MajorityReplica implements PartitionReplica {
         if (stalenessNanos == 0) {
             return true;
         }
-        QuorumLeader leader = leading; // read racily: a stale answer only refuses or allows one read
         long now = core.clock.getAsLong();
-        if (leader != null && phase == Phase.LEADER) {
+        if (phase instanceof Leader) { // read off the executor: a stale answer only refuses or allows one read
             return now - stalenessNanos - leaderFreshAsOf < 0;
         }
         return freshness.fresh(now);
@@ -757,20 +774,20 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private ReplicaRole role() {
-        return switch (phase) {
-            case LEADER -> ReplicaRole.PRIMARY;
-            case DIVERGED -> ReplicaRole.RECOVERING;
-            case FOLLOWER, CANDIDATE -> matched && core.storageFailedAt() == 0 ? ReplicaRole.SECONDARY : ReplicaRole.RECOVERING;
-        };
+        if (phase instanceof Leader) {
+            return ReplicaRole.PRIMARY;
+        }
+        boolean serves = (phase instanceof Follower || phase instanceof Candidate) && matched
+                && core.storageFailedAt() == 0;
+        return serves ? ReplicaRole.SECONDARY : ReplicaRole.RECOVERING;
     }
 
     private void publish() {
-        QuorumLeader leader = leading;
-        if (leader != null && phase == Phase.LEADER) {
-            long since = leader.majoritySince();
+        if (phase instanceof Leader l) {
+            long since = l.leader().majoritySince();
             leaderFreshAsOf = since == Long.MIN_VALUE ? Long.MIN_VALUE / 2 : since;
         }
-        core.publish(role(), phase == Phase.LEADER ? versions.boundVersion(core.clock.getAsLong()) : 0);
+        core.publish(role(), phase instanceof Leader ? versions.boundVersion(core.clock.getAsLong()) : 0);
     }
 
     /** Who counts towards this partition's majority, as this replica sees it. */
@@ -784,16 +801,18 @@ final class MajorityReplica implements PartitionReplica {
     @Override
     public void close() {
         core.exec.execute(() -> {
-            closed = true;
-            round++; // the votes of a round under way change nothing more (unhost closes the log next)
-            change = ConfigChange.abandon(change, "shutting down");
-            QuorumLeader leader = leading;
-            leading = null;
-            if (leader != null) {
-                leader.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
-                        + " is shutting down before the write committed; it may still commit under the next primary"));
+            MajorityPhase was = phase;
+            if (was instanceof Closed) {
+                return;
             }
-            answerPromote(false, "shutting down");
+            enter(new Closed()); // the votes of a round under way change nothing more (unhost closes the log next)
+            if (was instanceof Leader l) {
+                ConfigChange.abandon(l.change(), "shutting down");
+                l.leader().abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
+                        + " is shutting down before the write committed; it may still commit under the next primary"));
+            } else if (was instanceof Candidate candidacy) {
+                answerPromote(candidacy, false, "shutting down");
+            }
         });
     }
 }
