@@ -97,6 +97,37 @@ class MajorityReplicaTest {
         assertThat(((PeerMessages.PromoteReply) cluster.await(promoted)).reason()).isEqualTo("shutting down");
     }
 
+    /**
+     * An operator's promote lives in the candidacy it started ({@link MajorityPhase.Candidate}): a
+     * second promote meanwhile is refused, and the first is answered once its election is won.
+     */
+    @Test
+    void aPromoteIsAnsweredWhenItsElectionEndsAndASecondOneMeanwhileIsRefused() {
+        startThree();
+        committed(cluster.write(a, "w1"));
+        cluster.partition(List.of(a), List.of(b, c)); // a primary b cannot see: an operator may promote it
+        cluster.hold((from, call) -> from.equals(b.id) && call.equals("c:vote"));
+        CompletableFuture<Object> first = promote(b);
+        cluster.runUntil(() -> cluster.heldCount() == 1, "b's vote request to c held");
+
+        PeerMessages.PromoteReply refused = (PeerMessages.PromoteReply) cluster.await(promote(b));
+        assertThat(refused.accepted()).isFalse();
+        assertThat(refused.reason()).isEqualTo("an election is under way");
+        assertThat(first).isNotDone();
+
+        cluster.release(false);
+        PeerMessages.PromoteReply won = (PeerMessages.PromoteReply) cluster.await(first);
+        assertThat(won.accepted()).as(won.reason()).isTrue();
+        assertThat(b.role()).isEqualTo(ReplicaRole.PRIMARY);
+    }
+
+    private static CompletableFuture<Object> promote(Node node) {
+        CompletableFuture<Object> reply = new CompletableFuture<>();
+        node.replica.onPeerMessage("promote", new PeerMessages.Promote(FaultInjectingCluster.SERVICE, 0),
+                reply::complete);
+        return reply;
+    }
+
     @Test
     void anIsolatedSecondaryNeitherElectsItselfNorDisruptsTheMajorityWhenItReturns() {
         startThree();
