@@ -19,6 +19,11 @@ import io.neptune.server.internal.replication.PeerMessages.Pull;
 import io.neptune.server.internal.replication.PeerMessages.PullReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
+import io.neptune.server.internal.replication.WriteAnywherePhase.Closed;
+import io.neptune.server.internal.replication.WriteAnywherePhase.Installing;
+import io.neptune.server.internal.replication.WriteAnywherePhase.OutOfService;
+import io.neptune.server.internal.replication.WriteAnywherePhase.Recovering;
+import io.neptune.server.internal.replication.WriteAnywherePhase.Serving;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -94,14 +99,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private final Map<String, Map<String, Long>> peerSeen = new HashMap<>();
     /** Per peer, when its latest pull found nothing here that it lacked (or null): a snapshot comes only from such a peer. */
     private final Map<String, Long> pulledAllAt = new HashMap<>();
-    /** The peer this replica installs a snapshot from, or null. */
-    private @Nullable NodeId snapshotFrom;
-    private boolean snapshotStarted;
-    /** Set by {@link #close()}: nothing more runs against the log. */
-    private boolean closed;
-    private ReplicaRole role = ReplicaRole.RECOVERING;
-    /** Why this replica cannot take records until the node restarts or is rebuilt, or null. */
-    private @Nullable String outOfService;
+    /** Where this replica stands, with the install under way or why it left service; written only by {@link #enter}. */
+    private WriteAnywherePhase phase = new Recovering();
     private long lastPullNanos;
     private int pullsInFlight;
     private long startedNanos;
@@ -150,13 +149,14 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         + " record can be shown to be one of those writes: rebuild this replica from its peers"
                         + " (docs/OPERATIONS.md, 'Machine crashes')");
             }
-            if (core.needsSnapshot) {
+            if (core.needsSnapshot && phase instanceof Recovering) {
+                enter(new Installing(null, false));
                 logger.error("{}: [NEP-L1-003] its service lost writes its log no longer holds (dropped after a"
                         + " checkpoint); it installs a snapshot from a peer before it serves", core.name);
             } else {
                 apply(core.log.lastLsn()); // every logged level-1 write is final where it was logged
             }
-            core.publish(role, 0);
+            publish();
         });
     }
 
@@ -174,11 +174,12 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         + " logged at LSN " + logged.lsn() + " and not applied yet"));
                 return;
             }
-            if (role != ReplicaRole.SECONDARY) {
+            if (!(phase instanceof Serving)) {
                 // Until its first full round it may lack writes of its own that a crash took from its log, whose
                 // sequence numbers the peers hold: a new write must not get one of them.
+                String why = phase instanceof OutOfService out ? " (" + out.reason() + ")" : "";
                 reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, core.name + " is "
-                        + role + (outOfService != null ? " (" + outOfService + ")" : "") + "; the write did not run"));
+                        + phase.role() + why + "; the write did not run"));
                 return;
             }
             if (core.refusedUndecodable(request, reply)) {
@@ -196,7 +197,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                             + ": a snapshot replaced the log while the write was being logged"));
                     return;
                 }
-                if (closed) {
+                if (phase instanceof Closed) {
                     reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + " closed while"
                             + " the write at LSN " + record.lsn() + " was being logged; if it reached the disk it runs"
                             + " when this node starts again: retry with the same request id"));
@@ -221,7 +222,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                                 core.name + ": the write was logged at LSN " + record.lsn() + " and reaches the other"
                                         + " replicas, but storage failed here before it could be applied")
                         : WriteDedup.readdressed(response, request.requestId()));
-                core.publish(role, 0);
+                publish();
                 push(record);
             }));
         });
@@ -249,8 +250,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * @return null if every entry was logged or already known, else why the batch stopped
      */
     private @Nullable String accept(List<Entry> entries) {
-        if (outOfService != null) {
-            return outOfService;
+        if (phase instanceof OutOfService out) {
+            return out.reason();
         }
         if (installing()) {
             return "installing a snapshot";
@@ -283,7 +284,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         record.requestId(), entry.origin(), entry.originSeq());
             }
             appended.whenComplete((v, e) -> core.exec.execute(() -> {
-                if (closed || generation != installs) {
+                if (phase instanceof Closed || generation != installs) {
                     return; // its log is closed: it applies what it logged when the node starts again
                 }
                 if (e != null) {
@@ -292,7 +293,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 }
                 seen.merge(record.origin(), record.originSeq(), Math::max);
                 apply(record.lsn());
-                core.publish(role, 0);
+                publish();
             }));
             if (appended.isCompletedExceptionally()) {
                 return "the REDO log did not take record " + record.lsn() + ": "
@@ -353,12 +354,23 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     /** Takes this replica out of service until the node restarts (or is rebuilt), saying why once, at ERROR. */
     private void leaveService(String code, String reason) {
-        if (outOfService == null) {
-            outOfService = reason;
-            logger.error("{}: [{}] {} -> {}: {}", core.name, code, role, ReplicaRole.RECOVERING, reason);
+        if (phase instanceof OutOfService || phase instanceof Closed) {
+            return; // said once, with the first reason
         }
-        role = ReplicaRole.RECOVERING;
-        core.publish(role, 0);
+        logger.error("{}: [{}] {} -> {}: {}", core.name, code, phase.role(), ReplicaRole.RECOVERING, reason);
+        enter(new OutOfService(reason));
+        publish();
+    }
+
+    /** Moves to {@code next}, the only way the phase changes ({@link WriteAnywherePhase} has the table). */
+    private void enter(WriteAnywherePhase next) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        assert phase.mayBecome(next) : core.name + ": " + phase + " -> " + next;
+        phase = next;
+    }
+
+    private void publish() {
+        core.publish(phase.role(), 0);
     }
 
     private static Throwable causeOf(Throwable e) {
@@ -380,7 +392,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
-            if (closed) {
+            if (phase instanceof Closed) {
                 return; // the caller times out, as with a node that stopped
             }
             if (core.snapshots().onPeerMessage(message, reply)) {
@@ -403,7 +415,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 }
                 reply.accept(answer);
             } else {
-                reply.accept(new ReplicaStatus(core.self.value(), role.name(), 0, 0, core.log.lastLsn(), core.applied, priority,
+                reply.accept(new ReplicaStatus(core.self.value(), phase.role().name(), 0, 0, core.log.lastLsn(), core.applied, priority,
                         core.app.digest().orElse(""), core.log.startLsn()));
             }
         });
@@ -527,20 +539,17 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     /** Applies up to {@code lsn}; a write failing in storage takes this replica out of service until it applies. */
     private void apply(long lsn) {
-        if (!core.applyUpTo(lsn) && role != ReplicaRole.RECOVERING) {
-            logger.warn("{}: {} -> {}: the write at LSN {} failed in storage", core.name, role, ReplicaRole.RECOVERING,
-                    core.storageFailedAt());
-            role = ReplicaRole.RECOVERING;
+        if (!core.applyUpTo(lsn) && phase instanceof Serving) {
+            logger.warn("{}: {} -> {}: the write at LSN {} failed in storage", core.name, phase.role(),
+                    ReplicaRole.RECOVERING, core.storageFailedAt());
+            enter(new Recovering());
         }
     }
 
     @Override
     public void tick() {
         core.exec.execute(() -> {
-            if (closed) {
-                return;
-            }
-            if (outOfService != null) {
+            if (phase instanceof Closed || phase instanceof OutOfService) {
                 return; // its log takes nothing until the node restarts: pulling would only fetch what it refuses
             }
             if (installing()) {
@@ -590,9 +599,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     logger.error("{}: [NEP-L1-003] it lacks writes of origin {} up to sequence {} that {} dropped after"
                             + " a checkpoint and no peer sent; it installs a snapshot from {} before it serves again",
                             core.name, gone.getKey(), gone.getValue(), from, from);
-                    snapshotFrom = from;
-                    snapshotStarted = false;
-                    role = ReplicaRole.RECOVERING;
+                    enter(new Installing(from, false));
                     pulledAllAt.clear(); // only a pull after this replica stopped taking writes tells the source has them
                 }
             }
@@ -634,7 +641,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     /** Whether this replica must install a snapshot before it takes writes again. */
     private boolean installing() {
-        return snapshotFrom != null || core.needsSnapshot || core.snapshots().installing();
+        return phase instanceof Installing || core.needsSnapshot || core.snapshots().installing();
     }
 
     /**
@@ -644,41 +651,47 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * replica serves again after its next full anti-entropy round.
      */
     private void installTick() {
-        if (snapshotStarted && !core.snapshots().installing()) {
+        if (!(phase instanceof Installing)) {
+            enter(new Installing(null, false)); // the service lost writes its log no longer holds
+        }
+        Installing install = (Installing) phase;
+        if (install.started() && !core.snapshots().installing()) {
             logger.info("{}: installed a snapshot from {}; serving after the next full round of anti-entropy", core.name,
-                    snapshotFrom);
-            snapshotFrom = null;
-            snapshotStarted = false;
+                    install.from());
+            enter(new Recovering());
             lastPullNanos = 0;
-            core.publish(role, 0);
+            publish();
             return;
         }
         List<Replica> peers = new ArrayList<>(core.peers.replicas(core.service, core.partition));
         peers.removeIf(r -> r.node().equals(core.self) || r.role() != ReplicaRole.SECONDARY);
-        NodeId from = snapshotFrom;
-        if (from == null || peers.stream().noneMatch(r -> r.node().equals(snapshotFrom))) {
+        NodeId from = install.from();
+        if (from == null || !serves(peers, from)) {
             if (peers.isEmpty()) {
-                core.publish(role, 0);
+                publish();
                 return; // no peer serves: wait for one (the install resumes where it stopped)
             }
             from = peers.get(0).node();
-            snapshotFrom = from;
-            snapshotStarted = false;
+            enter(new Installing(from, false));
         }
-        if (!snapshotStarted) {
+        if (!((Installing) phase).started()) {
             Long pulledAll = pulledAllAt.get(from.value());
             if (pulledAll == null || core.clock.getAsLong() - pulledAll > 2 * PULL_INTERVAL_NANOS) {
-                core.publish(role, 0);
+                publish();
                 return; // the source has not pulled everything this replica holds yet
             }
             // durable before the install restarts the log, which then no longer shows the own writes given out
             ownFloor = Math.max(ownFloor, logged.getOrDefault(core.self.value(), 0L));
             OriginBase.writeOwnFloor(core.directory, ownFloor);
             core.needsSnapshot = true;
-            snapshotStarted = true;
+            enter(new Installing(from, true));
         }
         core.snapshots().installFrom(from);
-        core.publish(role, 0);
+        publish();
+    }
+
+    private static boolean serves(List<Replica> peers, NodeId node) {
+        return peers.stream().anyMatch(r -> r.node().equals(node));
     }
 
     /** The service now holds a snapshot that has each origin's writes up to {@code text}'s ({@link OriginBase}) sequence. */
@@ -704,7 +717,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * after a three-way split, with {@code --log-retention 40}).
      */
     private void checkpoint() {
-        if (role != ReplicaRole.SECONDARY) {
+        if (!(phase instanceof Serving)) {
             return;
         }
         long neededFrom = Long.MAX_VALUE;
@@ -763,13 +776,12 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * serves, and numbers its new writes after those.
      */
     private void ready(boolean caughtUp) {
-        if (role == ReplicaRole.RECOVERING && caughtUp && logged.getOrDefault(core.self.value(), 0L) >= ownFloor
-                && core.storageFailedAt() == 0 && outOfService == null
-                && !installing()) {
+        if (phase instanceof Recovering && caughtUp && logged.getOrDefault(core.self.value(), 0L) >= ownFloor
+                && core.storageFailedAt() == 0 && !installing()) {
             logger.info("{}: caught up with its peers; serving", core.name);
-            role = ReplicaRole.SECONDARY;
+            enter(new Serving());
         }
-        core.publish(role, 0);
+        publish();
     }
 
     @Override
@@ -781,12 +793,16 @@ final class WriteAnywhereReplica implements PartitionReplica {
     public void close() {
         // Nothing is pending (level-1 writes are answered once applied here), but a completion or message that
         // comes after must not touch the log, which the node closes next.
-        core.exec.execute(() -> closed = true);
+        core.exec.execute(() -> {
+            if (!(phase instanceof Closed)) {
+                enter(new Closed());
+            }
+        });
     }
 
     @Override
     public String toString() {
-        return core.name + "[L1 " + role + "]";
+        return core.name + "[L1 " + phase + "]";
     }
 
     NodeId node() {
