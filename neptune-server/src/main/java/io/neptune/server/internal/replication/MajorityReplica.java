@@ -283,21 +283,13 @@ final class MajorityReplica implements PartitionReplica {
     private VoteReply onVote(Vote m) {
         assert core.exec.inExecutor() : "off the partition's executor";
         long epoch = core.log.epoch();
-        if (m.epoch() <= epoch) {
-            return new VoteReply(false, epoch, "epoch " + m.epoch() + " is not above mine (" + epoch + ")");
-        }
-        long now = core.clock.getAsLong();
-        if (!m.transfer() && phase instanceof Leader) {
-            return new VoteReply(false, epoch, "I lead epoch " + epoch);
-        }
-        if (!m.transfer() && primary != null && now - lastContactNanos < electionTimeoutNanos
-                && primaryInView()) {
-            return new VoteReply(false, epoch, "heard from primary " + primary + " "
-                    + TimeUnit.NANOSECONDS.toMillis(now - lastContactNanos) + " ms ago");
-        }
-        if (!Election.atLeastAsComplete(m.lastEpoch(), m.lastLsn(), core.log.lastEpoch(), core.log.lastLsn())) {
-            return new VoteReply(false, epoch, "my log is more complete (epoch " + core.log.lastEpoch() + ", LSN "
-                    + core.log.lastLsn() + ")");
+        Election.VoteRequest request = new Election.VoteRequest(m.epoch(), new Election.LogEnd(m.lastEpoch(),
+                m.lastLsn()), m.transfer());
+        Election.Voter voter = new Election.Voter(epoch, phase instanceof Leader, heardLately(),
+                new Election.LogEnd(core.log.lastEpoch(), core.log.lastLsn()));
+        String refusal = Election.voteRefusal(request, voter);
+        if (refusal != null) {
+            return new VoteReply(false, epoch, refusal);
         }
         if (m.preVote()) {
             return new VoteReply(true, epoch, "");
@@ -306,6 +298,15 @@ final class MajorityReplica implements PartitionReplica {
         adoptEpoch(m.epoch(), "voted for " + m.node());
         heardFromPrimary(null); // give the candidate time to win before electing
         return new VoteReply(true, m.epoch(), "");
+    }
+
+    /** The primary this replica heard from within an election timeout and still sees in its yellow page, or null. */
+    private Election.@Nullable Heard heardLately() {
+        long ago = core.clock.getAsLong() - lastContactNanos;
+        if (primary == null || ago >= electionTimeoutNanos || !primaryInView()) {
+            return null;
+        }
+        return new Election.Heard(primary.toString(), TimeUnit.NANOSECONDS.toMillis(ago));
     }
 
     /** Whether the primary last heard from is still in this node's yellow page (JGroups view and announcements). */

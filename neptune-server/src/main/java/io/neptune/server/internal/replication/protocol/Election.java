@@ -47,6 +47,51 @@ public final class Election {
         }
     }
 
+    /** Where a log ends: its last record's epoch and LSN. */
+    public record LogEnd(long lastEpoch, long lastLsn) {}
+
+    /**
+     * A {@code majority}-mode vote request as a voter weighs it: the epoch asked for, where the
+     * candidate's log ends, and whether it is a transfer (after a handover or an operator's promote:
+     * a primary heard lately does not count against it).
+     */
+    public record VoteRequest(long epoch, LogEnd candidateLog, boolean transfer) {}
+
+    /** A primary a voter heard from within an election timeout, still in its yellow page, {@code millisAgo}. */
+    public record Heard(String primary, long millisAgo) {}
+
+    /**
+     * What a {@code majority}-mode voter knows when it weighs a vote: its persisted epoch, whether it
+     * leads it, the primary it heard from lately (or null), and where its own log ends.
+     */
+    public record Voter(long epoch, boolean leads, @Nullable Heard heard, LogEnd log) {}
+
+    /**
+     * Why {@code voter} refuses {@code request}, or null if it grants it (Raft §5.2, §5.4.1, §9.6): only
+     * for an epoch above its own; not while it leads or heard from a live primary lately, unless the
+     * request is a transfer (so a replica cut off from the others cannot depose a primary that a majority
+     * follows); and only for a log at least as complete as its own. A pre-vote is weighed the same way
+     * and changes nothing; a granted vote is persisted by the voter with the epoch.
+     */
+    public static @Nullable String voteRefusal(VoteRequest request, Voter voter) {
+        if (request.epoch() <= voter.epoch()) {
+            return "epoch " + request.epoch() + " is not above mine (" + voter.epoch() + ")";
+        }
+        if (!request.transfer() && voter.leads()) {
+            return "I lead epoch " + voter.epoch();
+        }
+        Heard heard = voter.heard();
+        if (!request.transfer() && heard != null) {
+            return "heard from primary " + heard.primary() + " " + heard.millisAgo() + " ms ago";
+        }
+        LogEnd mine = voter.log();
+        LogEnd theirs = request.candidateLog();
+        if (!atLeastAsComplete(theirs.lastEpoch(), theirs.lastLsn(), mine.lastEpoch(), mine.lastLsn())) {
+            return "my log is more complete (epoch " + mine.lastEpoch() + ", LSN " + mine.lastLsn() + ")";
+        }
+        return null;
+    }
+
     /**
      * Whether a log ending at ({@code lastEpochA}, {@code lastLsnA}) is at least as complete as one
      * ending at ({@code lastEpochB}, {@code lastLsnB}): a later last epoch wins, then a longer log

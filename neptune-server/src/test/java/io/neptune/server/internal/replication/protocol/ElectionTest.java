@@ -108,6 +108,42 @@ class ElectionTest {
         assertThat(new Election.StandDelay(100, 10).of(view, NodeId.of("b"), 5, 0)).isEqualTo(100);
     }
 
+    private static final Election.LogEnd LOG = new Election.LogEnd(4, 20);
+
+    private static Election.VoteRequest ask(long epoch, Election.LogEnd log, boolean transfer) {
+        return new Election.VoteRequest(epoch, log, transfer);
+    }
+
+    @Test
+    void aVoteIsGrantedOnlyForAnEpochAboveTheVotersOwn() {
+        Election.Voter voter = new Election.Voter(5, false, null, LOG);
+        assertThat(Election.voteRefusal(ask(5, LOG, false), voter)).isEqualTo("epoch 5 is not above mine (5)");
+        assertThat(Election.voteRefusal(ask(5, LOG, true), voter)).as("a transfer too")
+                .isEqualTo("epoch 5 is not above mine (5)");
+        assertThat(Election.voteRefusal(ask(6, LOG, false), voter)).isNull();
+    }
+
+    /** A replica cut off from the others must not depose a primary that a majority still follows (Raft §9.6). */
+    @Test
+    void aLeaderOrAFollowerThatHeardFromALivePrimaryLatelyRefusesAllButATransfer() {
+        Election.Voter leader = new Election.Voter(5, true, null, LOG);
+        Election.Voter follower = new Election.Voter(5, false, new Election.Heard("n1", 120), LOG);
+        assertThat(Election.voteRefusal(ask(6, LOG, false), leader)).isEqualTo("I lead epoch 5");
+        assertThat(Election.voteRefusal(ask(6, LOG, false), follower)).isEqualTo("heard from primary n1 120 ms ago");
+        assertThat(Election.voteRefusal(ask(6, LOG, true), leader)).isNull();
+        assertThat(Election.voteRefusal(ask(6, LOG, true), follower)).isNull();
+    }
+
+    @Test
+    void aVoteGoesOnlyToALogAtLeastAsCompleteEvenForATransfer() {
+        Election.Voter voter = new Election.Voter(5, false, null, LOG);
+        String refusal = "my log is more complete (epoch 4, LSN 20)";
+        assertThat(Election.voteRefusal(ask(6, new Election.LogEnd(4, 19), false), voter)).isEqualTo(refusal);
+        assertThat(Election.voteRefusal(ask(6, new Election.LogEnd(3, 99), true), voter)).isEqualTo(refusal);
+        assertThat(Election.voteRefusal(ask(6, new Election.LogEnd(5, 1), false), voter)).isNull();
+        assertThat(Election.voteRefusal(ask(6, LOG, false), voter)).isNull();
+    }
+
     private static Replica replica(String node, int priority) {
         InetSocketAddress address = InetSocketAddress.createUnresolved("localhost", 1);
         return new Replica(NodeId.of(node), address, address, priority, ReplicaRole.SECONDARY, 0, 0);
