@@ -9,12 +9,10 @@ import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
-import io.neptune.server.internal.replication.PeerMessages.Entry;
-import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
+import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -62,9 +60,12 @@ final class PrimaryPipeline {
     private final Host host;
     /** The in-sync secondaries: how far each was sent and acknowledged, and which writes wait for which. */
     private final LeaderProgress inSync;
+    private final ReplicateSender sender;
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
-    /** A {@link #commitReady} slice is queued on the executor. */
-    private boolean commitQueued;
+    /** The requests waiting for the {@link #pending} writes: each write and any retry of it that arrived meanwhile. */
+    private final CommitWaiters waiters = new CommitWaiters();
+    /** Committing a slice at a time: a {@link #commitReady} that did not finish queues the next. */
+    private final ApplySlices slices;
     /**
      * When this node last woke from a pause (a SIGSTOP, a long GC, a frozen VM), or {@link Long#MIN_VALUE}.
      * For an ack timeout after it, nobody is excluded: every timer and failed call of the pause comes
@@ -77,11 +78,12 @@ final class PrimaryPipeline {
     /** Secondaries whose last message may be lost: resent from their acknowledged LSN at the next tick. */
     private final Set<NodeId> resend = new HashSet<>();
 
-    /** A write the primary logged and sent, waiting for its log and its secondaries ({@link #inSync}). */
+    /**
+     * A write the primary logged and sent, waiting for its log and its secondaries ({@link #inSync});
+     * the requests waiting for it are in {@link #waiters}.
+     */
     private static final class Pending {
         final LogRecord record;
-        final List<Consumer<ResponseMessage>> replies = new ArrayList<>(1);
-        final List<Long> requestIds = new ArrayList<>(1);
         /** When it was sent (the replica's clock); it times out an ack timeout later. */
         long sentNanos;
         boolean logged;
@@ -96,6 +98,8 @@ final class PrimaryPipeline {
         this.ackTimeoutMillis = ackTimeoutMillis;
         this.host = host;
         this.inSync = LeaderProgress.allInSync(core.self);
+        this.sender = new ReplicateSender(core, inSync, (node, sentNanos, ack, e) -> onAck(node, ack, e));
+        this.slices = new ApplySlices(core, host::leads, this::commitReady);
     }
 
     /**
@@ -110,10 +114,8 @@ final class PrimaryPipeline {
             return;
         }
         if (seen instanceof WriteDedup.Logged logged) {
-            Pending inFlight = pending.get(logged.lsn());
-            if (inFlight != null) {
-                inFlight.replies.add(reply);
-                inFlight.requestIds.add(request.requestId());
+            if (pending.containsKey(logged.lsn())) {
+                waiters.add(logged.lsn(), request.requestId(), reply);
             } else {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
                         + " logged here at LSN " + logged.lsn() + " by an earlier primary and not committed; the"
@@ -127,8 +129,7 @@ final class PrimaryPipeline {
                 request.method(), request.payload());
         Pending write = new Pending(record);
         inSync.assigned(lsn);
-        write.replies.add(reply);
-        write.requestIds.add(request.requestId());
+        waiters.add(lsn, request.requestId(), reply);
         pending.put(lsn, write);
         host.assigned(record.epoch(), lsn);
         logAndSend(write);
@@ -274,17 +275,14 @@ final class PrimaryPipeline {
 
     /** Answers every pending write with {@code answer} (by request id) and forgets all state. */
     void abandon(LongFunction<ResponseMessage> answer) {
-        for (Pending write : pending.values()) {
-            for (int i = 0; i < write.replies.size(); i++) {
-                write.replies.get(i).accept(answer.apply(write.requestIds.get(i)));
-            }
-        }
+        waiters.abandon(answer);
         clear();
     }
 
     private void clear() {
         resend.clear();
         pending.clear();
+        waiters.clear();
         inSync.clear();
     }
 
@@ -300,20 +298,20 @@ final class PrimaryPipeline {
         send(secondary, core.batch(from));
     }
 
+    /**
+     * Sends {@code records} (none: a heartbeat) to {@code secondary} with the commit point and the
+     * origin of the record before them; a secondary whose log ends below the log's start is excluded.
+     */
     private void send(NodeId secondary, List<LogRecord> records) {
-        long from = records.isEmpty() ? inSync.next(secondary) : records.get(0).lsn();
-        long to = records.isEmpty() ? from - 1 : records.get(records.size() - 1).lsn();
         // the record before the entries, for the secondary's log-matching check
-        long prev = inSync.sent(secondary, from, to, core.log.lastLsn(), core.clock.getAsLong());
+        ReplicateSender.Outgoing out = sender.prepare(secondary, records);
+        long prev = out.prev();
         if (prev < core.log.startLsn() - 1) {
             exclude(secondary, "it has records up to " + prev + ", below the log start " + core.log.startLsn());
             return;
         }
         String prevOrigin = prev == 0 ? null : core.log.originOf(prev);
-        Replicate message = new Replicate(core.service, core.partition, core.self.value(), core.log.epoch(),
-                core.applied, records.stream().map(Entry::of).toList(), prev, core.log.epochOf(prev), prevOrigin);
-        core.peers.call(secondary, core.service, core.partition, "replicate", message, Ack.class)
-                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(secondary, ack, e)));
+        sender.send(out, core.log.epoch(), core.applied, prevOrigin);
     }
 
     private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {
@@ -376,15 +374,15 @@ final class PrimaryPipeline {
 
     /**
      * Applies and answers the writes at the head of {@link #pending} that are durable here and at
-     * every in-sync secondary, a slice ({@value PrimaryBackupReplica#APPLY_SLICE_MILLIS} ms) at a
+     * every in-sync secondary, a slice ({@value ApplySlices#APPLY_SLICE_MILLIS} ms) at a
      * time: a new primary's unapplied tail must not hold a pool thread for long.
      */
     void commitReady() {
         boolean any = false;
         long start = core.clock.getAsLong();
         while (!pending.isEmpty()) {
-            if (any && core.clock.getAsLong() - start > TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS)) {
-                commitLater();
+            if (any && slices.spent(start)) {
+                slices.next();
                 break;
             }
             Pending write = pending.firstEntry().getValue();
@@ -398,10 +396,7 @@ final class PrimaryPipeline {
                 return;
             }
             pending.pollFirstEntry();
-            ResponseMessage response = core.cached(write.record.requestId());
-            for (int i = 0; i < write.replies.size(); i++) {
-                write.replies.get(i).accept(WriteDedup.committed(write.requestIds.get(i), response, write.record.lsn()));
-            }
+            waiters.answer(write.record.lsn(), core.cached(write.record.requestId()));
             any = true;
         }
         if (any) {
@@ -413,18 +408,5 @@ final class PrimaryPipeline {
             }
             host.publish();
         }
-    }
-
-    private void commitLater() {
-        if (commitQueued) {
-            return;
-        }
-        commitQueued = true;
-        core.exec.execute(() -> {
-            commitQueued = false;
-            if (host.leads()) {
-                commitReady();
-            }
-        });
     }
 }

@@ -7,17 +7,14 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Ack;
-import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
-import io.neptune.server.internal.replication.PeerMessages.Replicate;
+import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
@@ -68,12 +65,12 @@ final class QuorumLeader {
     private final Host host;
     private final long epoch;
     private final LeaderProgress progress;
-    private final TreeMap<Long, List<Waiting>> waiting = new TreeMap<>();
+    private final ReplicateSender sender;
+    /** The writes (and configurations) waiting to commit, each with the requests waiting for it. */
+    private final CommitWaiters waiting = new CommitWaiters();
+    private final ApplySlices slices;
     private final List<ReadIndexWaiter> readIndexWaiters = new ArrayList<>();
     private long commitLsn;
-    private boolean applyQueued;
-
-    private record Waiting(long requestId, Consumer<ResponseMessage> reply) {}
 
     private record ReadIndexWaiter(long receivedNanos, Consumer<Object> reply) {}
 
@@ -92,6 +89,8 @@ final class QuorumLeader {
         this.host = host;
         this.epoch = epoch;
         this.progress = LeaderProgress.majority(core.self, epoch, quorum, counts);
+        this.sender = new ReplicateSender(core, progress, this::onAck);
+        this.slices = new ApplySlices(core, () -> host.leads(epoch), this::applyCommitted);
         this.commitLsn = core.applied;
         for (NodeId voter : voters) {
             follower(voter);
@@ -170,13 +169,13 @@ final class QuorumLeader {
         }
         if (seen instanceof WriteDedup.Logged logged) {
             // logged, not yet committed (maybe by an earlier primary): answered when it commits
-            waiting.computeIfAbsent(logged.lsn(), k -> new ArrayList<>(1)).add(new Waiting(request.requestId(), reply));
+            waiting.add(logged.lsn(), request.requestId(), reply);
             return;
         }
         long lsn = core.log.lastLsn() + 1;
         LogRecord record = new LogRecord(lsn, epoch, RecordKind.WRITE, request.id(), core.self.value(), 0,
                 request.method(), request.payload());
-        waiting.computeIfAbsent(lsn, k -> new ArrayList<>(1)).add(new Waiting(request.requestId(), reply));
+        waiting.add(lsn, request.requestId(), reply);
         appendAndSend(record);
     }
 
@@ -191,7 +190,7 @@ final class QuorumLeader {
             throw new IllegalArgumentException("config: " + config + " (expected: LSN " + (core.log.lastLsn() + 1)
                     + " of epoch " + epoch + ")");
         }
-        waiting.computeIfAbsent(config.lsn(), k -> new ArrayList<>(1)).add(new Waiting(0, answer));
+        waiting.add(config.lsn(), 0, answer);
         appendAndSend(config.record(core.self));
     }
 
@@ -268,18 +267,12 @@ final class QuorumLeader {
     private void installSnapshot(NodeId node) {
         long sentNanos = core.clock.getAsLong();
         progress.sentSnapshot(node, sentNanos);
-        core.snapshots().tell(node).whenComplete((ack, e) -> core.exec.execute(() -> onAck(node, sentNanos, ack, e)));
+        sender.answerOnExecutor(node, sentNanos, core.snapshots().tell(node));
     }
 
+    /** Sends {@code records} (none: a heartbeat) to {@code node} with the commit point; its log's origins are not checked. */
     private void send(NodeId node, List<LogRecord> records) {
-        long from = records.isEmpty() ? progress.next(node) : records.get(0).lsn();
-        long to = records.isEmpty() ? from - 1 : records.get(records.size() - 1).lsn();
-        long sentNanos = core.clock.getAsLong();
-        long prev = progress.sent(node, from, to, core.log.lastLsn(), sentNanos);
-        Replicate message = new Replicate(core.service, core.partition, core.self.value(), epoch, commitLsn,
-                records.stream().map(Entry::of).toList(), prev, core.log.epochOf(prev), null);
-        core.peers.call(node, core.service, core.partition, "replicate", message, Ack.class)
-                .whenComplete((ack, e) -> core.exec.execute(() -> onAck(node, sentNanos, ack, e)));
+        sender.send(sender.prepare(node, records), epoch, commitLsn, null);
     }
 
     private void onAck(NodeId node, long sentNanos, @Nullable Ack ack, @Nullable Throwable error) {
@@ -345,42 +338,24 @@ final class QuorumLeader {
         }
     }
 
-    /** Applies committed writes a slice at a time and answers their clients. */
+    /** Applies committed writes a slice at a time ({@link ApplySlices}) and answers their clients. */
     private void applyCommitted() {
-        boolean ok = core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS));
-        while (!waiting.isEmpty() && waiting.firstKey() <= core.applied) {
-            Map.Entry<Long, List<Waiting>> first = waiting.pollFirstEntry();
-            LogRecord record = core.log.record(first.getKey()).orElseThrow();
-            ResponseMessage response = core.cached(record.requestId());
-            for (Waiting w : first.getValue()) {
-                w.reply.accept(WriteDedup.committed(w.requestId, response, record.lsn()));
-            }
-        }
+        boolean ok = slices.apply(commitLsn);
+        waiting.answerUpTo(core.applied, lsn -> core.cached(core.log.record(lsn).orElseThrow().requestId()));
         if (!ok) {
             host.stepDown("the write at LSN " + core.storageFailedAt() + " failed in storage");
             return;
         }
         host.publish();
         // Only what is durable here applies; the rest waits for this node's force, whose completion advances again.
-        if (core.applied < Math.min(commitLsn, core.durable) && !applyQueued) {
-            applyQueued = true;
-            core.exec.execute(() -> {
-                applyQueued = false;
-                if (host.leads(epoch)) {
-                    applyCommitted();
-                }
-            });
+        if (core.applied < Math.min(commitLsn, core.durable)) {
+            slices.next();
         }
     }
 
     /** Answers every waiting write with {@code answer} (by request id) and every read index with a refusal. */
     void abandon(LongFunction<ResponseMessage> answer) {
-        for (List<Waiting> ws : waiting.values()) {
-            for (Waiting w : ws) {
-                w.reply.accept(answer.apply(w.requestId));
-            }
-        }
-        waiting.clear();
+        waiting.abandon(answer);
         for (ReadIndexWaiter w : readIndexWaiters) {
             w.reply.accept(new ReadIndexReply(false, epoch, 0));
         }
