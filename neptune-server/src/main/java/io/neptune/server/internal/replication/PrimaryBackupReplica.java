@@ -27,6 +27,7 @@ import io.neptune.server.internal.replication.PrimaryBackupPhase.Primary;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
 import io.neptune.server.internal.replication.protocol.Election;
+import io.neptune.server.internal.replication.protocol.FailStopHandovers;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -346,12 +347,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void onHandover(Handover m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
-        Primary leading = phase instanceof Primary p ? p : null;
-        String refusal = leading == null ? "not the primary" : leading.handingOffTo() != null
-                ? "a handover to " + leading.handingOffTo() + " is under way" : leading.pinned() && !m.operator()
-                ? "primary by an operator's move-primary" : null;
-        if (refusal != null || leading == null) {
-            reply.accept(new HandoverReply(false, String.valueOf(refusal), core.log.epoch(), core.log.lastLsn()));
+        @Nullable NodeId handingOffTo = phase instanceof Primary leading ? leading.handingOffTo() : null;
+        boolean pinned = phase instanceof Primary leading && leading.pinned();
+        String refusal = FailStopHandovers.refusal(phase instanceof Primary, handingOffTo, pinned, m.operator());
+        if (refusal != null) {
+            reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
         } else if (m.operator()) {
             handOff(node, reply);
         } else if (!pipeline.acknowledged(node, m.lastLsn()) || !pipeline.idle() || m.lastLsn() < core.log.lastLsn()) {
