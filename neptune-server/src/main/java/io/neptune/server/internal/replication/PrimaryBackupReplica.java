@@ -99,7 +99,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private boolean applyQueued;
     /** The one node whose {@code replicate} this replica takes at its current epoch (set by the first). */
     private @Nullable NodeId epochLeader;
-    /** The elections this replica started: the last one's number is the {@link Electing#round} of the next. */
+    /** How many elections this replica started; each one's {@link Electing#round} is its number. */
     private long elections;
     /** When this secondary first saw a primary announced at a newer epoch than its own, or 0. */
     private long newerPrimarySinceNanos;
