@@ -19,7 +19,15 @@ import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
 import io.neptune.server.internal.replication.PeerMessages.TakeOver;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Closed;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Electing;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.HandingOver;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Joining;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Primary;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
 import io.neptune.server.internal.replication.protocol.Election;
+import io.neptune.server.internal.replication.protocol.FailStopHandovers;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,8 +56,10 @@ import org.slf4j.LoggerFactory;
  * the write path (pending writes, in-sync secondaries, committing) is its {@link PrimaryPipeline};
  * an operator's handover away from it is a {@link Handoff}.
  *
- * <p>Where the replica stands is its {@link Phase}; the role it announces follows from it
- * ({@link #role()}). The transitions (a phase may also stay as it is):
+ * <p>Where the replica stands is its {@link PrimaryBackupPhase}, which carries the data of the
+ * operation under way (the join, the successor of a handover, the election round, an operator's
+ * handover away from the primary); the role it announces follows from it ({@link #role()}). The
+ * transitions ({@link PrimaryBackupPhase.Kind#allowedFrom}; a phase may also stay as it is):
  * <pre>
  * RECOVERING   -&gt; JOINING (a live primary), ELECTING (catastrophic: all configured replicas back, none a secondary)
  * JOINING      -&gt; JOINING (the next batch), SECONDARY (joined and applied), RECOVERING (refused, failed, excluded)
@@ -71,35 +81,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** A gap between ticks (every 100 ms) longer than this means the process was paused. */
     static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
-    /** Where this replica stands; the published {@link ReplicaRole} follows from it ({@link #role()}). */
-    enum Phase {
-        /** Out of service (after a start, a step-down, an exclusion): joins a live primary at the next tick. */
-        RECOVERING,
-        /** Recovering, with a join under way: the primary's answer is on its way or its records are being logged. */
-        JOINING,
-        /** Follows the primary: logs what it sends, applies what it commits. */
-        SECONDARY,
-        /** Handed the primary role over a moment ago: follows, but answers a status as primary (see {@link #status}). */
-        HANDING_OVER,
-        /** Asked its rivals for their status to take over a lost primary (from SECONDARY, or RECOVERING if catastrophic). */
-        ELECTING,
-        /** Leads: assigns LSNs and commits through its {@link PrimaryPipeline}. */
-        PRIMARY,
-        /** Shut down: takes nothing and answers nothing more. */
-        CLOSED;
-
-        /** Whether a replica in {@code from} may move to this phase (see the class javadoc). */
-        boolean allowedFrom(Phase from) {
-            return from == this || this == CLOSED || from != CLOSED && switch (this) {
-                case RECOVERING, PRIMARY, CLOSED -> true;
-                case JOINING -> from == RECOVERING || from == ELECTING;
-                case SECONDARY -> from == JOINING || from == HANDING_OVER || from == ELECTING;
-                case HANDING_OVER -> from == PRIMARY;
-                case ELECTING -> from == SECONDARY || from == RECOVERING;
-            };
-        }
-    }
-
     private final ReplicaCore core;
     private final String name;
     private final int priority;
@@ -110,35 +91,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private final PriorityHandover priorityHandover;
     private final VersionSampler versions;
 
-    private Phase phase = Phase.RECOVERING;
+    /** Where this replica stands, with the operation under way; assigned by {@link #enter} only. */
+    private PrimaryBackupPhase phase = new Recovering(null);
     private @Nullable NodeId primary;
     private long commitLsn;
     /** An {@link #applyCommitted} slice is queued on the executor. */
     private boolean applyQueued;
-    /** JOINING: the join under way. */
-    private Rejoin.@Nullable Attempt joinAttempt;
-    /**
-     * The primary whose join reply made this recovering replica its follower: the only one whose
-     * {@code replicate} a recovering replica takes. Acknowledging another's, or one sent before the
-     * join reply, could acknowledge records the reply then truncates.
-     */
-    private @Nullable NodeId joinedTo;
     /** The one node whose {@code replicate} this replica takes at its current epoch (set by the first). */
     private @Nullable NodeId epochLeader;
-    /**
-     * HANDING_OVER: the replica this one handed the primary role to, and until when it answers a
-     * status as primary unless it hears from it first: a rival electing meanwhile must not find the
-     * partition leaderless and take a second primary.
-     */
-    private @Nullable NodeId successor;
-    private long handoverUntilNanos;
-    /** ELECTING: the phase the election started from (SECONDARY, or RECOVERING if catastrophic), and its round. */
-    private Phase electingFrom = Phase.SECONDARY;
-    private long electionRound;
-    /** An operator's handover away from this primary, or null. */
-    private @Nullable Handoff handoff;
-    /** PRIMARY by an operator's move-primary: refuses handovers by priority while it leads. */
-    private boolean pinned;
+    /** How many elections this replica started; each one's {@link Electing#round} is its number. */
+    private long elections;
     /** When this secondary first saw a primary announced at a newer epoch than its own, or 0. */
     private long newerPrimarySinceNanos;
     private long lastFromPrimaryNanos;
@@ -157,12 +119,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
             @Override
             public boolean leads() {
-                return phase == Phase.PRIMARY;
+                return phase instanceof Primary;
             }
 
             @Override
             public void stepDown(String why) {
-                PrimaryBackupReplica.this.stepDown(Phase.RECOVERING, why);
+                PrimaryBackupReplica.this.stepDown(why);
             }
 
             @Override
@@ -181,7 +143,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
         });
         core.afterDurable = () -> {
-            if (phase == Phase.PRIMARY) {
+            if (phase instanceof Primary) {
                 pipeline.commitReady();
             }
         };
@@ -196,29 +158,15 @@ final class PrimaryBackupReplica implements PartitionReplica {
         });
     }
 
-    /** The role this replica announces in {@code phase}. */
+    /** The role this replica announces in its phase. */
     private ReplicaRole role() {
-        return switch (phase) {
-            case PRIMARY -> ReplicaRole.PRIMARY;
-            case SECONDARY, HANDING_OVER -> ReplicaRole.SECONDARY;
-            case ELECTING -> electingFrom == Phase.SECONDARY ? ReplicaRole.SECONDARY : ReplicaRole.RECOVERING;
-            case RECOVERING, JOINING, CLOSED -> ReplicaRole.RECOVERING;
-        };
+        return phase.role();
     }
 
-    /** Moves to {@code next}; what a phase leaves behind is cleared here. */
-    private void enter(Phase next) {
+    /** Moves to {@code next}, the only assignment of the phase; the data of the phase it leaves goes with it. */
+    private void enter(PrimaryBackupPhase next) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        assert next.allowedFrom(phase) : name + ": " + phase + " -> " + next;
-        if (next != Phase.JOINING) {
-            joinAttempt = null;
-        }
-        if (next != Phase.HANDING_OVER) {
-            successor = null;
-        }
-        if (next != Phase.PRIMARY) {
-            pinned = false;
-        }
+        assert next.kind().allowedFrom(phase.kind()) : name + ": " + phase.kind() + " -> " + next.kind();
         phase = next;
     }
 
@@ -227,9 +175,10 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         core.exec.execute(() -> {
-            if (phase != Phase.PRIMARY) {
+            if (!(phase instanceof Primary leading)) {
                 reply.accept(core.notPrimary(request.requestId(), primary));
-            } else if (!core.refusedUndecodable(request, reply) && (handoff == null || !handoff.hold(request, reply))) {
+            } else if (!core.refusedUndecodable(request, reply)
+                    && (leading.handoff() == null || !leading.handoff().hold(request, reply))) {
                 pipeline.write(request, reply);
             }
         });
@@ -254,7 +203,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void onPeerMessage(String method, Object message, Consumer<Object> reply) {
         core.exec.execute(() -> {
-            if (phase == Phase.CLOSED || core.snapshots().onPeerMessage(message, reply)) {
+            if (phase instanceof Closed || core.snapshots().onPeerMessage(message, reply)) {
                 return; // closed: silent, as a stopped process is
             }
             if (message instanceof Replicate m) {
@@ -262,7 +211,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             } else if (message instanceof StatusRequest) {
                 reply.accept(status());
             } else if (message instanceof Join m) {
-                reply.accept(phase == Phase.PRIMARY ? rejoin.answer(m, pipeline)
+                reply.accept(phase instanceof Primary ? rejoin.answer(m, pipeline)
                         : Rejoin.refused("not the primary", core.log.epoch()));
             } else if (message instanceof Handover m) {
                 onHandover(m, reply);
@@ -283,15 +232,15 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void onDemote(Demote m) {
         assert core.exec.inExecutor() : "off the partition's executor";
         if (m.epoch() >= core.log.epoch() && role() == ReplicaRole.SECONDARY) {
-            stepDown(Phase.RECOVERING, "the primary stopped waiting for this replica");
-        } else if (m.epoch() >= core.log.epoch() && joinAttempt != null) { // JOINING
-            joinAttempt.excluded = true; // the join it answered no longer holds: join again when this one ends
+            stepDown("the primary stopped waiting for this replica");
+        } else if (m.epoch() >= core.log.epoch() && phase instanceof Joining joining) {
+            joining.attempt().excluded = true; // the join it answered no longer holds: join again when this one ends
         }
     }
 
     /** Whether this replica handed the primary role over a moment ago and has not heard from its successor yet. */
     private boolean handingOver() {
-        return phase == Phase.HANDING_OVER && core.clock.getAsLong() - handoverUntilNanos < 0;
+        return phase instanceof HandingOver handingOver && handingOver.claimsAt(core.clock.getAsLong());
     }
 
     private ReplicaStatus status() {
@@ -312,16 +261,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
         NodeId from = NodeId.of(m.from());
         if (m.epoch() > epoch) {
             adoptEpoch(m.epoch());
-            if (phase == Phase.PRIMARY) {
-                stepDown(Phase.RECOVERING, from + " is primary at epoch " + m.epoch());
+            if (phase instanceof Primary) {
+                stepDown(from + " is primary at epoch " + m.epoch());
             }
         }
-        if (phase == Phase.PRIMARY) {
+        if (phase instanceof Primary) {
             // two primaries of one epoch (each elected without seeing the other): never mix their logs
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "primary at epoch " + epoch));
             return;
         }
-        if (role() == ReplicaRole.RECOVERING && !from.equals(joinedTo)) {
+        if (role() == ReplicaRole.RECOVERING && !from.equals(phase.joinedTo())) {
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "recovering"));
             return;
         }
@@ -332,8 +281,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return;
         }
         epochLeader = from;
-        if (phase == Phase.HANDING_OVER && from.equals(successor)) {
-            enter(Phase.SECONDARY); // it leads now
+        if (phase instanceof HandingOver handingOver && from.equals(handingOver.successor())) {
+            enter(new Secondary()); // it leads now
         }
         primary = from;
         lastFromPrimaryNanos = core.clock.getAsLong();
@@ -344,7 +293,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
         if (result.outcome() != LogMatching.Outcome.MATCHED) {
             if (result.outcome() == LogMatching.Outcome.DIVERGED) {
-                stepDown(Phase.RECOVERING, "an applied record differs from " + from + "'s");
+                stepDown("an applied record differs from " + from + "'s");
             }
             rejoin.rebuildEpochStarts();
             // gap: resend from my log end; mismatch: from what is surely the primary's (what I applied)
@@ -375,18 +324,18 @@ final class PrimaryBackupReplica implements PartitionReplica {
      * secondary for a failed one.
      */
     private void applyCommitted() {
-        if (applyQueued || phase == Phase.PRIMARY) {
+        if (applyQueued || phase instanceof Primary) {
             return;
         }
         applyQueued = true;
         core.exec.execute(() -> {
             applyQueued = false;
-            if (phase == Phase.PRIMARY || phase == Phase.CLOSED) {
+            if (phase instanceof Primary || phase instanceof Closed) {
                 return; // a primary applies through commitReady
             }
             boolean ok = core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(APPLY_SLICE_MILLIS));
             if (!ok && role() == ReplicaRole.SECONDARY) {
-                stepDown(Phase.RECOVERING, "the write at LSN " + core.storageFailedAt() + " failed in storage");
+                stepDown("the write at LSN " + core.storageFailedAt() + " failed in storage");
             }
             publish();
             if (ok && core.applied < Math.min(commitLsn, core.durable)) {
@@ -398,14 +347,13 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void onHandover(Handover m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
-        String refusal = phase != Phase.PRIMARY ? "not the primary" : handoff != null && !handoff.done()
-                ? "a handover to " + handoff.target() + " is under way" : pinned && !m.operator()
-                ? "primary by an operator's move-primary" : null;
+        @Nullable NodeId handingOffTo = phase instanceof Primary leading ? leading.handingOffTo() : null;
+        boolean pinned = phase instanceof Primary leading && leading.pinned();
+        String refusal = FailStopHandovers.refusal(phase instanceof Primary, handingOffTo, pinned, m.operator());
         if (refusal != null) {
             reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
         } else if (m.operator()) {
-            handoff = new Handoff(core, node, () -> phase == Phase.PRIMARY,
-                    t -> pipeline.idle() && pipeline.secondaries().contains(t), this::handTo, this, reply);
+            handOff(node, reply);
         } else if (!pipeline.acknowledged(node, m.lastLsn()) || !pipeline.idle() || m.lastLsn() < core.log.lastLsn()) {
             reply.accept(new HandoverReply(false, "not caught up", core.log.epoch(), core.log.lastLsn()));
         } else {
@@ -415,12 +363,27 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
     }
 
-    /** Steps down for {@code node}, answering status requests as primary until it leads (see {@link #successor}). */
+    /**
+     * Starts an operator's handover to {@code node} ({@link Handoff}), which this primary holds in its
+     * phase while it lasts. The handoff ends once this replica no longer leads the epoch it started in;
+     * it may also end at once, handing the role over before this returns.
+     */
+    private void handOff(NodeId node, Consumer<Object> reply) {
+        long epoch = core.log.epoch();
+        Handoff handoff = new Handoff(core, node, () -> phase instanceof Primary && core.log.epoch() == epoch,
+                t -> pipeline.idle() && pipeline.secondaries().contains(t), this::handTo, this, reply);
+        if (phase instanceof Primary leading) { // else it handed over at once
+            enter(new Primary(handoff, leading.pinned()));
+        }
+    }
+
+    /**
+     * Steps down for {@code node}, answering status requests as primary until it leads or the
+     * deadline passes ({@link HandingOver}).
+     */
     private void handTo(NodeId node) {
-        stepDown(Phase.HANDING_OVER, "handover to " + node);
-        successor = node;
-        handoverUntilNanos = core.clock.getAsLong()
-                + TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 2 * ackTimeoutMillis));
+        long untilNanos = core.clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 2 * ackTimeoutMillis));
+        stepDown(new HandingOver(node, untilNanos), "handover to " + node);
         primary = node;
     }
 
@@ -428,8 +391,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void takeOver(TakeOver m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         Replica live = livePrimary(core.peers.replicas(core.service, core.partition));
-        String refusal = TakeOvers.refusal(phase == Phase.PRIMARY, role() != ReplicaRole.SECONDARY
-                || core.log.lostTailEnd() > 0, phase == Phase.ELECTING, live == null ? null : live.node());
+        String refusal = TakeOvers.refusal(phase instanceof Primary, role() != ReplicaRole.SECONDARY
+                || core.log.lostTailEnd() > 0, phase instanceof Electing, live == null ? null : live.node());
         if (refusal != null || live == null) {
             reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
                     core.log.epoch()));
@@ -443,8 +406,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                         reply.accept(new PromoteReply(false, TakeOvers.refused(live.node(), r, e), core.log.epoch()));
                         return;
                     }
-                    takeOverFrom(live, r, "took over by an operator's request");
-                    pinned = m.pin();
+                    takeOverFrom(live, r, "took over by an operator's request", m.pin());
                     reply.accept(new PromoteReply(true, "", core.log.epoch()));
                 }));
     }
@@ -454,12 +416,12 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void tick() {
         core.exec.execute(() -> {
-            if (phase == Phase.CLOSED) {
+            if (phase instanceof Closed) {
                 return;
             }
             versions.sample(core.applied, core.clock.getAsLong());
-            if (phase == Phase.HANDING_OVER && !handingOver()) {
-                enter(Phase.SECONDARY); // its successor stayed silent until the deadline: an ordinary secondary
+            if (phase instanceof HandingOver && !handingOver()) {
+                enter(new Secondary()); // its successor stayed silent until the deadline: an ordinary secondary
             }
             List<Replica> view = core.peers.replicas(core.service, core.partition);
             Replica live = livePrimary(view);
@@ -467,22 +429,22 @@ final class PrimaryBackupReplica implements PartitionReplica {
             if (role() != ReplicaRole.RECOVERING) {
                 core.snapshots().checkpoint(view);
             }
-            if (phase == Phase.PRIMARY) {
+            if (phase instanceof Primary) {
                 lead(view, live);
                 return;
             }
             if (live != null) {
                 follow(live);
-            } else if (phase == Phase.SECONDARY && !newPrimaryNotAnnouncedYet(view)) {
+            } else if (phase instanceof Secondary && !newPrimaryNotAnnouncedYet(view)) {
                 // its log lacks records its service applied, or its service writes its log no longer has: it cannot lead
                 if (core.log.lostTailEnd() == 0 && !core.snapshots().installing()) {
-                    elect(view, false);
+                    elect(view);
                 }
-            } else if (phase == Phase.RECOVERING
+            } else if (phase instanceof Recovering
                     && view.stream().noneMatch(r -> r.role() == ReplicaRole.SECONDARY && !r.node().equals(core.self))
                     && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
                 if (core.log.lostTailEnd() == 0 && !core.snapshots().installing()) {
-                    elect(view, true); // catastrophic: every replica was down and all configured ones are back
+                    elect(view); // catastrophic: every replica was down and all configured ones are back
                 }
             }
             publish();
@@ -493,7 +455,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void lead(List<Replica> view, @Nullable Replica live) {
         assert core.exec.inExecutor() : "off the partition's executor";
         if (live != null && live.epoch() > core.log.epoch()) {
-            stepDown(Phase.RECOVERING, live.node() + " is primary at epoch " + live.epoch()); // fenced
+            stepDown(live.node() + " is primary at epoch " + live.epoch()); // fenced
             return;
         }
         if (live != null && (live.priority() > priority
@@ -502,7 +464,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             // so one must go, and the writes only it acknowledged are lost; both agree which by rank.
             logger.error("{}: [NEP-REPL-002] {} is also primary at epoch {}; stepping down for it (higher"
                     + " priority or node id)", name, live.node(), live.epoch());
-            stepDown(Phase.RECOVERING, "a second primary at epoch " + live.epoch());
+            stepDown("a second primary at epoch " + live.epoch());
             return;
         }
         pipeline.excludeAbsent(view); // not right after a pause: its yellow page may have expired meanwhile
@@ -523,14 +485,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     && core.clock.getAsLong() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
                 // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
                 // timeout: it excluded this replica, and its "demote" did not arrive or came too early
-                stepDown(Phase.RECOVERING, live.node() + " is at " + live.logEnd() + " (applied " + live.version()
+                stepDown(live.node() + " is at " + live.logEnd() + " (applied " + live.version()
                         + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
             }
         }
         if (role() != ReplicaRole.RECOVERING) {
             if (priority > live.priority() && !newerEpoch) {
                 priorityHandover.maybeAsk(live, () -> role() == ReplicaRole.SECONDARY,
-                        r -> takeOverFrom(live, r, "took over by priority"));
+                        r -> takeOverFrom(live, r, "took over by priority", false));
             }
         } else if (core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
             logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
@@ -554,7 +516,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             newerPrimarySinceNanos = now;
         } else if (now - newerPrimarySinceNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
             newerPrimarySinceNanos = 0;
-            stepDown(Phase.RECOVERING, live.node() + " leads epoch " + live.epoch() + " without this replica");
+            stepDown(live.node() + " leads epoch " + live.epoch() + " without this replica");
         }
     }
 
@@ -574,7 +536,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 && view.stream().anyMatch(r -> r.node().equals(last) && r.epoch() < core.log.epoch());
     }
 
-    private void elect(List<Replica> view, boolean catastrophic) {
+    /**
+     * Starts an election from this SECONDARY, or from RECOVERING if it is catastrophic (every replica
+     * was down and all configured ones are back): {@link Electing} holds where it started and its round.
+     */
+    private void elect(List<Replica> view) {
         assert core.exec.inExecutor() : "off the partition's executor";
         // Every candidate asks its rivals; finishElection compares their fresh (last epoch, log end). An
         // announcement carries a replica's current epoch, which runs ahead of its last record's epoch
@@ -583,9 +549,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         // finished joining still looks RECOVERING (or a new primary right after a handover does). Left out, it
         // could hold an election of its own at the same epoch; its fresh status tells what it is.
         long epochAtStart = core.log.epoch();
-        long round = ++electionRound;
-        electingFrom = phase;
-        enter(Phase.ELECTING);
+        long round = ++elections;
+        enter(new Electing(phase, round));
         List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
         for (Replica r : view) {
             if (!r.node().equals(core.self)) {
@@ -595,17 +560,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
         }
         CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
-                () -> finishElection(round, statuses.stream().map(CompletableFuture::join).toList(), catastrophic,
-                        epochAtStart)));
+                () -> finishElection(round, statuses.stream().map(CompletableFuture::join).toList(), epochAtStart)));
     }
 
-    private void finishElection(long round, List<@Nullable ReplicaStatus> statuses, boolean catastrophic,
-            long epochAtStart) {
+    private void finishElection(long round, List<@Nullable ReplicaStatus> statuses, long epochAtStart) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (phase != Phase.ELECTING || round != electionRound) {
+        if (!(phase instanceof Electing electing) || electing.round() != round) {
             return; // it left ELECTING meanwhile (promoted, stepped down, joining, closed): this round is over
         }
-        enter(electingFrom);
+        boolean catastrophic = electing.catastrophic();
+        enter(electing.from());
         if (core.log.epoch() != epochAtStart || livePrimary(core.peers.replicas(core.service, core.partition)) != null) {
             // Things changed while the statuses were on their way: another replica took over (its first replicate
             // brought a new epoch before its announcement did), and the statuses, older than this log, are stale.
@@ -621,17 +585,18 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (win != null) { // else a rival leads, outranks it, or did not answer: the next tick may try again
             List<ReplicaStatus> followers = statuses.stream()
                     .filter(s -> s != null && win.followers().contains(s.node())).toList();
-            becomePrimary(win.epoch(), followers, catastrophic ? "all configured replicas are back" : "primary lost");
+            becomePrimary(win.epoch(), followers, catastrophic ? "all configured replicas are back" : "primary lost",
+                    false);
         }
     }
 
     /**
      * Takes the primary role at {@code epoch}, with {@code followers} as its in-sync secondaries
-     * ({@link PrimaryPipeline#lead}).
+     * ({@link PrimaryPipeline#lead}); {@code pinned} by an operator's move-primary.
      */
-    private void becomePrimary(long epoch, List<ReplicaStatus> followers, String why) {
+    private void becomePrimary(long epoch, List<ReplicaStatus> followers, String why, boolean pinned) {
         adoptEpoch(epoch);
-        enter(Phase.PRIMARY);
+        enter(new Primary(null, pinned));
         primary = core.self;
         epochLeader = core.self;
         pipeline.lead(followers);
@@ -643,7 +608,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void promoteByOperator(Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (phase == Phase.PRIMARY) {
+        if (phase instanceof Primary) {
             reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
             return;
         }
@@ -653,19 +618,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return;
         }
         logger.warn("{}: promoted by an operator with log end {}", name, core.log.lastLsn());
-        becomePrimary(core.log.epoch() + 1, List.of(), "operator");
+        becomePrimary(core.log.epoch() + 1, List.of(), "operator", false);
         reply.accept(new PromoteReply(true, "", core.log.epoch()));
     }
 
     /** Recovery phase 2: fetch what this replica missed from the primary, truncating any divergent tail. */
     private void join(NodeId target) {
-        if (phase == Phase.JOINING) {
+        if (phase instanceof Joining) {
             return;
         }
         Rejoin.Attempt attempt = new Rejoin.Attempt(target);
-        enter(Phase.JOINING);
-        joinAttempt = attempt;
-        joinedTo = null;
+        enter(new Joining(attempt));
         Join request = new Join(core.service, core.partition, core.self.value(), core.log.lastLsn(),
                 core.log.lastEpoch());
         core.peers.call(target, core.service, core.partition, "join", request, JoinReply.class)
@@ -674,57 +637,66 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void onJoinReply(Rejoin.Attempt attempt, @Nullable JoinReply reply, @Nullable Throwable error) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (attempt != joinAttempt) {
+        if (!joining(attempt)) {
             return; // it left JOINING meanwhile (promoted, elected, stepped down): this join no longer concerns it
         }
         if (error != null || reply == null || !reply.accepted() || attempt.excluded) {
-            enter(Phase.RECOVERING);
+            enter(new Recovering(null));
             return;
         }
         if (reply.epoch() > core.log.epoch()) {
             adoptEpoch(reply.epoch());
         }
         if (!rejoin.reconcile(attempt.target, reply)) {
-            enter(Phase.RECOVERING);
+            enter(new Recovering(null));
             return;
         }
         primary = attempt.target;
         epochLeader = attempt.target;
-        if (reply.joined()) {
-            joinedTo = attempt.target; // its replicate messages may now arrive before this replica is a secondary
-        }
+        // its replicate messages may now arrive before this replica is a secondary (Joining#joinedTo)
+        attempt.joined = reply.joined();
         List<CompletableFuture<Void>> appends = rejoin.logRecords(reply);
         commitLsn = Math.max(commitLsn, reply.commitLsn());
         CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) ->
-                core.exec.execute(() -> afterJoinBatch(attempt, reply.joined(), e)));
+                core.exec.execute(() -> afterJoinBatch(attempt, e)));
     }
 
-    /** The records of a join reply are durable (or failed): join on for the next batch, or resume (phase 3). */
-    private void afterJoinBatch(Rejoin.Attempt attempt, boolean joined, @Nullable Throwable error) {
+    /** Whether this replica is still in the join {@code attempt}. */
+    private boolean joining(Rejoin.Attempt attempt) {
+        return phase instanceof Joining joining && joining.attempt() == attempt;
+    }
+
+    /**
+     * The records of a join reply are durable (or failed): join on for the next batch, or resume
+     * (phase 3). A replica the primary counted in sync ({@link Rejoin.Attempt#joined}) that does not
+     * resume still takes that primary's {@code replicate} while it recovers ({@link Recovering#joinedTo}).
+     */
+    private void afterJoinBatch(Rejoin.Attempt attempt, @Nullable Throwable error) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (attempt != joinAttempt) {
+        if (!joining(attempt)) {
             return; // it left JOINING meanwhile (promoted, elected, stepped down): this join no longer concerns it
         }
-        if (attempt.excluded || error != null || !joined) {
-            enter(Phase.RECOVERING); // excluded before this join finished, or failed: join again at the next tick
+        NodeId joinedTo = attempt.joined ? attempt.target : null;
+        if (attempt.excluded || error != null || !attempt.joined) {
+            enter(new Recovering(joinedTo)); // excluded before this join finished, or failed: join again at the next tick
             if (!attempt.excluded && error == null) {
                 join(attempt.target); // the next batch travels and is logged while this one is applied
             }
             core.applyUpTo(commitLsn);
         } else if (core.applyUpTo(commitLsn)) {
-            enter(Phase.SECONDARY); // recovery phase 3: resume
+            enter(new Secondary()); // recovery phase 3: resume
             lastFromPrimaryNanos = core.clock.getAsLong();
             publish();
         } else {
-            enter(Phase.RECOVERING);
+            enter(new Recovering(joinedTo));
             logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
         }
     }
 
-    /** Takes the primary role from {@code live}, which handed it over with {@code r}. */
-    private void takeOverFrom(Replica live, HandoverReply r, String why) {
+    /** Takes the primary role from {@code live}, which handed it over with {@code r}; {@code pinned} by an operator. */
+    private void takeOverFrom(Replica live, HandoverReply r, String why, boolean pinned) {
         becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, TakeOvers.followers(core.peers.replicas(core.service,
-                core.partition), core.self, core.log.lastLsn(), live, r), why);
+                core.partition), core.self, core.log.lastLsn(), live, r), why, pinned);
     }
 
     private void adoptEpoch(long epoch) {
@@ -734,32 +706,34 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
     }
 
+    /** Steps down to RECOVERING, where it takes no primary's {@code replicate} until it joins again. */
+    private void stepDown(String why) {
+        stepDown(new Recovering(null), why);
+    }
+
     /**
      * Moves to {@code next} (RECOVERING, or HANDING_OVER from PRIMARY), and publishes. A primary's
      * writes waiting to commit are answered IN_DOUBT: the next primary may still commit them.
      */
-    private void stepDown(Phase next, String why) {
-        if (phase == Phase.CLOSED) {
+    private void stepDown(PrimaryBackupPhase next, String why) {
+        if (phase instanceof Closed) {
             return;
         }
-        if (phase == Phase.PRIMARY) {
+        if (phase instanceof Primary) {
             logger.warn("{}: stepping down as primary: {}", name, why);
             pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
                     + " stopped being the primary of " + core.service + "#" + core.partition + " (" + why
                     + ") before the write committed; the next primary may still commit it"));
         } else {
-            logger.warn("{}: {} -> {}: {}", name, phase, next, why);
-        }
-        if (next == Phase.RECOVERING) {
-            joinedTo = null;
+            logger.warn("{}: {} -> {}: {}", name, phase.kind(), next.kind(), why);
         }
         enter(next);
         publish();
     }
 
     private void publish() {
-        if (phase != Phase.CLOSED) {
-            core.publish(role(), phase == Phase.PRIMARY ? versions.boundVersion(core.clock.getAsLong()) : 0);
+        if (!(phase instanceof Closed)) {
+            core.publish(role(), phase instanceof Primary ? versions.boundVersion(core.clock.getAsLong()) : 0);
         }
     }
 
@@ -771,7 +745,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     @Override
     public void close() {
         core.exec.execute(() -> {
-            enter(Phase.CLOSED);
+            enter(new Closed());
             pipeline.abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
                     + " is shutting down before the write committed; it may still commit under the next primary"));
         });

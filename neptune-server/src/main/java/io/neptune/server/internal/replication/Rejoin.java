@@ -29,9 +29,15 @@ import org.slf4j.LoggerFactory;
 final class Rejoin {
     private static final Logger logger = LoggerFactory.getLogger(Rejoin.class);
 
-    /** One join exchange with {@link #target}; {@link #excluded} if the primary demoted the joiner meanwhile. */
+    /**
+     * One join exchange with {@link #target}, the data of a {@link PrimaryBackupPhase.Joining} replica:
+     * {@link #joined} once the primary's reply counted the joiner among its in-sync secondaries (its
+     * {@code replicate} messages may arrive from then on), {@link #excluded} if the primary demoted
+     * the joiner meanwhile.
+     */
     static final class Attempt {
         final NodeId target;
+        boolean joined;
         boolean excluded;
 
         Attempt(NodeId target) {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The phase transitions of a fail-stop replica ({@link PrimaryBackupReplica.Phase}) that keep a
+ * The phase transitions of a fail-stop replica ({@link PrimaryBackupPhase}) that keep a
  * partition to one primary and every secondary in sync, on a network and a clock the test drives:
  * a handing-over primary claims the role to rivals until its successor is heard or its deadline
  * passes (on the replica's clock), and a replica demoted while it joins does not resume on that join.

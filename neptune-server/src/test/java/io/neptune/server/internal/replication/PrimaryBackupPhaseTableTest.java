@@ -1,0 +1,107 @@
+package io.neptune.server.internal.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Closed;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Electing;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.HandingOver;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Joining;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Kind;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Primary;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
+import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fail-stop phases on their own ({@link PrimaryBackupPhase}): the transition table drawn in
+ * {@link PrimaryBackupReplica}'s javadoc, the role each phase announces, and the data an operation
+ * under way keeps in its phase. {@link PrimaryBackupPhaseTest} drives the transitions in a cluster.
+ */
+class PrimaryBackupPhaseTableTest {
+    private static final NodeId A = NodeId.of("a");
+
+    private static Set<Kind> reachableFrom(Kind from) {
+        Set<Kind> to = EnumSet.noneOf(Kind.class);
+        for (Kind next : Kind.values()) {
+            if (next.allowedFrom(from)) {
+                to.add(next);
+            }
+        }
+        return to;
+    }
+
+    @Test
+    void theTransitionTableIsTheOneInTheJavadoc() {
+        assertThat(reachableFrom(Kind.RECOVERING)).containsExactlyInAnyOrder(Kind.RECOVERING, Kind.JOINING,
+                Kind.ELECTING, Kind.PRIMARY, Kind.CLOSED);
+        assertThat(reachableFrom(Kind.JOINING)).containsExactlyInAnyOrder(Kind.JOINING, Kind.SECONDARY,
+                Kind.RECOVERING, Kind.PRIMARY, Kind.CLOSED);
+        assertThat(reachableFrom(Kind.SECONDARY)).containsExactlyInAnyOrder(Kind.SECONDARY, Kind.ELECTING,
+                Kind.RECOVERING, Kind.PRIMARY, Kind.CLOSED);
+        assertThat(reachableFrom(Kind.HANDING_OVER)).containsExactlyInAnyOrder(Kind.HANDING_OVER, Kind.SECONDARY,
+                Kind.RECOVERING, Kind.PRIMARY, Kind.CLOSED);
+        assertThat(reachableFrom(Kind.ELECTING)).containsExactlyInAnyOrder(Kind.ELECTING, Kind.PRIMARY,
+                Kind.SECONDARY, Kind.RECOVERING, Kind.JOINING, Kind.CLOSED);
+        assertThat(reachableFrom(Kind.PRIMARY)).containsExactlyInAnyOrder(Kind.PRIMARY, Kind.HANDING_OVER,
+                Kind.RECOVERING, Kind.CLOSED);
+        assertThat(reachableFrom(Kind.CLOSED)).containsExactly(Kind.CLOSED);
+    }
+
+    @Test
+    void eachPhaseAnnouncesItsRoleAndAnElectionTheRoleItStartedFrom() {
+        assertThat(new Recovering(null).role()).isEqualTo(ReplicaRole.RECOVERING);
+        assertThat(new Joining(new Rejoin.Attempt(A)).role()).isEqualTo(ReplicaRole.RECOVERING);
+        assertThat(new Secondary().role()).isEqualTo(ReplicaRole.SECONDARY);
+        assertThat(new HandingOver(A, 0).role()).isEqualTo(ReplicaRole.SECONDARY);
+        assertThat(new Primary(null, false).role()).isEqualTo(ReplicaRole.PRIMARY);
+        assertThat(new Closed().role()).isEqualTo(ReplicaRole.RECOVERING);
+
+        Electing primaryLost = new Electing(new Secondary(), 1);
+        assertThat(primaryLost.role()).isEqualTo(ReplicaRole.SECONDARY);
+        assertThat(primaryLost.catastrophic()).isFalse();
+        Electing allBack = new Electing(new Recovering(null), 2);
+        assertThat(allBack.role()).isEqualTo(ReplicaRole.RECOVERING);
+        assertThat(allBack.catastrophic()).isTrue();
+    }
+
+    @Test
+    void anElectionStartsFromASecondaryOrARecoveringReplicaOnly() {
+        assertThatThrownBy(() -> new Electing(new Primary(null, false), 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Electing(new Electing(new Secondary(), 1), 2))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aRecoveringReplicaTakesReplicateFromThePrimaryItsJoinReplyCountedItInSyncWith() {
+        Rejoin.Attempt attempt = new Rejoin.Attempt(A);
+        Joining joining = new Joining(attempt);
+        assertThat(joining.joinedTo()).as("before the join reply").isNull();
+        attempt.joined = true;
+        assertThat(joining.joinedTo()).isEqualTo(A);
+
+        assertThat(new Recovering(A).joinedTo()).isEqualTo(A);
+        assertThat(new Electing(new Recovering(A), 1).joinedTo()).as("a catastrophic election keeps it").isEqualTo(A);
+        assertThat(new Recovering(null).joinedTo()).isNull();
+    }
+
+    @Test
+    void aHandingOverPrimaryClaimsTheRoleUntilItsDeadlineEvenAcrossTheNanoTimeWrap() {
+        HandingOver handingOver = new HandingOver(A, 1_000);
+        assertThat(handingOver.claimsAt(999)).isTrue();
+        assertThat(handingOver.claimsAt(1_000)).isFalse();
+
+        HandingOver acrossTheWrap = new HandingOver(A, Long.MIN_VALUE + 10);
+        assertThat(acrossTheWrap.claimsAt(Long.MAX_VALUE - 10)).isTrue();
+        assertThat(acrossTheWrap.claimsAt(Long.MIN_VALUE + 10)).isFalse();
+    }
+
+    @Test
+    void aPrimaryWithoutAnOperatorsHandoverHandsOffToNoOne() {
+        assertThat(new Primary(null, true).handingOffTo()).isNull();
+    }
+}
