@@ -9,7 +9,8 @@ import java.util.function.BooleanSupplier;
  * a backlog of slow writes (a new primary's unapplied tail, a burst of commits) never holds the
  * executor for long and never delays an acknowledgement or a heartbeat past one slice. At most one
  * next slice is queued at a time, and it runs only if its owner still wants it (a leader still
- * leads). Used by both leaders ({@link QuorumLeader}, {@link PrimaryPipeline}).
+ * leads, a follower still follows). Used by both leaders ({@link QuorumLeader}, {@link PrimaryPipeline})
+ * and by the followers of both modes.
  *
  * <p>Thread-safety: confined to the partition's serial executor, like its owner.
  */

@@ -101,7 +101,8 @@ final class MajorityReplica implements PartitionReplica {
      * serves no reads; an election does not change it, since applied writes are committed ones.
      */
     private boolean matched;
-    private boolean applyQueued;
+    /** Applies what the primary committed, a slice at a time, while this replica follows. */
+    private final ApplySlices applying;
     /** Level 3, as a follower: confirmed through the primary's read index. */
     private final FollowerFreshness freshness;
 
@@ -119,6 +120,8 @@ final class MajorityReplica implements PartitionReplica {
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos);
         this.freshness = new FollowerFreshness(core, stalenessNanos);
+        this.applying = new ApplySlices(core, () -> !(phase instanceof Leader || phase instanceof Closed),
+                this::applySlice);
         core.afterDurable = () -> {
             if (phase instanceof Leader l) {
                 l.leader().advance();
@@ -736,23 +739,20 @@ final class MajorityReplica implements PartitionReplica {
 
     // ---------------------------------------------------------------- applying and freshness
 
+    /** Applies, as a follower, what the primary committed ({@link ApplySlices}); a leader applies through its QuorumLeader. */
     private void applyCommitted() {
-        if (applyQueued || phase instanceof Leader) {
-            return;
+        if (!(phase instanceof Leader)) {
+            applying.next();
         }
-        applyQueued = true;
-        core.exec.execute(() -> {
-            applyQueued = false;
-            if (phase instanceof Leader || phase instanceof Closed) {
-                return;
-            }
-            core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS));
-            freshness.applied(core.applied);
-            setMatched(core.storageFailedAt() == 0 && core.applied >= Math.min(primaryCommit, commitLsn));
-            if (core.storageFailedAt() == 0 && core.applied < Math.min(commitLsn, core.durable)) {
-                applyCommitted(); // the next slice, behind whatever arrived meanwhile
-            }
-        });
+    }
+
+    private void applySlice() {
+        applying.apply(commitLsn);
+        freshness.applied(core.applied);
+        setMatched(core.storageFailedAt() == 0 && core.applied >= Math.min(primaryCommit, commitLsn));
+        if (core.storageFailedAt() == 0 && core.applied < Math.min(commitLsn, core.durable)) {
+            applying.next(); // the next slice, behind whatever arrived meanwhile
+        }
     }
 
     @Override

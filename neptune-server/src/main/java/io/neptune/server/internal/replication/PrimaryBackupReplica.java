@@ -76,8 +76,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PrimaryBackupReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(PrimaryBackupReplica.class);
-    /** How long one slice of applying committed writes may hold the executor. */
-    static final long APPLY_SLICE_MILLIS = 5;
     /** A gap between ticks (every 100 ms) longer than this means the process was paused. */
     static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
@@ -95,8 +93,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private PrimaryBackupPhase phase = new Recovering(null);
     private @Nullable NodeId primary;
     private long commitLsn;
-    /** An {@link #applyCommitted} slice is queued on the executor. */
-    private boolean applyQueued;
+    /** Applies what the primary committed, a slice at a time, while this replica is not the primary. */
+    private final ApplySlices applying;
     /** The one node whose {@code replicate} this replica takes at its current epoch (set by the first). */
     private @Nullable NodeId epochLeader;
     /** How many elections this replica started; each one's {@link Electing#round} is its number. */
@@ -142,6 +140,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 PrimaryBackupReplica.this.publish();
             }
         });
+        this.applying = new ApplySlices(core, () -> !(phase instanceof Primary || phase instanceof Closed),
+                this::applySlice);
         core.afterDurable = () -> {
             if (phase instanceof Primary) {
                 pipeline.commitReady();
@@ -318,30 +318,26 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     /**
-     * Applies committed writes a slice at a time ({@value #APPLY_SLICE_MILLIS} ms), each slice a
-     * task of its own: a backlog of slow writes never delays the acknowledgement of a
-     * {@code replicate} queued behind it past one slice, so the primary does not take a busy
-     * secondary for a failed one.
+     * Applies committed writes a slice at a time ({@link ApplySlices}), each slice a task of its own:
+     * a backlog of slow writes never delays the acknowledgement of a {@code replicate} queued behind
+     * it past one slice, so the primary does not take a busy secondary for a failed one. A primary
+     * applies through its pipeline's commitReady instead.
      */
     private void applyCommitted() {
-        if (applyQueued || phase instanceof Primary) {
-            return;
+        if (!(phase instanceof Primary)) {
+            applying.next();
         }
-        applyQueued = true;
-        core.exec.execute(() -> {
-            applyQueued = false;
-            if (phase instanceof Primary || phase instanceof Closed) {
-                return; // a primary applies through commitReady
-            }
-            boolean ok = core.applyUpTo(commitLsn, TimeUnit.MILLISECONDS.toNanos(APPLY_SLICE_MILLIS));
-            if (!ok && role() == ReplicaRole.SECONDARY) {
-                stepDown("the write at LSN " + core.storageFailedAt() + " failed in storage");
-            }
-            publish();
-            if (ok && core.applied < Math.min(commitLsn, core.durable)) {
-                applyCommitted(); // the next slice, behind whatever arrived meanwhile
-            }
-        });
+    }
+
+    private void applySlice() {
+        boolean ok = applying.apply(commitLsn);
+        if (!ok && role() == ReplicaRole.SECONDARY) {
+            stepDown("the write at LSN " + core.storageFailedAt() + " failed in storage");
+        }
+        publish();
+        if (ok && core.applied < Math.min(commitLsn, core.durable)) {
+            applying.next(); // the next slice, behind whatever arrived meanwhile
+        }
     }
 
     private void onHandover(Handover m, Consumer<Object> reply) {

@@ -385,7 +385,7 @@ final class ReplicaCore {
      * least one write), so the executor can serve other tasks; {@link #applied} tells how far it got.
      *
      * <p>The writes run in {@link WriteBatch}es of at most {@value #APPLY_BATCH} writes or
-     * {@value PrimaryBackupReplica#APPLY_SLICE_MILLIS} ms: a service on a {@code PartitionDatabase}
+     * {@value ApplySlices#APPLY_SLICE_MILLIS} ms: a service on a {@code PartitionDatabase}
      * commits each batch once. A write counts as applied (its response cached, {@link #applied}
      * raised) only when its batch committed; if the commit fails, none of the batch does, and it runs
      * again like a write that failed in storage.
@@ -422,7 +422,7 @@ final class ReplicaCore {
                 }
                 batch.add(new Executed(record.lsn(), record.requestId(), response));
                 if (batch.size() >= APPLY_BATCH || clock.getAsLong() - batchStart
-                        >= TimeUnit.MILLISECONDS.toNanos(PrimaryBackupReplica.APPLY_SLICE_MILLIS)) {
+                        >= ApplySlices.APPLY_SLICE_NANOS) {
                     if (!commit(writes, batch)) {
                         ok = false;
                         break;
