@@ -32,7 +32,9 @@ import io.neptune.server.internal.replication.MajorityPhase.Diverged;
 import io.neptune.server.internal.replication.MajorityPhase.Follower;
 import io.neptune.server.internal.replication.MajorityPhase.Leader;
 import io.neptune.server.internal.replication.protocol.Election;
+import io.neptune.server.internal.replication.protocol.ElectionTimer;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
+import io.neptune.server.internal.replication.protocol.WakeGrace;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -84,10 +86,8 @@ final class MajorityReplica implements PartitionReplica {
     private volatile MajorityPhase phase = new Follower();
     /** The primary of the current epoch, once heard from. */
     private @Nullable NodeId primary;
-    private long lastContactNanos;
-    /** When this replica last heard from another replica as its primary; {@link Long#MIN_VALUE} if never. */
-    private long lastPrimaryNanos = Long.MIN_VALUE;
-    private long electionDeadlineNanos;
+    /** When to stand for election, and when this replica last heard from a primary. */
+    private final ElectionTimer timer;
     /** The highest epoch seen in refusals: the next round asks for one above it. */
     private long highestSeenEpoch;
     /** The commit point the primary reported in its last accepted {@code replicate}. */
@@ -116,6 +116,7 @@ final class MajorityReplica implements PartitionReplica {
         membership.bind(core);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
+        this.timer = new ElectionTimer(electionTimeoutNanos, core.self, priority, bound -> core.random.nextLong(bound));
         this.priorityHandover = new PriorityHandover(core);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos);
@@ -135,7 +136,7 @@ final class MajorityReplica implements PartitionReplica {
             core.internalSync();
             membership.reconcile(core.log);
             commitLsn = core.applied;
-            heardFromPrimary(null); // a restarted replica may have voted a moment ago: it waits a timeout first
+            timer.heardFromNobody(core.clock.getAsLong(), view()); // it may have voted a moment ago: it waits a timeout first
             publish();
         });
     }
@@ -235,7 +236,8 @@ final class MajorityReplica implements PartitionReplica {
             return;
         }
         endCandidacy(from + " won epoch " + epoch);
-        heardFromPrimary(from);
+        primary = from;
+        timer.heard(core.clock.getAsLong(), from, view());
         if (phase instanceof Diverged) {
             reply.accept(new Ack(false, core.applied, epoch, "diverged"));
             return;
@@ -299,13 +301,13 @@ final class MajorityReplica implements PartitionReplica {
         }
         logger.info("{}: voted for {} at epoch {}", name, m.node(), m.epoch());
         adoptEpoch(m.epoch(), "voted for " + m.node());
-        heardFromPrimary(null); // give the candidate time to win before electing
+        timer.heardFromNobody(core.clock.getAsLong(), view()); // give the candidate time to win before electing
         return new VoteReply(true, m.epoch(), "");
     }
 
     /** The primary this replica heard from within an election timeout and still sees in its yellow page, or null. */
     private Election.@Nullable Heard heardLately() {
-        long ago = core.clock.getAsLong() - lastContactNanos;
+        long ago = timer.sinceContact(core.clock.getAsLong());
         if (primary == null || ago >= electionTimeoutNanos || !primaryInView()) {
             return null;
         }
@@ -315,7 +317,7 @@ final class MajorityReplica implements PartitionReplica {
     /** Whether the primary last heard from is still in this node's yellow page (JGroups view and announcements). */
     private boolean primaryInView() {
         NodeId p = primary;
-        return p != null && core.peers.replicas(core.service, core.partition).stream().anyMatch(r -> r.node().equals(p));
+        return p != null && view().stream().anyMatch(r -> r.node().equals(p));
     }
 
     private void onReadIndex(Consumer<Object> reply) {
@@ -417,14 +419,14 @@ final class MajorityReplica implements PartitionReplica {
             if (phase instanceof Closed) {
                 return;
             }
-            List<Replica> view = core.peers.replicas(core.service, core.partition);
+            List<Replica> view = view();
             Set<NodeId> nodes = new HashSet<>();
             view.forEach(r -> nodes.add(r.node()));
             membership.seen(nodes);
             membership.reconcile(core.log); // a checkpoint or a snapshot may have moved the log's start
             versions.sample(core.applied, core.clock.getAsLong());
             if (wakeGrace.tick(core.clock.getAsLong()) && phase instanceof Follower) {
-                restartElectionTimer(); // woken from a pause: the primary gets a timeout to be heard
+                timer.restart(core.clock.getAsLong(), view); // woken from a pause: the primary gets a timeout to be heard
             }
             if (phase instanceof Leader || phase instanceof Follower) {
                 core.snapshots().checkpoint(view);
@@ -436,7 +438,7 @@ final class MajorityReplica implements PartitionReplica {
                 }
             } else if (phase instanceof Follower) {
                 follow(view);
-            } else if (phase instanceof Candidate && core.clock.getAsLong() - electionDeadlineNanos >= 0) {
+            } else if (phase instanceof Candidate && timer.due(core.clock.getAsLong())) {
                 endCandidacy("the election timed out");
                 startElection(new Candidate(false, null, false));
             }
@@ -471,11 +473,8 @@ final class MajorityReplica implements PartitionReplica {
             core.applyUpTo(commitLsn); // retried each tick; a replica whose storage fails does not stand
         }
         NodeId p = primary;
-        if (p != null && view.stream().noneMatch(r -> r.node().equals(p)) && electionDeadlineNanos - now > 0) {
-            // the primary left the view (JGroups saw it go): no need to wait the whole timeout
-            long fast = electionDelay(view, TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(150),
-                    TimeUnit.MILLISECONDS.toNanos(100));
-            electionDeadlineNanos = Math.min(electionDeadlineNanos, now + fast);
+        if (p != null && view.stream().noneMatch(r -> r.node().equals(p))) {
+            timer.hurry(now, view); // the primary left the view (JGroups saw it go): no need to wait the whole timeout
         }
         // A replica whose storage fails, or whose log lost records its service applied, does not stand: it
         // could not serve as primary (the lost records come back only from a peer that has them).
@@ -483,7 +482,7 @@ final class MajorityReplica implements PartitionReplica {
             core.snapshots().tick(p);   // it cannot serve as primary before it has the snapshot
             return;
         }
-        if (now - electionDeadlineNanos >= 0 && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0
+        if (timer.due(now) && core.storageFailedAt() == 0 && core.log.lostTailEnd() == 0
                 && !core.draining.getAsBoolean() && membership.counts(core.self)) {
             // neither a draining node (it hands its primaries away) nor a learner (it counts for nothing) stands
             startElection(new Candidate(false, null, false));
@@ -501,30 +500,9 @@ final class MajorityReplica implements PartitionReplica {
         }
     }
 
-    private long electionDelay(List<Replica> view, long base, long step, long jitter) {
-        return new Election.StandDelay(base, step).of(view, core.self, priority, core.random.nextLong(jitter));
-    }
-
-    private void heardFromPrimary(@Nullable NodeId from) {
-        if (from != null) {
-            primary = from;
-        }
-        lastContactNanos = core.clock.getAsLong();
-        if (from != null && !from.equals(core.self)) {
-            lastPrimaryNanos = lastContactNanos;
-        }
-        restartElectionTimer();
-    }
-
-    /**
-     * Moves the election deadline to a timeout (plus the priority delay) from now, without counting
-     * as contact with a primary: a replica whose own candidacy failed has heard from nobody, and if it
-     * said it had, it would refuse the pre-votes of a replica that can win for a whole timeout.
-     */
-    private void restartElectionTimer() {
-        List<Replica> view = core.peers.replicas(core.service, core.partition);
-        electionDeadlineNanos = core.clock.getAsLong() + electionDelay(view, electionTimeoutNanos,
-                electionTimeoutNanos / 2, electionTimeoutNanos / 4);
+    /** The replicas of this partition in this node's yellow page. */
+    private List<Replica> view() {
+        return core.peers.replicas(core.service, core.partition);
     }
 
     /**
@@ -540,7 +518,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         endCandidacy("a new round started"); // one round at a time
         enter(candidacy);
-        restartElectionTimer(); // the next round starts a timeout from now if this one fails
+        timer.restart(core.clock.getAsLong(), view()); // the next round starts a timeout from now if this one fails
         long epoch = Math.max(core.log.epoch(), highestSeenEpoch) + 1;
         if (candidacy.transfer()) {
             vote(candidacy, epoch);
@@ -633,15 +611,16 @@ final class MajorityReplica implements PartitionReplica {
         primary = core.self;
         setMatched(true);
         Set<NodeId> members = new HashSet<>();
-        core.peers.replicas(core.service, core.partition).forEach(r -> {
+        view().forEach(r -> {
             if (!r.node().equals(core.self)) {
                 members.add(r.node());
             }
         });
         logger.info("{}: became primary at epoch {} with votes of {}; log end {}, applied {}", name, epoch, voters,
                 core.log.lastLsn(), core.applied);
-        if (lastPrimaryNanos != Long.MIN_VALUE) { // it followed a primary: a fail-over (or handover) as seen here
-            core.tookOver.accept(core.clock.getAsLong() - lastPrimaryNanos);
+        long sincePrimary = timer.sincePrimary(core.clock.getAsLong());
+        if (sincePrimary >= 0) { // it followed a primary: a fail-over (or handover) as seen here
+            core.tookOver.accept(sincePrimary);
         }
         leader.start(members);
         publish();
@@ -679,7 +658,7 @@ final class MajorityReplica implements PartitionReplica {
         if (phase instanceof Candidate c && c.promoteReply() != null) {
             return "an election is under way";
         }
-        Replica live = core.peers.replicas(core.service, core.partition).stream()
+        Replica live = view().stream()
                 .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
                 .findFirst().orElse(null);
         return live != null ? "a live primary exists: " + live.node() : null;
@@ -724,8 +703,7 @@ final class MajorityReplica implements PartitionReplica {
         if (primary != null && primary.equals(core.self)) {
             primary = null;
         }
-        heardFromPrimary(null);
-        lastPrimaryNanos = lastContactNanos; // a primary's last word is its own: a fail-over starts here
+        timer.steppedDown(core.clock.getAsLong(), view()); // a primary's last word is its own: a fail-over starts here
         freshness.forget();
         publish();
     }

@@ -1,4 +1,4 @@
-package io.neptune.server.internal.replication;
+package io.neptune.server.internal.replication.protocol;
 
 /**
  * The grace a replica woken from a pause gives the others. A replica whose ticks stopped for half an
@@ -13,19 +13,19 @@ package io.neptune.server.internal.replication;
  *
  * <p>Thread-safety: confined to the partition's executor, like the replica that owns it.
  */
-final class WakeGrace {
+public final class WakeGrace {
     private final long timeoutNanos;
     /** When the last tick ran; {@link Long#MIN_VALUE} before the first. */
     private long lastTickNanos = Long.MIN_VALUE;
     private long untilNanos = Long.MIN_VALUE;
     private long lastGraceNanos = Long.MIN_VALUE;
 
-    WakeGrace(long electionTimeoutNanos) {
+    public WakeGrace(long electionTimeoutNanos) {
         this.timeoutNanos = electionTimeoutNanos;
     }
 
     /** Notes a tick at {@code now}; true if it ends a pause, and a grace starts. */
-    boolean tick(long now) {
+    public boolean tick(long now) {
         long last = lastTickNanos;
         lastTickNanos = now;
         if (last == Long.MIN_VALUE || now - last <= timeoutNanos / 2
@@ -38,7 +38,7 @@ final class WakeGrace {
     }
 
     /** Whether a grace runs at {@code now}. */
-    boolean active(long now) {
+    public boolean active(long now) {
         return untilNanos != Long.MIN_VALUE && now - untilNanos < 0;
     }
 }
