@@ -511,7 +511,13 @@ final class ReplicaCore {
         }
         CompletableFuture<Boolean> future = new CompletableFuture<>();
         // Timed from now, not from when the executor gets to it: it may be busy applying a slow write.
-        timer.schedule(() -> future.complete(false), timeoutMillis, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> timeout;
+        try {
+            timeout = timer.schedule(() -> future.complete(false), timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(false); // the node is closing: the client reads elsewhere
+        }
+        future.whenComplete((reached, e) -> timeout.cancel(false));
         exec.execute(() -> {
             if (applied >= version) {
                 future.complete(true);

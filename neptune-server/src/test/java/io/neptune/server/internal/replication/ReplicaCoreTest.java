@@ -33,4 +33,22 @@ class ReplicaCoreTest {
         assertThat(call).isCompletedExceptionally();
         assertThatThrownBy(call::join).hasCauseInstanceOf(TimeoutException.class).hasMessageContaining("closing");
     }
+
+    /**
+     * A level-3 read that must wait for a version, arriving while its node closes after the node's
+     * timer shut down, is answered "not reached" (the client goes to another replica) instead of
+     * throwing the timer's RejectedExecutionException into the request path.
+     */
+    @Test
+    void aReadWaitingForAVersionWhileTheNodeClosesIsAnsweredNotReachedInsteadOfThrowing(@TempDir Path dir) {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        timer.shutdown();
+        ReplicaCore core = new ReplicaCore("svc", 0, NodeId.of("n1"), new InMemoryLog("n1"), dir,
+                new SimService(new SimHistory(true), "n1", false), null, new SerialExecutor(Runnable::run, "n1"),
+                timer);
+
+        CompletableFuture<Boolean> reached = core.awaitVersion(5, 1000);
+
+        assertThat(reached).isCompletedWithValue(false);
+    }
 }
