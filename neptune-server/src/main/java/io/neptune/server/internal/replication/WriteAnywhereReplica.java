@@ -68,7 +68,6 @@ import org.slf4j.LoggerFactory;
 final class WriteAnywhereReplica implements PartitionReplica {
     private static final Logger logger = LoggerFactory.getLogger(WriteAnywhereReplica.class);
     private static final long PULL_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final int MAX_PULL = 2_000;
     /**
      * How long a replica of a partition configured with peers waits to hear of one before it serves
      * alone: as long as a yellow-page entry lives unheard. A restarted node's yellow page starts
@@ -80,21 +79,8 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private final ReplicaCore core;
     private final int priority;
     private final int configuredReplicas;
-    /** Per origin, the highest sequence durably logged here: a pull asks for the writes after it. */
-    private final Map<String, Long> seen = new HashMap<>();
-    /**
-     * Per origin, the highest sequence the log took, durable or not yet: the next write of that
-     * origin to log here is the one after it. A record the log refuses is not taken, so the
-     * origin's later writes wait for it (they are gaps the next pull fills).
-     */
-    private final Map<String, Long> logged = new HashMap<>();
-    /** Per origin, the local LSN of each of its writes, by sequence: a pull reads only what the puller lacks. */
-    private final Map<String, LsnsBySeq> byOrigin = new HashMap<>();
-    /**
-     * Per origin, the highest sequence below the log's start ({@link OriginBase}): dropped after a
-     * checkpoint or held by an installed snapshot. A pull that asks for one of those is told they are gone.
-     */
-    private final Map<String, Long> base = new HashMap<>();
+    /** What this replica holds of each origin's writes. */
+    private final OriginIndex origins = new OriginIndex();
     /** Per peer, what it has durably seen, from its latest pull: a checkpoint drops only writes every peer has. */
     private final Map<String, Map<String, Long>> peerSeen = new HashMap<>();
     /** Per peer, when its latest pull found nothing here that it lacked (or null): a snapshot comes only from such a peer. */
@@ -118,7 +104,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
         this.core = core;
         this.priority = priority;
         this.configuredReplicas = configuredReplicas;
-        core.configAt = lsn -> OriginBase.encode(seenAt(lsn));
+        core.configAt = lsn -> OriginBase.encode(origins.seenAt(lsn));
         core.installedConfig = this::installedSnapshot;
         // Above everything the log and the service hold: after a crash during the install the service
         // applied less than the log's boundary, and the replica installs again.
@@ -131,17 +117,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
         core.exec.execute(() -> {
             startedNanos = core.clock.getAsLong();
             core.internalSync();
-            base.putAll(OriginBase.read(core.directory));
+            origins.restore(OriginBase.read(core.directory));
             ownFloor = OriginBase.readOwnFloor(core.directory);
-            base.forEach((origin, seq) -> {
-                seen.merge(origin, seq, Math::max);
-                logged.merge(origin, seq, Math::max);
-            });
-            core.forEachRecord(r -> {
-                seen.merge(r.origin(), r.originSeq(), Math::max);
-                logged.merge(r.origin(), r.originSeq(), Math::max);
-                index(r);
-            });
+            core.forEachRecord(origins::recovered);
             long lost = core.log.lostTailEnd();
             if (lost > 0) {
                 leaveService("NEP-L1-001", "its service applied writes up to LSN " + lost + " that its REDO log lost"
@@ -185,7 +163,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             if (core.refusedUndecodable(request, reply)) {
                 return;
             }
-            long seq = logged.getOrDefault(core.self.value(), 0L) + 1;
+            long seq = origins.logged(core.self.value()) + 1;
             LogRecord record = new LogRecord(core.log.lastLsn() + 1, 0, RecordKind.WRITE, request.id(),
                     core.self.value(), seq, request.method(), request.payload());
             CompletableFuture<Void> appended = append(record);
@@ -214,7 +192,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                                     + " refused the write (" + e.getMessage() + "); it did not run"));
                     return;
                 }
-                seen.merge(record.origin(), record.originSeq(), Math::max);
+                origins.durable(record);
                 apply(record.lsn());
                 ResponseMessage response = core.cached(record.requestId());
                 reply.accept(response == null
@@ -259,7 +237,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
         List<Entry> sorted = new ArrayList<>(entries);
         sorted.sort(Comparator.comparing(Entry::origin).thenComparingLong(Entry::originSeq));
         for (Entry entry : sorted) {
-            long have = logged.getOrDefault(entry.origin(), 0L);
+            long have = origins.logged(entry.origin());
             if (entry.originSeq() != have + 1) {
                 continue; // already logged, or a gap (also after a write the log refused) the next pull fills
             }
@@ -291,7 +269,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     appendFailed(record, took, e);
                     return;
                 }
-                seen.merge(record.origin(), record.originSeq(), Math::max);
+                origins.durable(record);
                 apply(record.lsn());
                 publish();
             }));
@@ -329,8 +307,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
         if (core.log.lastLsn() != record.lsn()) {
             return false;
         }
-        logged.merge(record.origin(), record.originSeq(), Math::max);
-        index(record);
+        origins.took(record);
         return true;
     }
 
@@ -341,7 +318,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
      */
     private void appendFailed(LogRecord record, boolean took, Throwable e) {
         if (took) {
-            logged.computeIfPresent(record.origin(), (origin, seq) -> Math.min(seq, record.originSeq() - 1));
+            origins.failed(record);
         }
         if (took || core.log.hasFailed()) {
             leaveService("NEP-L1-002", "its REDO log failed writing record " + record.lsn() + " ("
@@ -403,7 +380,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 reply.accept(stopped == null ? new Ack(true, core.log.lastLsn(), 0, "")
                         : new Ack(false, core.durable, 0, stopped)); // the sender's next pull brings the rest
             } else if (message instanceof Pull pull) {
-                PullReply answer = missing(pull.seen());
+                PullReply answer = origins.missing(pull.seen(), core.durable, core.log::record, core.maxBatchBytes);
                 if (pull.from() != null) {
                     peerSeen.put(pull.from(), Map.copyOf(pull.seen()));
                     if (answer.entries().isEmpty() && !answer.truncated() && answer.gone() == null
@@ -419,122 +396,6 @@ final class WriteAnywhereReplica implements PartitionReplica {
                         core.app.digest().orElse(""), core.log.startLsn()));
             }
         });
-    }
-
-    /**
-     * The durable writes the puller has not seen. Only durable ones: a write of this origin that is
-     * still in the log's queue is lost if this node crashes, and its sequence is then reused for
-     * another write, which a peer that already has the lost one would never take.
-     */
-    private PullReply missing(Map<String, Long> theirs) {
-        List<Entry> out = new ArrayList<>();
-        Map<String, Long> gone = null;
-        for (Map.Entry<String, Long> dropped : base.entrySet()) {
-            if (theirs.getOrDefault(dropped.getKey(), 0L) < dropped.getValue()) {
-                gone = gone == null ? new HashMap<>() : gone;
-                gone.put(dropped.getKey(), dropped.getValue());
-            }
-        }
-        long bytes = 0;
-        for (Map.Entry<String, LsnsBySeq> origin : byOrigin.entrySet()) {
-            LsnsBySeq lsns = origin.getValue();
-            if (gone != null && gone.containsKey(origin.getKey())) {
-                continue; // its writes here start after a gap the puller must fill first
-            }
-            for (long seq = theirs.getOrDefault(origin.getKey(), 0L) + 1; seq <= lsns.last(); seq++) {
-                if (out.size() >= MAX_PULL) {
-                    return new PullReply(out, true, gone);
-                }
-                long lsn = lsns.lsn(seq);
-                if (lsn > core.durable) {
-                    break; // an origin's writes are logged in sequence: the later ones are not durable either
-                }
-                LogRecord r = core.log.record(lsn).orElse(null);
-                if (r == null) {
-                    continue;
-                }
-                bytes += ReplicaCore.wireBytes(r);
-                if (bytes > core.maxBatchBytes && !out.isEmpty()) {
-                    return new PullReply(out, true, gone); // the rest in the next pull: one reply must fit in a frame
-                }
-                out.add(Entry.of(r));
-            }
-        }
-        return new PullReply(out, false, gone);
-    }
-
-    private void index(LogRecord record) {
-        byOrigin.computeIfAbsent(record.origin(), o -> new LsnsBySeq(base.getOrDefault(o, 0L)))
-                .put(record.originSeq(), record.lsn());
-    }
-
-    /**
-     * A growable map from an origin's write sequences after {@code first - 1} (those below went with
-     * a checkpoint) to the local LSN each was logged at; an origin's writes are logged in sequence,
-     * so its LSNs rise with it.
-     */
-    private static final class LsnsBySeq {
-        private long first;
-        private long[] lsns = new long[16];
-        private int size;
-
-        LsnsBySeq(long dropped) {
-            this.first = dropped + 1;
-        }
-
-        void put(long seq, long lsn) {
-            if (seq < first) {
-                return; // dropped already: the checkpoint's base was written just before a crash took the cut
-            }
-            if (seq - first >= Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("seq: " + seq + " (expected: " + first + ".."
-                        + (first + Integer.MAX_VALUE - 1) + ")");
-            }
-            int index = (int) (seq - first);
-            if (index >= lsns.length) {
-                lsns = Arrays.copyOf(lsns, Math.max(index + 1, lsns.length * 2));
-            }
-            lsns[index] = lsn;
-            size = Math.max(size, index + 1);
-        }
-
-        /** The highest sequence held ({@code first - 1} if none). */
-        long last() {
-            return first - 1 + size;
-        }
-
-        /** The LSN of {@code seq}, or 0 if it went with a checkpoint. */
-        long lsn(long seq) {
-            return seq < first ? 0 : lsns[(int) (seq - first)];
-        }
-
-        /** The highest sequence logged at or below {@code lsn}, or {@code first - 1} if none. */
-        long lastAtOrBelow(long lsn) {
-            int lo = 0;
-            int hi = size - 1;
-            int found = -1;
-            while (lo <= hi) {
-                int mid = (lo + hi) >>> 1;
-                if (lsns[mid] <= lsn) {
-                    found = mid;
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            return first + found;
-        }
-
-        /** Forgets the sequences up to {@code dropped}. */
-        void dropThrough(long dropped) {
-            if (dropped < first) {
-                return;
-            }
-            int n = (int) Math.min(size, dropped - first + 1);
-            lsns = Arrays.copyOfRange(lsns, n, n + Math.max(16, size - n));
-            size -= n;
-            first = size == 0 ? dropped + 1 : first + n;
-        }
     }
 
     /** Applies up to {@code lsn}; a write failing in storage takes this replica out of service until it applies. */
@@ -571,7 +432,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 ready(configuredReplicas <= 1 || now - startedNanos >= ALONE_AFTER_NANOS);
                 return;
             }
-            Pull pull = new Pull(core.service, core.partition, Map.copyOf(seen), core.self.value());
+            Pull pull = new Pull(core.service, core.partition, origins.seen(), core.self.value());
             Round round = new Round();
             List<CompletableFuture<@Nullable PullReply>> replies = new ArrayList<>();
             for (Replica peer : peers) {
@@ -594,7 +455,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
     private void roundDone(Round round) {
         if (round.complete) {
             for (Map.Entry<String, Long> gone : round.gone.entrySet()) {
-                if (logged.getOrDefault(gone.getKey(), 0L) < gone.getValue() && !installing()) {
+                if (origins.logged(gone.getKey()) < gone.getValue() && !installing()) {
                     NodeId from = round.goneAt.get(gone.getKey());
                     logger.error("{}: [NEP-L1-003] it lacks writes of origin {} up to sequence {} that {} dropped after"
                             + " a checkpoint and no peer sent; it installs a snapshot from {} before it serves again",
@@ -604,7 +465,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 }
             }
         }
-        ready(round.complete && logged.getOrDefault(core.self.value(), 0L) >= round.ownSeq);
+        ready(round.complete && origins.logged(core.self.value()) >= round.ownSeq);
     }
 
     /**
@@ -681,7 +542,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
                 return; // the source has not pulled everything this replica holds yet
             }
             // durable before the install restarts the log, which then no longer shows the own writes given out
-            ownFloor = Math.max(ownFloor, logged.getOrDefault(core.self.value(), 0L));
+            ownFloor = Math.max(ownFloor, origins.logged(core.self.value()));
             OriginBase.writeOwnFloor(core.directory, ownFloor);
             core.needsSnapshot = true;
             enter(new Installing(from, true));
@@ -699,13 +560,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
         Map<String, Long> installed = OriginBase.parse(text);
         installs++;
         OriginBase.write(core.directory, installed);
-        base.clear();
-        base.putAll(installed);
-        seen.clear();
-        seen.putAll(installed);
-        logged.clear();
-        logged.putAll(installed);
-        byOrigin.clear();
+        origins.installed(installed);
     }
 
     /**
@@ -720,54 +575,20 @@ final class WriteAnywhereReplica implements PartitionReplica {
         if (!(phase instanceof Serving)) {
             return;
         }
-        long neededFrom = Long.MAX_VALUE;
-        long keepAnyway = ownUnseenFrom();
-        if (peerSeen.size() < configuredReplicas - 1) {
-            neededFrom = core.log.startLsn();
-        } else {
-            for (Map.Entry<String, LsnsBySeq> origin : byOrigin.entrySet()) {
-                long everyone = Long.MAX_VALUE;
-                for (Map<String, Long> theirs : peerSeen.values()) {
-                    everyone = Math.min(everyone, theirs.getOrDefault(origin.getKey(), 0L));
-                }
-                if (everyone < origin.getValue().last()) {
-                    neededFrom = Math.min(neededFrom, origin.getValue().lsn(Math.max(everyone + 1, origin.getValue().first)));
-                }
-            }
-        }
+        boolean everyPeerHeard = peerSeen.size() >= configuredReplicas - 1;
+        // a peer not heard from since this node started may lack any write: nothing goes then
+        long neededFrom = everyPeerHeard ? origins.firstNeeded(peerSeen.values()) : core.log.startLsn();
+        // this replica's own writes a peer lacks are nowhere else: they stay whatever the retention says
+        long keepAnyway = origins.firstUnseen(core.self.value(), peerSeen.values(), everyPeerHeard);
         long start = core.log.startLsn();
         core.snapshots().checkpoint(neededFrom, keepAnyway, keepFrom -> {
-            Map<String, Long> dropped = seenAt(keepFrom - 1);
+            Map<String, Long> dropped = origins.seenAt(keepFrom - 1);
             OriginBase.write(core.directory, dropped);
-            base.clear();
-            base.putAll(dropped);
+            origins.rebase(dropped);
         });
         if (core.log.startLsn() != start) {
-            byOrigin.forEach((origin, lsns) -> lsns.dropThrough(base.getOrDefault(origin, 0L)));
+            origins.forgetDropped();
         }
-    }
-
-    /** The LSN of this replica's first own write that a configured peer has not pulled, or {@code Long.MAX_VALUE}. */
-    private long ownUnseenFrom() {
-        LsnsBySeq own = byOrigin.get(core.self.value());
-        if (own == null) {
-            return Long.MAX_VALUE;
-        }
-        long everyone = Long.MAX_VALUE;
-        for (Map<String, Long> theirs : peerSeen.values()) {
-            everyone = Math.min(everyone, theirs.getOrDefault(core.self.value(), 0L));
-        }
-        if (peerSeen.size() < configuredReplicas - 1) {
-            everyone = 0;   // a peer not heard from since this node started may lack all of them
-        }
-        return everyone >= own.last() ? Long.MAX_VALUE : own.lsn(Math.max(everyone + 1, own.first));
-    }
-
-    /** Per origin, the highest sequence logged at or below {@code lsn} (which is at or above the log's boundary). */
-    private Map<String, Long> seenAt(long lsn) {
-        Map<String, Long> at = new HashMap<>(base);
-        byOrigin.forEach((origin, lsns) -> at.merge(origin, lsns.lastAtOrBelow(lsn), Math::max));
-        return at;
     }
 
     /**
@@ -776,7 +597,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
      * serves, and numbers its new writes after those.
      */
     private void ready(boolean caughtUp) {
-        if (phase instanceof Recovering && caughtUp && logged.getOrDefault(core.self.value(), 0L) >= ownFloor
+        if (phase instanceof Recovering && caughtUp && origins.logged(core.self.value()) >= ownFloor
                 && core.storageFailedAt() == 0 && !installing()) {
             logger.info("{}: caught up with its peers; serving", core.name);
             enter(new Serving());
