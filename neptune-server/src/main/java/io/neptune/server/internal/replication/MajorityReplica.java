@@ -16,7 +16,6 @@ import io.neptune.server.internal.replication.PeerMessages.Join;
 import io.neptune.server.internal.replication.PeerMessages.JoinReply;
 import io.neptune.server.internal.replication.PeerMessages.Promote;
 import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
-import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndex;
 import io.neptune.server.internal.replication.PeerMessages.Reconfigure;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
@@ -90,21 +89,8 @@ final class MajorityReplica implements PartitionReplica {
     private final ElectionTimer timer;
     /** The highest epoch seen in refusals: the next round asks for one above it. */
     private long highestSeenEpoch;
-    /** The commit point the primary reported in its last accepted {@code replicate}. */
-    private long primaryCommit;
-    private long commitLsn;
-    /** The LSN up to which this log is known to match the current epoch's primary's. */
-    private long matchLsn;
-    /**
-     * Whether this replica's applied state caught up with what the primary had committed when it last
-     * heard from it. One that has not (new, far behind, storage failing) announces RECOVERING and
-     * serves no reads; an election does not change it, since applied writes are committed ones.
-     */
-    private boolean matched;
-    /** Applies what the primary committed, a slice at a time, while this replica follows. */
-    private final ApplySlices applying;
-    /** Level 3, as a follower: confirmed through the primary's read index. */
-    private final FollowerFreshness freshness;
+    /** Its side as a follower: the log it takes, the commit point, applying, freshness. */
+    private final MajorityFollower following;
 
     /** A {@code learner} (added by an operator's add-replica) counts for nothing until a configuration names it. */
     MajorityReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
@@ -120,9 +106,7 @@ final class MajorityReplica implements PartitionReplica {
         this.priorityHandover = new PriorityHandover(core);
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos);
-        this.freshness = new FollowerFreshness(core, stalenessNanos);
-        this.applying = new ApplySlices(core, () -> !(phase instanceof Leader || phase instanceof Closed),
-                this::applySlice);
+        this.following = new MajorityFollower(core, membership, stalenessNanos, () -> phase);
         core.afterDurable = () -> {
             if (phase instanceof Leader l) {
                 l.leader().advance();
@@ -135,7 +119,7 @@ final class MajorityReplica implements PartitionReplica {
         core.exec.execute(() -> {
             core.internalSync();
             membership.reconcile(core.log);
-            commitLsn = core.applied;
+            following.start();
             timer.heardFromNobody(core.clock.getAsLong(), view()); // it may have voted a moment ago: it waits a timeout first
             publish();
         });
@@ -247,42 +231,10 @@ final class MajorityReplica implements PartitionReplica {
             reply.accept(new Ack(false, core.log.lastLsn(), epoch, "installing"));
             return;
         }
-        membership.incoming(m.entries().stream().filter(e -> RecordKind.CONFIG.name().equals(e.kind()))
-                .map(e -> Membership.Config.of(e.toRecord(e.lsn()))).toList()); // the file before the log
-        LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
-                false);
-        membership.reconcile(core.log);
-        switch (result.outcome()) {
-            case GAP, MISMATCH -> {
-                setMatched(false);
-                reply.accept(new Ack(false, result.match(), epoch, result.outcome() == LogMatching.Outcome.GAP ? "gap"
-                        : "mismatch"));
-            }
-            case DIVERGED -> {
-                enter(new Diverged());
-                publish();
-                reply.accept(new Ack(false, result.match(), epoch, "diverged"));
-            }
-            case MATCHED -> {
-                long match = result.match();
-                matchLsn = Math.max(matchLsn, match);
-                long commit = Math.min(m.commitLsn(), match);
-                CompletableFuture.allOf(result.appends().toArray(CompletableFuture[]::new)).whenComplete((v, e) ->
-                        core.exec.execute(() -> {
-                            if (e != null) {
-                                reply.accept(new Ack(false, Math.min(core.durable, core.applied), core.log.epoch(),
-                                        "log failure: " + e.getMessage()));
-                                return;
-                            }
-                            // only what is durable: records an earlier message appended may still be on their way
-                            reply.accept(new Ack(true, Math.min(match, core.durable), core.log.epoch(), ""));
-                            primaryCommit = m.commitLsn();
-                            commitLsn = Math.max(commitLsn, commit);
-                            applyCommitted();
-                        }));
-            }
-            default -> throw new IllegalStateException(result.outcome().name());
-        }
+        following.take(m, epoch, reply, () -> {
+            enter(new Diverged());
+            publish();
+        });
     }
 
     private VoteReply onVote(Vote m) {
@@ -393,7 +345,7 @@ final class MajorityReplica implements PartitionReplica {
     /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
     private void takeOver(TakeOver m, Consumer<Object> reply) {
         NodeId p = primary;
-        boolean behind = phase instanceof Diverged || !matched || core.storageFailedAt() != 0
+        boolean behind = phase instanceof Diverged || !following.matched() || core.storageFailedAt() != 0
                 || core.log.lostTailEnd() > 0 || !membership.counts(core.self);
         String refusal = TakeOvers.refusal(phase instanceof Leader, behind, phase instanceof Candidate, p);
         if (refusal != null || p == null) {
@@ -469,9 +421,7 @@ final class MajorityReplica implements PartitionReplica {
     private void follow(List<Replica> view) {
         assert core.exec.inExecutor() : "off the partition's executor";
         long now = core.clock.getAsLong();
-        if (core.storageFailedAt() != 0) {
-            core.applyUpTo(commitLsn); // retried each tick; a replica whose storage fails does not stand
-        }
+        following.retryStorage();
         NodeId p = primary;
         if (p != null && view.stream().noneMatch(r -> r.node().equals(p))) {
             timer.hurry(now, view); // the primary left the view (JGroups saw it go): no need to wait the whole timeout
@@ -488,11 +438,8 @@ final class MajorityReplica implements PartitionReplica {
             startElection(new Candidate(false, null, false));
             return;
         }
-        if (p != null && matched && stalenessNanos > 0) {
-            freshness.refresh(p, now, confirmed -> {
-                commitLsn = Math.max(commitLsn, Math.min(confirmed, matchLsn));
-                applyCommitted();
-            });
+        if (p != null) {
+            following.refresh(p, now);
         }
         Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
         if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority() && membership.counts(core.self)) {
@@ -537,7 +484,7 @@ final class MajorityReplica implements PartitionReplica {
         }
         core.log.persistEpoch(epoch); // its own vote: it votes for nobody else at this epoch
         primary = null;
-        matchLsn = commitLsn; // its applied state stays a good one to read: a new epoch does not make it older
+        following.newEpoch();
         long sentNanos = core.clock.getAsLong();
         ask(candidacy, epoch, false, voters -> becomePrimary(candidacy, epoch, voters, sentNanos));
     }
@@ -609,7 +556,7 @@ final class MajorityReplica implements PartitionReplica {
         }, epoch, membership::quorum, membership::counts, voters, votesSentNanos);
         enter(new Leader(leader, candidacy.pinOnWin(), null, null));
         primary = core.self;
-        setMatched(true);
+        following.leads();
         Set<NodeId> members = new HashSet<>();
         view().forEach(r -> {
             if (!r.node().equals(core.self)) {
@@ -681,7 +628,7 @@ final class MajorityReplica implements PartitionReplica {
         primary = null;
         stepDown(why);
         endCandidacy(why);
-        matchLsn = commitLsn; // what matched the old primary beyond its commit point may be dropped by the new one
+        following.newEpoch();
     }
 
     /**
@@ -704,7 +651,7 @@ final class MajorityReplica implements PartitionReplica {
             primary = null;
         }
         timer.steppedDown(core.clock.getAsLong(), view()); // a primary's last word is its own: a fail-over starts here
-        freshness.forget();
+        following.steppedDown();
         publish();
     }
 
@@ -715,23 +662,7 @@ final class MajorityReplica implements PartitionReplica {
         phase = next;
     }
 
-    // ---------------------------------------------------------------- applying and freshness
-
-    /** Applies, as a follower, what the primary committed ({@link ApplySlices}); a leader applies through its QuorumLeader. */
-    private void applyCommitted() {
-        if (!(phase instanceof Leader)) {
-            applying.next();
-        }
-    }
-
-    private void applySlice() {
-        applying.apply(commitLsn);
-        freshness.applied(core.applied);
-        setMatched(core.storageFailedAt() == 0 && core.applied >= Math.min(primaryCommit, commitLsn));
-        if (core.storageFailedAt() == 0 && core.applied < Math.min(commitLsn, core.durable)) {
-            applying.next(); // the next slice, behind whatever arrived meanwhile
-        }
-    }
+    // ---------------------------------------------------------------- freshness and the published role
 
     @Override
     public boolean fresh() {
@@ -742,21 +673,17 @@ final class MajorityReplica implements PartitionReplica {
         if (phase instanceof Leader) { // read off the executor: a stale answer only refuses or allows one read
             return now - stalenessNanos - leaderFreshAsOf < 0;
         }
-        return freshness.fresh(now);
+        return following.fresh(now);
     }
 
     /** Level 3 primary: when a majority last followed it (written on the executor, read by {@link #fresh()}). */
     private volatile long leaderFreshAsOf = Long.MIN_VALUE / 2;
 
-    private void setMatched(boolean value) {
-        matched = value;
-    }
-
     private ReplicaRole role() {
         if (phase instanceof Leader) {
             return ReplicaRole.PRIMARY;
         }
-        boolean serves = (phase instanceof Follower || phase instanceof Candidate) && matched
+        boolean serves = (phase instanceof Follower || phase instanceof Candidate) && following.matched()
                 && core.storageFailedAt() == 0;
         return serves ? ReplicaRole.SECONDARY : ReplicaRole.RECOVERING;
     }
