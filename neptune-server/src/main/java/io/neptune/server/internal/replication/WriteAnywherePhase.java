@@ -19,19 +19,16 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 sealed interface WriteAnywherePhase {
-    /** The role a replica in this phase publishes. */
-    ReplicaRole role();
+    /** The role a replica in this phase publishes: RECOVERING in every phase but {@link Serving}. */
+    default ReplicaRole role() {
+        return ReplicaRole.RECOVERING;
+    }
 
     /** Whether a replica in this phase may move to {@code next} (the table above). */
     boolean mayBecome(WriteAnywherePhase next);
 
     /** Catching up with its peers by anti-entropy: takes their writes, serves no client. */
     record Recovering() implements WriteAnywherePhase {
-        @Override
-        public ReplicaRole role() {
-            return ReplicaRole.RECOVERING;
-        }
-
         @Override
         public boolean mayBecome(WriteAnywherePhase next) {
             return !(next instanceof Recovering);
@@ -59,11 +56,6 @@ sealed interface WriteAnywherePhase {
      */
     record Installing(@Nullable NodeId from, boolean started) implements WriteAnywherePhase {
         @Override
-        public ReplicaRole role() {
-            return ReplicaRole.RECOVERING;
-        }
-
-        @Override
         public boolean mayBecome(WriteAnywherePhase next) {
             return !(next instanceof Serving);
         }
@@ -77,11 +69,6 @@ sealed interface WriteAnywherePhase {
      */
     record OutOfService(String reason) implements WriteAnywherePhase {
         @Override
-        public ReplicaRole role() {
-            return ReplicaRole.RECOVERING;
-        }
-
-        @Override
         public boolean mayBecome(WriteAnywherePhase next) {
             return next instanceof Closed;
         }
@@ -89,11 +76,6 @@ sealed interface WriteAnywherePhase {
 
     /** Closed: nothing more runs against its log, which the node closes next. */
     record Closed() implements WriteAnywherePhase {
-        @Override
-        public ReplicaRole role() {
-            return ReplicaRole.RECOVERING;
-        }
-
         @Override
         public boolean mayBecome(WriteAnywherePhase next) {
             return false;

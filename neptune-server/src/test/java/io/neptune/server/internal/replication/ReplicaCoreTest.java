@@ -22,11 +22,7 @@ class ReplicaCoreTest {
      */
     @Test
     void aCallMadeWhileTheNodeClosesFailsAsTimedOutInsteadOfThrowing(@TempDir Path dir) {
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-        timer.shutdown();
-        ReplicaCore core = new ReplicaCore("svc", 0, NodeId.of("n1"), new InMemoryLog("n1"), dir,
-                new SimService(new SimHistory(true), "n1", false), null, new SerialExecutor(Runnable::run, "n1"),
-                timer);
+        ReplicaCore core = closing(dir);
 
         CompletableFuture<Object> call = core.within(new CompletableFuture<>(), 1000);
 
@@ -41,14 +37,19 @@ class ReplicaCoreTest {
      */
     @Test
     void aReadWaitingForAVersionWhileTheNodeClosesIsAnsweredNotReachedInsteadOfThrowing(@TempDir Path dir) {
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-        timer.shutdown();
-        ReplicaCore core = new ReplicaCore("svc", 0, NodeId.of("n1"), new InMemoryLog("n1"), dir,
-                new SimService(new SimHistory(true), "n1", false), null, new SerialExecutor(Runnable::run, "n1"),
-                timer);
+        ReplicaCore core = closing(dir);
 
         CompletableFuture<Boolean> reached = core.awaitVersion(5, 1000);
 
         assertThat(reached).isCompletedWithValue(false);
+    }
+
+    /** A replica core whose node is closing: its timer shut down. */
+    private static ReplicaCore closing(Path dir) {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        timer.shutdown();
+        return new ReplicaCore("svc", 0, NodeId.of("n1"), new InMemoryLog("n1"), dir,
+                new SimService(new SimHistory(true), "n1", false), null, new SerialExecutor(Runnable::run, "n1"),
+                timer);
     }
 }
