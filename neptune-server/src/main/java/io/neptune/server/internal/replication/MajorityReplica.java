@@ -158,6 +158,11 @@ final class MajorityReplica implements PartitionReplica {
     // ---------------------------------------------------------------- peer messages
 
     @Override
+    public boolean takesPlacementChanges() {
+        return true;
+    }
+
+    @Override
     public Class<?> messageType(String method) {
         return ConfigChange.majorityMessageType(method);
     }

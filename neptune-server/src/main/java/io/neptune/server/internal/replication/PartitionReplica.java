@@ -48,6 +48,15 @@ interface PartitionReplica extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Whether an operator's placement change (add-replica, remove-replica) can reach this replica:
+     * only {@code majority} mode keeps its replica set in its log; the others take theirs from the
+     * node configs (docs/protocols/placement.md).
+     */
+    default boolean takesPlacementChanges() {
+        return false;
+    }
+
     /** The peer-protocol message type of {@code method}, for decoding. */
     Class<?> messageType(String method);
 

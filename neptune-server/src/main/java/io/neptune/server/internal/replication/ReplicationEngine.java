@@ -3,6 +3,7 @@ package io.neptune.server.internal.replication;
 import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
@@ -254,8 +255,7 @@ public final class ReplicationEngine implements AutoCloseable {
         replicas.forEach((service, byPartition) -> {
             for (int p = 0; p < byPartition.length; p++) {
                 PartitionReplica replica = byPartition[p];
-                if (replica != null && !(replica instanceof WriteAnywhereReplica)
-                        && replica.state().role() == ReplicaRole.PRIMARY) {
+                if (replica != null && replica.state().role() == ReplicaRole.PRIMARY) { // level 1 has no primary
                     primaries.add(service + "#" + p);
                 }
             }
@@ -546,20 +546,21 @@ public final class ReplicationEngine implements AutoCloseable {
         PartitionReplica replica = null;
         Object message;
         try {
-            String service = Json.mapper().readTree(request.payload()).path("service").asText();
+            JsonNode tree = Json.mapper().readTree(request.payload()); // parsed once: routed, then decoded
+            String service = tree.path("service").asText();
             target = service + "#" + request.partition();
             replica = replica(service, request.partition());
             if (replica == null) {
                 reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, self + " has no replica of " + target));
                 return;
             }
-            if (request.method().equals("reconfigure") && !(replica instanceof MajorityReplica)) {
+            if (request.method().equals("reconfigure") && !replica.takesPlacementChanges()) {
                 reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "NEP-PLACE-001 " + target + " is not in"
                         + " majority mode (level-2/3 with failover: majority): its placement changes only through the"
                         + " node configs (docs/protocols/placement.md)"));
                 return;
             }
-            message = Json.mapper().readValue(request.payload(), replica.messageType(request.method()));
+            message = Json.mapper().treeToValue(tree, replica.messageType(request.method()));
         } catch (IOException | RuntimeException e) {
             reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad replication message " + request.method()
                     + " for " + target + ": " + e.getMessage()));
