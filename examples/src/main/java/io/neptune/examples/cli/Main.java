@@ -5,6 +5,7 @@ import io.neptune.server.cli.AdminCommand;
 import io.neptune.server.cli.CertsCommand;
 import io.neptune.server.cli.NeptuneCli;
 import io.neptune.server.cli.NodeCommand;
+import io.neptune.server.cli.VersionProvider;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,7 +13,7 @@ import picocli.CommandLine.Command;
  * The source tree's {@code ./neptune}: the distribution's {@code node}, {@code admin} and {@code certs}
  * ({@link NeptuneCli}) plus the examples' {@code gateway} and {@code demo}.
  */
-@Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
+@Command(name = "neptune", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Partitioned, replicated, load-balanced cluster services.",
         subcommands = {NodeCommand.class, GatewayCommand.class, DemoCommand.class, AdminCommand.class,
             CertsCommand.class},

@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
  * their own root command with these subcommands and run it through {@link #execute}, so every
  * launcher reports errors the same way.
  */
-@Command(name = "neptune", mixinStandardHelpOptions = true, version = "Neptune 0.1.0",
+@Command(name = "neptune", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Partitioned, replicated, load-balanced cluster services.",
         subcommands = {NodeCommand.class, AdminCommand.class, CertsCommand.class},
         footer = {"", "Service classes are loaded from the class path: put their jar in lib/ or name it in"
