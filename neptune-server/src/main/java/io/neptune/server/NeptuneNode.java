@@ -2,6 +2,7 @@ package io.neptune.server;
 
 import static java.util.Objects.requireNonNull;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.NeptuneClient;
 import io.neptune.core.ClassStats;
 import io.neptune.core.NodeId;
@@ -11,6 +12,7 @@ import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.internal.Lifecycle;
 import io.neptune.server.internal.NodeRuntime;
 import io.neptune.server.internal.ServiceRuntime;
+import io.neptune.server.internal.SignalledStop;
 import io.neptune.server.process.ProcessConfig;
 import io.neptune.server.process.ProcessRequest;
 import io.neptune.server.process.ProcessResponse;
@@ -24,7 +26,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,9 +60,14 @@ public final class NeptuneNode implements AutoCloseable {
     private final Map<String, ServiceRuntime> services;
     private volatile @Nullable NodeRuntime runtime;
     private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+    /** The drain under way, if any: a second one waits for it. */
+    private final AtomicReference<@Nullable CompletableFuture<Boolean>> drainUnderWay = new AtomicReference<>();
 
-    private NeptuneNode(NodeConfig config, Map<String, ServiceRuntime> services) {
+    private final @Nullable MeterRegistry meterRegistry;
+
+    private NeptuneNode(NodeConfig config, Map<String, ServiceRuntime> services, @Nullable MeterRegistry meterRegistry) {
         this.config = config;
+        this.meterRegistry = meterRegistry;
         this.node = config.node();
         this.lifecycle = new Lifecycle("node " + node);
         this.services = Map.copyOf(services);
@@ -71,7 +82,8 @@ public final class NeptuneNode implements AutoCloseable {
         lifecycle.transition(Lifecycle.State.STARTING);
         logger.info("{}: starting with {}", node, config);
         try {
-            NodeRuntime started = new NodeRuntime(config, services, this::isRunning, this::drainInBackground);
+            NodeRuntime started = new NodeRuntime(config, services, this::isRunning, this::drainInBackground,
+                    meterRegistry);
             runtime = started;
             lifecycle.transition(Lifecycle.State.RUNNING);
             logger.info("{}: running; requests on {}, polls on {}, admin on {}, hosting {}", node,
@@ -268,10 +280,34 @@ public final class NeptuneNode implements AutoCloseable {
         if (started == null || !isRunning()) {
             return false;
         }
+        CompletableFuture<Boolean> mine = new CompletableFuture<>();
+        CompletableFuture<Boolean> earlier = drainUnderWay.compareAndExchange(null, mine);
+        if (earlier != null) {
+            return awaitDrain(earlier, timeout);
+        }
+        boolean finished = false;
         try {
-            return started.drain(timeout, line -> logger.info("{}", line));
+            finished = started.drain(timeout, line -> logger.info("{}", line));
+            return finished;
         } finally {
             close();
+            mine.complete(finished);
+        }
+    }
+
+    /**
+     * A drain already under way (an operator's, then a stop signal, say) is waited for, not started a
+     * second time: returns its outcome, or closes the node and returns false if it takes longer than
+     * {@code timeout}.
+     */
+    private boolean awaitDrain(CompletableFuture<Boolean> underWay, Duration timeout) throws InterruptedException {
+        try {
+            return underWay.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            close();
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a drain completes only normally", e);
         }
     }
 
@@ -313,27 +349,35 @@ public final class NeptuneNode implements AutoCloseable {
     }
 
     /**
-     * Serves until the JVM is asked to stop (SIGTERM, Ctrl-C), then closes the node and returns: the
-     * last line of a node's {@code main}. Closing the node from another thread returns too.
+     * Serves until the process is asked to stop, then stops the node gracefully and returns how: the
+     * last line of a node's {@code main}. The first SIGTERM or Ctrl-C {@linkplain #drain drains} the
+     * node within {@link NodeConfig#drainTimeout()} and closes it (its primaries move to other replicas
+     * without an election, no call fails); a second signal closes it at once. Closing the node from
+     * another thread, or an operator's drain, returns too. A JVM that is exiting otherwise
+     * ({@code System.exit}) closes the node on its way out.
      *
      * <pre>{@code
      * public static void main(String[] args) throws InterruptedException {
-     *     NeptuneNode.builder(config).host(new MyService(), HostingConfig.all()).start().runUntilStopped();
+     *     NeptuneNode node = NeptuneNode.builder(config).host(new MyService(), HostingConfig.all()).start();
+     *     System.exit(node.runUntilStopped().exitCode());
      * }
      * }</pre>
+     *
+     * @return how the node stopped, with the exit status the {@code neptune node} command gives it
      */
-    public void runUntilStopped() throws InterruptedException {
-        Thread hook = new Thread(this::close, "neptune-" + node + "-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            awaitClose();
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // the JVM is shutting down: the hook is what closed the node
-            }
-        }
+    public StopOutcome runUntilStopped() throws InterruptedException {
+        return runUntilStopped(() -> { });
+    }
+
+    /**
+     * Like {@link #runUntilStopped()}, calling {@code serving} once stop signals drain the node: the
+     * moment to tell a supervisor that the node serves (the {@code neptune node} command prints its
+     * {@code READY} line there), so that a stop it sends after that is never a hard one.
+     */
+    public StopOutcome runUntilStopped(Runnable serving) throws InterruptedException {
+        requireNonNull(serving, "serving");
+        return new SignalledStop(node.value(), config.drainTimeout(), this::drain, this::close, this::awaitClose)
+                .run(serving);
     }
 
     @Override
@@ -345,6 +389,7 @@ public final class NeptuneNode implements AutoCloseable {
     public static final class Builder {
         private final NodeConfig config;
         private final Map<String, ServiceRuntime> services = new LinkedHashMap<>();
+        private @Nullable MeterRegistry meterRegistry;
 
         private Builder(NodeConfig config) {
             this.config = requireNonNull(config, "config");
@@ -386,9 +431,25 @@ public final class NeptuneNode implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Records the node's meters (calls, queues, classes, replication, the yellow page; docs/OPERATIONS.md
+         * lists them) into the application's {@code registry} rather than a registry of the node's own,
+         * each tagged {@code node}; the JVM's meters are left to the application. The admin port's
+         * {@code /metrics} then renders {@code registry} if it is a Prometheus registry. The node leaves the
+         * registry open when it closes, and takes its meters out of it.
+         *
+         * <pre>{@code
+         * NeptuneNode.builder(config).meterRegistry(springBootsRegistry).host(new MyService(), HostingConfig.all()).start();
+         * }</pre>
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = requireNonNull(registry, "registry");
+            return this;
+        }
+
         /** Starts the node: binds its servers, joins the cluster and announces its replicas. */
         public NeptuneNode start() {
-            return new NeptuneNode(config, services).start();
+            return new NeptuneNode(config, services, meterRegistry).start();
         }
     }
 }

@@ -46,6 +46,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code /health/*} (the content, trimmed; read again when it changes); {@code null}: none asked
  * @param adminTls whether the admin port serves HTTPS with the node's certificate (asking for no
  *     client certificate: probes have none); needs {@code security.tls: required}
+ * @param drainTimeout how long a stop signal (SIGTERM, Ctrl-C) lets a node served by
+ *     {@link NeptuneNode#runUntilStopped()} drain before it closes anyway
  */
 public record NodeConfig(
         NodeId node,
@@ -69,7 +71,8 @@ public record NodeConfig(
         int maxStreamsPerConnection,
         SecurityConfig security,
         @Nullable Path adminTokenFile,
-        boolean adminTls) {
+        boolean adminTls,
+        Duration drainTimeout) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
     public static final int NO_ADMIN_PORT = -1;
@@ -109,6 +112,7 @@ public record NodeConfig(
             throw new IllegalArgumentException("adminTls: true with security.tls: " + security.tls()
                     + " (expected: security.tls: required, whose certificate the admin port serves)");
         }
+        Checks.positive("drainTimeout", drainTimeout);
     }
 
     /** Whether the node serves an admin port. */
@@ -191,6 +195,13 @@ public record NodeConfig(
     /** Default for {@link #ackTimeout()}. */
     public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(2);
 
+    /**
+     * Default for {@link #drainTimeout()}: 20 s, time for a node to hand a few hundred primaries over
+     * and finish its calls, with room left to close inside the grace period a container runtime gives
+     * before it kills (Kubernetes: 30 s unless the pod says otherwise).
+     */
+    public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(20);
+
     /** When a REDO log append counts as durable. */
     public enum LogSync {
         /** fsync after every record. */
@@ -208,7 +219,7 @@ public record NodeConfig(
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
                 .logRetention(logRetention).maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress).maxStreamsPerConnection(maxStreamsPerConnection)
-                .security(security).adminTokenFile(adminTokenFile).adminTls(adminTls);
+                .security(security).adminTokenFile(adminTokenFile).adminTls(adminTls).drainTimeout(drainTimeout);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -240,12 +251,19 @@ public record NodeConfig(
         private int maxStreamsPerConnection = DEFAULT_MAX_STREAMS_PER_CONNECTION;
         private @Nullable Path adminTokenFile;
         private boolean adminTls;
+        private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
 
         private Builder() {}
 
         /** Sets {@link NodeConfig#maxStreamsPerConnection()}. */
         public Builder maxStreamsPerConnection(int maxStreamsPerConnection) {
             this.maxStreamsPerConnection = maxStreamsPerConnection;
+            return this;
+        }
+
+        /** Sets {@link NodeConfig#drainTimeout()}; {@link #DEFAULT_DRAIN_TIMEOUT} by default. */
+        public Builder drainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
             return this;
         }
 
@@ -385,7 +403,8 @@ public record NodeConfig(
             Path data = dataDirectory != null ? dataDirectory : Path.of("neptune-data", node.value());
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
                     logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, maxConnections,
-                    maxConnectionsPerAddress, maxStreamsPerConnection, security, adminTokenFile, adminTls);
+                    maxConnectionsPerAddress, maxStreamsPerConnection, security, adminTokenFile, adminTls,
+                    drainTimeout);
         }
     }
 }

@@ -134,7 +134,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                             r.integer("log-checkpoint-interval", (int) LogRetentionConfig.DEFAULT_CHECKPOINT_RECORDS, 1),
                             r.integer("request-id-window", LogRetentionConfig.DEFAULT_REQUEST_IDS, 1,
                                     LogRetentionConfig.MAX_REQUEST_IDS)))
-                    .ackTimeout(r.duration("ack-timeout", NodeConfig.DEFAULT_ACK_TIMEOUT));
+                    .ackTimeout(r.duration("ack-timeout", NodeConfig.DEFAULT_ACK_TIMEOUT))
+                    .drainTimeout(r.duration("drain-timeout", NodeConfig.DEFAULT_DRAIN_TIMEOUT));
         });
         node.membership(membership(root.section("membership"), bindAddress));
         node.client(client(root.section("client")));

@@ -3,6 +3,10 @@ package io.neptune.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
@@ -104,6 +108,51 @@ class AdminPortIT {
             assertThat(client.admin().nodes()).filteredOn(n -> n.node().equals("node-0")).singleElement()
                     .satisfies(n -> assertThat(n.adminUrl()).isEqualTo(admin));
             assertDashboardNamesExist(server + calls);
+        }
+    }
+
+    @Test
+    void aNodeGivenTheApplicationsRegistryRecordsIntoItAndTakesItsMetersOutWhenItCloses() throws Exception {
+        PrometheusMeterRegistry application = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Counter own = application.counter("app.orders", "region", "eu");
+        own.increment(3);
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            NeptuneNode node = cluster.add("node-0", ClientConfig.defaults(),
+                    b -> b.meterRegistry(application).host(new EchoTestService(), HostingConfig.all()));
+            NeptuneHandle handle = NeptuneHandle.create();
+            for (int i = 0; i < 4; i++) {
+                node.client().call(handle, "echo", i, "echo", AccessMode.READ, new Echo("m" + i), Reply.class);
+            }
+
+            String scrape = application.scrape();
+            assertThat(sample(scrape, "neptune_server_calls_seconds_count", Map.of("service", "echo", "method", "echo",
+                    "outcome", "ok", "node", "node-0"))).as("the node's call timers, tagged with the node").hasValue(4);
+            assertThat(scrape).as("the application's own meter, untagged").contains("app_orders_total{region=\"eu\"} 3.0")
+                    .as("the JVM's meters are the application's to bind").doesNotContain("jvm_memory_used_bytes");
+            assertThat(get(node.adminUrl().orElseThrow() + "/metrics").body()).as("/metrics renders the application's"
+                    + " Prometheus registry").contains("app_orders_total", "neptune_server_calls_seconds_count");
+
+            node.close();
+            assertThat(application.scrape()).as("the node's meters left with it; the registry stays open")
+                    .doesNotContain("neptune_").contains("app_orders_total{region=\"eu\"} 3.0");
+            assertThat(application.isClosed()).isFalse();
+        }
+    }
+
+    @Test
+    void withAnApplicationsRegistryOfAnotherKindMetricsSaysWhereTheMetersAre() throws Exception {
+        SimpleMeterRegistry application = new SimpleMeterRegistry();
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            NeptuneNode node = cluster.add("node-0", ClientConfig.defaults(),
+                    b -> b.meterRegistry(application).host(new EchoTestService(), HostingConfig.all()));
+            node.client().call(NeptuneHandle.create(), "echo", 0, "echo", AccessMode.READ, new Echo("m"), Reply.class);
+
+            assertThat(application.find("neptune.server.calls").tag("node", "node-0").timers())
+                    .as("the node's call timer in the application's registry").isNotEmpty();
+            HttpResponse<String> metrics = get(node.adminUrl().orElseThrow() + "/metrics");
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.body()).isEqualTo("# this node records its meters into the application's registry"
+                    + " (SimpleMeterRegistry); read them there\n");
         }
     }
 

@@ -27,6 +27,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,7 +40,7 @@ class DistributionIT {
     private static final Duration START = Duration.ofSeconds(60);
     private static final int PARTITIONS = 8;
 
-    @TempDir
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)   // the nodes' logs stay for the post-mortem when the test fails
     Path directory;
 
     private final List<NodeProcess> nodes = new ArrayList<>();
@@ -57,6 +58,10 @@ class DistributionIT {
         assertThat(jarNames(home.resolve("lib"))).anyMatch(n -> n.startsWith("neptune-server-"))
                 .anyMatch(n -> n.startsWith("jgroups-")).anyMatch(n -> n.startsWith("h2-"))
                 .anyMatch(n -> n.startsWith("slf4j-simple-"));
+
+        String version = home.getFileName().toString().substring("neptune-".length());
+        assertThat(run(home, "bin/neptune", "--version")).as("the version the build stamped into the jars")
+                .first().isEqualTo("Neptune " + version);
 
         compileServiceInto(home.resolve("lib/counter.jar"), home.resolve("lib"));
 
@@ -105,9 +110,21 @@ class DistributionIT {
         }
         assertThat(String.join("\n", adminNodes)).contains("node-1", "node-2", "node-3");
 
-        for (NodeProcess node : nodes) {
+        // node-1 by an operator's drain, the others by SIGTERM, which drains them too: each exits 0, having handed
+        // its primaries over (the last one has no other replica to hand them to, and says so).
+        List<String> drained = run(home, "bin/neptune", "admin", "drain", "--config", "config/node-1.yaml", "--wait",
+                "30s", "--timeout", "60s", "node-1");
+        assertThat(drained).anyMatch(l -> l.startsWith("node-1 is draining; primaries to hand over: "))
+                .anyMatch(l -> l.endsWith("node-1 finished its calls and left the cluster"));
+        NodeProcess first = nodes.get(0);
+        assertThat(first.awaitExit(START)).as("node-1 exits after its drain" + first.details()).isTrue();
+        assertThat(first.exitValue()).as("node-1 exit status after its drain" + first.details()).isZero();
+        for (NodeProcess node : nodes.subList(1, nodes.size())) {
             int status = node.terminate();
-            assertThat(status).as(node.name() + " exit status after SIGTERM" + node.details()).isIn(0, 143);
+            assertThat(status).as(node.name() + " exit status after SIGTERM" + node.details()).isZero();
+            assertThat(node.transcript()).as(node.name() + " drained on SIGTERM" + node.details())
+                    .anyMatch(l -> l.contains(node.name() + ": SIGTERM: draining"))
+                    .anyMatch(l -> l.contains(node.name() + " is drained"));
         }
         // The shipped logging config stamps every line with its time (config/simplelogger.properties).
         assertThat(Files.readAllLines(directory.resolve("node-1.log")))

@@ -15,9 +15,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
@@ -44,6 +46,12 @@ final class KvWriteLoad implements AutoCloseable {
     private final Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
     private final Set<Long> unknown = ConcurrentHashMap.newKeySet();
     private final Map<String, Long> failureKinds = new ConcurrentHashMap<>();
+    /** Acknowledgements by the second they came in, counted from {@link #startNanos}. */
+    private final Map<Long, LongAdder> acknowledgedPerSecond = new ConcurrentHashMap<>();
+    /** When each acknowledgement came in ({@link System#nanoTime()}), for {@link #longestGap}. */
+    private final ConcurrentSkipListSet<Long> acknowledgedAt = new ConcurrentSkipListSet<>();
+    private volatile long startNanos = System.nanoTime();
+    private volatile long stopNanos;
     private volatile boolean running;
     private volatile @Nullable Throwable writerFailure;
     private @Nullable Thread writer;
@@ -76,6 +84,7 @@ final class KvWriteLoad implements AutoCloseable {
      */
     void start(int perSecond) {
         running = true;
+        startNanos = System.nanoTime();
         long interval = perSecond == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / perSecond;
         Thread thread = new Thread(() -> {
             try {
@@ -99,6 +108,7 @@ final class KvWriteLoad implements AutoCloseable {
     /** Stops the background writer and waits until every call in flight completed. */
     void stop() {
         running = false;
+        stopNanos = System.nanoTime();
         Thread thread = writer;
         if (thread != null) {
             try {
@@ -131,6 +141,10 @@ final class KvWriteLoad implements AutoCloseable {
                 KvTestService.Written.class, options).whenComplete((written, error) -> {
                     if (error == null) {
                         acknowledged.add(id);
+                        long now = System.nanoTime();
+                        acknowledgedAt.add(now);
+                        acknowledgedPerSecond.computeIfAbsent((now - startNanos) / 1_000_000_000L,
+                                second -> new LongAdder()).increment();
                     } else if (cause(error) instanceof AlreadyAppliedException) {
                         acknowledged.add(id); // a retry found it applied: as good as an acknowledgement
                     } else {
@@ -168,6 +182,40 @@ final class KvWriteLoad implements AutoCloseable {
     /** Writes acknowledged so far. */
     int acknowledged() {
         return acknowledged.size();
+    }
+
+    /**
+     * Writes acknowledged in each whole second between {@link #start} and {@link #stop} (a retry that
+     * found its write applied is not counted: it says nothing of when the write ran).
+     */
+    List<Long> acknowledgedPerSecond() {
+        long seconds = (stopNanos - startNanos) / 1_000_000_000L;
+        List<Long> rates = new ArrayList<>();
+        for (long second = 0; second < seconds; second++) {
+            LongAdder count = acknowledgedPerSecond.get(second);
+            rates.add(count == null ? 0 : count.sum());
+        }
+        return rates;
+    }
+
+    /**
+     * The longest time without an acknowledgement between {@code fromNanos} and {@code fromNanos +
+     * window} ({@link System#nanoTime()}): how long writes stalled around an event at {@code fromNanos}.
+     */
+    Duration longestGap(long fromNanos, Duration window) {
+        long end = fromNanos + window.toNanos();
+        long previous = fromNanos;
+        long longest = 0;
+        for (long at : acknowledgedAt.subSet(fromNanos, end)) {
+            longest = Math.max(longest, at - previous);
+            previous = at;
+        }
+        return Duration.ofNanos(Math.max(longest, end - previous));
+    }
+
+    /** Whole seconds since {@link #start}: the index in {@link #acknowledgedPerSecond()} of the second now under way. */
+    int secondsSinceStart() {
+        return (int) ((System.nanoTime() - startNanos) / 1_000_000_000L);
     }
 
     /** The ids of the writes acknowledged so far. */

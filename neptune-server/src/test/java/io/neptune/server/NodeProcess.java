@@ -184,7 +184,7 @@ final class NodeProcess implements AutoCloseable {
 
     /** Sends SIGTERM (a clean stop), waits for the process to exit and returns its exit status. */
     int terminate() {
-        process.destroy();
+        signalTerm();
         awaitExit();
         return process.exitValue();
     }
@@ -197,6 +197,15 @@ final class NodeProcess implements AutoCloseable {
     /** The exit status of the process, which has exited. */
     int exitValue() {
         return process.exitValue();
+    }
+
+    /**
+     * Sends SIGTERM without waiting: a {@code neptune node} process drains on the first, stops on the
+     * second. Through the process handle: {@link Process#destroy()} would also close the pipes, and
+     * what the process says while it stops would be lost.
+     */
+    void signalTerm() {
+        process.toHandle().destroy();
     }
 
     /** Sends SIGKILL without waiting: to kill several processes at (nearly) the same instant. */

@@ -43,6 +43,8 @@ final class ReplicatedProcesses implements AutoCloseable {
     private final NeptuneNode observer;
     private int launches;
     private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC");
+    /** Whether node processes run {@code neptune node --config}, as users run them, rather than {@link ConfigNodeMain}. */
+    private boolean nodeCommand;
     /** Every process and the observer run with TLS required, each with a certificate of its own. */
     private final TestCertificates certificates;
     private final boolean tls;
@@ -85,6 +87,16 @@ final class ReplicatedProcesses implements AutoCloseable {
      */
     void jvmOptions(String... options) {
         jvmOptions = List.of(options);
+    }
+
+    /**
+     * Runs node processes started from now on as {@code neptune node --config FILE} ({@link
+     * io.neptune.server.cli.NeptuneCli}), which a stop signal drains, instead of {@link ConfigNodeMain},
+     * which stops when its standard input closes. Such a process is stopped by SIGTERM: {@link
+     * NodeProcess#signalTerm()} to drain it; {@link #stop} and {@link #close} send two, which stop it at once.
+     */
+    void useNodeCommand() {
+        nodeCommand = true;
     }
 
     /** Defines node {@code name} hosting {@code serviceClass} on all partitions with {@code priority}. */
@@ -209,8 +221,13 @@ final class ReplicatedProcesses implements AutoCloseable {
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(jvmOptions);
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), ConfigNodeMain.class.getName(),
-                    config.toString()));
+            command.addAll(List.of("-cp", System.getProperty("java.class.path")));
+            if (nodeCommand) {
+                command.addAll(List.of(io.neptune.server.cli.NeptuneCli.class.getName(), "node", "--config",
+                        config.toString(), "--parent-pid", Long.toString(ProcessHandle.current().pid())));
+            } else {
+                command.addAll(List.of(ConfigNodeMain.class.getName(), config.toString()));
+            }
             NodeProcess process = NodeProcess.start(name, command,
                     root.resolve("logs").resolve(name + "-" + (++launches) + ".log"),
                     environments.getOrDefault(name, Map.of()));
@@ -234,8 +251,16 @@ final class ReplicatedProcesses implements AutoCloseable {
     void stop(String name) {
         NodeProcess process = processes.remove(name);
         if (process != null) {
-            process.close();
+            close(process);
         }
+    }
+
+    private void close(NodeProcess process) {
+        if (nodeCommand) {
+            process.signalTerm();
+            process.signalTerm(); // a second signal: stop now, without draining
+        }
+        process.close();
     }
 
     /** The running process of node {@code name}. */
@@ -340,7 +365,7 @@ final class ReplicatedProcesses implements AutoCloseable {
     @Override
     public void close() {
         for (NodeProcess process : processes.values()) {
-            process.close();
+            close(process);
         }
         processes.clear();
         observer.close();

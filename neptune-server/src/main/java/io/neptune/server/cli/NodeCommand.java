@@ -8,7 +8,10 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code neptune node --config FILE}: runs one node until it is stopped. */
+/**
+ * {@code neptune node --config FILE}: runs one node until it is stopped. The first SIGTERM or Ctrl-C
+ * drains it, a second stops it at once; the exit status says which ({@link io.neptune.server.StopOutcome}).
+ */
 @Command(name = "node", mixinStandardHelpOptions = true, description = "Run one Neptune node from a config file.")
 public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "The node's YAML config file.")
@@ -30,10 +33,10 @@ public final class NodeCommand implements Callable<Integer> {
             }
             parent.get().onExit().thenRun(() -> System.exit(0));
         }
-        System.out.println("READY " + node.node() + " " + node.requestAddress().getPort() + " pid="
-                + ProcessHandle.current().pid());
-        System.out.flush();
-        node.runUntilStopped();
-        return 0;
+        return node.runUntilStopped(() -> { // READY once a SIGTERM drains the node: whoever waits for it may stop it
+            System.out.println("READY " + node.node() + " " + node.requestAddress().getPort() + " pid="
+                    + ProcessHandle.current().pid());
+            System.out.flush();
+        }).exitCode();
     }
 }

@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -57,8 +58,8 @@ final class NodeDrain {
 
     /**
      * Drains the node, reporting each step to {@code progress}; returns whether every primary was
-     * handed over and every call finished within {@code timeout}. Either way the node refuses new
-     * calls when it returns.
+     * handed over (but those no other replica in the yellow page could take) and every call finished
+     * within {@code timeout}. Either way the node refuses new calls when it returns.
      */
     boolean run(Duration timeout, Consumer<String> progress) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -80,10 +81,21 @@ final class NodeDrain {
     private boolean handOverAll(long deadline, Consumer<String> progress) throws InterruptedException {
         Set<String> reported = ConcurrentHashMap.newKeySet(); // written by the callbacks' threads
         Map<String, Set<NodeId>> refused = new ConcurrentHashMap<>(); // by partition: who refused, tried last
+        Set<String> alone = new TreeSet<>(); // primaries no other replica could take: reported, not waited for
         while (true) {
-            List<String> primaries = replication.primaries();
+            List<String> primaries = new ArrayList<>();
+            for (String primary : replication.primaries()) {
+                if (!replication.hasOtherReplica(service(primary), partition(primary))) {
+                    if (alone.add(primary)) {
+                        progress.accept(primary + ": no other replica to hand the primary role to; it stops with "
+                                + node);
+                    }
+                } else {
+                    primaries.add(primary);
+                }
+            }
             if (primaries.isEmpty()) {
-                return true;
+                return true; // a primary alone in the yellow page had nowhere to go: the drain did what it could
             }
             if (System.nanoTime() - deadline >= 0) {
                 progress.accept(node + ": timed out with primaries left: " + primaries);
@@ -91,22 +103,8 @@ final class NodeDrain {
             }
             List<CompletableFuture<?>> rounds = new ArrayList<>();
             for (String primary : primaries) {
-                int hash = primary.lastIndexOf('#');
-                String service = primary.substring(0, hash);
-                int partition = Integer.parseInt(primary.substring(hash + 1));
                 Set<NodeId> refusedBy = refused.computeIfAbsent(primary, k -> ConcurrentHashMap.newKeySet());
-                rounds.add(replication.handOver(service, partition, Set.copyOf(refusedBy)).whenComplete((to, e) -> {
-                    if (e == null) {
-                        progress.accept(primary + ": primary role handed to " + to);
-                        return;
-                    }
-                    if (e.getCause() instanceof ReplicationEngine.HandOverRefusedException r) {
-                        refusedBy.add(r.node());
-                    }
-                    if (reported.add(primary)) { // once: it is retried every round
-                        progress.accept(primary + ": not handed over yet (" + rootMessage(e) + "); retrying");
-                    }
-                }).exceptionally(e -> null));
+                rounds.add(handOver(primary, refusedBy, reported, progress));
             }
             long left = deadline - System.nanoTime();
             try {
@@ -121,6 +119,26 @@ final class NodeDrain {
         }
     }
 
+    /**
+     * One attempt to hand {@code primary} over, to a replica not in {@code refusedBy} if there is one;
+     * notes a replica that refuses, and reports the first failure of each partition only.
+     */
+    private CompletableFuture<?> handOver(String primary, Set<NodeId> refusedBy, Set<String> reported,
+            Consumer<String> progress) {
+        return replication.handOver(service(primary), partition(primary), Set.copyOf(refusedBy)).whenComplete((to, e) -> {
+            if (e == null) {
+                progress.accept(primary + ": primary role handed to " + to);
+                return;
+            }
+            if (e.getCause() instanceof ReplicationEngine.HandOverRefusedException r) {
+                refusedBy.add(r.node());
+            }
+            if (reported.add(primary)) { // once: it is retried every round
+                progress.accept(primary + ": not handed over yet (" + rootMessage(e) + "); retrying");
+            }
+        }).exceptionally(e -> null);
+    }
+
     /** Waits until no call arrived for {@link #QUIET}: every client's yellow page shows the node draining. */
     private void awaitQuiet(long deadline) throws InterruptedException {
         long arrivals = router.arrivals();
@@ -133,6 +151,16 @@ final class NodeDrain {
                 since = System.nanoTime();
             }
         }
+    }
+
+    /** The service of {@code service#partition}. */
+    private static String service(String primary) {
+        return primary.substring(0, primary.lastIndexOf('#'));
+    }
+
+    /** The partition of {@code service#partition}. */
+    private static int partition(String primary) {
+        return Integer.parseInt(primary.substring(primary.lastIndexOf('#') + 1));
     }
 
     private int inProgress() {

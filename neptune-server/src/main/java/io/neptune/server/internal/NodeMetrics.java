@@ -1,7 +1,10 @@
 package io.neptune.server.internal;
 
+import static java.util.Objects.requireNonNull;
+
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -10,6 +13,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.neptune.client.internal.CallTimers;
@@ -23,6 +27,7 @@ import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
 import java.util.Collection;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's meter registry, rendered as Prometheus text on its admin port's {@code /metrics}: the
@@ -36,18 +41,46 @@ import java.util.function.ToDoubleFunction;
  * <p>Thread-safety: thread-safe (Micrometer's registry is).
  */
 public final class NodeMetrics implements AutoCloseable {
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final JvmGcMetrics gc = new JvmGcMetrics();
+    private final MeterRegistry registry;
+    /** What {@code /metrics} renders: the node's own registry, or the application's if it is Prometheus's; else null. */
+    private final @Nullable PrometheusMeterRegistry prometheus;
+    /** The application's registry the node records into, or null if the node keeps its own. */
+    private final @Nullable MeterRegistry application;
+    private final @Nullable JvmGcMetrics gc;
 
-    /** Creates the registry of {@code node} with the JVM's meters bound. */
-    public NodeMetrics(NodeId node) {
+    private NodeMetrics(MeterRegistry registry, @Nullable PrometheusMeterRegistry prometheus,
+            @Nullable MeterRegistry application, @Nullable JvmGcMetrics gc) {
+        this.registry = registry;
+        this.prometheus = prometheus;
+        this.application = application;
+        this.gc = gc;
+    }
+
+    /** A Prometheus registry of the node's own, which also holds the JVM's meters; {@code /metrics} renders it. */
+    public static NodeMetrics own(NodeId node) {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         registry.config().commonTags("node", node.value());
+        JvmGcMetrics gc = new JvmGcMetrics();
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         gc.bindTo(registry);
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
+        return new NodeMetrics(registry, registry, null, gc);
+    }
+
+    /**
+     * Records into the application's {@code registry}: only the node's own meters, each tagged with
+     * {@code node} (the registry's other meters and its settings stay as they are), and not the JVM's,
+     * which an application binds itself. {@code /metrics} renders the application's registry if it is a
+     * {@link PrometheusMeterRegistry}. Closing removes the node's meters from it; the registry stays open.
+     */
+    public static NodeMetrics into(NodeId node, MeterRegistry registry) {
+        CompositeMeterRegistry tagged = new CompositeMeterRegistry();
+        tagged.config().commonTags("node", node.value());
+        tagged.add(registry);
+        return new NodeMetrics(tagged, registry instanceof PrometheusMeterRegistry p ? p : null, registry, null);
     }
 
     /** The registry to record into. */
@@ -66,9 +99,16 @@ public final class NodeMetrics implements AutoCloseable {
         return ClientMetrics.of(registry);
     }
 
-    /** The current metrics as Prometheus text (format 0.0.4). */
+    /**
+     * The current metrics as Prometheus text (format 0.0.4); with an application's registry of another
+     * kind, a comment saying where the meters are (still a valid, empty exposition for a scraper).
+     */
     public String scrape() {
-        return registry.scrape();
+        if (prometheus != null) {
+            return prometheus.scrape();
+        }
+        return "# this node records its meters into the application's registry ("
+                + requireNonNull(application).getClass().getSimpleName() + "); read them there\n";
     }
 
     /** Registers the queue, load and class meters of every hosted service. */
@@ -204,7 +244,13 @@ public final class NodeMetrics implements AutoCloseable {
 
     @Override
     public void close() {
-        gc.close();
-        registry.close();
+        if (application == null) {
+            requireNonNull(gc).close();
+            registry.close();
+            return;
+        }
+        for (Meter meter : registry.getMeters()) {
+            application.remove(meter.getId()); // the application's registry lives on: take the node's meters out
+        }
     }
 }

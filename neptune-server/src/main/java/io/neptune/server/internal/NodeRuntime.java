@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.client.internal.EventLoops;
@@ -76,14 +77,16 @@ public final class NodeRuntime implements AutoCloseable {
      * @param running whether the node counts as running (its lifecycle), for {@code /health/ready}
      * @param drainRequested starts draining and then stopping the node with the given timeout, when an
      *     operator asks for it over the network ({@link NodeControl}); must not block
+     * @param meterRegistry the application's registry to record the node's meters into; null: a registry
+     *     of the node's own ({@link NodeMetrics})
      */
     public NodeRuntime(NodeConfig config, Map<String, ServiceRuntime> services, BooleanSupplier running,
-            Consumer<Duration> drainRequested) {
+            Consumer<Duration> drainRequested, @Nullable MeterRegistry meterRegistry) {
         this.node = config.node();
         this.services = Map.copyOf(services);
         this.running = running;
         try {
-            metrics = new NodeMetrics(node);
+            metrics = meterRegistry == null ? NodeMetrics.own(node) : NodeMetrics.into(node, meterRegistry);
             resources.add(metrics);
             EventLoopGroup io = EventLoops.create(node.value(), config.ioThreads());
             resources.add(() -> io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly());

@@ -50,7 +50,7 @@ class AdminProbeUnderScrapeStormTest {
     private static final Duration PROBING_TIME = Duration.ofSeconds(60);
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-    private final NodeMetrics metrics = new NodeMetrics(NodeId.of("n1"));
+    private final NodeMetrics metrics = NodeMetrics.own(NodeId.of("n1"));
     private final AtomicInteger scrapes = new AtomicInteger();
     private final List<SocketChannel> storm = new ArrayList<>();
     private final ScheduledExecutorService slowReader = Executors.newSingleThreadScheduledExecutor();

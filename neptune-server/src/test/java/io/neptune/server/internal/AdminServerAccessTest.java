@@ -47,7 +47,7 @@ class AdminServerAccessTest {
     Path directory;
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final NodeMetrics metrics = new NodeMetrics(NodeId.of("n1"));
+    private final NodeMetrics metrics = NodeMetrics.own(NodeId.of("n1"));
     private final List<AutoCloseable> closing = new ArrayList<>();
 
     @AfterEach

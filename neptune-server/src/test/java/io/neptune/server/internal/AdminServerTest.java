@@ -32,7 +32,7 @@ class AdminServerTest {
     private static final int SOCKET_TIMEOUT_MILLIS = 10_000;
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final NodeMetrics metrics = new NodeMetrics(NodeId.of("n1"));
+    private final NodeMetrics metrics = NodeMetrics.own(NodeId.of("n1"));
     private final AtomicInteger rendered = new AtomicInteger();
     /** About 850 KiB of JSON per /health/ready answer. */
     private final Health bigHealth = bigHealth();

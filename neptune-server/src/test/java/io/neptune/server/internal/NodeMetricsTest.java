@@ -22,7 +22,7 @@ class NodeMetricsTest {
                 .build();
         ServiceRuntime echo = new ServiceRuntime(NodeId.of("n1"), ServiceDescriptor.of(EchoTestService.class),
                 new EchoTestService(), HostingConfig.all(), scheduling);
-        try (NodeMetrics metrics = new NodeMetrics(NodeId.of("n1"))) {
+        try (NodeMetrics metrics = NodeMetrics.own(NodeId.of("n1"))) {
             metrics.bindServices(java.util.List.of(echo));
             String text = metrics.scrape();
             assertThat(text).contains(
@@ -40,7 +40,7 @@ class NodeMetricsTest {
     void aFifoServiceHasNoClassMeters() {
         ServiceRuntime echo = new ServiceRuntime(NodeId.of("n1"), ServiceDescriptor.of(EchoTestService.class),
                 new EchoTestService(), HostingConfig.all(), SchedulingConfig.defaults());
-        try (NodeMetrics metrics = new NodeMetrics(NodeId.of("n1"))) {
+        try (NodeMetrics metrics = NodeMetrics.own(NodeId.of("n1"))) {
             metrics.bindServices(java.util.List.of(echo));
             assertThat(metrics.scrape()).contains("neptune_service_load{").doesNotContain("neptune_class_");
         }
