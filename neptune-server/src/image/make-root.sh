@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the root file system of Neptune's container image (docs/DEPLOYMENT.md, Container image), which Jib
 # then packs FROM scratch as one layer (no base image, so no registry is needed to build it):
-#   /opt/java        a Java 17 runtime made by jlink from the JDK's jmods (only the modules Neptune uses)
+#   /opt/java        a Java runtime made by jlink from the JDK's jmods (only the modules Neptune uses): the JDK
+#                    Maven runs on (Java 17 in CI), or -Dimage.jdk=DIR
 #   /bin/bash, /usr/bin/{env,dirname,readlink}   what bin/neptune needs, with the shared libraries they and
 #                    the runtime link to (found with ldd), under /lib64 and /lib/<arch>
 #   /etc/passwd, /etc/group   root and the user neptune (10001), who runs the node
@@ -21,7 +22,8 @@ fail() { echo "make-root.sh: $*; build without the image with -Dimage.skip" >&2;
 [ -f "$dist" ] || fail "no distribution tarball at $dist (the assembly builds it in the same package phase)"
 [ -x "$jdk/bin/jlink" ] || fail "no jlink in $jdk/bin (the image needs a JDK, not a JRE)"
 [ -f "$jdk/jmods/java.base.jmod" ] || fail "no jmods in $jdk/jmods (Debian: openjdk-17-jdk-headless has them)"
-"$jdk/bin/java" -version 2>&1 | grep -q 'version "17' || fail "$jdk is not a Java 17 JDK (the image runs Java 17)"
+feature=$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+[ "${feature:-0}" -ge 17 ] 2>/dev/null || fail "$jdk is Java ${feature:-unknown}, not 17 or later (choose one: -Dimage.jdk=DIR)"
 command -v ldd >/dev/null || fail "no ldd on this machine (it finds the shared libraries to copy)"
 
 rm -rf "$out"

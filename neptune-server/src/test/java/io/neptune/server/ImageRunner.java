@@ -95,6 +95,10 @@ abstract class ImageRunner implements AutoCloseable {
     /** Sends SIGTERM to container {@code name}'s main process (as {@code podman stop} does) without waiting. */
     abstract void stop(String name, NodeProcess process);
 
+    /** Removes every container this runner started, and the image; idempotent. */
+    @Override
+    public abstract void close();
+
     private static final class Podman extends ImageRunner {
         private final Path image;
         private String reference = "";
