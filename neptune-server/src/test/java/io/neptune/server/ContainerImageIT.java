@@ -52,11 +52,18 @@ class ContainerImageIT {
     @TempDir
     Path directory;
 
+    /** Whether the test thread was interrupted (by the timeout) before its cleanup. */
+    private boolean interrupted;
+
     @Test
     void threeContainersOfTheImageFormAClusterServeCallsAndOneDrainsOnPodmanStop() throws Exception {
         Path image = builtImage();
         try (NamespaceNetwork network = createNetwork(); ImageRunner runner = runner(image)) {
             runCluster(network, runner);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -109,15 +116,28 @@ class ContainerImageIT {
         }
     }
 
-    /** SIGTERM to every container still running, then waits; what survives is killed by close. */
-    private static void stopAll(ImageRunner runner, List<NodeProcess> nodes) throws InterruptedException {
+    /**
+     * SIGTERM to every container still running, then waits; what survives is killed by close, and the
+     * runner then removes the containers. A test interrupted by its timeout cleans up the same way: the
+     * interrupt is set again once the namespaces are gone.
+     */
+    private void stopAll(ImageRunner runner, List<NodeProcess> nodes) {
+        interrupted |= Thread.interrupted();
         for (NodeProcess node : nodes) {
-            if (node.handle().isAlive()) {
-                runner.stop(node.name(), node);
+            try {
+                if (node.handle().isAlive()) {
+                    runner.stop(node.name(), node);
+                }
+            } catch (RuntimeException e) {
+                // exiting already, or not stoppable: close kills it
             }
         }
         for (NodeProcess node : nodes) {
-            node.awaitExit(STOP);
+            try {
+                node.awaitExit(STOP);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
             node.close();
         }
     }
@@ -195,6 +215,8 @@ class ContainerImageIT {
         ImageRunner.Result<ImageRunner> unpacked = ImageRunner.unpacked(image,
                 Files.createDirectory(directory.resolve("unpacked")));
         if (unpacked.runner().isPresent()) {
+            System.err.println("ContainerImageIT: running the image unpacked, with unshare and chroot: "
+                    + podman.problem());
             return unpacked.runner().get();
         }
         return abort("cannot run the image here: " + podman.problem() + "; and unpacked: " + unpacked.problem());

@@ -126,7 +126,7 @@ abstract class ImageRunner implements AutoCloseable {
                 return Optional.of(loaded.describe(load));
             }
             reference = loaded.output().lines().filter(l -> l.startsWith("Loaded image")).map(l -> l.replaceFirst(
-                    "^Loaded image\\(s\\)?: *", "")).findFirst().orElse("").trim();
+                    "^Loaded image(?:\\(s\\))?: *", "")).findFirst().orElse("").trim();
             if (reference.isEmpty()) {
                 return Optional.of("`podman load` named no image: " + loaded.output().trim());
             }
@@ -140,12 +140,29 @@ abstract class ImageRunner implements AutoCloseable {
             return Optional.empty();
         }
 
-        /** runc sets the container's limits; podman's defaults may exceed what this process may set. */
+        /**
+         * runc sets the container's limits to podman's defaults, which may exceed what this process may
+         * set (then runc fails with "error setting rlimit"): ask for this process's own hard limits.
+         */
         private static List<String> limits() {
-            String files = Commands.run(List.of("sh", "-c", "ulimit -Hn")).output().trim();
-            String processes = Commands.run(List.of("sh", "-c", "ulimit -Hu")).output().trim();
-            long nproc = processes.equals("unlimited") ? 32_768 : Math.min(32_768, Long.parseLong(processes));
-            return List.of("--ulimit", "nofile=" + files + ":" + files, "--ulimit", "nproc=" + nproc + ":" + nproc);
+            String files = hardLimit("Max open files", 1_048_576);
+            String processes = hardLimit("Max processes", 32_768);
+            return List.of("--ulimit", "nofile=" + files + ":" + files, "--ulimit", "nproc=" + processes + ":" + processes);
+        }
+
+        /** The hard limit {@code name} of /proc/self/limits, at most {@code cap}. */
+        private static String hardLimit(String name, long cap) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                    if (line.startsWith(name + " ")) {
+                        String hard = line.substring(name.length()).trim().split("\\s+")[1];
+                        return Long.toString(hard.equals("unlimited") ? cap : Math.min(cap, Long.parseLong(hard)));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read /proc/self/limits", e);
+            }
+            throw new IllegalStateException("no '" + name + "' in /proc/self/limits");
         }
 
         @Override
