@@ -94,8 +94,8 @@ class ContainerImageIT {
                         directory.resolve(name + ".log")));
             }
             for (NodeProcess node : nodes) {
-                node.awaitLine(l -> l.startsWith("READY " + node.name() + " "), START, "READY line (" + runner.describe()
-                        + ")");
+                node.awaitLine(l -> l.startsWith("READY " + node.name() + " "), START,
+                        "READY line (" + runner.describe() + ")");
             }
 
             List<String> seen = callFromTheClientNamespace(network, cluster);
@@ -157,7 +157,8 @@ class ContainerImageIT {
                   cluster: %s
                   port: 7800
                   initial-hosts: [%s]
-                """.formatted(network.clientAddress(), directory.resolve("client-data"), cluster, initialHosts(network)));
+                """.formatted(network.clientAddress(), directory.resolve("client-data"), cluster,
+                        initialHosts(network)));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         try (NodeProcess client = NodeProcess.start("client", List.of("ip", "netns", "exec", network.clientNamespace(),
                 java, "-Xmx128m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", testClasspath(),
@@ -188,7 +189,8 @@ class ContainerImageIT {
                   - class: %s
                     partitions: all
                     replicas: 3
-                """.formatted(i + 1, network.address(i), cluster, initialHosts(network), EchoTestService.class.getName());
+                """.formatted(i + 1, network.address(i), cluster, initialHosts(network),
+                        EchoTestService.class.getName());
     }
 
     private static String initialHosts(NamespaceNetwork network) {
@@ -208,7 +210,8 @@ class ContainerImageIT {
     }
 
     private ImageRunner runner(Path image) throws IOException {
-        ImageRunner.Result<ImageRunner> podman = ImageRunner.podman(image, Files.createDirectory(directory.resolve("podman")));
+        ImageRunner.Result<ImageRunner> podman = ImageRunner.podman(image,
+                Files.createDirectory(directory.resolve("podman")));
         if (podman.runner().isPresent()) {
             return podman.runner().get();
         }

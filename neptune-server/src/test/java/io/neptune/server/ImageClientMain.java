@@ -33,7 +33,8 @@ final class ImageClientMain {
                     .atMost(TIMEOUT).pollInterval(Duration.ofMillis(250))
                     .until(() -> node.admin().nodes().stream().filter(s -> !s.services().isEmpty()).toList(),
                             s -> s.size() == expected);
-            System.out.println("NODES " + String.join(",", servers.stream().map(ClusterAdmin.NodeStatus::node).toList()));
+            System.out.println("NODES " + String.join(",",
+                    servers.stream().map(ClusterAdmin.NodeStatus::node).toList()));
             for (ClusterAdmin.NodeStatus server : servers) {
                 URI ready = URI.create(server.adminUrl() + "/health/ready");
                 int status = await(server.node() + "'s " + ready + " answering 200").atMost(TIMEOUT)

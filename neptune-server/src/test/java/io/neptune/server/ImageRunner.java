@@ -147,7 +147,8 @@ abstract class ImageRunner implements AutoCloseable {
         private static List<String> limits() {
             String files = hardLimit("Max open files", 1_048_576);
             String processes = hardLimit("Max processes", 32_768);
-            return List.of("--ulimit", "nofile=" + files + ":" + files, "--ulimit", "nproc=" + processes + ":" + processes);
+            return List.of("--ulimit", "nofile=" + files + ":" + files,
+                    "--ulimit", "nproc=" + processes + ":" + processes);
         }
 
         /** The hard limit {@code name} of /proc/self/limits, at most {@code cap}. */
@@ -177,7 +178,8 @@ abstract class ImageRunner implements AutoCloseable {
                     "--hostname", name, "--network", "ns:/run/netns/" + namespace, "--memory", "384m"));
             command.addAll(limits());
             for (Mount mount : mounts) {
-                command.addAll(List.of("--volume", mount.host() + ":" + mount.container() + (mount.readOnly() ? ":ro" : "")));
+                command.addAll(List.of("--volume",
+                        mount.host() + ":" + mount.container() + (mount.readOnly() ? ":ro" : "")));
             }
             environment.forEach((key, value) -> command.addAll(List.of("--env", key + "=" + value)));
             command.add(reference);
@@ -228,8 +230,8 @@ abstract class ImageRunner implements AutoCloseable {
                     .path("config");
             root = Files.createDirectories(work.resolve("root"));
             for (JsonNode layer : manifest.path("layers")) {   // Jib's layers have no whiteouts
-                run(List.of("tar", "-C", root.toString(), "--numeric-owner", "-xzpf",
-                        blob(oci, layer.path("digest").asText()).toString()));
+                run(List.of("tar", "-C", root.toString(), "--numeric-owner", "--warning=no-unknown-keyword",
+                        "-xzpf", blob(oci, layer.path("digest").asText()).toString()));
             }
             user = config.path("User").asText("0:0");
             workingDirectory = config.path("WorkingDir").asText("/");
@@ -321,7 +323,8 @@ abstract class ImageRunner implements AutoCloseable {
             List<ProcessHandle> java = process.handle().descendants()
                     .filter(h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false)).toList();
             if (java.size() != 1) {
-                throw new IllegalStateException(name + ": expected one java process under unshare, found " + java.size());
+                throw new IllegalStateException(name + ": expected one java process under unshare, found "
+                        + java.size());
             }
             java.get(0).destroy();
         }
