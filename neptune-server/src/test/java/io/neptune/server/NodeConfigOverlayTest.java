@@ -169,6 +169,20 @@ class NodeConfigOverlayTest {
     }
 
     @Test
+    void aProcessCommandKeepsAShellsReferencesButItsEnvironmentIsExpanded() throws IOException {
+        Path secret = Files.writeString(dir.resolve("token"), "secret-in-a-file\n");
+        NodeConfigFile.HostedProcess process = NodeConfigFile.load(file("""
+                services:
+                  - process:
+                      name: p
+                      command: [sh, -c, 'echo "${#x} ${HOME}"']
+                      environment: {TOKEN: "${file:%s}"}
+                """.formatted(secret)), Map.of("HOME", "/home/neptune"), NONE).processes().get(0);
+        assertThat(process.process().command()).containsExactly("sh", "-c", "echo \"${#x} ${HOME}\"");
+        assertThat(process.process().environment()).containsEntry("TOKEN", "secret-in-a-file");
+    }
+
+    @Test
     void aValueFromAVariableIsTakenAsWrittenNotExpanded() throws IOException {
         assertThat(load("", Map.of("NEPTUNE_DATA_DIRECTORY", "data-${B}", "B", "b"), NONE).dataDirectory())
                 .isEqualTo(Path.of("data-${B}"));
@@ -188,9 +202,9 @@ class NodeConfigOverlayTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(inFile() + "admin-token-file: '${file:" + missing + "}': file " + missing
                         + " cannot be read (NoSuchFileException");
-        assertThatThrownBy(() -> load("services:\n  - process:\n      name: p\n      command: [sh, -c, 'echo ${#x}']\n",
-                NONE, NONE)).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith(inFile() + "services[0].process.command: '${#x}' (expected: ${VAR},")
+        assertThatThrownBy(() -> load("membership:\n  cluster: ${#x}\n", NONE, NONE))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(inFile() + "membership.cluster: '${#x}' (expected: ${VAR},")
                 .hasMessageContaining("$${ for a literal ${");
         assertThatThrownBy(() -> load("node: ${NODE\n", NONE, NONE)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(inFile() + "node: '${NODE' has a '${' without its '}'");

@@ -297,6 +297,18 @@ public final class ConfigNode {
      * comma-separated ({@code 10.0.0.1:7800,10.0.0.2:7800}).
      */
     public List<String> strings(String name) {
+        return strings(name, true);
+    }
+
+    /**
+     * {@link #strings} with the file's text taken as written, no {@code ${...}} expanded: for a
+     * command template, where a shell's {@code ${x}} belongs to the shell.
+     */
+    public List<String> literalStrings(String name) {
+        return strings(name, false);
+    }
+
+    private List<String> strings(String name, boolean expand) {
         read.add(name);
         List<String> list = new ArrayList<>();
         Optional<String> overlay = overlaid ? sources.lookUp(key(name)) : Optional.empty();
@@ -313,9 +325,9 @@ public final class ConfigNode {
             return list;
         }
         if (value.isValueNode()) {
-            list.add(value.isTextual() ? expand(name, value.textValue()) : value.asText());
+            list.add(expand && value.isTextual() ? expand(name, value.textValue()) : value.asText());
         } else if (value.isArray()) {
-            value.forEach(item -> list.add(item.isTextual() ? expand(name, item.textValue()) : item.asText()));
+            value.forEach(item -> list.add(expand && item.isTextual() ? expand(name, item.textValue()) : item.asText()));
         } else {
             throw new ConfigException(key(name), value + " (expected: a list of values)");
         }
