@@ -110,11 +110,17 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
     public static NodeConfigFile load(Path file, Map<String, String> environment, Map<String, String> properties) {
         ConfigSources sources = ConfigSources.of(file.toString(), environment, properties);
         ConfigNode root = ConfigNode.load(file, sources);
+        NodeConfigFile config;
         try {
-            return parse(root, environment);
+            config = parse(root, environment);
         } catch (ConfigException e) {
             throw sources.attribute(e);
         }
+        if (!sources.origins().isEmpty()) { // names only: a value may be a secret
+            logger.info("{}: over {}: {}", config.node().node(), file, String.join(", ", sources.origins()
+                    .entrySet().stream().map(e -> e.getKey() + " from " + e.getValue()).toList()));
+        }
+        return config;
     }
 
     /**

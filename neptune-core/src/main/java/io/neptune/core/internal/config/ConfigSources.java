@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.ClusterSecret;
 import io.neptune.core.ConfigException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,6 +99,11 @@ public final class ConfigSources {
             return Optional.of(environment.get(variable));
         }
         return Optional.empty();
+    }
+
+    /** Key path → the variable or property that gave its value, for every key one gave, in the order read. */
+    public Map<String, String> origins() {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(origins));
     }
 
     /**
