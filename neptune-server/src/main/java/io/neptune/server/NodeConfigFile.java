@@ -15,6 +15,8 @@ import io.neptune.core.ServiceClass;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.YieldFunction;
 import io.neptune.core.internal.config.ConfigNode;
+import io.neptune.core.internal.config.ConfigSources;
+import io.neptune.server.internal.BindAddresses;
 import io.neptune.server.internal.NodeConfigYaml;
 import io.neptune.server.process.ProcessConfig;
 import io.neptune.server.process.internal.ProcessConfigs;
@@ -36,8 +38,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A node's YAML config file: the node settings and the services it hosts. Every key has a default;
- * an unknown key or a bad value fails with a {@link ConfigException} naming it. The keys are
- * documented in {@code docs/CONFIGURATION.md}.
+ * an unknown key or a bad value fails with a {@link ConfigException} naming it and where its value
+ * came from. Any scalar key may also come from a system property ({@code neptune.membership.stack})
+ * or an environment variable ({@code NEPTUNE_MEMBERSHIP_STACK}), which win over the file in that
+ * order, and string values may hold {@code ${VAR}} and {@code ${file:/path}}. The keys are documented
+ * in {@code docs/CONFIGURATION.md}.
  *
  * @param node the node settings
  * @param services the service classes to host, in file order
@@ -83,9 +88,39 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
         processes = List.copyOf(processes);
     }
 
-    /** Reads and validates {@code file}. */
+    /**
+     * Reads and validates {@code file}, with this process's environment variables and system
+     * properties over it.
+     */
     public static NodeConfigFile load(Path file) {
-        return parse(ConfigNode.load(file));
+        Map<String, String> properties = new HashMap<>();
+        System.getProperties().stringPropertyNames().forEach(name -> properties.put(name, System.getProperty(name)));
+        return load(file, System.getenv(), properties);
+    }
+
+    /**
+     * Reads and validates {@code file}, with {@code environment} and the system {@code properties}
+     * over it: a system property {@code neptune.<key>} wins over a variable {@code NEPTUNE_<KEY>},
+     * which wins over the file. {@code ${VAR}} in the file and the cluster secret's variable read
+     * {@code environment}.
+     *
+     * @throws ConfigException naming the key and the source of its value (the file, a variable or a
+     *     property), or a {@code NEPTUNE_*} variable or {@code neptune.*} property that names no key
+     */
+    public static NodeConfigFile load(Path file, Map<String, String> environment, Map<String, String> properties) {
+        ConfigSources sources = ConfigSources.of(file.toString(), environment, properties);
+        ConfigNode root = ConfigNode.load(file, sources);
+        NodeConfigFile config;
+        try {
+            config = parse(root, environment);
+        } catch (ConfigException e) {
+            throw sources.attribute(e);
+        }
+        if (!sources.origins().isEmpty()) { // names only: a value may be a secret
+            logger.info("{}: over {}: {}", config.node().node(), file, String.join(", ", sources.origins()
+                    .entrySet().stream().map(e -> e.getKey() + " from " + e.getValue()).toList()));
+        }
+        return config;
     }
 
     /**
@@ -99,7 +134,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
     /** {@link #parse(ConfigNode)} with {@code environment} in place of the process's. */
     static NodeConfigFile parse(ConfigNode root, Map<String, String> environment) {
         NodeConfig.Builder node = NodeConfig.builder();
-        String bindAddress = root.string("bind-address", NodeConfig.DEFAULT_BIND_ADDRESS);
+        String bindAddress = BindAddresses.resolve("bind-address",
+                root.string("bind-address", NodeConfig.DEFAULT_BIND_ADDRESS));
         root.build(r -> {
             if (r.has("node")) {
                 node.node(NodeId.of(r.string("node", "")));
@@ -165,7 +201,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
             MembershipConfig.Builder b = MembershipConfig.builder()
                     .stack(s.choice("stack", MembershipConfig.Stack.class, MembershipConfig.Stack.LOOPBACK))
                     .cluster(s.string("cluster", MembershipConfig.DEFAULT_CLUSTER))
-                    .bindAddress(s.string("bind-address", bindAddress))
+                    .bindAddress(BindAddresses.resolve(s.path() + ".bind-address",
+                            s.string("bind-address", bindAddress)))
                     .port(s.integer("port", 0))
                     .discoveryDirectory(Path.of(s.string("discovery-directory", "")))
                     .multicastAddress(s.string("multicast-address", MembershipConfig.DEFAULT_MULTICAST_ADDRESS))

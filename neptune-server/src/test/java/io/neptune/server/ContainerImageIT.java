@@ -200,8 +200,8 @@ class ContainerImageIT {
 
     /** The image {@code mvn package} built, or a skip if it was built with {@code -Dimage.skip}. */
     private static Path builtImage() {
-        String property = System.getProperty("neptune.image");
-        assertThat(property).as("system property neptune.image (set by the failsafe configuration)").isNotNull();
+        String property = System.getProperty("image.tarball");
+        assertThat(property).as("system property image.tarball (set by the failsafe configuration)").isNotNull();
         Path image = Path.of(property);
         if (!Files.isRegularFile(image)) {
             abort("no container image at " + image + " (built with -Dimage.skip?); run mvn package without it");

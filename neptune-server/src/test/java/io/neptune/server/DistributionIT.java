@@ -149,8 +149,9 @@ class DistributionIT {
     }
 
     private Path unpack() throws IOException, InterruptedException {
-        String tarball = System.getProperty("neptune.distribution");
-        assertThat(tarball).as("system property neptune.distribution (set by the failsafe configuration)").isNotNull();
+        // not neptune.*: a node started in this JVM would take that for a config key (docs/CONFIGURATION.md)
+        String tarball = System.getProperty("distribution.tarball");
+        assertThat(tarball).as("system property distribution.tarball (set by the failsafe configuration)").isNotNull();
         assertThat(Path.of(tarball)).as("the distribution built by mvn package").isRegularFile();
         Path unpacked = Files.createDirectory(directory.resolve("unpacked"));
         List<String> out = run(unpacked, "tar", "-xzf", tarball);

@@ -28,6 +28,11 @@ class NodeConfigFileTest {
     @TempDir
     Path dir;
 
+    /** How an error about a value of {@link #load}'s file starts: the file's path. */
+    private String inFile() {
+        return dir.resolve("node.yaml") + ": ";
+    }
+
     private NodeConfigFile load(String yaml) throws IOException {
         Path file = dir.resolve("node.yaml");
         Files.writeString(file, yaml);
@@ -63,13 +68,13 @@ class NodeConfigFileTest {
         assertThat(load("request-id-window: 5000\n").node().logRetention().requestIds()).isEqualTo(5000);
         // each error names the file's key, not the record component behind it
         assertThatThrownBy(() -> load("log-checkpoint-interval: 0\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("log-checkpoint-interval: '0' (expected: >= 1)");
+                .hasMessage(inFile() + "log-checkpoint-interval: '0' (expected: >= 1)");
         assertThatThrownBy(() -> load("log-retention: -1\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("log-retention: '-1' (expected: >= 0)");
+                .hasMessage(inFile() + "log-retention: '-1' (expected: >= 0)");
         assertThatThrownBy(() -> load("request-id-window: 0\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("request-id-window: '0' (expected: 1..16777216)");
+                .hasMessage(inFile() + "request-id-window: '0' (expected: 1..16777216)");
         assertThatThrownBy(() -> load("request-id-window: 100000000\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("request-id-window: '100000000' (expected: 1..16777216)");
+                .hasMessage(inFile() + "request-id-window: '100000000' (expected: 1..16777216)");
     }
 
     @Test
@@ -152,25 +157,28 @@ class NodeConfigFileTest {
     @Test
     void unknownKeysAreNamed() {
         assertThatThrownBy(() -> load("nodee: x\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("nodee: unknown key");
+                .hasMessageStartingWith(inFile() + "nodee: unknown key");
         assertThatThrownBy(() -> load("membership:\n  stak: udp\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("membership.stak: unknown key").hasMessageContaining("stack");
+                .hasMessageStartingWith(inFile() + "membership.stak: unknown key").hasMessageContaining("stack");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    worker: 3\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("services[0].worker: unknown key");
+                .hasMessageStartingWith(inFile() + "services[0].worker: unknown key");
         // keys that are only looked for (present or not) are valid keys too, and the list says so
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    failovr: fail-stop\n"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("services[0].failovr: unknown key")
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith(inFile()
+                        + "services[0].failovr: unknown key")
                 .hasMessageContaining("failover").hasMessageContaining("process");
     }
 
     @Test
     void theDnsStackNeedsAQueryAndReadsItsRecordTypeAndServer() throws IOException {
         assertThatThrownBy(() -> load("membership:\n  stack: dns\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("membership.dns-query: missing");
+                .hasMessageStartingWith(inFile() + "membership.dns-query: missing");
         assertThatThrownBy(() -> load("membership:\n  stack: dns\n  dns-query: x.test\n  dns-server: nowhere\n"))
-                .isInstanceOf(ConfigException.class).hasMessage("membership.dns-server: 'nowhere' (expected: host:port)");
+                .isInstanceOf(ConfigException.class).hasMessage(inFile()
+                        + "membership.dns-server: 'nowhere' (expected: host:port)");
         assertThatThrownBy(() -> load("membership:\n  stack: dns\n  dns-query: x.test\n  dns-record-type: mx\n"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("membership.dns-record-type: 'mx'");
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith(inFile()
+                        + "membership.dns-record-type: 'mx'");
         MembershipConfig m = load("membership:\n  stack: dns\n  dns-query: _neptune._tcp.shop.test\n"
                 + "  dns-record-type: srv\n  dns-server: 127.0.0.1:5353\n").node().membership();
         assertThat(m.stack()).isEqualTo(MembershipConfig.Stack.DNS);
@@ -182,19 +190,19 @@ class NodeConfigFileTest {
     @Test
     void badValuesAreNamed() {
         assertThatThrownBy(() -> load("membership:\n  stack: udpp\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("membership.stack: 'udpp' (expected: one of loopback, udp, tcp, dns)");
+                .hasMessage(inFile() + "membership.stack: 'udpp' (expected: one of loopback, udp, tcp, dns)");
         assertThatThrownBy(() -> load("client:\n  poll-deadline: soon\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("client.poll-deadline: 'soon'");
+                .hasMessageStartingWith(inFile() + "client.poll-deadline: 'soon'");
         assertThatThrownBy(() -> load("client:\n  policy: fastest\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("policy: 'fastest'").hasMessageContaining("random-polling");
         assertThatThrownBy(() -> load("port: 70000\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("port: 70000 (expected: 0..65535)");
         assertThatThrownBy(() -> load("io-threads: two\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("io-threads: 'two' (expected: an integer)");
+                .hasMessage(inFile() + "io-threads: 'two' (expected: an integer)");
         assertThatThrownBy(() -> load("services:\n  - partitions: all\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("services[0].class: missing");
+                .hasMessageStartingWith(inFile() + "services[0].class: missing");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: 5-2\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("services[0].partitions: '5-2'");
+                .hasMessageStartingWith(inFile() + "services[0].partitions: '5-2'");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    partitions: 0-2147483647\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("expected: partition ids below 65536");
         assertThatThrownBy(() -> load("services:\n  - class: a.B\n    queue-capacity: 100000000\n"))
@@ -257,7 +265,7 @@ class NodeConfigFileTest {
             assertThatThrownBy(() -> load("security:\n  cluster-secret-file: " + file + "\n"))
                     .isInstanceOfSatisfying(ConfigException.class,
                             e -> assertThat(e.key()).isEqualTo("security.cluster-secret-file"))
-                    .hasMessageStartingWith("security.cluster-secret-file: '" + file + "'");
+                    .hasMessageStartingWith(inFile() + "security.cluster-secret-file: '" + file + "'");
         }
         assertThatThrownBy(() -> parse("node: n\n", Map.of("NEPTUNE_CLUSTER_SECRET", "too-short")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.key()).isEqualTo("NEPTUNE_CLUSTER_SECRET"))
@@ -309,27 +317,32 @@ class NodeConfigFileTest {
     void badClassesAreNamed() {
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    share: 0.6\n"
                 + "  - name: b\n    deadline: 1s\n    share: 0.5\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("classes: guaranteed shares sum to 1.1 (expected: at most 1, the whole of the workers' time)");
+                .hasMessage(inFile()
+                        + "classes: guaranteed shares sum to 1.1 (expected: at most 1, the whole of the workers' time)");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n  - name: a\n    deadline: 2s\n"))
-                .isInstanceOf(ConfigException.class).hasMessage("classes[1].name: 'a' declared twice");
+                .isInstanceOf(ConfigException.class).hasMessage(inFile() + "classes[1].name: 'a' declared twice");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("classes[0].deadline: missing");
+                .hasMessageStartingWith(inFile() + "classes[0].deadline: missing");
         assertThatThrownBy(() -> load("classes:\n  - deadline: 1s\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("classes[0].name: missing");
+                .hasMessageStartingWith(inFile() + "classes[0].name: missing");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: -1s\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("classes[0].deadline: '-1s'");
+                .hasMessageStartingWith(inFile() + "classes[0].deadline: '-1s'");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    yield: linear\n"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("classes[0].yield: 'linear' (expected: throughput, resptime or hybrid)");
+                .hasMessage(inFile() + "classes[0].yield: 'linear' (expected: throughput, resptime or hybrid)");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    share: lots\n"))
-                .isInstanceOf(ConfigException.class).hasMessage("classes[0].share: 'lots' (expected: a number)");
+                .isInstanceOf(ConfigException.class).hasMessage(inFile()
+                        + "classes[0].share: 'lots' (expected: a number)");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    pre-deadline: 500ms\n"))
-                .isInstanceOf(ConfigException.class).hasMessage("classes[0].pre-deadline: given for yield 'throughput'"
+                .isInstanceOf(ConfigException.class).hasMessage(inFile()
+                        + "classes[0].pre-deadline: given for yield 'throughput'"
                         + " (expected: only with yield: hybrid, whose D' and C' it sets)");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    dead-line: 2s\n"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("classes[0].dead-line: unknown key");
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith(inFile()
+                        + "classes[0].dead-line: unknown key");
         assertThatThrownBy(() -> load("scheduling:\n  policy: lottery\n")).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("scheduling.policy: 'lottery' (expected: one of fifo, edf, yid, greedy, adaptive)");
+                .hasMessageStartingWith(inFile()
+                        + "scheduling.policy: 'lottery' (expected: one of fifo, edf, yid, greedy, adaptive)");
         assertThatThrownBy(() -> load("scheduling:\n  adaptive-drop-threshold: 5\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("adaptiveDropThreshold: 5.0 (expected: a fraction between 0 and 1)");
     }
@@ -349,11 +362,13 @@ class NodeConfigFileTest {
                 Map.entry("operator", "gold"), Map.entry("client", "bronze"));
 
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    callers: [ root ]\n"))
-                .isInstanceOf(ConfigException.class).hasMessage("classes: 'root' (expected: a principal URI such as"
+                .isInstanceOf(ConfigException.class).hasMessage(inFile()
+                        + "classes: 'root' (expected: a principal URI such as"
                         + " neptune://client/batch, or a role: node, operator, client, anonymous)");
         assertThatThrownBy(() -> load("classes:\n  - name: a\n    deadline: 1s\n    callers: client\n"
                 + "  - name: b\n    deadline: 1s\n    callers: client\n")).isInstanceOf(ConfigException.class)
-                .hasMessage("classes[1].callers: 'client' bound to 'a' and to 'b' (expected: one class per caller)");
+                .hasMessage(inFile()
+                        + "classes[1].callers: 'client' bound to 'a' and to 'b' (expected: one class per caller)");
     }
 
     @Test

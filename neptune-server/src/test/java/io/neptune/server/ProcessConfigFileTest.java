@@ -87,7 +87,7 @@ class ProcessConfigFileTest {
 
     @Test
     void missingNameOrCommand() {
-        assertThat(error("command: [cat]").getMessage()).isEqualTo("services[0].process.name: missing (expected:"
+        assertThat(error("command: [cat]").getMessage()).isEqualTo(dir.resolve("node.yaml") + ": services[0].process.name: missing (expected:"
                 + " the service's name)");
         assertThat(error("name: x").key()).isEqualTo("services[0].process.command");
         assertThat(error("name: x\ncommand: []")).hasMessageContaining("command: [] (expected: the program");
@@ -128,7 +128,7 @@ class ProcessConfigFileTest {
         assertThat(error("name: x\ncommand: [cat]\nmax-processes: 0"))
                 .hasMessageContaining("max-processes: 0 (expected: >= 1)");
         assertThat(error("name: x\ncommand: [cat]\nmode: forever").getMessage())
-                .isEqualTo("services[0].process.mode: 'forever' (expected: one of per-request, warm)");
+                .isEqualTo(dir.resolve("node.yaml") + ": services[0].process.mode: 'forever' (expected: one of per-request, warm)");
         assertThat(error("name: x\ncommand: [cat]\npartitions: 0")).hasMessageContaining("partitions: 0");
         assertThat(error("name: 'a b'\ncommand: [cat]")).hasMessageContaining("name: 'a b'");
         assertThat(error("name: x\ncommand: [cat]\nretries: 3").key()).isEqualTo("services[0].process.retries");
@@ -147,7 +147,7 @@ class ProcessConfigFileTest {
                 services:
                   - class: io.neptune.server.EchoTestService
                     process: {name: x, command: [cat]}
-                """)).isInstanceOf(ConfigException.class).hasMessage("services[0].class: given with 'process'"
+                """)).isInstanceOf(ConfigException.class).hasMessage(dir.resolve("node.yaml") + ": services[0].class: given with 'process'"
                 + " (expected: either a class or a process)");
     }
 

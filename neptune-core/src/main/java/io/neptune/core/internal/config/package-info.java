@@ -1,4 +1,8 @@
-/** Reading config files into the config records' builders, with errors that name the key. Internal. */
+/**
+ * Reading config files into the config records' builders, with keys that environment variables and
+ * system properties may also give, {@code ${...}} references expanded, and errors that name the key
+ * and the source of its value. Internal.
+ */
 @NullMarked
 package io.neptune.core.internal.config;
 

@@ -25,7 +25,7 @@ public final class ProcessConfigs {
             throw new ConfigException(n.path() + ".command", "missing (expected: the program and its arguments, one"
                     + " element each, such as [blastn, -db, 'db/part-{partition}'])");
         }
-        List<String> command = n.strings("command");
+        List<String> command = n.literalStrings("command"); // a shell's ${x} is the shell's
         if (command.size() == 1 && command.get(0).strip().contains(" ")) {
             throw new ConfigException(n.path() + ".command", "'" + command.get(0) + "' (expected: a list with one"
                     + " element per argument, such as [" + String.join(", ", command.get(0).strip().split("\\s+"))
@@ -52,7 +52,7 @@ public final class ProcessConfigs {
         ConfigNode arguments = n.section("partition-args");
         for (String key : arguments.keys()) {
             for (int partition : partitions(arguments.path() + "." + key, key)) {
-                b.partitionArguments(partition, arguments.strings(key));
+                b.partitionArguments(partition, arguments.literalStrings(key));
             }
         }
         arguments.finish();
