@@ -208,6 +208,11 @@ final class NodeProcess implements AutoCloseable {
         process.toHandle().destroy();
     }
 
+    /** The process's handle: to signal a process it started (a container's entry point). */
+    ProcessHandle handle() {
+        return process.toHandle();
+    }
+
     /** Sends SIGKILL without waiting: to kill several processes at (nearly) the same instant. */
     void signalKill() {
         process.destroyForcibly();
