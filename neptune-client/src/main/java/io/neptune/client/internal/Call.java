@@ -181,6 +181,18 @@ final class Call<T> implements TimerTask {
         client.metrics().callEnded(message.service(), message.method(), failure, System.nanoTime() - startedNanos);
     }
 
+    /** Who the call tried and why the last failed attempt did: what a deadline's message ends with. */
+    private String whatWasTried(@Nullable NeptuneException last) {
+        List<String> parts = new ArrayList<>();
+        if (!tried.isEmpty()) {
+            parts.add("last tried " + tried);
+        }
+        if (last != null) {
+            parts.add("last: " + last.getMessage());
+        }
+        return parts.isEmpty() ? "no replica answered" : String.join("; ", parts);
+    }
+
     /**
      * The deadline passed. A write whose attempt is still out may run after this, so it is of
      * unknown outcome. The failure is completed on an I/O thread, not on the wheel's one thread: the
@@ -193,8 +205,7 @@ final class Call<T> implements TimerTask {
         NodeId out = awaiting;
         NeptuneException last = lastFailure;
         DeadlineExceededException expired = new DeadlineExceededException(message.target(),
-                Duration.ofNanos(timeoutNanos), !tried.isEmpty() ? "last tried " + tried : last != null
-                        ? "last: " + last.getMessage() : "no replica answered");
+                Duration.ofNanos(timeoutNanos), whatWasTried(last));
         if (last != null) {
             expired.initCause(last);
         }

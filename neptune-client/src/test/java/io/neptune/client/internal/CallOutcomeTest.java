@@ -11,6 +11,7 @@ import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.AlreadyAppliedException;
 import io.neptune.core.ConsistencyLevel;
+import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.OutcomeUnknownException;
@@ -173,6 +174,21 @@ class CallOutcomeTest {
                     assertThat(e).hasMessageContaining("ran").hasMessageContaining("\"seven\"");
                 });
         assertThat(handle.version(SERVICE, 0)).isEqualTo(7);
+    }
+
+    @Test
+    void aReadWhoseRetryIsStillOutAtItsDeadlineSaysWhyTheAttemptBeforeFailed() {
+        AtomicInteger attempts = new AtomicInteger();
+        DefaultNeptuneClient client = client(replica((request, channel) -> {
+            if (attempts.incrementAndGet() == 1) { // the first is refused; the retries get no answer
+                channel.writeAndFlush(new ResponseMessage(request.requestId(), Status.NOT_PRIMARY, 0,
+                        "an election is under way".getBytes(StandardCharsets.UTF_8)));
+            }
+        }), Duration.ofMillis(400));
+        // before: "deadline exceeded: svc#0.look after 400 ms (last tried [ghost])", without the refusal
+        assertThatThrownBy(() -> client.call(NeptuneHandle.create(), SERVICE, 0, "look", AccessMode.READ,
+                new Change("q"), Changed.class)).isInstanceOf(DeadlineExceededException.class)
+                .hasMessageContaining("last tried [ghost]").hasMessageContaining("an election is under way");
     }
 
     @Test
