@@ -3,6 +3,7 @@ package io.neptune.server.internal;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,14 +44,16 @@ final class NodeDrain {
 
     private final NodeId node;
     private final ReplicationEngine replication;
+    private final YellowPage yellowPage;
     private final Router router;
     private final Runnable announce;
     private final Collection<ServiceRuntime> services;
 
-    NodeDrain(NodeId node, ReplicationEngine replication, Router router, Runnable announce,
+    NodeDrain(NodeId node, ReplicationEngine replication, YellowPage yellowPage, Router router, Runnable announce,
             Collection<ServiceRuntime> services) {
         this.node = requireNonNull(node, "node");
         this.replication = requireNonNull(replication, "replication");
+        this.yellowPage = requireNonNull(yellowPage, "yellowPage");
         this.router = requireNonNull(router, "router");
         this.announce = requireNonNull(announce, "announce");
         this.services = List.copyOf(services);
@@ -85,7 +88,7 @@ final class NodeDrain {
         while (true) {
             List<String> primaries = new ArrayList<>();
             for (String primary : replication.primaries()) {
-                if (!replication.hasOtherReplica(service(primary), partition(primary))) {
+                if (!hasOtherReplica(service(primary), partition(primary))) {
                     if (alone.add(primary)) {
                         progress.accept(primary + ": no other replica to hand the primary role to; it stops with "
                                 + node);
@@ -151,6 +154,15 @@ final class NodeDrain {
                 since = System.nanoTime();
             }
         }
+    }
+
+    /**
+     * Whether a node other than this one, and not draining, hosts a replica of {@code service#partition}
+     * in the yellow page (serving or still recovering): one the primary role can go to, now or once it
+     * caught up.
+     */
+    private boolean hasOtherReplica(String service, int partition) {
+        return yellowPage.replicas(service, partition).stream().anyMatch(r -> !r.node().equals(node) && !r.draining());
     }
 
     /** The service of {@code service#partition}. */

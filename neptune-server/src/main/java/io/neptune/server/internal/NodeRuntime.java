@@ -198,7 +198,7 @@ public final class NodeRuntime implements AutoCloseable {
      * returns whether it all happened within {@code timeout}. The node still has to be closed.
      */
     public boolean drain(Duration timeout, Consumer<String> progress) throws InterruptedException {
-        return new NodeDrain(node, replication, router, publisher::publishNow, services.values()).run(timeout, progress);
+        return new NodeDrain(node, replication, yellowPage, router, publisher::publishNow, services.values()).run(timeout, progress);
     }
 
     /** The embedded client. */

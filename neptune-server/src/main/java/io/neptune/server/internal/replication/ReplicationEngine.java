@@ -265,14 +265,6 @@ public final class ReplicationEngine implements AutoCloseable {
     }
 
     /**
-     * Whether a node other than this one, and not draining, hosts a replica of {@code service#partition}
-     * (serving or still recovering): one a drain can hand the primary role to, now or once it caught up.
-     */
-    public boolean hasOtherReplica(String service, int partition) {
-        return yellowPage.replicas(service, partition).stream().anyMatch(r -> !r.node().equals(self) && !r.draining());
-    }
-
-    /**
      * Asks the best other replica of {@code service#partition} (serving, on a node that is not
      * draining, the most complete log, then the highest priority) to take the primary role over from
      * this node's replica; the nodes in {@code refused} only if no other qualifies (they refused
