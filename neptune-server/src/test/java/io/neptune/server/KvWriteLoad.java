@@ -15,11 +15,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
@@ -46,10 +45,8 @@ final class KvWriteLoad implements AutoCloseable {
     private final Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
     private final Set<Long> unknown = ConcurrentHashMap.newKeySet();
     private final Map<String, Long> failureKinds = new ConcurrentHashMap<>();
-    /** Acknowledgements by the second they came in, counted from {@link #startNanos}. */
-    private final Map<Long, LongAdder> acknowledgedPerSecond = new ConcurrentHashMap<>();
-    /** When each acknowledgement came in ({@link System#nanoTime()}), for {@link #longestGap}. */
-    private final ConcurrentSkipListSet<Long> acknowledgedAt = new ConcurrentSkipListSet<>();
+    /** How many acknowledgements came in at each {@link System#nanoTime()}: their rate and their gaps. */
+    private final ConcurrentSkipListMap<Long, Integer> acknowledgedAt = new ConcurrentSkipListMap<>();
     private volatile long startNanos = System.nanoTime();
     private volatile long stopNanos;
     private volatile boolean running;
@@ -141,10 +138,7 @@ final class KvWriteLoad implements AutoCloseable {
                 KvTestService.Written.class, options).whenComplete((written, error) -> {
                     if (error == null) {
                         acknowledged.add(id);
-                        long now = System.nanoTime();
-                        acknowledgedAt.add(now);
-                        acknowledgedPerSecond.computeIfAbsent((now - startNanos) / 1_000_000_000L,
-                                second -> new LongAdder()).increment();
+                        acknowledgedAt.merge(System.nanoTime(), 1, Integer::sum);
                     } else if (cause(error) instanceof AlreadyAppliedException) {
                         acknowledged.add(id); // a retry found it applied: as good as an acknowledgement
                     } else {
@@ -192,8 +186,8 @@ final class KvWriteLoad implements AutoCloseable {
         long seconds = (stopNanos - startNanos) / 1_000_000_000L;
         List<Long> rates = new ArrayList<>();
         for (long second = 0; second < seconds; second++) {
-            LongAdder count = acknowledgedPerSecond.get(second);
-            rates.add(count == null ? 0 : count.sum());
+            long from = startNanos + second * 1_000_000_000L;
+            rates.add(acknowledgedAt.subMap(from, from + 1_000_000_000L).values().stream().mapToLong(n -> n).sum());
         }
         return rates;
     }
@@ -206,7 +200,7 @@ final class KvWriteLoad implements AutoCloseable {
         long end = fromNanos + window.toNanos();
         long previous = fromNanos;
         long longest = 0;
-        for (long at : acknowledgedAt.subSet(fromNanos, end)) {
+        for (long at : acknowledgedAt.subMap(fromNanos, end).keySet()) {
             longest = Math.max(longest, at - previous);
             previous = at;
         }
