@@ -2,8 +2,10 @@ package io.neptune.client;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.client.internal.Seed;
 import io.neptune.core.internal.Checks;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Settings of the client module. Immutable; create with {@link #builder()}.
@@ -22,6 +24,11 @@ import java.time.Duration;
  * @param maxFrameBytes largest frame accepted or sent
  * @param partitioningInterval how often {@link BalancingPolicy#SERVER_PARTITIONING} re-partitions the
  *     replicas of a service among the service classes
+ * @param seeds where a client outside the cluster ({@link NeptuneClient#connect(ClientConfig)}) first asks
+ *     for the yellow page: {@code host:port} of nodes' request ports, where a host may be a DNS name
+ *     listing several nodes (a Kubernetes headless Service); unused by a client inside the cluster
+ * @param directoryRefresh how often a client outside the cluster asks a node for its yellow page again
+ *     (the members' announce interval by default, so its page is as fresh as theirs one interval later)
  */
 public record ClientConfig(
         BalancingPolicy policy,
@@ -33,7 +40,9 @@ public record ClientConfig(
         int connectionsPerNode,
         Duration connectTimeout,
         int maxFrameBytes,
-        Duration partitioningInterval) {
+        Duration partitioningInterval,
+        List<String> seeds,
+        Duration directoryRefresh) {
 
     /** Default for {@link #pollSize()}. */
     public static final int DEFAULT_POLL_SIZE = 3;
@@ -49,6 +58,8 @@ public record ClientConfig(
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
     /** Default for {@link #partitioningInterval()}: 10 s, the dissertation's. */
     public static final Duration DEFAULT_PARTITIONING_INTERVAL = Duration.ofSeconds(10);
+    /** Default for {@link #directoryRefresh()}: 1 s, the members' default announce interval. */
+    public static final Duration DEFAULT_DIRECTORY_REFRESH = Duration.ofSeconds(1);
     /** Default for {@link #maxFrameBytes()}: 4 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
@@ -63,6 +74,9 @@ public record ClientConfig(
         Checks.positive("connectTimeout", connectTimeout);
         Checks.atLeast("maxFrameBytes", maxFrameBytes, 1024);
         Checks.positive("partitioningInterval", partitioningInterval);
+        seeds = List.copyOf(seeds);
+        seeds.forEach(Seed::parse);
+        Checks.positive("directoryRefresh", directoryRefresh);
     }
 
     /** Returns the defaults. */
@@ -80,7 +94,7 @@ public record ClientConfig(
         return new Builder().policy(policy).pollSize(pollSize).pollDeadline(pollDeadline)
                 .discardSlowPolls(discardSlowPolls).timeout(timeout).retries(retries)
                 .connectionsPerNode(connectionsPerNode).connectTimeout(connectTimeout).maxFrameBytes(maxFrameBytes)
-                .partitioningInterval(partitioningInterval);
+                .partitioningInterval(partitioningInterval).seeds(seeds).directoryRefresh(directoryRefresh);
     }
 
     /** Mutable, single-use builder; not thread-safe. */
@@ -95,8 +109,27 @@ public record ClientConfig(
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
         private Duration partitioningInterval = DEFAULT_PARTITIONING_INTERVAL;
+        private List<String> seeds = List.of();
+        private Duration directoryRefresh = DEFAULT_DIRECTORY_REFRESH;
 
         private Builder() {}
+
+        /** Sets {@link ClientConfig#seeds()}. */
+        public Builder seeds(List<String> seeds) {
+            this.seeds = seeds;
+            return this;
+        }
+
+        /** Sets {@link ClientConfig#seeds()}. */
+        public Builder seeds(String... seeds) {
+            return seeds(List.of(seeds));
+        }
+
+        /** Sets {@link ClientConfig#directoryRefresh()}. */
+        public Builder directoryRefresh(Duration directoryRefresh) {
+            this.directoryRefresh = directoryRefresh;
+            return this;
+        }
 
         /** Sets {@link ClientConfig#partitioningInterval()}. */
         public Builder partitioningInterval(Duration partitioningInterval) {
@@ -161,7 +194,7 @@ public record ClientConfig(
         /** Validates and builds the configuration. */
         public ClientConfig build() {
             return new ClientConfig(policy, pollSize, pollDeadline, discardSlowPolls, timeout, retries,
-                    connectionsPerNode, connectTimeout, maxFrameBytes, partitioningInterval);
+                    connectionsPerNode, connectTimeout, maxFrameBytes, partitioningInterval, seeds, directoryRefresh);
         }
     }
 }

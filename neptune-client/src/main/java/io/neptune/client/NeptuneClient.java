@@ -1,6 +1,9 @@
 package io.neptune.client;
 
-import io.neptune.client.internal.DefaultNeptuneClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.neptune.client.internal.ClientMetrics;
+import io.neptune.client.internal.MemberClient;
+import io.neptune.client.internal.ThinClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
@@ -34,14 +37,49 @@ import java.util.concurrent.Flow;
 public interface NeptuneClient extends AutoCloseable {
 
     /**
-     * Creates a standalone client that joins the cluster as a node hosting nothing.
+     * Creates a client outside the cluster: it reaches the nodes' request ports only (and their
+     * load-poll ports, for the polling policies), learns the yellow page from the nodes {@code config}'s
+     * {@linkplain ClientConfig#seeds() seeds} lead to and follows it by asking a node again every
+     * {@linkplain ClientConfig#directoryRefresh() refresh interval}. It needs no JGroups and adds nothing
+     * to the membership view; balancing, fail-over, exactly-once retries and sessions work as for a
+     * member. Returns once it has a first yellow page.
      *
+     * @throws IllegalArgumentException if {@code config} names no seed
+     * @throws NeptuneException if no seed answered within {@code config}'s call timeout, saying what each did
+     */
+    static NeptuneClient connect(ClientConfig config) {
+        return ThinClient.connect(config, SecurityConfig.disabled(), ClientMetrics.none());
+    }
+
+    /**
+     * Like {@link #connect(ClientConfig)}, connecting to the nodes with TLS as {@code security} says
+     * (a seed, whose node is not known yet, over TLS whenever the client has TLS, and its certificate
+     * must name a node; docs/SECURITY.md).
+     */
+    static NeptuneClient connect(ClientConfig config, SecurityConfig security) {
+        return ThinClient.connect(config, security, ClientMetrics.none());
+    }
+
+    /**
+     * Like {@link #connect(ClientConfig, SecurityConfig)}, recording the client's calls and polls in
+     * the application's {@code registry} (docs/OPERATIONS.md, Metrics), which it leaves open on close.
+     */
+    static NeptuneClient connect(ClientConfig config, SecurityConfig security, MeterRegistry registry) {
+        return ThinClient.connect(config, security, ClientMetrics.of(registry));
+    }
+
+    /**
+     * Creates a standalone client that joins the cluster as a node hosting nothing. It needs JGroups
+     * ({@code org.jgroups:jgroups}) on the class path, which {@code neptune-client} alone does not bring;
+     * a client outside the cluster's network uses {@link #connect(ClientConfig)} instead.
+     *
+     * @throws NeptuneException if JGroups is not on the class path
      * @param node this client's node id
      * @param membership how to find the cluster
      * @param config client settings
      */
     static NeptuneClient connect(NodeId node, MembershipConfig membership, ClientConfig config) {
-        return DefaultNeptuneClient.standalone(node, membership, config, SecurityConfig.disabled());
+        return MemberClient.connect(node, membership, config, SecurityConfig.disabled());
     }
 
     /**
@@ -59,7 +97,7 @@ public interface NeptuneClient extends AutoCloseable {
      */
     static NeptuneClient connect(NodeId node, MembershipConfig membership, ClientConfig config,
             SecurityConfig security) {
-        return DefaultNeptuneClient.standalone(node, membership, config, security);
+        return MemberClient.connect(node, membership, config, security);
     }
 
     /**
@@ -161,7 +199,7 @@ public interface NeptuneClient extends AutoCloseable {
     /** This client's node id. */
     NodeId node();
 
-    /** Closes connections and, for a standalone client, leaves the cluster; idempotent. */
+    /** Closes connections and, for a standalone client, leaves the cluster (or stops following its yellow page); idempotent. */
     @Override
     void close();
 }

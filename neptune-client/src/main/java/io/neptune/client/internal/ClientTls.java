@@ -2,11 +2,11 @@ package io.neptune.client.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.core.NodeId;
 import io.neptune.core.Principal;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.SecurityConfig.TlsMode;
 import io.neptune.core.internal.membership.Announcement;
-import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.tls.TlsContext;
 import io.netty.channel.Channel;
@@ -33,35 +33,66 @@ final class ClientTls {
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
     }
 
-    /** Puts a TLS stage first in the pipeline of a new connection to {@code replica}, where one belongs. */
-    void install(Channel channel, Replica replica) {
+    /** Puts a TLS stage first in the pipeline of a new connection to {@code node} at {@code address}, where one belongs. */
+    void install(Channel channel, NodeId node, InetSocketAddress address) {
         TlsContext tls = context;
-        if (tls == null || mode == TlsMode.PERMISSIVE && !announcesTls(replica)) {
+        if (tls == null || mode == TlsMode.PERMISSIVE && !announcesTls(node)) {
             return;
         }
-        InetSocketAddress address = replica.requestAddress();
         channel.pipeline().addFirst("tls", tls.newClientHandler(channel.alloc(), address.getHostString(),
                 address.getPort()));
     }
 
-    private boolean announcesTls(Replica replica) {
-        return yellowPage.announcement(replica.node()).map(Announcement::tls).orElse(false);
+    /**
+     * Puts a TLS stage first in the pipeline of a new connection to {@code seed}, a thin client's seed
+     * address, whenever this client has TLS: the node behind it is not known yet, so neither is what it
+     * announces, and a node whose TLS is {@code permissive} or {@code required} takes TLS.
+     */
+    void installForSeed(Channel channel, InetSocketAddress seed) {
+        TlsContext tls = context;
+        if (tls != null) {
+            channel.pipeline().addFirst("tls", tls.newClientHandler(channel.alloc(), seed.getHostString(),
+                    seed.getPort()));
+        }
+    }
+
+    private boolean announcesTls(NodeId node) {
+        return yellowPage.announcement(node).map(Announcement::tls).orElse(false);
     }
 
     /**
-     * Why the finished handshake of {@code channel} does not reach {@code replica}'s node, or null if
-     * it does (or the connection is plaintext): its certificate must name that node.
+     * Why the finished handshake of {@code channel}, a connection to {@code target}, does not reach
+     * {@code node}, or null if it does (or the connection is plaintext): its certificate must name that node.
      */
-    static @Nullable String wrongPeer(Channel channel, Replica replica) {
+    static @Nullable String wrongPeer(Channel channel, NodeId node, String target) {
         SslHandler handler = channel.pipeline().get(SslHandler.class);
         if (handler == null) {
             return null;
         }
         Optional<Principal> peer = TlsContext.peer(handler);
-        if (peer.isPresent() && peer.get().isNode(replica.node())) {
+        if (peer.isPresent() && peer.get().isNode(node)) {
             return null;
         }
-        return "NEP-SEC-012 " + replica + " presented " + peer.map(Principal::uri).orElse("a certificate naming no node")
-                + " (expected: " + Principal.node(replica.node()).uri() + ")";
+        return "NEP-SEC-012 " + target + " presented " + peer.map(Principal::uri).orElse("a certificate naming no node")
+                + " (expected: " + Principal.node(node).uri() + ")";
+    }
+
+    /**
+     * Why the finished handshake of {@code channel}, a connection to a seed address, does not reach a
+     * node of the cluster, or null if it does (or the connection is plaintext): its certificate must
+     * name a node, any node.
+     */
+    static @Nullable String notANode(Channel channel) {
+        SslHandler handler = channel.pipeline().get(SslHandler.class);
+        if (handler == null) {
+            return null;
+        }
+        Optional<Principal> peer = TlsContext.peer(handler);
+        if (peer.isPresent() && peer.get().role() == Principal.Role.NODE) {
+            return null;
+        }
+        return "NEP-SEC-012 seed " + channel.remoteAddress() + " presented "
+                + peer.map(Principal::uri).orElse("a certificate naming no node") + " (expected: a node, "
+                + Principal.SCHEME + "://node/...)";
     }
 }

@@ -5,20 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
-import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.ssl.SslHandler;
-import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,26 +27,17 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: thread-safe.
  */
 final class ConnectionPool implements AutoCloseable {
-    private final Bootstrap bootstrap;
+    private final Connector connector;
     private final YellowPage yellowPage;
     private final int connectionsPerNode;
-    private final int maxFrameBytes;
-    private final ClientTls tls;
     private final AtomicLong requestIds = new AtomicLong();
     private final Map<NodeId, Slots> nodes = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    ConnectionPool(EventLoopGroup group, YellowPage yellowPage, int connectionsPerNode, Duration connectTimeout,
-            int maxFrameBytes, ClientTls tls) {
+    ConnectionPool(Connector connector, YellowPage yellowPage, int connectionsPerNode) {
+        this.connector = requireNonNull(connector, "connector");
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
-        this.tls = requireNonNull(tls, "tls");
         this.connectionsPerNode = connectionsPerNode;
-        this.bootstrap = new Bootstrap()
-                .group(group)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
-        this.maxFrameBytes = maxFrameBytes;
     }
 
     /**
@@ -209,16 +190,7 @@ final class ConnectionPool implements AutoCloseable {
         }
 
         private void connect(Replica replica) {
-            InetSocketAddress address = replica.requestAddress();
-            ChannelFuture connect = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
-                @Override
-                protected void initChannel(SocketChannel ch) {
-                    tls.install(ch, replica);
-                    Frames.install(ch.pipeline(), maxFrameBytes);
-                    ch.pipeline().addLast("responses", new ResponseHandler(replica.toString()));
-                }
-            }).connect(address);
-            connected(connect, replica).addListener((ChannelFuture f) -> {
+            connector.connect(replica).addListener((ChannelFuture f) -> {
                 List<BiConsumer<@Nullable Channel, @Nullable Throwable>> waiters;
                 synchronized (lock) {
                     waiters = waiting;
@@ -246,36 +218,6 @@ final class ConnectionPool implements AutoCloseable {
                     waiter.accept(channel, failure);
                 }
             });
-        }
-
-        /**
-         * Completes when {@code connect} did and the TLS handshake that follows (if any) finished with
-         * the node {@code replica} names; fails, closing the connection, when either did not.
-         */
-        private ChannelFuture connected(ChannelFuture connect, Replica replica) {
-            io.netty.channel.ChannelPromise ready = connect.channel().newPromise();
-            connect.addListener((ChannelFuture f) -> {
-                SslHandler handler = f.channel().pipeline().get(SslHandler.class);
-                if (!f.isSuccess() || handler == null) {
-                    if (f.isSuccess()) {
-                        ready.setSuccess();
-                    } else {
-                        ready.setFailure(f.cause());
-                    }
-                    return;
-                }
-                handler.handshakeFuture().addListener(h -> {
-                    String wrong = h.isSuccess() ? ClientTls.wrongPeer(f.channel(), replica) : null;
-                    if (h.isSuccess() && wrong == null) {
-                        ready.setSuccess();
-                        return;
-                    }
-                    f.channel().close();
-                    ready.setFailure(wrong != null ? new javax.net.ssl.SSLPeerUnverifiedException(wrong)
-                            : requireNonNull(h.cause(), "cause"));
-                });
-            });
-            return ready;
         }
 
         void close() {

@@ -10,7 +10,6 @@ import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.InvalidRequestException;
-import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
@@ -19,7 +18,6 @@ import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.membership.Announcement;
-import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.MessageEncoder;
@@ -66,6 +64,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private final ClientConfig config;
     private final YellowPage yellowPage;
     private final EventLoopGroup group;
+    private final Connector connector;
     private final ConnectionPool pool;
     private final LoadPoller poller;
     private final LoadTracker tracker;
@@ -115,8 +114,9 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.local = local;
         this.tracker = requireNonNull(tracker, "tracker");
         this.owned = List.copyOf(owned);
-        this.pool = new ConnectionPool(group, yellowPage, config.connectionsPerNode(), config.connectTimeout(),
-                config.maxFrameBytes(), new ClientTls(security, yellowPage));
+        this.connector = new Connector(group, config.connectTimeout(), config.maxFrameBytes(),
+                new ClientTls(security, yellowPage));
+        this.pool = new ConnectionPool(connector, yellowPage, config.connectionsPerNode());
         this.poller = new LoadPoller(group, bindAddress, security.clusterSecret());
         this.deadlines = new HashedWheelTimer(new DefaultThreadFactory("neptune-" + node + "-deadlines", true),
                 DEADLINE_TICK_MILLIS, TimeUnit.MILLISECONDS);
@@ -137,18 +137,6 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         selectors.put(BalancingPolicy.P2C, loadAware.powerOfTwoChoices());
         selectors.put(BalancingPolicy.SERVER_PARTITIONING, new ServerPartitioning(yellowPage,
                 selectors.get(BalancingPolicy.RANDOM_POLLING), System::nanoTime, config.partitioningInterval()));
-    }
-
-    /** Creates a client that joins the cluster on its own, as a node hosting nothing, and connects as {@code security} says. */
-    public static DefaultNeptuneClient standalone(NodeId node, MembershipConfig membership, ClientConfig config,
-            SecurityConfig security) {
-        YellowPage yellowPage = new YellowPage(node, membership.expiry(), System::nanoTime);
-        MembershipChannel channel = new MembershipChannel(node, membership, security, yellowPage);
-        channel.start();
-        EventLoopGroup group = EventLoops.create(node.value(), EventLoops.defaultThreads());
-        AutoCloseable shutdownGroup = () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        return new DefaultNeptuneClient(node, config, yellowPage, group, membership.bindAddress(), null,
-                new LoadTracker(), List.of(channel, shutdownGroup), ClientMetrics.none(), security);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.neptune.client.internal;
 
-import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.netty.channel.Channel;
@@ -22,14 +21,15 @@ import org.jspecify.annotations.Nullable;
 final class PendingCall extends CompletableFuture<ResponseMessage>
         implements BiConsumer<@Nullable Channel, @Nullable Throwable>, ChannelFutureListener {
     private final RequestMessage request;
-    private final Replica replica;
+    /** Where the call goes (a replica, or a node a thin client asks for the yellow page), for messages. */
+    private final Object target;
     /** The handler that registered the call; set on the event loop as it is written, read by any completer. */
     private volatile @Nullable ResponseHandler handler;
 
-    /** A call of {@code request}, which already carries its request id, to {@code replica}. */
-    PendingCall(RequestMessage request, Replica replica) {
+    /** A call of {@code request}, which already carries its request id, to {@code target}. */
+    PendingCall(RequestMessage request, Object target) {
         this.request = request;
-        this.replica = replica;
+        this.target = target;
     }
 
     RequestMessage request() {
@@ -101,6 +101,6 @@ final class PendingCall extends CompletableFuture<ResponseMessage>
         }
         Throwable cause = write.cause();
         completeExceptionally(cause instanceof CallFailure failure ? failure
-                : new CallFailure("cannot send to " + replica + ": " + cause.getMessage(), false, cause));
+                : new CallFailure("cannot send to " + target + ": " + cause.getMessage(), false, cause));
     }
 }

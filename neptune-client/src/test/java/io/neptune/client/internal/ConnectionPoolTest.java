@@ -63,8 +63,8 @@ class ConnectionPoolTest {
     void requestsWithOneAffinitySentWhileConnectingArriveInTheirOrder() {
         NodeId node = NodeId.of("server");
         YellowPage yellowPage = new YellowPage(NodeId.of("client"), Duration.ofSeconds(5), System::nanoTime);
-        ConnectionPool pool = new ConnectionPool(group, yellowPage, 2, Duration.ofSeconds(5), 1 << 20,
-                new ClientTls(SecurityConfig.disabled(), yellowPage));
+        ConnectionPool pool = new ConnectionPool(new Connector(group, Duration.ofSeconds(5), 1 << 20,
+                new ClientTls(SecurityConfig.disabled(), yellowPage)), yellowPage, 2);
         try {
             Replica replica = new Replica(node, (InetSocketAddress) server.localAddress(),
                     new InetSocketAddress("127.0.0.1", 1), 0, ReplicaRole.SECONDARY, 0, 0);

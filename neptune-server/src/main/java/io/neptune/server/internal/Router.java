@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.neptune.client.internal.CallTimers;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
@@ -9,6 +10,8 @@ import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NodeId;
 import io.neptune.core.Principal;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.membership.DirectoryPage;
 import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
@@ -19,6 +22,7 @@ import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
 import io.neptune.server.internal.security.CallerClasses;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -98,6 +102,10 @@ public final class Router {
             control.handle(request, reply);
             return;
         }
+        if (request.service().equals(DirectoryPage.SERVICE)) {
+            reply.accept(directory(request));
+            return;
+        }
         arrivals.incrementAndGet();
         if (refusing) {
             reply.accept(ResponseMessage.error(id, Status.UNAVAILABLE, node + " is draining: it takes no new calls"
@@ -105,6 +113,25 @@ public final class Router {
             return;
         }
         routeCall(bound(request, caller), caller, reply, stream);
+    }
+
+    /**
+     * The answer to a thin client's request for the yellow page: any caller may have it, a draining
+     * node gives it too (the client learns there that it drains), and it takes no worker.
+     */
+    private ResponseMessage directory(RequestMessage request) {
+        if (!request.method().equals(DirectoryPage.METHOD)) {
+            return ResponseMessage.error(request.requestId(), Status.UNKNOWN_METHOD, "directory method '"
+                    + request.method() + "' (expected: " + DirectoryPage.METHOD + ")");
+        }
+        try {
+            byte[] page = Json.mapper().writeValueAsBytes(new DirectoryPage(node.value(),
+                    List.copyOf(yellowPage.announcements())));
+            return ResponseMessage.ok(request.requestId(), 0, page);
+        } catch (JsonProcessingException e) {
+            return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, node
+                    + " cannot encode its yellow page: " + e.getMessage());
+        }
     }
 
     /** Routes a call of a service method, in the service class it runs in. */
