@@ -357,6 +357,28 @@ class ProtocolRobustnessIT {
         }
     }
 
+    /**
+     * The directory a thin client reads: the page lists the node itself, and a method it does not
+     * know is refused by name.
+     */
+    @Test
+    void theDirectoryAnswersItsPageAndRefusesAnyOtherMethod() throws Exception {
+        RequestMessage page = new RequestMessage(5, "$directory", 0, "page", AccessMode.READ, 5000, 0, RequestId.NONE,
+                "{}".getBytes(StandardCharsets.UTF_8));
+        ResponseMessage answer = answerTo(node, page);
+        assertThat(answer.status()).as(answer.errorMessage()).isEqualTo(Status.OK);
+        io.neptune.core.internal.membership.DirectoryPage decoded = Json.mapper().readValue(answer.payload(),
+                io.neptune.core.internal.membership.DirectoryPage.class);
+        assertThat(decoded.node()).isEqualTo(node.node().value());
+        assertThat(decoded.announcements()).extracting(a -> a.node()).contains(node.node().value());
+
+        RequestMessage other = new RequestMessage(6, "$directory", 0, "everything", AccessMode.READ, 5000, 0,
+                RequestId.NONE, "{}".getBytes(StandardCharsets.UTF_8));
+        ResponseMessage refused = answerTo(node, other);
+        assertThat(refused.status()).isEqualTo(Status.UNKNOWN_METHOD);
+        assertThat(refused.errorMessage()).isEqualTo("directory method 'everything' (expected: page)");
+    }
+
     /** A partition no node can have, sent to a node hosting none of the service: not NOT_HOSTED ("try elsewhere"). */
     @Test
     void aPartitionOutOfRangeIsUnknownAlsoOnANodeThatHostsNoneOfTheService() throws Exception {
