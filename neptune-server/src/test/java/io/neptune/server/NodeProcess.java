@@ -22,13 +22,14 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link MulticastNodeMain} child process: stdout and stderr are read by one thread into a queue,
- * so waits are polls with a deadline, never sleeps. {@link #close} stops the process on every path.
+ * A child process of a test, a node ({@code neptune node}, {@link MulticastNodeMain}) or a client:
+ * stdout and stderr are read by one thread into a queue, so waits are polls with a deadline, never
+ * sleeps. {@link #close} stops the process on every path. Public for the examples' ITs.
  *
  * <p>Thread-safety: the reader thread only appends to the queue and the transcript; every other
  * method is called by the test thread.
  */
-final class NodeProcess implements AutoCloseable {
+public final class NodeProcess implements AutoCloseable {
     private static final int TRANSCRIPT_LINES = 200;
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
 
@@ -51,7 +52,7 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** Starts {@code command} (stderr merged into stdout) as node {@code name}. */
-    static NodeProcess start(String name, List<String> command) {
+    public static NodeProcess start(String name, List<String> command) {
         return start(name, command, null);
     }
 
@@ -59,7 +60,7 @@ final class NodeProcess implements AutoCloseable {
      * Starts {@code command} (stderr merged into stdout) as node {@code name}, also copying its
      * whole output to {@code logFile} (if not null) for post-mortems.
      */
-    static NodeProcess start(String name, List<String> command, @Nullable Path logFile) {
+    public static NodeProcess start(String name, List<String> command, @Nullable Path logFile) {
         return start(name, command, logFile, Map.of());
     }
 
@@ -113,7 +114,7 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** The node's name in the test. */
-    String name() {
+    public String name() {
         return name;
     }
 
@@ -128,7 +129,7 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** Waits for the next output line that matches {@code matcher} and returns it. */
-    String awaitLine(Predicate<String> matcher, Duration timeout, String what) {
+    public String awaitLine(Predicate<String> matcher, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             String line = poll(deadline, what);
@@ -167,7 +168,7 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** Sends one command line to the node's stdin. */
-    void send(String command) {
+    public void send(String command) {
         try {
             stdin.write(command + "\n");
             stdin.flush();
@@ -177,13 +178,13 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** Kills the process with SIGKILL and waits for it to die. */
-    void kill() {
+    public void kill() {
         signalKill();
         awaitExit();
     }
 
     /** Sends SIGTERM (a clean stop), waits for the process to exit and returns its exit status. */
-    int terminate() {
+    public int terminate() {
         signalTerm();
         awaitExit();
         return process.exitValue();
@@ -219,7 +220,7 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** The last lines the process wrote (at most {@value #TRANSCRIPT_LINES}). */
-    List<String> transcript() {
+    public List<String> transcript() {
         synchronized (transcript) {
             return List.copyOf(transcript);
         }
@@ -244,7 +245,7 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** The last lines the process wrote, for failure messages. */
-    String details() {
+    public String details() {
         synchronized (transcript) {
             return "\n--- last output of " + name + " ---\n" + String.join("\n", transcript) + "\n--- end ---";
         }
