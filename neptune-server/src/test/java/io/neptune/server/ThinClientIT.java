@@ -3,6 +3,7 @@ package io.neptune.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
@@ -70,6 +71,20 @@ class ThinClientIT {
     private static Reply echo(NeptuneClient client, int partition) {
         return client.call(NeptuneHandle.create(), "echo", partition, "echo", AccessMode.READ, new Echo("hi"),
                 Reply.class);
+    }
+
+    @Test
+    void aThinClientRecordsItsCallsInTheApplicationsRegistryAndLeavesItOpen() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (MiniCluster cluster = MiniCluster.start(1, b -> b.host(new EchoTestService(), HostingConfig.all()))) {
+            try (NeptuneClient client = NeptuneClient.connect(seeds(seedOf(cluster.node(0))), SecurityConfig.disabled(),
+                    registry)) {
+                echo(client, 2);
+            }
+            assertThat(registry.find("neptune.client.calls").tag("outcome", "ok").timers())
+                    .extracting(t -> t.count()).containsExactly(1L);
+            assertThat(registry.isClosed()).isFalse();
+        }
     }
 
     @Test
