@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.neptune.client.BalancingPolicy;
+import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.NeptuneHandle;
@@ -46,6 +48,11 @@ class ThinClientIT {
             cluster.awaitNodes(3);
             try (NeptuneClient client = NeptuneClient.connect(seeds(seedOf(cluster.node(0))))) {
                 assertThat(client.partitions("echo")).isEqualTo(8);
+                for (BalancingPolicy policy : BalancingPolicy.values()) { // the polling ones poll the nodes over UDP
+                    CallOptions options = CallOptions.defaults().toBuilder().policy(policy).build();
+                    assertThat(client.call(NeptuneHandle.create(), "echo", 5, "echo", AccessMode.READ, new Echo(
+                            policy.name()), Reply.class, options).text()).as(policy.name()).isEqualTo(policy.name());
+                }
                 Set<String> answeredBy = new HashSet<>();
                 MiniCluster.await("answers from all 3 nodes", FOLLOW_LIMIT, () -> {
                     answeredBy.add(echo(client, 0).node());
