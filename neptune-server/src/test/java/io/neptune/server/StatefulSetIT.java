@@ -49,7 +49,9 @@ import org.junit.jupiter.api.io.TempDir;
  * either. Every process and namespace goes on every path. Network rule: the pods, dnsmasq and the
  * client talk only inside the namespaces the test creates.
  */
-@Timeout(value = 6, unit = TimeUnit.MINUTES)   // about two minutes on a quiet machine
+// 3 to 5 minutes on two cores shared with a build, most of it in the ten `neptune admin` runs: each is a JVM
+// that starts TLS and joins the cluster (5 to 35 s each there)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StatefulSetIT {
     private static final String NAMESPACE = "shop";
     private static final String HEADLESS_SERVICE = "neptune-headless";
@@ -72,6 +74,7 @@ class StatefulSetIT {
     private Path config;
     private CertificateAuthority authority;
     private int adminRuns;
+    private final long started = System.nanoTime();
 
     @Test
     void threePodsScaleToFourAndBackToThreeWithRebalanceUnderWritesWithoutAFailedCallOrALostWrite()
@@ -80,7 +83,7 @@ class StatefulSetIT {
         if (dnsmasq == null) {
             abort("dnsmasq is not installed (apt-get install dnsmasq-base)");
         }
-        System.out.printf("StatefulSetIT: pods' volumes, certificates and logs in %s%n", work);
+        log("pods' volumes, certificates and logs in %s", work);
         config = podConfig();
         authority = CertificateAuthority.create(work.resolve("ca"), "StatefulSetIT", Duration.ofDays(2));
         try (NamespaceNetwork created = createNetwork(); HeadlessServiceDns dns = HeadlessServiceDns.start(dnsmasq,
@@ -112,44 +115,19 @@ class StatefulSetIT {
         for (NodeProcess pod : pods.values()) {
             pod.awaitLine(l -> l.startsWith("READY " + pod.name() + " "), START, "READY line" + dns.details());
         }
+        log("three pods ready");
         try (NodeProcess client = startClient(dns)) {
             for (String pod : pods.keySet()) {
                 ask(client, "await-serving " + pod, "SERVING ");
             }
             ask(client, "start", "STARTED");
-            ask(client, "await-writes 200", "WRITES ");
+            log("the client writes and reads: %s", ask(client, "await-writes 200", "WRITES "));
 
-            // kubectl scale statefulset/neptune --replicas 4 (its certificate issued first, as DEPLOYMENT.md says)
-            issue("neptune-3");
-            dns.publish(addresses(PODS + 1));
-            NodeProcess added = startPod(PODS);
-            added.awaitLine(l -> l.startsWith("READY neptune-3 "), START, "READY line" + dns.details());
-            ask(client, "await-node neptune-3", "NODE ");
-            List<String> up = admin("rebalance", "--timeout", "60s");
-            ask(client, "await-serving neptune-3", "SERVING ");
-            String primariesAtFour = ask(client, "primaries", "PRIMARIES ");
-            ask(client, "await-writes 100", "WRITES ");
-
-            // kubectl scale statefulset/neptune --replicas 3: neptune-3's replicas first, then the pod
-            for (int p = 0; p < PARTITIONS; p++) {
-                admin("remove-replica", KvWriteLoad.SERVICE, Integer.toString(p), "neptune-3");
-            }
-            added.signalTerm();
-            assertThat(added.awaitExit(STOP)).as("neptune-3 exits after SIGTERM" + added.details()).isTrue();
-            assertThat(added.exitValue()).as("neptune-3's exit status (0: drained)" + added.details()).isZero();
-            pods.remove("neptune-3");
-            added.close();
-            dns.publish(addresses(PODS));
-            ask(client, "await-gone neptune-3", "GONE ");
-            List<String> down = admin("rebalance", "--timeout", "60s");
-            ask(client, "await-writes 100", "WRITES ");
-
+            String primariesAtFour = scaleUp(dns, client);
+            scaleDown(dns, client);
             String load = ask(client, "stop", "LOAD ");
             String audit = ask(client, "audit neptune-0,neptune-1,neptune-2", "AUDIT");
-            System.out.printf("StatefulSetIT: %s; %s; primaries at four pods: %s; rebalance at four: %s;"
-                    + " rebalance back at three: %s%n", load, audit, primariesAtFour, up, down);
-            assertThat(up).as("rebalance at four pods").anyMatch(l -> l.startsWith("rebalanced:")
-                    || l.startsWith("balanced:"));
+            log("%s; %s; primaries at four pods: %s", load, audit, primariesAtFour);
             assertThat(primariesAtFour).as("neptune-3 leads partitions after the rebalance")
                     .containsPattern("neptune-3=[1-9]");
             assertThat(number(load, "failed=(\\d+)")).as("failed writes: %s", load).isZero();
@@ -161,12 +139,59 @@ class StatefulSetIT {
             assertThat(client.awaitExit(STOP)).as("the client exits" + client.details()).isTrue();
         }
         for (String pod : List.copyOf(pods.keySet())) {   // one at a time: each drains to the others
-            NodeProcess process = pods.remove(pod);
-            process.signalTerm();
-            assertThat(process.awaitExit(STOP)).as(pod + " exits after SIGTERM" + process.details()).isTrue();
-            assertThat(process.exitValue()).as(pod + "'s exit status (0: drained)" + process.details()).isZero();
-            process.close();
+            stop(pod);
         }
+    }
+
+    /**
+     * {@code kubectl scale statefulset/neptune --replicas 4}: neptune-3's certificate issued first (as
+     * DEPLOYMENT.md says), its DNS record published, the pod started; once it is in the yellow page,
+     * {@code neptune admin rebalance}, then waits until neptune-3's replicas serve. Returns the primary
+     * roles per pod then.
+     */
+    private String scaleUp(HeadlessServiceDns dns, NodeProcess client) throws Exception {
+        issue("neptune-3");
+        dns.publish(addresses(PODS + 1));
+        NodeProcess added = startPod(PODS);
+        added.awaitLine(l -> l.startsWith("READY neptune-3 "), START, "READY line" + dns.details());
+        ask(client, "await-node neptune-3", "NODE ");
+        log("neptune-3 ready and in the yellow page");
+        assertThat(admin("rebalance", "--timeout", "60s")).as("rebalance at four pods")
+                .anyMatch(l -> l.startsWith("rebalanced:") || l.startsWith("balanced:"));
+        ask(client, "await-serving neptune-3", "SERVING ");
+        String primaries = ask(client, "primaries", "PRIMARIES ");
+        log("neptune-3 serves every partition; %s", ask(client, "await-writes 100", "WRITES "));
+        return primaries;
+    }
+
+    /**
+     * {@code kubectl scale statefulset/neptune --replicas 3} as DEPLOYMENT.md "Scaling" says: neptune-3
+     * taken out of every partition's voters ({@code neptune admin remove-replica}), then stopped by
+     * SIGTERM (it drains), its DNS record removed, and {@code neptune admin rebalance}.
+     */
+    private void scaleDown(HeadlessServiceDns dns, NodeProcess client) throws Exception {
+        for (int p = 0; p < PARTITIONS; p++) {
+            String removed = "removed neptune-3 from kv#" + p + ";";
+            assertThat(admin("remove-replica", KvWriteLoad.SERVICE, Integer.toString(p), "neptune-3"))
+                    .as("remove-replica of kv#%d", p).anyMatch(l -> l.startsWith(removed));
+        }
+        stop("neptune-3");
+        dns.publish(addresses(PODS));
+        ask(client, "await-gone neptune-3", "GONE ");
+        log("neptune-3 stopped (exit status 0) and gone from the yellow page");
+        assertThat(admin("rebalance", "--timeout", "60s")).as("rebalance at three pods")
+                .anyMatch(l -> l.startsWith("rebalanced:") || l.startsWith("balanced:"));
+        ask(client, "await-writes 100", "WRITES ");
+    }
+
+    /** Stops pod {@code pod} by SIGTERM, as the kubelet does, and checks that it drained and exited 0. */
+    private void stop(String pod) throws InterruptedException {
+        NodeProcess process = pods.get(pod);
+        process.signalTerm();
+        assertThat(process.awaitExit(STOP)).as(pod + " exits after SIGTERM" + process.details()).isTrue();
+        assertThat(process.exitValue()).as(pod + "'s exit status (0: drained)" + process.details()).isZero();
+        process.close();
+        pods.remove(pod);
     }
 
     /**
@@ -287,9 +312,8 @@ class StatefulSetIT {
                 "NEPTUNE_SECURITY_CERTIFICATE", identity.certificate().toString(),
                 "NEPTUNE_SECURITY_KEY", identity.key().toString(),
                 "NEPTUNE_SECURITY_TRUST", authority.certificate().toString());
-        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", network.clientNamespace(), java()));
-        command.addAll(JVM);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", network.clientNamespace(), java(),
+                "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                 io.neptune.server.cli.NeptuneCli.class.getName(), "admin"));
         command.addAll(List.of(args));
         // --wait: on two busy cores a JGroups join can take longer than the default 5 s; it answers sooner
@@ -303,7 +327,7 @@ class StatefulSetIT {
             assertThat(admin.awaitExit(START)).as(what + " exits" + admin.details()).isTrue();
             assertThat(admin.exitValue()).as(what + "'s exit status" + admin.details()).isZero();
             List<String> said = admin.transcript().stream().filter(l -> ADMIN_OUTPUT.matcher(l).lookingAt()).toList();
-            System.out.printf("StatefulSetIT: %s: %s%n", what, said);
+            log("%s: %s", what, said);
             return said;
         }
     }
@@ -321,6 +345,11 @@ class StatefulSetIT {
         Matcher matcher = Pattern.compile(pattern).matcher(line);
         assertThat(matcher.find()).as("%s in %s", pattern, line).isTrue();
         return Long.parseLong(matcher.group(1));
+    }
+
+    /** Prints a line of the test's progress, with the seconds since the test started. */
+    private void log(String format, Object... args) {
+        System.out.printf("StatefulSetIT [%5.1f s]: %s%n", (System.nanoTime() - started) / 1e9, format.formatted(args));
     }
 
     private static String java() {
