@@ -234,7 +234,15 @@ final class KvWriteLoad implements AutoCloseable {
      * write. Returns the number of writes the replicas hold.
      */
     long audit(ReplicatedProcesses cluster, List<String> nodes, Duration convergence) {
-        awaitConverged(cluster, nodes, convergence);
+        return audit(cluster.observer(), nodes, convergence);
+    }
+
+    /**
+     * Like {@link #audit(ReplicatedProcesses, List, Duration)}, asking {@code nodes} through {@code observer},
+     * a member of their cluster (a client process of its own, say).
+     */
+    long audit(NeptuneNode observer, List<String> nodes, Duration convergence) {
+        awaitConverged(observer, nodes, convergence);
         long total = 0;
         for (int p = 0; p < partitions; p++) {
             Set<Long> expected = new HashSet<>();
@@ -254,7 +262,7 @@ final class KvWriteLoad implements AutoCloseable {
             for (String node : nodes) {
                 List<Long> held = new ArrayList<>();
                 for (int k = 0; k < KEYS; k++) {
-                    KvTestService.Value value = cluster.readFrom(node, SERVICE, p, "get",
+                    KvTestService.Value value = ReplicatedProcesses.readFrom(observer, node, SERVICE, p, "get",
                             new KvTestService.Get("k" + k), KvTestService.Value.class);
                     if (value.v() != null) {
                         for (String token : value.v().split(",")) {
@@ -264,7 +272,8 @@ final class KvWriteLoad implements AutoCloseable {
                         }
                     }
                 }
-                long count = cluster.readFrom(node, SERVICE, p, "count", new KvTestService.Count(), Long.class);
+                long count = ReplicatedProcesses.readFrom(observer, node, SERVICE, p, "count", new KvTestService.Count(),
+                        Long.class);
                 Set<Long> distinct = new HashSet<>(held);
                 String where = node + " " + SERVICE + "#" + p;
                 assertThat(held).as("no write applied twice on %s", where).doesNotHaveDuplicates();
@@ -284,6 +293,11 @@ final class KvWriteLoad implements AutoCloseable {
 
     /** Waits until every node applied its whole log and all agree on versions and digests. */
     void awaitConverged(ReplicatedProcesses cluster, List<String> nodes, Duration timeout) {
+        awaitConverged(cluster.observer(), nodes, timeout);
+    }
+
+    /** Like {@link #awaitConverged(ReplicatedProcesses, List, Duration)}, asking through {@code observer}. */
+    void awaitConverged(NeptuneNode observer, List<String> nodes, Duration timeout) {
         for (int p = 0; p < partitions; p++) {
             int partition = p;
             String[] last = {""};
@@ -293,7 +307,7 @@ final class KvWriteLoad implements AutoCloseable {
                     boolean complete = true;
                     StringBuilder seen = new StringBuilder();
                     for (String node : nodes) {
-                        Map<String, Object> s = cluster.status(node, SERVICE, partition);
+                        Map<String, Object> s = ReplicatedProcesses.status(observer, node, SERVICE, partition);
                         complete &= s.get("applied").equals(s.get("logEnd")) && !"RECOVERING".equals(s.get("role"));
                         states.add(s.get("applied") + "/" + s.get("digest"));
                         seen.append(node).append('=').append(s).append(' ');
@@ -302,19 +316,19 @@ final class KvWriteLoad implements AutoCloseable {
                     return complete && states.size() == 1;
                 }, timeout, "convergence of " + SERVICE + "#" + partition + " on " + nodes);
             } catch (AssertionError e) {
-                throw new AssertionError(e.getMessage() + "; last: " + last[0] + differences(cluster, nodes, p), e);
+                throw new AssertionError(e.getMessage() + "; last: " + last[0] + differences(observer, nodes, p), e);
             }
         }
     }
 
     /** Where the replicas' values of {@code partition} first differ, key by key. */
-    private static String differences(ReplicatedProcesses cluster, List<String> nodes, int partition) {
+    private static String differences(NeptuneNode observer, List<String> nodes, int partition) {
         StringBuilder report = new StringBuilder();
         for (int k = 0; k < KEYS; k++) {
             List<List<String>> values = new ArrayList<>();
             for (String node : nodes) {
-                String v = cluster.readFrom(node, SERVICE, partition, "get", new KvTestService.Get("k" + k),
-                        KvTestService.Value.class).v();
+                String v = ReplicatedProcesses.readFrom(observer, node, SERVICE, partition, "get",
+                        new KvTestService.Get("k" + k), KvTestService.Value.class).v();
                 values.add(v == null ? List.of() : List.of(v.split(",")));
             }
             int at = 0;

@@ -327,6 +327,12 @@ final class ReplicatedProcesses implements AutoCloseable {
      * balanced: for checking one replica's data.
      */
     <T> T readFrom(String node, String service, int partition, String method, Object request, Class<T> type) {
+        return readFrom(observer, node, service, partition, method, request, type);
+    }
+
+    /** Like {@link #readFrom(String, String, int, String, Object, Class)}, through {@code observer}. */
+    static <T> T readFrom(NeptuneNode observer, String node, String service, int partition, String method,
+            Object request, Class<T> type) {
         try {
             RequestMessage message = new RequestMessage(0, service, partition, method, AccessMode.READ, 10_000, 0,
                     RequestId.NONE, Json.mapper().writeValueAsBytes(request));
