@@ -60,7 +60,7 @@ class ThinClientIT {
                 });
 
                 cluster.node(0).close(); // the seed, and the client's source: it must find another
-                MiniCluster.await("node-0's departure in the client's yellow page", FOLLOW_LIMIT,
+                MiniCluster.await("ten echoes in a row answered by the nodes left", FOLLOW_LIMIT,
                         () -> !client.responsesByNode().isEmpty() && echoesAvoid(client, cluster.node(0).node()));
                 NeptuneNode added = cluster.add("late", ClientConfig.defaults(),
                         b -> b.host(new EchoTestService(), HostingConfig.all()));
