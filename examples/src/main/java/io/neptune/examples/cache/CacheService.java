@@ -48,9 +48,10 @@ public final class CacheService implements ServiceLifecycle, Snapshottable {
         /** Validates the sizes. */
         public CacheUpdate {
             checkKey(key);
-            if (value == null || Base64.getDecoder().decode(value).length > MAX_VALUE_BYTES) {
-                throw new IllegalArgumentException("value: " + (value == null ? "missing" : "too large")
-                        + " (expected: base64 of at most " + MAX_VALUE_BYTES + " bytes)");
+            String problem = value == null ? "missing" : valueProblem(value);
+            if (problem != null) {
+                throw new IllegalArgumentException("value: " + problem + " (expected: base64 of at most "
+                        + MAX_VALUE_BYTES + " bytes)");
             }
         }
     }
@@ -84,6 +85,15 @@ public final class CacheService implements ServiceLifecycle, Snapshottable {
     public record Updated(long version) {}
 
     private final ServiceDatabase database = new ServiceDatabase("cache");
+
+    /** What is wrong with {@code value}, or null if it is base64 of at most {@value #MAX_VALUE_BYTES} bytes. */
+    private static @Nullable String valueProblem(String value) {
+        try {
+            return Base64.getDecoder().decode(value).length > MAX_VALUE_BYTES ? "too large" : null;
+        } catch (IllegalArgumentException e) {
+            return "not base64 (" + e.getMessage() + ")";
+        }
+    }
 
     private static void checkKey(@Nullable String key) {
         if (key == null || key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
