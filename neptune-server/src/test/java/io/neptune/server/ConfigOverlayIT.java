@@ -42,7 +42,7 @@ class ConfigOverlayIT {
     private static List<String> node(Path config, String... jvmOptions) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
+        command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         command.addAll(List.of(jvmOptions));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), NeptuneCli.class.getName(), "node",
                 "--config", config.toString()));

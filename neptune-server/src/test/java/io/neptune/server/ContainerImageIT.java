@@ -90,7 +90,7 @@ class ContainerImageIT {
                                 new Mount(data, "/var/lib/neptune", false),
                                 new Mount(serviceJar, SERVICE_JAR, true)),
                         Map.of("NEPTUNE_CLASSPATH", SERVICE_JAR,
-                                "NEPTUNE_JAVA_OPTS", "-Xmx192m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError"),
+                                "NEPTUNE_JAVA_OPTS", "-Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError"),
                         directory.resolve(name + ".log")));
             }
             for (NodeProcess node : nodes) {
@@ -161,7 +161,7 @@ class ContainerImageIT {
                         initialHosts(network)));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         try (NodeProcess client = NodeProcess.start("client", List.of("ip", "netns", "exec", network.clientNamespace(),
-                java, "-Xmx128m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", testClasspath(),
+                java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true", "-cp", testClasspath(),
                 ImageClientMain.class.getName(), config.toString(), Integer.toString(NODES)),
                 directory.resolve("client.log"))) {
             client.awaitLine("DONE"::equals, START.multipliedBy(2), "DONE line");

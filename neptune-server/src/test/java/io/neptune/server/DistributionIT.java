@@ -68,7 +68,7 @@ class DistributionIT {
         for (int i = 1; i <= 3; i++) {
             nodes.add(NodeProcess.start("node-" + i, List.of("bin/neptune", "node", "--config", "config/node-" + i + ".yaml",
                     "--parent-pid", Long.toString(ProcessHandle.current().pid())), directory.resolve("node-" + i + ".log"),
-                    Map.of("NEPTUNE_JAVA_OPTS", "-Xmx160m -XX:+UseSerialGC"), home));
+                    Map.of("NEPTUNE_JAVA_OPTS", "-Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"), home));
         }
         for (NodeProcess node : nodes) {
             node.awaitLine(l -> l.startsWith("READY " + node.name() + " "), START, "READY line");

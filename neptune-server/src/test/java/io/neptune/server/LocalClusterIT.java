@@ -31,7 +31,7 @@ class LocalClusterIT {
                 List.of(new NodeConfigFile.HostedService(EchoTestService.class.getName(),
                         HostingConfig.builder().workers(1).build())), List.of());
         try (LocalCluster processes = new LocalCluster(work.resolve("config"), work.resolve("logs"),
-                List.of("-Xmx128m", "-XX:+UseSerialGC"))) {
+                List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))) {
             Process first = processes.start(config);
             assertThat(processes.start(config)).as("a running node is not started twice").isSameAs(first);
             assertThat(NodeConfigFile.load(work.resolve("config/node-1.yaml"))).as("the config the node ran")

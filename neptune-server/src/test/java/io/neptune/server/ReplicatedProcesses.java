@@ -42,7 +42,7 @@ final class ReplicatedProcesses implements AutoCloseable {
     private final Map<String, Map<String, String>> environments = new LinkedHashMap<>();
     private final NeptuneNode observer;
     private int launches;
-    private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC");
+    private List<String> jvmOptions = List.of("-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     /** Whether node processes run {@code neptune node --config}, as users run them, rather than {@link ConfigNodeMain}. */
     private boolean nodeCommand;
     /** Every process and the observer run with TLS required, each with a certificate of its own. */

@@ -313,7 +313,7 @@ class StatefulSetIT {
                 "NEPTUNE_SECURITY_KEY", identity.key().toString(),
                 "NEPTUNE_SECURITY_TRUST", authority.certificate().toString());
         List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", network.clientNamespace(), java(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 io.neptune.server.cli.NeptuneCli.class.getName(), "admin"));
         command.addAll(List.of(args));
         // --wait: on two busy cores a JGroups join can take longer than the default 5 s; it answers sooner

@@ -28,7 +28,7 @@ class StreamKillIT {
     @Test
     void aStreamFromANodeKilledMidStreamFailsWithConnectionLost() throws Exception {
         try (ReplicatedProcesses cluster = new ReplicatedProcesses(work)) {
-            cluster.jvmOptions("-Xmx256m", "-XX:+UseSerialGC");
+            cluster.jvmOptions("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
             cluster.define("node-s", StreamTestService.class, 0, 1);
             cluster.start("node-s");
             NeptuneNode observer = cluster.observer();
@@ -63,7 +63,7 @@ class StreamKillIT {
     void aResumableStreamFromANodeKilledMidStreamContinuesOnAnotherNode() throws Exception {
         int count = 4_000;
         try (ReplicatedProcesses cluster = new ReplicatedProcesses(work)) {
-            cluster.jvmOptions("-Xmx256m", "-XX:+UseSerialGC");
+            cluster.jvmOptions("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
             cluster.define("node-a", StreamTestService.class, 0, 2);
             cluster.define("node-b", StreamTestService.class, 0, 2);
             cluster.start("node-a");

@@ -46,7 +46,9 @@ class NodeKillIT {
         // (A survivor used to keep it until expiry when JGroups delivered node-2's last announcement after the
         // view that dropped it; MembershipChannelTest covers that race.)
         MembershipConfig membership = MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build();
-        try (LocalCluster processes = new LocalCluster(work.resolve("config"), logs);
+        List<String> jvm = new ArrayList<>(LocalCluster.NODE_JVM_OPTIONS);
+        jvm.add("-XX:TieredStopAtLevel=1"); // C1 only: short-lived nodes, and half the CPU a C2 would spend compiling
+        try (LocalCluster processes = new LocalCluster(work.resolve("config"), logs, jvm);
                 NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("observer").ioThreads(2)
                         .membership(membership).build()).start()) {
             for (int i = 1; i <= 3; i++) {
