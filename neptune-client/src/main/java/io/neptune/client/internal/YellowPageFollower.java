@@ -62,12 +62,15 @@ final class YellowPageFollower implements AutoCloseable {
     private final Duration answerTimeout;
     private final ScheduledExecutorService thread;
     private final CompletableFuture<Void> firstPage = new CompletableFuture<>();
-    // the fields below are touched by the follower's thread only
+    // the fields below are touched by the follower's thread only, but for lastFailures
     private @Nullable Channel source;
     private String sourceName = "";
     private long requestIds;
-    /** What went wrong in the last round that found no node, or empty; logged when it changes. */
-    private List<String> lastFailures = List.of();
+    /**
+     * What went wrong in the last round that found no node, or empty; logged when it changes. Volatile:
+     * {@link #awaitFirstPage} reads it on the caller's thread.
+     */
+    private volatile List<String> lastFailures = List.of();
 
     /**
      * Creates a follower that starts with no source.
