@@ -82,8 +82,9 @@ final class ReplicatedProcesses implements AutoCloseable {
     }
 
     /**
-     * Sets the JVM options of node processes started from now on; by default a small heap and the
-     * serial collector.
+     * Sets the JVM options of node processes started from now on; by default a small heap, the
+     * serial collector and the C1 compiler only (a node that lives for one test never repays C2's
+     * compiling); a test that measures how fast nodes are gives the JVM's defaults back.
      */
     void jvmOptions(String... options) {
         jvmOptions = List.of(options);
