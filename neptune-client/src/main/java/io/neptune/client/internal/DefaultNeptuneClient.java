@@ -64,7 +64,6 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private final ClientConfig config;
     private final YellowPage yellowPage;
     private final EventLoopGroup group;
-    private final Connector connector;
     private final ConnectionPool pool;
     private final LoadPoller poller;
     private final LoadTracker tracker;
@@ -114,9 +113,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.local = local;
         this.tracker = requireNonNull(tracker, "tracker");
         this.owned = List.copyOf(owned);
-        this.connector = new Connector(group, config.connectTimeout(), config.maxFrameBytes(),
-                new ClientTls(security, yellowPage));
-        this.pool = new ConnectionPool(connector, yellowPage, config.connectionsPerNode());
+        this.pool = new ConnectionPool(new Connector(group, config.connectTimeout(), config.maxFrameBytes(),
+                new ClientTls(security, yellowPage)), yellowPage, config.connectionsPerNode());
         this.poller = new LoadPoller(group, bindAddress, security.clusterSecret());
         this.deadlines = new HashedWheelTimer(new DefaultThreadFactory("neptune-" + node + "-deadlines", true),
                 DEADLINE_TICK_MILLIS, TimeUnit.MILLISECONDS);

@@ -9,7 +9,6 @@ import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.YellowPage;
 import io.netty.channel.EventLoopGroup;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A standalone client inside the cluster: it joins the JGroups channel as a node hosting nothing
@@ -37,7 +36,7 @@ public final class MemberClient {
         MembershipChannel channel = new MembershipChannel(node, membership, security, yellowPage);
         channel.start();
         EventLoopGroup group = EventLoops.create(node.value(), EventLoops.defaultThreads());
-        AutoCloseable shutdownGroup = () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        AutoCloseable shutdownGroup = EventLoops.shutdownOnClose(group);
         return new DefaultNeptuneClient(node, config, yellowPage, group, membership.bindAddress(), null,
                 new LoadTracker(), List.of(channel, shutdownGroup), ClientMetrics.none(), security);
     }

@@ -9,7 +9,6 @@ import io.neptune.core.internal.membership.YellowPage;
 import io.netty.channel.EventLoopGroup;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A client outside the cluster: it reaches the nodes' request ports (and their load-poll ports) and
@@ -39,7 +38,7 @@ public final class ThinClient {
                 + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000, 0x100000)));
         YellowPage yellowPage = new YellowPage(node, MembershipConfig.DEFAULT_EXPIRY, System::nanoTime);
         EventLoopGroup group = EventLoops.create(node.value(), EventLoops.defaultThreads());
-        AutoCloseable shutdownGroup = () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        AutoCloseable shutdownGroup = EventLoops.shutdownOnClose(group);
         Connector connector = new Connector(group, config.connectTimeout(), config.maxFrameBytes(),
                 new ClientTls(security, yellowPage));
         YellowPageFollower follower = new YellowPageFollower(node, yellowPage, connector,
