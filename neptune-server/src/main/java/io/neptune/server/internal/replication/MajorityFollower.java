@@ -2,7 +2,7 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
 import io.neptune.server.internal.log.RecordKind;
-import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;

@@ -8,7 +8,7 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.Handover;
 import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
@@ -32,6 +32,8 @@ import io.neptune.server.internal.replication.MajorityPhase.Follower;
 import io.neptune.server.internal.replication.MajorityPhase.Leader;
 import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.ElectionTimer;
+import io.neptune.server.internal.replication.protocol.LeaderProgress;
+import io.neptune.server.internal.replication.protocol.MajorityLeader;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import io.neptune.server.internal.replication.protocol.WakeGrace;
 import java.time.Duration;
@@ -558,7 +560,7 @@ final class MajorityReplica implements PartitionReplica {
             public void publish() {
                 MajorityReplica.this.publish();
             }
-        }, epoch, membership::quorum, membership::counts, voters, votesSentNanos);
+        }, electedLeader(epoch, voters, votesSentNanos));
         enter(new Leader(leader, candidacy.pinOnWin(), null, null));
         primary = core.self;
         following.leads();
@@ -577,6 +579,14 @@ final class MajorityReplica implements PartitionReplica {
         leader.start(members);
         publish();
         answerPromote(candidacy, true, "");
+    }
+
+    /** The decisions of this replica as the primary of {@code epoch}, which {@code voters} elected at {@code votesSentNanos}. */
+    private MajorityLeader electedLeader(long epoch, Set<NodeId> voters, long votesSentNanos) {
+        LeaderProgress progress = LeaderProgress.majority(core.self, epoch, membership::quorum, membership::counts);
+        MajorityLeader leader = new MajorityLeader(core.self, epoch, progress, core.logView, core.applied);
+        leader.votedBy(voters, votesSentNanos);
+        return leader;
     }
 
     private void promote(Consumer<Object> reply) {

@@ -149,9 +149,6 @@ final class PeerMessages {
      */
     record ReadIndexReply(boolean ok, long epoch, long commitLsn) {}
 
-    /** Secondary → primary: how far its log reaches, or why it refused. */
-    record Ack(boolean accepted, long lastLsn, long epoch, String reason) {}
-
     /** Anyone → replica: report your replication state. */
     record StatusRequest(String service, int partition) {
         /** Rejects a missing field, which Jackson leaves null. */
@@ -273,7 +270,7 @@ final class PeerMessages {
 
     /**
      * A primary (or leader) → a replica that needs records below the primary's log start: install a
-     * snapshot from {@code from}. Answered with an {@link Ack} naming the replica's log end.
+     * snapshot from {@code from}. Answered with an {@link io.neptune.server.internal.replication.protocol.Ack} naming the replica's log end.
      * {@code boundaryEpoch} is the epoch of the primary's record just below {@code logStart} (null from
      * a node that predates the field, so that a rolling upgrade still understands it: a missing
      * primitive is refused): the replica's log continues the primary's only if it holds that record

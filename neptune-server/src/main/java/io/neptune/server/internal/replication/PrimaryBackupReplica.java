@@ -6,7 +6,7 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Handover;

@@ -7,11 +7,12 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
-import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
+import io.neptune.server.internal.replication.protocol.Ready;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.HashSet;
 import java.util.List;
@@ -98,7 +99,7 @@ final class PrimaryPipeline {
         this.ackTimeoutMillis = ackTimeoutMillis;
         this.host = host;
         this.inSync = LeaderProgress.allInSync(core.self);
-        this.sender = new ReplicateSender(core, inSync, (node, sentNanos, ack, e) -> onAck(node, ack, e));
+        this.sender = new ReplicateSender(core, (node, sentNanos, ack, e) -> onAck(node, ack, e));
         this.slices = new ApplySlices(core, host::leads, this::commitReady);
     }
 
@@ -303,15 +304,17 @@ final class PrimaryPipeline {
      * origin of the record before them; a secondary whose log ends below the log's start is excluded.
      */
     private void send(NodeId secondary, List<LogRecord> records) {
-        // the record before the entries, for the secondary's log-matching check
-        ReplicateSender.Outgoing out = sender.prepare(secondary, records);
-        long prev = out.prev();
+        // noted as sent first: that tells the record before the entries, for the secondary's log-matching check
+        long from = records.isEmpty() ? inSync.next(secondary) : records.get(0).lsn();
+        long to = records.isEmpty() ? from - 1 : records.get(records.size() - 1).lsn();
+        long sentNanos = core.clock.getAsLong();
+        long prev = inSync.sent(secondary, from, to, core.log.lastLsn(), sentNanos);
         if (prev < core.log.startLsn() - 1) {
             exclude(secondary, "it has records up to " + prev + ", below the log start " + core.log.startLsn());
             return;
         }
         String prevOrigin = prev == 0 ? null : core.log.originOf(prev);
-        sender.send(out, core.log.epoch(), core.applied, prevOrigin);
+        sender.send(new Ready.Send(secondary, records, prev, core.applied, sentNanos), core.log.epoch(), prevOrigin);
     }
 
     private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {

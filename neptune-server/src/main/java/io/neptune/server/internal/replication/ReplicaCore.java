@@ -79,6 +79,16 @@ final class ReplicaCore {
         public long epochOf(long lsn) {
             return log.epochOf(lsn);
         }
+
+        @Override
+        public long startLsn() {
+            return log.startLsn();
+        }
+
+        @Override
+        public List<LogRecord> batch(long fromLsn) {
+            return ReplicaCore.this.batch(fromLsn);
+        }
     };
     /** Where the partition keeps its files beside the log: snapshots, the membership list, level 1's origin bases. */
     final Path directory;

@@ -2,7 +2,7 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Replica;
-import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.PeerMessages.ChunkRequest;
 import io.neptune.server.internal.replication.PeerMessages.InstallSnapshot;
 import io.neptune.server.internal.replication.PeerMessages.SnapshotRequest;

@@ -12,7 +12,7 @@ import io.neptune.server.internal.log.LogException;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.OriginBase;
 import io.neptune.server.internal.log.RecordKind;
-import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Gossip;
 import io.neptune.server.internal.replication.PeerMessages.Pull;

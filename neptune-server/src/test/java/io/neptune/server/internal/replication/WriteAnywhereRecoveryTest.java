@@ -11,7 +11,7 @@ import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.RedoLog;
 import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
-import io.neptune.server.internal.replication.PeerMessages.Ack;
+import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Gossip;
 import java.io.IOException;

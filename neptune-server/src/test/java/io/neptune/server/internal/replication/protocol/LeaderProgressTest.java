@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.core.NodeId;
+import io.neptune.server.internal.log.LogRecord;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,16 @@ class LeaderProgressTest {
         @Override
         public long epochOf(long lsn) {
             return lsn == 0 ? 0 : epochs.getOrDefault(lsn, EPOCH);
+        }
+
+        @Override
+        public long startLsn() {
+            return 1;
+        }
+
+        @Override
+        public List<LogRecord> batch(long fromLsn) {
+            throw new UnsupportedOperationException("the progress tracker reads no records");
         }
     }
 

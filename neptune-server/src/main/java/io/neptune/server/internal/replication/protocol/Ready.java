@@ -1,0 +1,70 @@
+package io.neptune.server.internal.replication.protocol;
+
+import io.neptune.core.NodeId;
+import io.neptune.server.internal.log.LogRecord;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one step of a leader decided, as data: the records to persist, the messages to send, the
+ * writes to apply, the answers to give and what to log. Its driver carries the effects out in the
+ * order they were decided, which is the order the protocol requires: a record is handed to the log
+ * before the messages that carry it are sent, and a commit point is applied before the heartbeats
+ * that announce it. The protocol never does any of it itself, so a test can read what a step
+ * decided and deliver, drop or reorder its messages by hand.
+ */
+public final class Ready {
+    /** One thing to carry out. */
+    public sealed interface Effect permits Append, Send, SendSnapshot, Apply, ReadIndexAnswer, NewerEpoch, Warn {}
+
+    /** Persist {@code record} at the end of the log (its LSN is the next one). */
+    public record Append(LogRecord record) implements Effect {}
+
+    /**
+     * Send {@code records} (none: a heartbeat) to {@code to}, after its record at {@code prev}, with the
+     * commit point {@code commitLsn}; noted in the leader's progress as sent at {@code sentNanos}, and its
+     * answer is to come back with that time.
+     */
+    public record Send(NodeId to, List<LogRecord> records, long prev, long commitLsn, long sentNanos) implements Effect {
+        public Send {
+            records = List.copyOf(records);
+        }
+    }
+
+    /** Tell {@code to}, which needs records below the log's start, to install a snapshot; its answer comes back like a send's. */
+    public record SendSnapshot(NodeId to, long sentNanos) implements Effect {}
+
+    /** Apply the committed writes up to {@code commitLsn} that are durable here, and answer their requests. */
+    public record Apply(long commitLsn) implements Effect {}
+
+    /** Answer the read index {@code id}: {@code ok} with the commit point {@code commitLsn}, or refused. */
+    public record ReadIndexAnswer(long id, boolean ok, long commitLsn) implements Effect {}
+
+    /** {@code from} answered with a newer {@code epoch}: the replica adopts it and stops leading. */
+    public record NewerEpoch(long epoch, NodeId from) implements Effect {}
+
+    /** Log {@code message} as a warning (an operator should hear of it). */
+    public record Warn(String message) implements Effect {}
+
+    private final List<Effect> effects = new ArrayList<>();
+
+    /** The effects in the order they are to be carried out. */
+    public List<Effect> effects() {
+        return effects;
+    }
+
+    /** Whether nothing is to be done. */
+    public boolean isEmpty() {
+        return effects.isEmpty();
+    }
+
+    Ready add(Effect effect) {
+        effects.add(effect);
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "Ready" + effects;
+    }
+}
