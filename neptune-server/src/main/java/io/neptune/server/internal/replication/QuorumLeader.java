@@ -8,6 +8,7 @@ import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.protocol.CommitWaiters;
+import io.neptune.server.internal.replication.protocol.Local;
 import io.neptune.server.internal.replication.protocol.MajorityLeader;
 import io.neptune.server.internal.replication.protocol.Ready;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
@@ -189,8 +190,8 @@ final class QuorumLeader {
         }
     }
 
-    private MajorityLeader.Local here() {
-        return new MajorityLeader.Local(core.clock.getAsLong(), core.durable, core.applied);
+    private Local here() {
+        return new Local(core.clock.getAsLong(), core.durable, core.applied);
     }
 
     /** Does what the leader decided, in its order. */

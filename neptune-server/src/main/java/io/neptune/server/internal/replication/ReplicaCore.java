@@ -81,6 +81,16 @@ final class ReplicaCore {
         }
 
         @Override
+        public long epoch() {
+            return log.epoch();
+        }
+
+        @Override
+        public LogRecord record(long lsn) {
+            return log.record(lsn).orElseThrow(() -> new IllegalArgumentException("no record " + lsn + " in the log"));
+        }
+
+        @Override
         public long startLsn() {
             return log.startLsn();
         }

@@ -15,6 +15,12 @@ public interface LogView {
     /** The epoch of the record at {@code lsn} (0 for LSN 0); {@code lsn} must not be below the log's start. */
     long epochOf(long lsn);
 
+    /** The epoch this replica last persisted (its current epoch). */
+    long epoch();
+
+    /** The record at {@code lsn}, which must be in the log (from {@link #startLsn()} to {@link #lastLsn()}). */
+    LogRecord record(long lsn);
+
     /** The LSN of the log's first record (1 until a checkpoint dropped records). */
     long startLsn();
 

@@ -186,9 +186,6 @@ public final class MajorityLeader {
         return ready;
     }
 
-    /** What the leader is told of its own node with an input: the time, and how far its log is forced and applied. */
-    public record Local(long nowNanos, long durable, long applied) {}
-
     /**
      * Moves the commit point to what a majority has of this epoch (after this node's log was forced
      * further, or any answer), applies it, and answers the read indexes a majority has answered since.

@@ -15,7 +15,9 @@ import java.util.List;
  */
 public final class Ready {
     /** One thing to carry out. */
-    public sealed interface Effect permits Append, Send, SendSnapshot, Apply, ReadIndexAnswer, NewerEpoch, Warn {}
+    public sealed interface Effect
+            permits Append, Send, SendSnapshot, Apply, ApplyReady, ReadIndexAnswer, NewerEpoch, StepDown, Demote, Warn,
+            Debug {}
 
     /** Persist {@code record} at the end of the log (its LSN is the next one). */
     public record Append(LogRecord record) implements Effect {}
@@ -37,14 +39,30 @@ public final class Ready {
     /** Apply the committed writes up to {@code commitLsn} that are durable here, and answer their requests. */
     public record Apply(long commitLsn) implements Effect {}
 
+    /**
+     * Apply and answer the writes at the head of the pending ones that are ready to commit, as
+     * {@link InSyncLeader#committable} tells them one at a time, then {@link InSyncLeader#announce} the new
+     * commit point.
+     */
+    public record ApplyReady() implements Effect {}
+
     /** Answer the read index {@code id}: {@code ok} with the commit point {@code commitLsn}, or refused. */
     public record ReadIndexAnswer(long id, boolean ok, long commitLsn) implements Effect {}
 
     /** {@code from} answered with a newer {@code epoch}: the replica adopts it and stops leading. */
     public record NewerEpoch(long epoch, NodeId from) implements Effect {}
 
+    /** The replica cannot go on leading ({@code why}): it steps down. */
+    public record StepDown(String why) implements Effect {}
+
+    /** Tell {@code to}, excluded from the in-sync secondaries, that it is no longer one: it recovers. */
+    public record Demote(NodeId to) implements Effect {}
+
     /** Log {@code message} as a warning (an operator should hear of it). */
     public record Warn(String message) implements Effect {}
+
+    /** Log {@code message} for a developer (debug level). */
+    public record Debug(String message) implements Effect {}
 
     private final List<Effect> effects = new ArrayList<>();
 

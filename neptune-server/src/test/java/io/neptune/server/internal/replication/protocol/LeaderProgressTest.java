@@ -32,6 +32,16 @@ class LeaderProgressTest {
         }
 
         @Override
+        public long epoch() {
+            return EPOCH;
+        }
+
+        @Override
+        public LogRecord record(long lsn) {
+            throw new UnsupportedOperationException("the progress tracker reads no records");
+        }
+
+        @Override
         public List<LogRecord> batch(long fromLsn) {
             throw new UnsupportedOperationException("the progress tracker reads no records");
         }

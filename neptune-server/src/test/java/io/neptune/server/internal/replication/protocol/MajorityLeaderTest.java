@@ -6,7 +6,6 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
-import io.neptune.server.internal.replication.protocol.MajorityLeader.Local;
 import io.neptune.server.internal.replication.protocol.Ready.Append;
 import io.neptune.server.internal.replication.protocol.Ready.Apply;
 import io.neptune.server.internal.replication.protocol.Ready.Effect;
@@ -51,6 +50,16 @@ class MajorityLeaderTest {
         @Override
         public long startLsn() {
             return start;
+        }
+
+        @Override
+        public long epoch() {
+            return EPOCH;
+        }
+
+        @Override
+        public LogRecord record(long lsn) {
+            return records.get((int) (lsn - start));
         }
 
         @Override
