@@ -1,9 +1,7 @@
 package io.neptune.server.internal.replication;
 
 import static java.util.Objects.requireNonNull;
-import static java.util.Objects.requireNonNullElse;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
@@ -12,11 +10,9 @@ import io.neptune.core.FailoverMode;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
-import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
-import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -26,7 +22,6 @@ import io.neptune.server.internal.ServiceRuntime;
 import io.neptune.server.internal.log.FsyncPolicy;
 import io.neptune.server.internal.log.LogWriterPool;
 import io.neptune.server.internal.log.RedoLog;
-import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +30,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -78,13 +72,12 @@ public final class ReplicationEngine implements AutoCloseable {
     /** The REDO logs and cores by {@code service#partition}. */
     private final Map<String, ReplicaCore> cores = new ConcurrentHashMap<>();
     private final @Nullable PlacementStore placement;
-    private final Peers peers;
+    private final ClientPeers peers;
+    private final PeerEndpoint endpoint;
     private volatile boolean started;
     private final LogWriterPool logWriters;
     private final ExecutorService pool;
     private final ScheduledExecutorService timer;
-    private volatile @Nullable DefaultNeptuneClient client;
-    private volatile Runnable announce = () -> { };
     private final MeterRegistry registry;
     private volatile boolean draining;
 
@@ -121,7 +114,8 @@ public final class ReplicationEngine implements AutoCloseable {
             return thread;
         });
         this.logWriters = new LogWriterPool("neptune-" + self + "-log-writer", config.logWriterThreads());
-        this.peers = new ClientPeers();
+        this.peers = new ClientPeers(self, yellowPage, config.ackTimeout());
+        this.endpoint = new PeerEndpoint(self, this::replica);
         try {
             for (ServiceRuntime runtime : services.values()) {
                 if (!isReplicated(runtime)) {
@@ -212,8 +206,7 @@ public final class ReplicationEngine implements AutoCloseable {
 
     /** Connects the engine to the node's client (for peer calls) and publisher, then starts every replica. */
     public void start(DefaultNeptuneClient client, Runnable announce) {
-        this.client = requireNonNull(client, "client");
-        this.announce = requireNonNull(announce, "announce");
+        peers.connect(requireNonNull(client, "client"), requireNonNull(announce, "announce"));
         replicas.values().forEach(byPartition -> {
             for (PartitionReplica replica : byPartition) {
                 if (replica != null) {
@@ -281,7 +274,7 @@ public final class ReplicationEngine implements AutoCloseable {
             return CompletableFuture.failedFuture(new NeptuneException(service + "#" + partition
                     + ": no serving replica on a node that is not draining to hand the primary role to"));
         }
-        return new ClientPeers().call(target.node(), service, partition, "takeOver",
+        return peers.call(target.node(), service, partition, "takeOver",
                 new PeerMessages.TakeOver(service, partition, false), PeerMessages.PromoteReply.class).thenApply(r -> {
                     if (!r.accepted()) {
                         throw new HandOverRefusedException(target.node(), target.node() + " did not take " + service
@@ -406,7 +399,7 @@ public final class ReplicationEngine implements AutoCloseable {
         // The partition's calls are refused only once its replica closed: an apply already running on the
         // replica's executor enters the partition, and died of an uncaught exception when it was refused first.
         runtime.partitions().place(hosted);
-        announce.run();
+        peers.announce();
         try {
             told = told && runtime.partitions().partitionRemoved(partition, Duration.ofSeconds(PARTITION_RELEASE_SECONDS));
         } catch (InterruptedException e) {
@@ -532,61 +525,11 @@ public final class ReplicationEngine implements AutoCloseable {
     }
 
     /**
-     * Handles a peer-protocol request (service {@value #SERVICE}) sent by {@code caller}; one the
-     * caller may not send ({@link PeerAccess}) is refused before it changes anything.
+     * Handles a peer-protocol request (service {@value #SERVICE}) sent by {@code caller}
+     * ({@link PeerEndpoint}).
      */
     public void handlePeer(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply) {
-        long id = request.requestId();
-        String refused = PeerAccess.refusal(request.method(), caller);
-        if (refused != null) {
-            refuse(request, refused, reply);
-            return;
-        }
-        String target = request.partition() + "";
-        PartitionReplica replica = null;
-        Object message;
-        try {
-            JsonNode tree = Json.mapper().readTree(request.payload()); // parsed once: routed, then decoded
-            String service = tree.path("service").asText();
-            target = service + "#" + request.partition();
-            replica = replica(service, request.partition());
-            if (replica == null) {
-                reply.accept(ResponseMessage.error(id, Status.NOT_HOSTED, self + " has no replica of " + target));
-                return;
-            }
-            if (request.method().equals("reconfigure") && !replica.takesPlacementChanges()) {
-                reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "NEP-PLACE-001 " + target + " is not in"
-                        + " majority mode (level-2/3 with failover: majority): its placement changes only through the"
-                        + " node configs (docs/protocols/placement.md)"));
-                return;
-            }
-            message = Json.mapper().treeToValue(tree, replica.messageType(request.method()));
-        } catch (IOException | RuntimeException e) {
-            reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad replication message " + request.method()
-                    + " for " + target + ": " + e.getMessage()));
-            return;
-        }
-        refused = PeerAccess.refusal(message, caller);
-        if (refused != null) {
-            refuse(request, refused, reply);
-            return;
-        }
-        if (PeerAccess.isOperatorAction(message)) {
-            Audit.operatorAction(self, caller, request.method(), target);
-        }
-        replica.onPeerMessage(request.method(), message, answer -> {
-            try {
-                reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(answer)));
-            } catch (IOException e) {
-                reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED,
-                        requireNonNullElse(e.getMessage(), e.toString())));
-            }
-        });
-    }
-
-    private void refuse(RequestMessage request, String reason, Consumer<ResponseMessage> reply) {
-        logger.warn("{}: {}", self, reason);
-        reply.accept(ResponseMessage.error(request.requestId(), Status.PERMISSION_DENIED, reason));
+        endpoint.handle(request, caller, reply);
     }
 
     @Override
@@ -610,93 +553,5 @@ public final class ReplicationEngine implements AutoCloseable {
             core.log.close();
         }
         logWriters.close();   // after the logs: each log's last drain writes its queue and meta file there
-    }
-
-    /** Peer calls over the node's own client connections. */
-    private final class ClientPeers implements Peers {
-        @Override
-        public NodeId self() {
-            return self;
-        }
-
-        @Override
-        public List<Replica> replicas(String service, int partition) {
-            return yellowPage.replicas(service, partition);
-        }
-
-        @Override
-        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
-                Class<T> replyType) {
-            DefaultNeptuneClient c = client;
-            if (c == null) {
-                return CompletableFuture.failedFuture(new NeptuneException(self + ": replication not started"));
-            }
-            byte[] payload;
-            try {
-                payload = Json.mapper().writeValueAsBytes(message);
-            } catch (IOException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-            int timeout = (int) Math.max(1000, config.ackTimeout().toMillis() * 2);
-            RequestMessage request = new RequestMessage(0, SERVICE, partition, method, AccessMode.WRITE, timeout, 0,
-                    RequestId.NONE, payload);
-            return c.sendTo(node, request, partition).orTimeout(timeout, TimeUnit.MILLISECONDS).thenApply(response -> {
-                if (response.status() != Status.OK) {
-                    throw new NeptuneException(node + " answered " + method + " with " + response.status() + ": "
-                            + response.errorMessage());
-                }
-                try {
-                    return Json.mapper().readValue(response.payload(), replyType);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        }
-
-        @Override
-        public void announce() {
-            announce.run();
-        }
-    }
-
-    /** One partition of a hosted service, as replication sees it. */
-    private static final class RuntimePartition implements PartitionService {
-        private final ServiceRuntime runtime;
-        private final int partition;
-
-        RuntimePartition(ServiceRuntime runtime, int partition) {
-            this.runtime = runtime;
-            this.partition = partition;
-        }
-
-        @Override
-        public ResponseMessage execute(io.neptune.server.internal.log.LogRecord record) {
-            return runtime.executeWrite(partition, record.method(), record.payload(), record.lsn());
-        }
-
-        @Override
-        public boolean isApplied(long lsn) {
-            return runtime.check(partition, lsn);
-        }
-
-        @Override
-        public @Nullable String undecodable(RequestMessage request) {
-            return runtime.undecodable(request);
-        }
-
-        @Override
-        public boolean hasCheck() {
-            return runtime.descriptor().checkMethod().isPresent();
-        }
-
-        @Override
-        public java.util.Optional<String> digest() {
-            return runtime.digest(partition);
-        }
-
-        @Override
-        public java.util.Optional<io.neptune.core.Snapshottable> snapshottable() {
-            return runtime.snapshottable();
-        }
     }
 }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Fuzz test of the peer-message decoders (docs/SECURITY.md, Fuzzing): a {@code $replication}
- * request's payload read as {@link ReplicationEngine#handlePeer} reads it, its {@code service} field
+ * request's payload read as {@link PeerEndpoint#handle} reads it, its {@code service} field
  * and then the record of each method a replica accepts (majority, primary-backup and write-anywhere
  * modes). The contract: a message the replica can act on, or Jackson's {@link IOException} (which
  * wraps what the records' constructors refuse), answered INVALID_REQUEST before anything changes.
