@@ -101,7 +101,6 @@ final class MajorityReplica implements PartitionReplica {
         this.name = core.name;
         this.priority = priority;
         this.membership = new Membership(core.name, core.directory, core.self, configuredReplicas, learner);
-        membership.bind(core);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.timer = new ElectionTimer(electionTimeoutNanos, core.self, priority, bound -> core.random.nextLong(bound));
@@ -109,11 +108,24 @@ final class MajorityReplica implements PartitionReplica {
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos);
         this.following = new MajorityFollower(core, membership, stalenessNanos, () -> phase);
-        core.afterDurable = () -> {
-            if (phase instanceof Leader l) {
-                l.leader().advance();
+        core.attach(new ModeCallbacks() {
+            @Override
+            public void durableAdvanced() {
+                if (phase instanceof Leader l) {
+                    l.leader().advance();
+                }
             }
-        };
+
+            @Override
+            public String snapshotMembers(long lsn) {
+                return membership.encodedAt(lsn);
+            }
+
+            @Override
+            public void installedMembers(String members) {
+                membership.installedEncoded(members);
+            }
+        });
     }
 
     @Override

@@ -119,13 +119,15 @@ final class Membership {
         }
     }
 
-    /** Lets {@code core}'s snapshots carry and install the configuration in force at their boundary. */
-    void bind(ReplicaCore core) {
-        core.configAt = lsn -> {
-            Config c = at(lsn);
-            return c == null ? "" : c.encode();
-        };
-        core.installedConfig = members -> installed(members.isBlank() ? null : Config.parse(members));
+    /** The configuration in force at {@code lsn} as a snapshot offer carries it ({@code "lsn epoch a,b,c"}, empty if implicit). */
+    String encodedAt(long lsn) {
+        Config c = at(lsn);
+        return c == null ? "" : c.encode();
+    }
+
+    /** A snapshot carrying {@code members} ({@link #encodedAt}) was installed: its configuration is in force here. */
+    void installedEncoded(String members) {
+        installed(members.isBlank() ? null : Config.parse(members));
     }
 
     /** Whether {@code logDirectory} holds an explicit membership (a placement change reached it). */

@@ -142,11 +142,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
         });
         this.applying = new ApplySlices(core, () -> !(phase instanceof Primary || phase instanceof Closed),
                 this::applySlice);
-        core.afterDurable = () -> {
-            if (phase instanceof Primary) {
-                pipeline.commitReady();
+        core.attach(new ModeCallbacks() {
+            @Override
+            public void durableAdvanced() {
+                if (phase instanceof Primary) {
+                    pipeline.commitReady();
+                }
             }
-        };
+        });
     }
 
     @Override

@@ -146,8 +146,6 @@ final class ReplicaCore {
      * from that primary, in nanoseconds: the fail-over as this replica saw it (a metric).
      */
     LongConsumer tookOver = nanos -> { };
-    /** Runs on the executor whenever {@link #durable} advanced. */
-    Runnable afterDurable = () -> { };
     /** Whether the node drains: its replica neither stands for election nor asks for a handover by priority. */
     BooleanSupplier draining = () -> false;
     /**
@@ -169,19 +167,14 @@ final class ReplicaCore {
      */
     boolean needsSnapshot;
     private @Nullable Snapshots snapshots;
-    /**
-     * Majority mode ({@code docs/protocols/placement.md}): the configuration in force at an LSN, as a
-     * snapshot offer carries it ({@code "lsn epoch a,b,c"}, empty if implicit), and what to do with the
-     * one of a snapshot installed here.
-     */
-    java.util.function.LongFunction<String> configAt = lsn -> "";
-    Consumer<String> installedConfig = members -> { };
-    /**
-     * Where the log continues after a snapshot offered at a boundary: there, for LSNs that are the
-     * partition's (levels 2 and 3); level 1, whose LSNs are each replica's own, picks one above
-     * everything its log and service hold.
-     */
-    java.util.function.UnaryOperator<LogBoundary> localBoundary = offered -> offered;
+    /** What this core asks of its replica's mode; {@link #attach}ed once. */
+    ModeCallbacks mode = ModeCallbacks.NONE;
+
+    /** The replica built on this core answers for its mode from now on; once, when it is built. */
+    void attach(ModeCallbacks callbacks) {
+        assert mode == ModeCallbacks.NONE : name + ": a second replica attached to its core";
+        this.mode = callbacks;
+    }
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 
@@ -261,7 +254,7 @@ final class ReplicaCore {
     }
 
     /**
-     * Appends {@code record}; when durable, advances {@link #durable} and runs {@link #afterDurable}
+     * Appends {@code record}; when durable, advances {@link #durable} and tells {@link ModeCallbacks#durableAdvanced}
      * on the executor. An append that completes after a {@link #truncateAfter} no longer counts:
      * its record may be gone, or replaced by another at the same LSN that is not durable yet.
      */
@@ -288,7 +281,7 @@ final class ReplicaCore {
             CompletableFuture<Void> advanced = future.whenComplete((v, e) -> exec.execute(() -> {
                 if (e == null && generation == truncations && lsn > durable) {
                     durable = lsn;
-                    afterDurable.run();
+                    mode.durableAdvanced();
                 }
             }));
             done.addAll(java.util.Collections.nCopies(to - from + 1, advanced));

@@ -217,7 +217,7 @@ final class SnapshotInstaller {
                 throw new IllegalStateException(core.name + ": the service is not Snapshottable");
             }
             List<KnownRequest> requests = takeRequestIds(o);
-            LogBoundary boundary = core.localBoundary.apply(new LogBoundary(o.lsn(), o.epoch(), o.origin()));
+            LogBoundary boundary = core.mode.continueAfter(new LogBoundary(o.lsn(), o.epoch(), o.origin()));
             boolean keepLog = continues(boundary);
             if (!keepLog && boundary.lsn() < core.log.startLsn() - 1) {
                 // older than what this log starts after: records between would be in neither; ask for a newer one
@@ -235,7 +235,7 @@ final class SnapshotInstaller {
                 // the old log up to the snapshot's LSN (at level 1, where LSNs are each replica's own, other writes).
                 core.restartLogFor(boundary, requests);
             }
-            core.installedConfig.accept(o.members() == null ? "" : o.members());
+            core.mode.installedMembers(o.members() == null ? "" : o.members());
             try (InputStream in = new BufferedInputStream(Files.newInputStream(part), 1 << 16)) {
                 service.restoreSnapshot(core.partition, in, boundary.lsn());
             }
@@ -263,7 +263,7 @@ final class SnapshotInstaller {
      * origin) and so continues it, as Raft's InstallSnapshot asks: then the install keeps the records
      * after it, which this replica may have acknowledged, rather than dropping them (a replica whose
      * store lost its writes re-installs an older snapshot than its log's end). Never at level 1, whose
-     * LSNs are each replica's own ({@code localBoundary} puts the boundary above the log).
+     * LSNs are each replica's own ({@link ModeCallbacks#continueAfter} puts the boundary above the log).
      */
     private boolean continues(LogBoundary boundary) {
         long lsn = boundary.lsn();

@@ -140,7 +140,7 @@ final class SnapshotSource {
             Offered previous = current;
             current = new Offered(file, new SnapshotOffer(true, "", lsn + "-" + sha.substring(0, 16), lsn,
                     core.log.epochOf(lsn), core.log.originOf(lsn), size, sha, chunkBytes, requestIds,
-                    core.configAt.apply(lsn)));
+                    core.mode.snapshotMembers(lsn)));
             if (previous != null && !previous.file().equals(file)) {
                 Files.deleteIfExists(previous.file());
             }

@@ -104,12 +104,25 @@ final class WriteAnywhereReplica implements PartitionReplica {
         this.core = core;
         this.priority = priority;
         this.configuredReplicas = configuredReplicas;
-        core.configAt = lsn -> OriginBase.encode(origins.seenAt(lsn));
-        core.installedConfig = this::installedSnapshot;
-        // Above everything the log and the service hold: after a crash during the install the service
-        // applied less than the log's boundary, and the replica installs again.
-        core.localBoundary = offered -> new LogBoundary(Math.max(Math.max(core.log.lastLsn(), core.applied) + 1,
-                offered.lsn()), offered.epoch(), offered.origin());
+        core.attach(new ModeCallbacks() {
+            @Override
+            public String snapshotMembers(long lsn) {
+                return OriginBase.encode(origins.seenAt(lsn));
+            }
+
+            @Override
+            public void installedMembers(String members) {
+                installedSnapshot(members);
+            }
+
+            @Override
+            public LogBoundary continueAfter(LogBoundary offered) {
+                // Above everything the log and the service hold: after a crash during the install the service
+                // applied less than the log's boundary, and the replica installs again.
+                return new LogBoundary(Math.max(Math.max(core.log.lastLsn(), core.applied) + 1, offered.lsn()),
+                        offered.epoch(), offered.origin());
+            }
+        });
     }
 
     @Override
