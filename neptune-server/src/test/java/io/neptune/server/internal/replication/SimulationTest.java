@@ -28,14 +28,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 class SimulationTest {
     private static Summary run(Plan plan) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Summary summary = Simulation.run(plan, 2, new PrintStream(out, true, StandardCharsets.UTF_8));
+        Summary summary = Simulation.run(plan, plan.threadsToUse(), new PrintStream(out, true, StandardCharsets.UTF_8));
         assertThat(summary.failures()).as(out.toString(StandardCharsets.UTF_8)).isEmpty();
         return summary;
     }
 
     @Test
     void everyModeKeepsEveryRuleUnderCrashesPausesSplitsAndLossyLinks() {
-        Summary summary = run(new Plan(1, 12, EnumSet.allOf(Mode.class), 5_000, 5, true, false));
+        Summary summary = run(new Plan(1, 12, EnumSet.allOf(Mode.class), 5_000, 5, true, false, 2));
 
         for (Mode mode : Mode.values()) {
             List<SimCluster.Result> runs = summary.results().stream().filter(r -> r.options().mode() == mode).toList();
@@ -47,7 +47,7 @@ class SimulationTest {
 
     @Test
     void aSeedReplaysToTheSameTraceHash() {
-        Plan plan = new Plan(41, 3, EnumSet.allOf(Mode.class), 4_000, 5, true, false);
+        Plan plan = new Plan(41, 3, EnumSet.allOf(Mode.class), 4_000, 5, true, false, 2);
 
         Summary first = run(plan);
         Summary second = run(plan);
@@ -142,9 +142,12 @@ class SimulationTest {
 
     @Test
     void badArgumentsAreRefusedNamingTheOption() {
-        assertThat(Simulation.parse("--seeds", "5", "--seed", "9", "--modes", "majority-3,write-anywhere-1"))
+        assertThat(Simulation.parse("--seeds", "5", "--seed", "9", "--modes", "majority-3,write-anywhere-1",
+                "--threads", "1"))
                 .isEqualTo(new Plan(9, 5, EnumSet.of(Mode.MAJORITY_LEVEL_3, Mode.WRITE_ANYWHERE_LEVEL_1), 10_000, 5,
-                        true, false));
+                        true, false, 1));
+        assertThatThrownBy(() -> Simulation.parse("--threads", "0"))
+                .hasMessage("--threads: 0 (expected: at least 1)");
         assertThatThrownBy(() -> Simulation.parse("--seeds", "0"))
                 .hasMessage("--seeds: 0 (expected: at least 1)");
         assertThatThrownBy(() -> Simulation.parse("--modes", "majority-1"))
