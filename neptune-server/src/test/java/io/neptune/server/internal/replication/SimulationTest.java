@@ -3,6 +3,7 @@ package io.neptune.server.internal.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
@@ -122,6 +123,21 @@ class SimulationTest {
         misacknowledged.acknowledged("c1w1", 5);
         assertThat(misacknowledged.violation())
                 .isEqualTo("write c1w1 was acknowledged at version 5, where the replicas applied c0w1");
+    }
+
+    @Test
+    void theOperatorCatchesAnAcceptedPromoteOfAReplicaThatDoesNotLeadAndARefusalWithoutAReason() {
+        ReplicaState primary = new ReplicaState(ReplicaRole.PRIMARY, 9, 4, 9, 4, 0);
+        ReplicaState secondary = new ReplicaState(ReplicaRole.SECONDARY, 9, 4, 9, 4, 0);
+
+        assertThat(SimOperator.broken(primary, new PeerMessages.PromoteReply(true, "", 4))).isNull();
+        assertThat(SimOperator.broken(secondary, new PeerMessages.PromoteReply(false, "a live primary exists: n0", 4)))
+                .isNull();
+        assertThat(SimOperator.broken(secondary, new PeerMessages.PromoteReply(true, "", 4)))
+                .isEqualTo("it is SECONDARY at epoch 4");
+        assertThat(SimOperator.broken(primary, new PeerMessages.PromoteReply(true, "", 3))).isEqualTo("it leads epoch 4");
+        assertThat(SimOperator.broken(secondary, new PeerMessages.PromoteReply(false, " ", 4)))
+                .isEqualTo("it gave no reason");
     }
 
     @Test
