@@ -137,6 +137,7 @@ final class SimNemesis {
      */
     private List<Fault> kinds() {
         List<Fault> kinds = new ArrayList<>(switch (cluster.options().mode()) {
+            // all: the only mode whose placement changes through configurations in the log (MOVE)
             case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 -> List.of(Fault.values());
             // fail-stop does not survive splits; an operator promotes there only after a catastrophe
             case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 -> List.of(Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE,
