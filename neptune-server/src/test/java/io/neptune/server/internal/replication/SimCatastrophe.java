@@ -169,12 +169,23 @@ final class SimCatastrophe {
         if (started == null || node.replica().state().role() != ReplicaRole.PRIMARY) {
             return;
         }
-        int replicas = cluster.nodes().size();
-        if (majority() ? started.size() <= replicas / 2 : !promoted && started.size() < replicas) {
+        String tooSoon = tooSoon(majority(), cluster.nodes().size(), started.size(), promoted);
+        if (tooSoon != null) {
             cluster.history().violation(node.id() + " leads epoch " + node.replica().state().epoch()
-                    + " after every replica was killed, with only " + started.size() + " of " + replicas
-                    + " back" + (majority() ? "" : " and no operator's promote"));
+                    + " after every replica was killed, with " + tooSoon);
         }
+    }
+
+    /**
+     * Why no replica may lead yet when {@code back} of {@code replicas} are back after every one was
+     * killed, or null if one may: in majority mode once a majority is back, in fail-stop once all are
+     * or an operator promoted one.
+     */
+    static @Nullable String tooSoon(boolean majority, int replicas, int back, boolean promoted) {
+        if (majority ? back > replicas / 2 : promoted || back == replicas) {
+            return null;
+        }
+        return "only " + back + " of " + replicas + " back" + (majority ? "" : " and no operator's promote");
     }
 
     private void later(long delayNanos, Runnable action) {

@@ -141,6 +141,15 @@ class SimulationTest {
     }
 
     @Test
+    void aCatastropheAllowsAPrimaryOnlyOnceAMajorityOrEveryReplicaOrAnOperatorsPromoteIsBack() {
+        assertThat(SimCatastrophe.tooSoon(true, 5, 2, false)).isEqualTo("only 2 of 5 back");
+        assertThat(SimCatastrophe.tooSoon(true, 5, 3, false)).isNull();
+        assertThat(SimCatastrophe.tooSoon(false, 5, 4, false)).isEqualTo("only 4 of 5 back and no operator's promote");
+        assertThat(SimCatastrophe.tooSoon(false, 5, 4, true)).isNull();
+        assertThat(SimCatastrophe.tooSoon(false, 5, 5, false)).isNull();
+    }
+
+    @Test
     void aServiceCatchesAWriteAppliedTwice() {
         SimHistory history = new SimHistory(false);
         SimService service = new SimService(history, "n2", false);
