@@ -148,6 +148,7 @@ final class SimCluster {
                 ReplicaState s = n.replica().state();
                 if (s.role() == ReplicaRole.PRIMARY) {
                     history.primary(s.epoch(), n.id().value());
+                    nemesis.checkPrimary(n);
                 }
             }
         }

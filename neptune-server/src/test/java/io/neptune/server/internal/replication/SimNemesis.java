@@ -7,25 +7,46 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The faults of a simulation, one at a time with short gaps: machine crashes (unforced records lost,
- * sometimes a torn last record), kills (SIGKILL: what was written survives), pauses of 0.3 to 15 s
- * (SIGSTOP, of the primary half of the time), spells of a slow disk (forces of 50 to 500 ms), drains of
- * the primary (a hand-over, then a restart half of the time: a rolling restart), in majority mode moves
- * of a replica away and back (removed from the configuration, data deleted, added back as a learner), and, in modes that promise to survive them, a minority
- * cut off from the rest and spells of lossy links (drops, duplicates, reordering). Half of the faults
- * aim at the primary.
+ * The faults of a simulation, drawn from its PRNG: machine crashes (unforced records lost, sometimes
+ * a torn last record), kills (SIGKILL: what was written survives), pauses of 0.3 to 15 s (SIGSTOP),
+ * spells of a slow disk (forces of 50 to 500 ms), drains of the primary (a hand-over, then a restart
+ * half of the time: a rolling restart), an operator's move-primary to a chosen secondary (a pinned
+ * take-over), catastrophes ({@link SimCatastrophe}: every replica killed, restarted one by one, some
+ * lost for a while, in fail-stop mode then an operator's promote), in majority mode an operator's
+ * promote of any replica and moves of a replica away and back (removed from the configuration, data
+ * deleted, added back as a learner), and, in modes that promise to survive them, a minority cut off
+ * from the rest and spells of lossy links (drops, duplicates, reordering). Half of the faults aim at
+ * the primary.
+ *
+ * <p>A fault starts 0.1 to 1 s after the last one ended or, three times in ten, while it lasts, so
+ * that two faults overlap (never more): then neither is a placement change or a catastrophe, and no
+ * two are machine crashes or splits. Each answer of an operator's request is checked
+ * ({@link SimOperator}).
  *
  * <p>Thread-safety: none; confined to the simulation's thread.
  */
 final class SimNemesis {
-    private enum Fault { MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, DRAIN, MOVE, CUT_OFF, LOSSY }
+    private enum Fault {
+        MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, DRAIN, MOVE, CUT_OFF, LOSSY, PROMOTE, MOVE_PRIMARY, CATASTROPHE
+    }
+
+    /** A fault that lasts until {@code until} (simulated nanoseconds). */
+    private record Running(Fault fault, long until) {}
 
     /** How long an operator waits for a reconfiguration's answer before asking again. */
     private static final long RECONFIGURE_PATIENCE_NANOS = 35_000_000_000L;
+    /** At most this many faults last at once. */
+    private static final int AT_ONCE = 2;
+    /** The chance that the next fault starts while the last one lasts, if fewer than {@link #AT_ONCE} do. */
+    private static final double OVERLAP = 0.3;
 
     private final SimCluster cluster;
     private final Simulator sim;
+    private final SimOperator operator;
+    private final SimCatastrophe catastrophe;
     private final List<String> done = new ArrayList<>();
+    /** The faults that may still last. */
+    private final List<Running> running = new ArrayList<>();
     private boolean stopped;
     /** A replica moved away and not yet added back: the next faults wait for it. */
     private @Nullable SimNode moving;
@@ -34,6 +55,8 @@ final class SimNemesis {
     SimNemesis(SimCluster cluster) {
         this.cluster = cluster;
         this.sim = cluster.sim();
+        this.operator = new SimOperator(cluster);
+        this.catastrophe = new SimCatastrophe(cluster, operator, this::note);
     }
 
     void begin() {
@@ -46,6 +69,7 @@ final class SimNemesis {
      */
     void stop() {
         stopped = true;
+        catastrophe.stop();
         if (moving != null && !moving.process().alive() && moving.wiped()) {
             SimNode node = moving;
             later(0, () -> addBack(node));
@@ -79,21 +103,14 @@ final class SimNemesis {
         if (stopped) {
             return;
         }
-        if (moving != null) {
-            later(sim.millisBetween(500, 1500), this::next); // one placement change at a time, as an operator makes
+        if (moving != null || catastrophe.underWay()) {
+            // one placement change at a time, as an operator makes; a catastrophe is all there is until it ends
+            later(sim.millisBetween(500, 1500), this::next);
             return;
         }
         faults++;
-        Fault[] kinds = switch (cluster.options().mode()) {
-            case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 -> Fault.values();
-            case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 ->
-                    new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK, Fault.DRAIN};
-            // the only mode whose placement changes through configurations in the log
-            // level 1 has no primary to hand over
-            case WRITE_ANYWHERE_LEVEL_1 ->
-                    new Fault[] {Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK, Fault.CUT_OFF, Fault.LOSSY};
-        };
-        Fault fault = kinds[sim.random().nextInt(kinds.length)];
+        List<Fault> kinds = kinds();
+        Fault fault = kinds.get(sim.random().nextInt(kinds.size()));
         SimNode target = target();
         long duration = switch (fault) {
             case MACHINE_CRASH, KILL -> crash(target, fault == Fault.MACHINE_CRASH);
@@ -103,8 +120,53 @@ final class SimNemesis {
             case MOVE -> move();
             case CUT_OFF -> cutOff(target);
             case LOSSY -> lossy();
+            case PROMOTE -> promote();
+            case MOVE_PRIMARY -> movePrimary();
+            case CATASTROPHE -> catastrophe();
         };
-        later(duration + sim.millisBetween(100, 1000), this::next);
+        running.add(new Running(fault, sim.nanos() + duration));
+        boolean overlap = duration > 0 && running().size() < AT_ONCE && sim.chance(OVERLAP);
+        later(overlap ? sim.millisBetween(0, duration / 1e6) : duration + sim.millisBetween(100, 1000), this::next);
+    }
+
+    /**
+     * The faults the mode promises to survive, of those that may start now: with another fault
+     * lasting, no placement change or catastrophe (each needs the cluster to itself), a second
+     * machine crash (each mode promises to survive one, docs/RELIABILITY.md) or a second split (the
+     * network has one).
+     */
+    private List<Fault> kinds() {
+        List<Fault> kinds = new ArrayList<>(switch (cluster.options().mode()) {
+            // all: the only mode whose placement changes through configurations in the log (MOVE)
+            case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 -> List.of(Fault.values());
+            // fail-stop does not survive splits; an operator promotes there only after a catastrophe
+            case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 -> List.of(Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE,
+                    Fault.SLOW_DISK, Fault.DRAIN, Fault.MOVE_PRIMARY, Fault.CATASTROPHE);
+            // level 1 has no primary to hand over, promote or move
+            case WRITE_ANYWHERE_LEVEL_1 -> List.of(Fault.MACHINE_CRASH, Fault.KILL, Fault.PAUSE, Fault.SLOW_DISK,
+                    Fault.CUT_OFF, Fault.LOSSY, Fault.CATASTROPHE);
+        });
+        List<Running> lasting = running();
+        if (!lasting.isEmpty()) {
+            kinds.removeAll(List.of(Fault.MOVE, Fault.CATASTROPHE));
+            lasting.forEach(r -> {
+                if (r.fault() == Fault.MACHINE_CRASH || r.fault() == Fault.CUT_OFF) {
+                    kinds.remove(r.fault());
+                }
+            });
+        }
+        return kinds;
+    }
+
+    /** The faults that last now. */
+    private List<Running> running() {
+        running.removeIf(r -> r.until() <= sim.nanos());
+        return running;
+    }
+
+    /** Runs as primary: checks what the catastrophe under way, if any, allows. */
+    void checkPrimary(SimNode node) {
+        catastrophe.checkPrimary(node);
     }
 
     /** The primary half of the time (if one runs), else any node. */
@@ -123,7 +185,7 @@ final class SimNemesis {
             node.crash(machine, torn);
         }
         later(down, () -> {
-            if (!stopped && !node.process().alive()) {
+            if (!stopped && !node.process().alive() && !catastrophe.underWay()) {
                 node.start();
             }
         });
@@ -171,9 +233,7 @@ final class SimNemesis {
             }
         }
         if (heir != null) {
-            SimNode target = heir;
-            target.process().schedule(sim.millisBetween(0.05, 1.5), "takeOver", () -> target.replica().onPeerMessage(
-                    "takeOver", new PeerMessages.TakeOver(SimNode.SERVICE, 0, false), reply -> { }));
+            operator.takeOver(heir, false, reply -> { });
         }
         later(spell, () -> {
             if (stopped || !primary.process().alive()) {
@@ -182,7 +242,7 @@ final class SimNemesis {
             if (restart) {
                 primary.crash(false, false);
                 later(sim.millisBetween(200, 1000), () -> {
-                    if (!stopped && !primary.process().alive()) {
+                    if (!stopped && !primary.process().alive() && !catastrophe.underWay()) {
                         primary.start();
                     }
                 });
@@ -281,6 +341,50 @@ final class SimNemesis {
                 "reconfigure", request, reply -> later(sim.millisBetween(0.05, 1.5),
                         () -> once.accept((PeerMessages.ReconfigureReply) reply))));
         later(RECONFIGURE_PATIENCE_NANOS, () -> once.accept(null));
+    }
+
+    /**
+     * An operator's promote of a running replica (majority mode: it stands for election at once, and
+     * still needs a majority's votes); {@link SimOperator} checks the answer.
+     */
+    private long promote() {
+        List<SimNode> up = cluster.nodes().stream().filter(n -> n.process().running()).toList();
+        if (up.isEmpty()) {
+            note("no replica running to promote");
+            return 0;
+        }
+        SimNode node = up.get(sim.random().nextInt(up.size()));
+        note("promote of " + node.id());
+        operator.promote(node, reply -> note("promote of " + node.id() + " answered: " + outcome(reply)));
+        return 0;
+    }
+
+    /**
+     * An operator's move-primary to a secondary: it takes the role over by a handover, pinned (no
+     * handover by priority takes it away while it leads); {@link SimOperator} checks the answer.
+     */
+    private long movePrimary() {
+        SimNode primary = runningPrimary();
+        List<SimNode> secondaries = cluster.nodes().stream().filter(n -> n != primary && n.process().running()
+                && n.replica().state().role() == ReplicaRole.SECONDARY).toList();
+        if (primary == null || secondaries.isEmpty()) {
+            note("no primary, or no secondary, to move the primary role to");
+            return 0;
+        }
+        SimNode to = secondaries.get(sim.random().nextInt(secondaries.size()));
+        note("move-primary from " + primary.id() + " to " + to.id());
+        operator.takeOver(to, true, reply -> note("move-primary to " + to.id() + " answered: " + outcome(reply)));
+        return 0;
+    }
+
+    private static String outcome(PeerMessages.PromoteReply reply) {
+        return reply.accepted() ? "primary at epoch " + reply.epoch() : "refused: " + reply.reason();
+    }
+
+    /** Kills every replica and brings them back ({@link SimCatastrophe}). */
+    private long catastrophe() {
+        catastrophe.begin();
+        return 0;
     }
 
     private @Nullable SimNode runningPrimary() {

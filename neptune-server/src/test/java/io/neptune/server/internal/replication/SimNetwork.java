@@ -38,6 +38,13 @@ final class SimNetwork {
     private double dropRate;
     private double duplicateRate;
     private double reorderRate;
+    private AnswerListener answers = (node, method, message, reply) -> { };
+
+    /** Sees each answer a replica gives to a peer's call, when it gives it. */
+    @FunctionalInterface
+    interface AnswerListener {
+        void answered(SimNode node, String method, Object message, Object reply);
+    }
 
     /** A network of {@code size} nodes, which {@code nodes} holds once they are made. */
     SimNetwork(Simulator sim, List<SimNode> nodes, int size) {
@@ -99,6 +106,11 @@ final class SimNetwork {
             }
         }
         return true;
+    }
+
+    /** {@code listener} sees each answer a replica gives to a peer's call from now on. */
+    void onAnswer(AnswerListener listener) {
+        answers = listener;
     }
 
     /** Starts or ends (all zero) a spell of lossy links. */
@@ -179,6 +191,7 @@ final class SimNetwork {
             boolean first = copy == 0;
             to.process().scheduleIn(receiver, delay(from.index(), to.index()), method, () -> to.replica().onPeerMessage(method,
                     message, reply -> {
+                        answers.answered(to, method, message, reply);
                         if (first && !lost(to.index(), from.index())) {
                             from.process().scheduleIn(caller, delay(to.index(), from.index()), "reply", () -> {
                                 if (reply instanceof Throwable failure) {

@@ -23,12 +23,25 @@ import java.util.concurrent.Future;
  *
  * <pre>
  * simulate [--seeds N] [--seed S] [--modes all|majority-2,...] [--steps K] [--replicas R] [--no-faults] [--trace]
+ *          [--threads T]
  * </pre>
+ *
+ * {@code --threads} (default: one per core) sets how many seeds run at once; it changes nothing but
+ * the time taken (each seed runs on one thread, and the hash is summed in seed order).
  */
 public final class Simulation {
-    /** What to run. */
-    record Plan(long firstSeed, int seeds, Set<Mode> modes, long steps, int replicas, boolean faults, boolean trace) {
-        static final Plan DEFAULT = new Plan(1, 100, EnumSet.allOf(Mode.class), 10_000, 5, true, false);
+    /** What to run; {@code threads}: how many seeds at once, 0 for one per core. */
+    record Plan(long firstSeed, int seeds, Set<Mode> modes, long steps, int replicas, boolean faults, boolean trace,
+            int threads) {
+        static final Plan DEFAULT = new Plan(1, 100, EnumSet.allOf(Mode.class), 10_000, 5, true, false, 0);
+
+        /** How many threads run the plan: one for a trace (one run's events in order), else as asked. */
+        int threadsToUse() {
+            if (trace) {
+                return 1;
+            }
+            return threads > 0 ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
+        }
     }
 
     /** The results of a plan, in seed and then mode order. */
@@ -121,6 +134,7 @@ public final class Simulation {
         int replicas = plan.replicas();
         boolean faults = plan.faults();
         boolean trace = plan.trace();
+        int threads = plan.threads();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -131,12 +145,13 @@ public final class Simulation {
                 case "--modes" -> modes = modes(value(args, ++i, arg));
                 case "--no-faults" -> faults = false;
                 case "--trace" -> trace = true;
+                case "--threads" -> threads = (int) positive(arg, value(args, ++i, arg));
                 default -> throw new IllegalArgumentException("unknown option: " + arg + " (expected: --seeds N,"
                         + " --seed S, --modes all|majority-2,majority-3,fail-stop-2,fail-stop-3,write-anywhere-1,"
-                        + " --steps K, --replicas R, --no-faults, --trace)");
+                        + " --steps K, --replicas R, --no-faults, --trace, --threads T)");
             }
         }
-        return new Plan(firstSeed, seeds, modes, steps, replicas, faults, trace);
+        return new Plan(firstSeed, seeds, modes, steps, replicas, faults, trace, threads);
     }
 
     private static Set<Mode> modes(String list) {
@@ -182,8 +197,7 @@ public final class Simulation {
             System.exit(2);
             return;
         }
-        // a trace is one run's events in order: one thread
-        int threads = plan.trace() ? 1 : Math.max(1, Runtime.getRuntime().availableProcessors());
+        int threads = plan.threadsToUse();
         System.out.printf("simulate: seeds %d..%d, modes %s, %d replicas, %,d steps each, faults %s, %d threads%n",
                 plan.firstSeed(), plan.firstSeed() + plan.seeds() - 1,
                 plan.modes().stream().map(Mode::cliName).toList(), plan.replicas(), plan.steps(),

@@ -3,6 +3,7 @@ package io.neptune.server.internal.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
@@ -28,14 +29,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 class SimulationTest {
     private static Summary run(Plan plan) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Summary summary = Simulation.run(plan, 2, new PrintStream(out, true, StandardCharsets.UTF_8));
+        Summary summary = Simulation.run(plan, plan.threadsToUse(), new PrintStream(out, true, StandardCharsets.UTF_8));
         assertThat(summary.failures()).as(out.toString(StandardCharsets.UTF_8)).isEmpty();
         return summary;
     }
 
     @Test
     void everyModeKeepsEveryRuleUnderCrashesPausesSplitsAndLossyLinks() {
-        Summary summary = run(new Plan(1, 12, EnumSet.allOf(Mode.class), 5_000, 5, true, false));
+        Summary summary = run(new Plan(1, 12, EnumSet.allOf(Mode.class), 5_000, 5, true, false, 2));
 
         for (Mode mode : Mode.values()) {
             List<SimCluster.Result> runs = summary.results().stream().filter(r -> r.options().mode() == mode).toList();
@@ -47,7 +48,7 @@ class SimulationTest {
 
     @Test
     void aSeedReplaysToTheSameTraceHash() {
-        Plan plan = new Plan(41, 3, EnumSet.allOf(Mode.class), 4_000, 5, true, false);
+        Plan plan = new Plan(41, 3, EnumSet.allOf(Mode.class), 4_000, 5, true, false, 2);
 
         Summary first = run(plan);
         Summary second = run(plan);
@@ -125,6 +126,30 @@ class SimulationTest {
     }
 
     @Test
+    void theOperatorCatchesAnAcceptedPromoteOfAReplicaThatDoesNotLeadAndARefusalWithoutAReason() {
+        ReplicaState primary = new ReplicaState(ReplicaRole.PRIMARY, 9, 4, 9, 4, 0);
+        ReplicaState secondary = new ReplicaState(ReplicaRole.SECONDARY, 9, 4, 9, 4, 0);
+
+        assertThat(SimOperator.broken(primary, new PeerMessages.PromoteReply(true, "", 4))).isNull();
+        assertThat(SimOperator.broken(secondary, new PeerMessages.PromoteReply(false, "a live primary exists: n0", 4)))
+                .isNull();
+        assertThat(SimOperator.broken(secondary, new PeerMessages.PromoteReply(true, "", 4)))
+                .isEqualTo("it is SECONDARY at epoch 4");
+        assertThat(SimOperator.broken(primary, new PeerMessages.PromoteReply(true, "", 3))).isEqualTo("it leads epoch 4");
+        assertThat(SimOperator.broken(secondary, new PeerMessages.PromoteReply(false, " ", 4)))
+                .isEqualTo("it gave no reason");
+    }
+
+    @Test
+    void aCatastropheAllowsAPrimaryOnlyOnceAMajorityOrEveryReplicaOrAnOperatorsPromoteIsBack() {
+        assertThat(SimCatastrophe.tooSoon(true, 5, 2, false)).isEqualTo("only 2 of 5 back");
+        assertThat(SimCatastrophe.tooSoon(true, 5, 3, false)).isNull();
+        assertThat(SimCatastrophe.tooSoon(false, 5, 4, false)).isEqualTo("only 4 of 5 back and no operator's promote");
+        assertThat(SimCatastrophe.tooSoon(false, 5, 4, true)).isNull();
+        assertThat(SimCatastrophe.tooSoon(false, 5, 5, false)).isNull();
+    }
+
+    @Test
     void aServiceCatchesAWriteAppliedTwice() {
         SimHistory history = new SimHistory(false);
         SimService service = new SimService(history, "n2", false);
@@ -142,9 +167,12 @@ class SimulationTest {
 
     @Test
     void badArgumentsAreRefusedNamingTheOption() {
-        assertThat(Simulation.parse("--seeds", "5", "--seed", "9", "--modes", "majority-3,write-anywhere-1"))
+        assertThat(Simulation.parse("--seeds", "5", "--seed", "9", "--modes", "majority-3,write-anywhere-1",
+                "--threads", "1"))
                 .isEqualTo(new Plan(9, 5, EnumSet.of(Mode.MAJORITY_LEVEL_3, Mode.WRITE_ANYWHERE_LEVEL_1), 10_000, 5,
-                        true, false));
+                        true, false, 1));
+        assertThatThrownBy(() -> Simulation.parse("--threads", "0"))
+                .hasMessage("--threads: 0 (expected: at least 1)");
         assertThatThrownBy(() -> Simulation.parse("--seeds", "0"))
                 .hasMessage("--seeds: 0 (expected: at least 1)");
         assertThatThrownBy(() -> Simulation.parse("--modes", "majority-1"))
