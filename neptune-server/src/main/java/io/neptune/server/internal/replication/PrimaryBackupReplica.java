@@ -611,13 +611,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
             reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
             return;
         }
-        Replica live = livePrimary(core.peers.replicas(core.service, core.partition));
+        List<Replica> view = core.peers.replicas(core.service, core.partition);
+        Replica live = livePrimary(view);
         if (live != null) {
             reply.accept(new PromoteReply(false, "a live primary exists: " + live.node(), core.log.epoch()));
             return;
         }
         logger.warn("{}: promoted by an operator with log end {}", name, core.log.lastLsn());
-        becomePrimary(core.log.epoch() + 1, List.of(), "operator", false);
+        becomePrimary(Election.promotedEpoch(core.log.epoch(), view), List.of(), "operator", false);
         reply.accept(new PromoteReply(true, "", core.log.epoch()));
     }
 

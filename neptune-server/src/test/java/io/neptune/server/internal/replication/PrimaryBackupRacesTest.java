@@ -34,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BiPredicate;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -365,8 +364,6 @@ class PrimaryBackupRacesTest {
      * catastrophe (seed 21 of fail-stop-3: "two primaries in epoch 4: n0 and n2").
      */
     @Test
-    @Disabled("bug in PrimaryBackupReplica.promoteByOperator (main code, not fixed here): it leads its own epoch + 1,"
-            + " not an epoch above those its view announces")
     void aReplicaPromotedAfterAnOutageLeadsAnEpochAboveEveryOneItSees() {
         Node a = start("a", 1);
         Node b = start("b", 2);

@@ -160,6 +160,20 @@ public final class Election {
         return best;
     }
 
+    /**
+     * The epoch a fail-stop replica promoted by an operator leads: above its own {@code epoch} and
+     * above every epoch a replica of {@code view} announces. After an outage the most complete
+     * survivor may never have heard of the last primary's epoch, which another replica still announces;
+     * leading that epoch again would make two primaries of one epoch, whose logs differ.
+     */
+    public static long promotedEpoch(long epoch, List<Replica> view) {
+        long highest = epoch;
+        for (Replica r : view) {
+            highest = Math.max(highest, r.epoch());
+        }
+        return highest + 1;
+    }
+
     /** How many of {@code replicas} replicas make a majority. */
     public static int quorum(int replicas) {
         if (replicas < 1) {
