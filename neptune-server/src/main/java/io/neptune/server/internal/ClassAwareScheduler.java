@@ -90,7 +90,7 @@ public final class ClassAwareScheduler implements Scheduler {
         lock.lock();
         try {
             state.arrivals++;
-            state.offeredYield += state.serviceClass.yield().fullYield();
+            state.offeredYield += state.fullYield;
             window.arrival(now);
             if (size >= capacity) {
                 state.droppedQueueFull++;
@@ -154,22 +154,7 @@ public final class ClassAwareScheduler implements Scheduler {
     private void dropHeads(ClassState state, long now, List<Task> drops, List<String> reasons) {
         Task head;
         while ((head = state.queue.peekFirst()) != null) {
-            long service = state.expectedServiceNanos(now);
-            long finish = now + service;
-            String reason = null;
-            if (finish - head.deadlineNanos() > 0) {
-                reason = "expected to finish " + millis(finish - head.arrivalNanos()) + " after it arrived (waited "
-                        + millis(now - head.arrivalNanos()) + ", expected service " + millis(service)
-                        + "), after its deadline " + millis(head.deadlineNanos() - head.arrivalNanos());
-            } else {
-                double yield = state.serviceClass.yield().yieldAt(finish - head.arrivalNanos());
-                double full = state.serviceClass.yield().fullYield();
-                if (yield <= config.dropBelow() * full) {
-                    reason = String.format(Locale.ROOT, "expected yield %.3g of %.3g", yield, full) + " at "
-                            + millis(finish - head.arrivalNanos())
-                            + " (waited " + millis(now - head.arrivalNanos()) + ")";
-                }
-            }
+            String reason = dropReason(state, head, now);
             if (reason == null) {
                 return;
             }
@@ -180,6 +165,34 @@ public final class ClassAwareScheduler implements Scheduler {
             drops.add(head);
             reasons.add(reason + " under policy " + config.policy().configName());
         }
+    }
+
+    /**
+     * Why {@code head} yields nothing if served now, or null: then its expected yield is left in
+     * {@link ClassState#headYield} for the policy to rank it by. A yield function that throws fails
+     * the request it was asked about, never the worker asking.
+     */
+    private @Nullable String dropReason(ClassState state, Task head, long now) {
+        long service = state.expectedServiceNanos(now);
+        long finish = now + service;
+        if (finish - head.deadlineNanos() > 0) {
+            return "expected to finish " + millis(finish - head.arrivalNanos()) + " after it arrived (waited "
+                    + millis(now - head.arrivalNanos()) + ", expected service " + millis(service)
+                    + "), after its deadline " + millis(head.deadlineNanos() - head.arrivalNanos());
+        }
+        double yield;
+        try {
+            yield = state.serviceClass.yield().yieldAt(finish - head.arrivalNanos());
+        } catch (RuntimeException e) {
+            return "the yield function of class " + state.serviceClass.name() + " threw " + e + " at "
+                    + millis(finish - head.arrivalNanos()) + "; not run";
+        }
+        if (yield <= config.dropBelow() * state.fullYield) {
+            return String.format(Locale.ROOT, "expected yield %.3g of %.3g", yield, state.fullYield) + " at "
+                    + millis(finish - head.arrivalNanos()) + " (waited " + millis(now - head.arrivalNanos()) + ")";
+        }
+        state.headYield = yield;
+        return null;
     }
 
     private @Nullable ClassState earliestArrival() {
@@ -239,13 +252,13 @@ public final class ClassAwareScheduler implements Scheduler {
         return best;
     }
 
+    /** The priority value of {@code head}, whose expected yield {@link #dropReason} found positive. */
     private static double priority(SchedulingPolicy policy, ClassState state, Task head, long now) {
         double deadlineLeft = head.deadlineNanos() - now;
-        double yield = state.serviceClass.yield().yieldAt(now + state.expectedServiceNanos(now) - head.arrivalNanos());
         return switch (policy) {
             case EDF -> deadlineLeft;
-            case YID -> deadlineLeft / yield;
-            case GREEDY -> state.resource.average(now) / yield;
+            case YID -> deadlineLeft / state.headYield;
+            case GREEDY -> state.resource.average(now) / state.headYield;
             default -> head.arrivalNanos();
         };
     }
@@ -267,7 +280,7 @@ public final class ClassAwareScheduler implements Scheduler {
             state.service.add(finishedNanos, Math.max(0, finishedNanos - startedNanos));
             state.resource.add(finishedNanos, Math.max(0, resourceNanos));
             if (finishedNanos - task.deadlineNanos() <= 0) {
-                state.realizedYield += state.serviceClass.yield().yieldAt(finishedNanos - task.arrivalNanos());
+                state.realizedYield += realizedYield(state, finishedNanos - task.arrivalNanos());
             }
         } finally {
             lock.unlock();
@@ -350,6 +363,15 @@ public final class ClassAwareScheduler implements Scheduler {
         }
     }
 
+    /** The yield of a request answered after {@code responseNanos}; 0 if the class's yield function throws. */
+    private static double realizedYield(ClassState state, long responseNanos) {
+        try {
+            return state.serviceClass.yield().yieldAt(responseNanos);
+        } catch (RuntimeException e) {
+            return 0; // the request was answered; the caller of completed() must not fail for it
+        }
+    }
+
     private ClassState state(Task task) {
         ClassState state = classes.get(task.request().serviceClass());
         if (state == null) {
@@ -366,11 +388,15 @@ public final class ClassAwareScheduler implements Scheduler {
     /** One class's queue, estimates and counters; guarded by the scheduler's lock. */
     private static final class ClassState {
         final ServiceClass serviceClass;
+        /** C, asked of the yield function once (it is immutable), when its class was declared. */
+        final double fullYield;
         final ArrayDeque<Task> queue = new ArrayDeque<>();
         /** u_k(t) of equation 4.4.3, in seconds of workers' time. */
         final Decaying consumption;
         final DecayingAverage service;
         final DecayingAverage resource;
+        /** The expected yield of the queue head, as the last scheduling point's drop step found it. */
+        double headYield;
         int running;
         long arrivals;
         long completed;
@@ -383,6 +409,7 @@ public final class ClassAwareScheduler implements Scheduler {
 
         ClassState(ServiceClass serviceClass, double beta) {
             this.serviceClass = serviceClass;
+            this.fullYield = serviceClass.yield().fullYield();
             this.consumption = new Decaying(beta);
             this.service = new DecayingAverage(beta);
             this.resource = new DecayingAverage(beta);

@@ -1,0 +1,81 @@
+package io.neptune.server.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.neptune.core.AccessMode;
+import io.neptune.core.MethodDescriptor;
+import io.neptune.core.NodeId;
+import io.neptune.core.ServiceClass;
+import io.neptune.core.ServiceDescriptor;
+import io.neptune.core.internal.json.JsonCodec;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.EchoTestService;
+import io.neptune.server.HostingConfig;
+import io.neptune.server.SchedulingConfig;
+import io.neptune.server.SchedulingPolicy;
+import io.neptune.server.internal.FaultInjectingYieldFunction.Fault;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A service runtime with a class-aware scheduler, its real workers and the echo service: what its
+ * callers get back and what the scheduler counts when calls fail, when a provider's yield function
+ * fails, and when the runtime closes under a call.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ServiceRuntimeSchedulingTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final ServiceDescriptor ECHO = ServiceDescriptor.of(EchoTestService.class);
+
+    @TempDir
+    Path data;
+
+    private final FaultInjectingYieldFunction faulty = new FaultInjectingYieldFunction(Duration.ofSeconds(30));
+    private final ServiceRuntime runtime = new ServiceRuntime(NodeId.of("n1"), ECHO, new EchoTestService(),
+            HostingConfig.builder().workers(1).queueCapacity(1).build(), SchedulingConfig.builder()
+                    .policy(SchedulingPolicy.EDF).serviceClass(new ServiceClass("faulty", faulty, 0)).build());
+
+    @AfterEach
+    void close() {
+        faulty.release();
+        runtime.close();
+    }
+
+    @Test
+    void aYieldFunctionThatThrowsFailsTheRequestItWasAskedAboutAndTheWorkerServesTheNext() throws Exception {
+        runtime.start(data);
+        faulty.inject(Fault.THROW_FROM_YIELD_AT);
+
+        ResponseMessage failed = call("echo", "faulty").get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(failed.status()).isEqualTo(Status.DROPPED);
+        assertThat(failed.errorMessage()).contains("yield function of class faulty threw")
+                .contains("a yield function failing on purpose").contains("not run");
+
+        ResponseMessage next = call("echo", ServiceClass.DEFAULT_NAME).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(next.status()).as("the one worker still serves").isEqualTo(Status.OK);
+    }
+
+    private CompletableFuture<ResponseMessage> call(String method, String serviceClass) throws IOException {
+        RequestMessage request = new RequestMessage(0, "echo", 0, method, AccessMode.READ, 30_000, 0, RequestId.NONE,
+                JsonCodec.encode(new EchoTestService.Echo("hi")), serviceClass);
+        CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
+        runtime.submit(request, method(method), response::complete);
+        return response;
+    }
+
+    private static MethodDescriptor method(String name) {
+        MethodDescriptor method = ECHO.methods().get(name);
+        assertThat(method).as("echo's method %s", name).isNotNull();
+        return method;
+    }
+}
