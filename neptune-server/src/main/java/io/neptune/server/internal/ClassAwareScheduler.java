@@ -42,7 +42,9 @@ import org.jspecify.annotations.Nullable;
  * queue heads are ranked: within a class, requests are served in arrival order.
  *
  * <p>Thread-safety: thread-safe; one lock guards every queue and estimate. Dropped requests are
- * answered after the lock is released.
+ * answered after the lock is released. {@link #size()} and {@link #load(String)} never take the
+ * lock: load polls ask them on an event loop, while a worker may hold the lock in a provider's
+ * yield function; they read counts published under the lock at every change.
  */
 public final class ClassAwareScheduler implements Scheduler {
     private final SchedulingConfig config;
@@ -55,6 +57,8 @@ public final class ClassAwareScheduler implements Scheduler {
     private final List<ClassState> ordered = new ArrayList<>();
     private final DropWindow window;
     private int size;
+    /** {@link #size}, as polls read it without the lock: set with every change under the lock. */
+    private volatile int publishedSize;
 
     /**
      * Creates the scheduler.
@@ -102,6 +106,7 @@ public final class ClassAwareScheduler implements Scheduler {
             waiting.signal();
             return true;
         } finally {
+            publish();
             lock.unlock();
         }
     }
@@ -118,9 +123,11 @@ public final class ClassAwareScheduler implements Scheduler {
                 if (task != null || remaining <= 0) {
                     return task;
                 }
+                publish(); // drops since the last change
                 remaining = waiting.awaitNanos(remaining);
             }
         } finally {
+            publish();
             lock.unlock();
             for (int i = 0; i < drops.size(); i++) {
                 dropped.accept(drops.get(i), reasons.get(i));
@@ -283,6 +290,7 @@ public final class ClassAwareScheduler implements Scheduler {
                 state.realizedYield += realizedYield(state, finishedNanos - task.arrivalNanos());
             }
         } finally {
+            publish();
             lock.unlock();
         }
     }
@@ -297,31 +305,29 @@ public final class ClassAwareScheduler implements Scheduler {
             state.droppedDeadline++;
             window.drop(now);
         } finally {
+            publish();
             lock.unlock();
         }
     }
 
+    /** Requests waiting; never waits for the lock (polls ask it on an event loop). */
     @Override
     public int size() {
-        lock.lock();
-        try {
-            return size;
-        } finally {
-            lock.unlock();
-        }
+        return publishedSize;
     }
 
+    /** Requests of {@code serviceClass} waiting or running, 0 for an unknown class; never waits for the lock. */
     @Override
     public int load(String serviceClass) {
         ClassState state = classes.get(serviceClass);
-        if (state == null) {
-            return 0;
-        }
-        lock.lock();
-        try {
-            return state.queue.size() + state.running;
-        } finally {
-            lock.unlock();
+        return state == null ? 0 : state.publishedLoad;
+    }
+
+    /** Publishes the counts that {@link #size()} and {@link #load(String)} read; the caller holds the lock. */
+    private void publish() {
+        publishedSize = size;
+        for (ClassState state : ordered) {
+            state.publishedLoad = state.queue.size() + state.running;
         }
     }
 
@@ -337,6 +343,7 @@ public final class ClassAwareScheduler implements Scheduler {
             size = 0;
             return tasks;
         } finally {
+            publish();
             lock.unlock();
         }
     }
@@ -398,6 +405,8 @@ public final class ClassAwareScheduler implements Scheduler {
         /** The expected yield of the queue head, as the last scheduling point's drop step found it. */
         double headYield;
         int running;
+        /** {@code queue.size() + running}, as polls read it without the lock. */
+        volatile int publishedLoad;
         long arrivals;
         long completed;
         long droppedLowYield;
