@@ -13,8 +13,10 @@ package io.neptune.core;
  * @param arrivals requests of the class that reached the queue (refused ones included)
  * @param completed requests that ran to an answer
  * @param droppedLowYield requests dropped by the scheduler because their expected yield fell to (about) zero
- * @param droppedQueueFull requests refused because the queue was full (OVERLOADED)
- * @param droppedDeadline requests whose caller's deadline passed before a worker took them
+ * @param droppedQueueFull requests refused because the queue was full, or pushed out of it by a
+ *     request of a class further below its share of the queue (OVERLOADED)
+ * @param droppedDeadline requests whose caller's deadline passed before a worker took them (answered
+ *     by the worker, or by an offer that found them at the head of the queue)
  * @param offeredYield the full yield of every arrival: what the class would be worth served at once
  * @param realizedYield the yield of the completed requests at their response times
  * @param usedSeconds the workers' time the completed requests used, in seconds (CPU time, or what

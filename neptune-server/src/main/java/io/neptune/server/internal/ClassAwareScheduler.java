@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.ClassStats;
 import io.neptune.core.ServiceClass;
+import io.neptune.core.internal.wire.Status;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -41,6 +41,11 @@ import org.jspecify.annotations.Nullable;
  * by default) of one completed now. Only
  * queue heads are ranked: within a class, requests are served in arrival order.
  *
+ * <p>Admission ({@link #offer}): the classes share the queue's capacity, but a full queue may push
+ * out the newest request of the class furthest beyond its guaranteed share of the queue, so that a
+ * flood of one class locks no other out; and a class the full queue would refuse reports the whole
+ * queue as its load, so clients go elsewhere.
+ *
  * <p>Thread-safety: thread-safe; one lock guards every queue and estimate. Dropped requests are
  * answered after the lock is released. {@link #size()} and {@link #load(String)} never take the
  * lock: load polls ask them on an event loop, while a worker may hold the lock in a provider's
@@ -50,7 +55,7 @@ public final class ClassAwareScheduler implements Scheduler {
     private final SchedulingConfig config;
     private final int capacity;
     private final LongSupplier clock;
-    private final BiConsumer<Task, String> dropped;
+    private final Unserved unserved;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition waiting = lock.newCondition();
     private final Map<String, ClassState> classes = new HashMap<>();
@@ -66,14 +71,13 @@ public final class ClassAwareScheduler implements Scheduler {
      * @param config the classes and policy
      * @param capacity the most requests waiting, over all classes
      * @param clock the time in nanoseconds ({@link System#nanoTime()}, or a test's virtual clock)
-     * @param dropped answers a request the scheduler dropped, with the reason; called outside the lock
+     * @param unserved answers a request the scheduler took out of its queue unrun; called outside the lock
      */
-    public ClassAwareScheduler(SchedulingConfig config, int capacity, LongSupplier clock,
-            BiConsumer<Task, String> dropped) {
+    public ClassAwareScheduler(SchedulingConfig config, int capacity, LongSupplier clock, Unserved unserved) {
         this.config = requireNonNull(config, "config");
         this.capacity = capacity;
         this.clock = requireNonNull(clock, "clock");
-        this.dropped = requireNonNull(dropped, "dropped");
+        this.unserved = requireNonNull(unserved, "unserved");
         for (ServiceClass serviceClass : config.classList()) {
             ClassState state = new ClassState(serviceClass, config.decay());
             classes.put(serviceClass.name(), state);
@@ -87,16 +91,25 @@ public final class ClassAwareScheduler implements Scheduler {
         return classes.containsKey(serviceClass);
     }
 
+    /**
+     * Queues {@code task}, first answering the queue heads whose deadline passed. A full queue
+     * refuses it unless another class is further above its part of the queue than the task's class
+     * would be (see {@link #victimFor}): then that class's newest request is pushed out (answered
+     * {@code OVERLOADED}) to make room. Under {@link SchedulingPolicy#FIFO}, the baseline, a full queue
+     * refuses whatever the class.
+     */
     @Override
     public boolean offer(Task task) {
         ClassState state = state(task);
         long now = clock.getAsLong();
+        List<Unrun> unrun = new ArrayList<>();
         lock.lock();
         try {
             state.arrivals++;
             state.offeredYield += state.fullYield;
             window.arrival(now);
-            if (size >= capacity) {
+            purgeExpiredHeads(now, unrun);
+            if (size >= capacity && !pushOut(state, now, unrun)) {
                 state.droppedQueueFull++;
                 window.drop(now);
                 return false;
@@ -108,18 +121,82 @@ public final class ClassAwareScheduler implements Scheduler {
         } finally {
             publish();
             lock.unlock();
+            answer(unrun);
         }
+    }
+
+    /** Answers every queue head whose deadline has passed: no worker may start it any more. */
+    private void purgeExpiredHeads(long now, List<Unrun> unrun) {
+        for (ClassState state : ordered) {
+            Task head;
+            while ((head = state.queue.peekFirst()) != null && now - head.deadlineNanos() > 0) {
+                state.queue.pollFirst();
+                size--;
+                state.droppedDeadline++;
+                window.drop(now);
+                unrun.add(new Unrun(head, Status.DEADLINE_EXCEEDED, "deadline passed while queued (waited "
+                        + millis(now - head.arrivalNanos()) + ", deadline " + millis(head.deadlineNanos()
+                        - head.arrivalNanos()) + "); not run"));
+            }
+        }
+    }
+
+    /** Makes room in the full queue for a request of {@code arriving}, if {@link #victimFor} finds a class to push out. */
+    private boolean pushOut(ClassState arriving, long now, List<Unrun> unrun) {
+        ClassState victim = victimFor(arriving);
+        if (victim == null) {
+            return false;
+        }
+        int held = victim.queue.size();
+        Task pushed = victim.queue.pollLast();
+        size--;
+        victim.droppedQueueFull++;
+        window.drop(now);
+        unrun.add(new Unrun(requireNonNull(pushed, "pushed"), Status.OVERLOADED, "pushed out of the full queue ("
+                + capacity + " waiting) by a request of class " + arriving.serviceClass.name() + ": class "
+                + victim.serviceClass.name() + " held " + held + ", the most beyond its share "
+                + victim.serviceClass.guaranteedShare() + " of the queue; not run"));
+        return true;
+    }
+
+    /**
+     * The class whose newest request a request of {@code arriving} would push out of the full
+     * queue, or null if it would be refused. A class's excess is how many requests it holds beyond
+     * its guaranteed share of the queue ({@code g × capacity}); the victim is the class of the
+     * largest excess, if that is larger than {@code arriving}'s would be with the new request in.
+     * So a class always gets its share's part of the queue, the rest is split evenly among the
+     * classes that want it, no flood of one class locks the others out, and two classes never push
+     * each other out in turn. The newest request goes: its caller has the most time left to be
+     * served by another replica. FIFO, the baseline, pushes nothing out.
+     */
+    private @Nullable ClassState victimFor(ClassState arriving) {
+        if (config.policy() == SchedulingPolicy.FIFO) {
+            return null;
+        }
+        ClassState victim = null;
+        double most = excess(arriving, arriving.queue.size() + 1);
+        for (ClassState state : ordered) {
+            double excess = excess(state, state.queue.size());
+            if (state != arriving && excess > most) {
+                victim = state;
+                most = excess;
+            }
+        }
+        return victim;
+    }
+
+    private double excess(ClassState state, int queued) {
+        return queued - state.serviceClass.guaranteedShare() * capacity;
     }
 
     @Override
     public @Nullable Task poll(long timeout, TimeUnit unit) throws InterruptedException {
         long remaining = unit.toNanos(timeout);
-        List<Task> drops = new ArrayList<>();
-        List<String> reasons = new ArrayList<>();
+        List<Unrun> drops = new ArrayList<>();
         lock.lockInterruptibly();
         try {
             while (true) {
-                Task task = next(clock.getAsLong(), drops, reasons);
+                Task task = next(clock.getAsLong(), drops);
                 if (task != null || remaining <= 0) {
                     return task;
                 }
@@ -129,21 +206,26 @@ public final class ClassAwareScheduler implements Scheduler {
         } finally {
             publish();
             lock.unlock();
-            for (int i = 0; i < drops.size(); i++) {
-                dropped.accept(drops.get(i), reasons.get(i));
-            }
+            answer(drops);
+        }
+    }
+
+    /** Answers the requests taken out of the queue unrun; the caller has released the lock. */
+    private void answer(List<Unrun> unrun) {
+        for (Unrun u : unrun) {
+            unserved.answer(u.task(), u.status(), u.reason());
         }
     }
 
     /** One scheduling point: drops what yields nothing, then picks; null when every queue is empty. */
-    private @Nullable Task next(long now, List<Task> drops, List<String> reasons) {
+    private @Nullable Task next(long now, List<Unrun> drops) {
         if (size == 0) {
             return null;
         }
         boolean fifo = config.policy() == SchedulingPolicy.FIFO;
         if (!fifo) {
             for (ClassState state : ordered) {
-                dropHeads(state, now, drops, reasons);
+                dropHeads(state, now, drops);
             }
         }
         ClassState chosen = fifo ? earliestArrival() : belowGuarantee(now);
@@ -158,7 +240,7 @@ public final class ClassAwareScheduler implements Scheduler {
         return chosen.queue.pollFirst();
     }
 
-    private void dropHeads(ClassState state, long now, List<Task> drops, List<String> reasons) {
+    private void dropHeads(ClassState state, long now, List<Unrun> drops) {
         Task head;
         while ((head = state.queue.peekFirst()) != null) {
             String reason = dropReason(state, head, now);
@@ -169,8 +251,7 @@ public final class ClassAwareScheduler implements Scheduler {
             size--;
             state.droppedLowYield++;
             window.drop(now);
-            drops.add(head);
-            reasons.add(reason + " under policy " + config.policy().configName());
+            drops.add(new Unrun(head, Status.DROPPED, reason + " under policy " + config.policy().configName()));
         }
     }
 
@@ -316,18 +397,30 @@ public final class ClassAwareScheduler implements Scheduler {
         return publishedSize;
     }
 
-    /** Requests of {@code serviceClass} waiting or running, 0 for an unknown class; never waits for the lock. */
+    /**
+     * Requests of {@code serviceClass} waiting or running, or of every class if the full queue would
+     * refuse one of {@code serviceClass}; 0 for an unknown class. Never waits for the lock.
+     */
     @Override
     public int load(String serviceClass) {
         ClassState state = classes.get(serviceClass);
         return state == null ? 0 : state.publishedLoad;
     }
 
-    /** Publishes the counts that {@link #size()} and {@link #load(String)} read; the caller holds the lock. */
+    /**
+     * Publishes the counts that {@link #size()} and {@link #load(String)} read; the caller holds the
+     * lock. A class the full queue would refuse shows the load of the whole queue, waiting and
+     * running: the node is full for it, and its clients should go elsewhere.
+     */
     private void publish() {
         publishedSize = size;
+        int whole = size;
         for (ClassState state : ordered) {
-            state.publishedLoad = state.queue.size() + state.running;
+            whole += state.running;
+        }
+        for (ClassState state : ordered) {
+            boolean refused = size >= capacity && victimFor(state) == null;
+            state.publishedLoad = refused ? whole : state.queue.size() + state.running;
         }
     }
 
@@ -390,6 +483,20 @@ public final class ClassAwareScheduler implements Scheduler {
 
     private static String millis(long nanos) {
         return Duration.ofNanos(nanos).toMillis() + " ms";
+    }
+
+    /** A request taken out of the queue unrun, and its answer, given once the lock is released. */
+    private record Unrun(Task task, Status status, String reason) {}
+
+    /** Answers a request the scheduler took out of its queue without running it. */
+    @FunctionalInterface
+    public interface Unserved {
+        /**
+         * Answers {@code task} with {@code status}: {@link Status#DROPPED} (it would yield nothing),
+         * {@link Status#OVERLOADED} (pushed out of the full queue) or {@link Status#DEADLINE_EXCEEDED}
+         * (its deadline passed while it waited); {@code reason} says why. Called outside the lock.
+         */
+        void answer(Task task, Status status, String reason);
     }
 
     /** One class's queue, estimates and counters; guarded by the scheduler's lock. */

@@ -96,7 +96,7 @@ public final class ServiceRuntime implements AutoCloseable {
         this.hosting = requireNonNull(hosting, "hosting");
         this.scheduling = requireNonNull(scheduling, "scheduling");
         this.classAware = scheduling.plainFifo() ? null : new ClassAwareScheduler(scheduling, hosting.queueCapacity(),
-                System::nanoTime, this::dropped);
+                System::nanoTime, this::unserved);
         this.scheduler = classAware != null ? classAware : new FifoScheduler(hosting.queueCapacity());
         this.partitions = new HostedPartitions(node, descriptor, hosting, instance);
         this.snapshots = instance instanceof Snapshottable s ? partitions.gated(s) : null;
@@ -489,11 +489,10 @@ public final class ServiceRuntime implements AutoCloseable {
         return arrival + timeout;
     }
 
-    /** Answers a request the scheduler dropped. */
-    private void dropped(Task task, String reason) {
+    /** Answers a request the scheduler took out of its queue unrun (dropped, pushed out or expired). */
+    private void unserved(Task task, Status status, String reason) {
         try {
-            task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.DROPPED, reason + " on "
-                    + node));
+            task.reply().accept(ResponseMessage.error(task.request().requestId(), status, reason + " on " + node));
         } catch (RuntimeException e) {
             logger.error("{}: reply to {} failed", node, task.request(), e);
         }
