@@ -8,7 +8,8 @@ package io.neptune.core;
  * @param serviceClass the class name
  * @param guaranteedShare the share of the workers' time the class is guaranteed
  * @param share the share of the workers' time the class used recently (time-decayed, β = 0.95 per
- *     second, equation 4.4.3), from 0 to 1
+ *     second, equation 4.4.3), from 0 to 1: how long its requests held a worker, running ones
+ *     included, not their CPU time
  * @param queued requests of the class waiting now
  * @param arrivals requests of the class that reached the queue (refused ones included)
  * @param completed requests that ran to an answer
@@ -19,8 +20,8 @@ package io.neptune.core;
  *     by the worker, or by an offer that found them at the head of the queue)
  * @param offeredYield the full yield of every arrival: what the class would be worth served at once
  * @param realizedYield the yield of the completed requests at their response times
- * @param usedSeconds the workers' time the completed requests used, in seconds (CPU time, or what
- *     the service reported): with {@code completed}, the class's mean cost per request
+ * @param usedSeconds the resources the completed requests used, in seconds (their worker threads'
+ *     CPU time, or what the service reported): with {@code completed}, the class's mean cost per request
  */
 public record ClassStats(String serviceClass, double guaranteedShare, double share, int queued, long arrivals,
         long completed, long droppedLowYield, long droppedQueueFull, long droppedDeadline, double offeredYield,

@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,7 +37,11 @@ import org.jspecify.annotations.Nullable;
  *       arrivals in a recent window were dropped, by Greedy; FIFO by arrival, with no drops and no
  *       guarantees.
  * </ol>
- * Recent use (equation 4.4.3), expected service time and expected resource use per class are
+ * A class's recent use of the workers' time (equation 4.4.3) is how long its requests held a
+ * worker, from the scheduling point that gave them one to their answer, the running ones included:
+ * not their CPU time, so a class that waits on I/O pays for the workers it keeps waiting (a
+ * replicated write, which holds its worker only to hand it to the replication engine, is charged
+ * its apply time). Recent use, expected service time and expected resource use per class are
  * time-decayed: a request completed one second ago weighs {@link SchedulingConfig#decay()} (β, 0.95
  * by default) of one completed now. Only
  * queue heads are ranked: within a class, requests are served in arrival order.
@@ -237,7 +242,11 @@ public final class ClassAwareScheduler implements Scheduler {
         }
         size--;
         chosen.running++;
-        return chosen.queue.pollFirst();
+        Task task = requireNonNull(chosen.queue.pollFirst(), "chosen: a class with a waiting request");
+        if (task.handoff() == null) {
+            chosen.holding.put(task, now); // a hand-off holds the worker only to give the task away
+        }
+        return task;
     }
 
     private void dropHeads(ClassState state, long now, List<Unrun> drops) {
@@ -298,7 +307,7 @@ public final class ClassAwareScheduler implements Scheduler {
     private @Nullable ClassState belowGuarantee(long now) {
         double total = 0;
         for (ClassState state : ordered) {
-            total += state.consumption.at(now);
+            total += state.use(now);
         }
         ClassState best = null;
         double bestGap = 0;
@@ -307,7 +316,7 @@ public final class ClassAwareScheduler implements Scheduler {
             if (g <= 0 || state.queue.isEmpty()) {
                 continue;
             }
-            double share = total > 0 ? state.consumption.at(now) / total : 0;
+            double share = total > 0 ? state.use(now) / total : 0;
             double gap = g - share;
             if (gap > bestGap) {
                 best = state;
@@ -363,7 +372,9 @@ public final class ClassAwareScheduler implements Scheduler {
         try {
             state.running--;
             state.completed++;
-            state.consumption.add(finishedNanos, Math.max(0, resourceNanos) / 1e9);
+            Long took = state.holding.remove(task);
+            long held = took != null ? finishedNanos - took : resourceNanos; // a hand-off: its apply time
+            state.consumption.add(finishedNanos, Math.max(0, held) / 1e9);
             state.usedSeconds += Math.max(0, resourceNanos) / 1e9;
             state.service.add(finishedNanos, Math.max(0, finishedNanos - startedNanos));
             state.resource.add(finishedNanos, Math.max(0, resourceNanos));
@@ -383,6 +394,7 @@ public final class ClassAwareScheduler implements Scheduler {
         lock.lock();
         try {
             state.running--;
+            state.holding.remove(task);
             state.droppedDeadline++;
             window.drop(now);
         } finally {
@@ -448,12 +460,12 @@ public final class ClassAwareScheduler implements Scheduler {
         try {
             double total = 0;
             for (ClassState state : ordered) {
-                total += state.consumption.at(now);
+                total += state.use(now);
             }
             List<ClassStats> stats = new ArrayList<>(ordered.size());
             for (ClassState s : ordered) {
                 stats.add(new ClassStats(s.serviceClass.name(), s.serviceClass.guaranteedShare(),
-                        total > 0 ? s.consumption.at(now) / total : 0, s.queue.size(), s.arrivals, s.completed,
+                        total > 0 ? s.use(now) / total : 0, s.queue.size(), s.arrivals, s.completed,
                         s.droppedLowYield, s.droppedQueueFull, s.droppedDeadline, s.offeredYield, s.realizedYield,
                         s.usedSeconds));
             }
@@ -505,8 +517,13 @@ public final class ClassAwareScheduler implements Scheduler {
         /** C, asked of the yield function once (it is immutable), when its class was declared. */
         final double fullYield;
         final ArrayDeque<Task> queue = new ArrayDeque<>();
-        /** u_k(t) of equation 4.4.3, in seconds of workers' time. */
+        /**
+         * u_k(t) of equation 4.4.3 over the completed requests: how long each held a worker, from
+         * the scheduling point that gave it one to its answer, in seconds.
+         */
         final Decaying consumption;
+        /** The requests of the class a worker holds now, with when it took them. */
+        final Map<Task, Long> holding = new IdentityHashMap<>();
         final DecayingAverage service;
         final DecayingAverage resource;
         /** The expected yield of the queue head, as the last scheduling point's drop step found it. */
@@ -533,6 +550,15 @@ public final class ClassAwareScheduler implements Scheduler {
 
         long expectedServiceNanos(long now) {
             return (long) service.average(now);
+        }
+
+        /** The class's recent use of the workers' time, in seconds: the completed requests' and the running ones'. */
+        double use(long now) {
+            double running = 0;
+            for (long took : holding.values()) {
+                running += Math.max(0, now - took) / 1e9;
+            }
+            return consumption.at(now) + running;
         }
     }
 

@@ -27,8 +27,8 @@ public interface Scheduler {
 
     /**
      * A worker that took {@code task} at {@code startedNanos} answered it (successfully or not) at
-     * {@code finishedNanos}, having used {@code resourceNanos} of the workers' time (its thread's CPU
-     * time, or what the service reported).
+     * {@code finishedNanos}, having used {@code resourceNanos} of resources (its thread's CPU time, or
+     * what the service reported).
      */
     default void completed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {}
 

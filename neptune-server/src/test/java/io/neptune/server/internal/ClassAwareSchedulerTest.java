@@ -144,6 +144,31 @@ class ClassAwareSchedulerTest {
     }
 
     @Test
+    void aGuaranteeIsChargedTheTimeAClassHoldsAWorkerNotItsCpuTime() throws InterruptedException {
+        ClassAwareScheduler scheduler = twoClasses(SchedulingPolicy.YID, 0.2, 0);
+        complete(scheduler, "a", 1 * S, 10 * MS); // waits on I/O: a worker for 1 s, 10 ms of CPU
+        complete(scheduler, "b", 1 * S, 1 * S);
+        assertThat(share(scheduler, "a")).as("half the workers' time").isCloseTo(0.5, within(1e-9));
+        offer(scheduler, "b", now, 3 * S);
+        offer(scheduler, "a", now, 2 * S);
+        assertThat(next(scheduler)).as("a used more than its 20%%: YID decides").isEqualTo("b");
+    }
+
+    @Test
+    void aRequestStillRunningCountsAgainstItsClassesGuarantee() throws InterruptedException {
+        ClassAwareScheduler scheduler = twoClasses(SchedulingPolicy.YID, 0.2, 0);
+        complete(scheduler, "b", 1 * S, 1 * S);
+        offer(scheduler, "a", now, 60 * S);
+        assertThat(next(scheduler)).as("a below its share").isEqualTo("a");
+        now += 5 * S; // a holds its worker all this time
+        offer(scheduler, "b", now, 3 * S);
+        offer(scheduler, "a", now, 2 * S);
+        assertThat(share(scheduler, "a")).as("5 s running against b's 1 s, 5 s ago")
+                .isCloseTo(5 / (5 + Math.pow(0.95, 4)), within(1e-9));
+        assertThat(next(scheduler)).as("a used more than its 20%%: YID decides").isEqualTo("b");
+    }
+
+    @Test
     void theGuaranteeGoesToTheClassFurthestBelowItsShare() throws InterruptedException {
         ClassAwareScheduler scheduler = scheduler(SchedulingConfig.builder().policy(SchedulingPolicy.EDF)
                 .serviceClass(new ServiceClass("a", YieldFunction.throughput(1, Duration.ofSeconds(1)), 0.2))
@@ -388,11 +413,17 @@ class ClassAwareSchedulerTest {
      */
     private void complete(ClassAwareScheduler scheduler, String serviceClass, long resource)
             throws InterruptedException {
+        complete(scheduler, serviceClass, resource, resource);
+    }
+
+    /** Runs one request of {@code serviceClass} through an empty scheduler: it held a worker for {@code held}. */
+    private void complete(ClassAwareScheduler scheduler, String serviceClass, long held, long resource)
+            throws InterruptedException {
         assertThat(scheduler.size()).isZero();
         Task task = task(serviceClass, now, 60 * S);
         scheduler.offer(task);
         assertThat(scheduler.poll(0, TimeUnit.NANOSECONDS)).isSameAs(task);
-        scheduler.completed(task, now, now + resource, resource);
+        scheduler.completed(task, now, now + held, resource);
     }
 
     private static ClassStats stats(ClassAwareScheduler scheduler, String serviceClass) {
