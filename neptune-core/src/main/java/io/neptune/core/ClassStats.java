@@ -12,14 +12,16 @@ package io.neptune.core;
  *     included, not their CPU time
  * @param queued requests of the class waiting now
  * @param arrivals requests of the class that reached the queue (refused ones included)
- * @param completed requests that ran to an answer
+ * @param completed requests that ran to an answer, failed ones included
  * @param droppedLowYield requests dropped by the scheduler because their expected yield fell to (about) zero
  * @param droppedQueueFull requests refused because the queue was full, or pushed out of it by a
- *     request of a class further below its share of the queue (OVERLOADED)
+ *     request of a class further below its share of the queue, or replicated writes refused because
+ *     {@code queue-capacity} writes were in progress (OVERLOADED)
  * @param droppedDeadline requests whose caller's deadline passed before a worker took them (answered
  *     by the worker, or by an offer that found them at the head of the queue)
  * @param offeredYield the full yield of every arrival: what the class would be worth served at once
- * @param realizedYield the yield of the completed requests at their response times
+ * @param realizedYield the yield of the requests answered successfully, at their response times: a
+ *     failed or refused request realises none
  * @param usedSeconds the resources the completed requests used, in seconds (their worker threads'
  *     CPU time, or what the service reported): with {@code completed}, the class's mean cost per request
  */

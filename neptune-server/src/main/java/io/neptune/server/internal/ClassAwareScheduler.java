@@ -367,6 +367,16 @@ public final class ClassAwareScheduler implements Scheduler {
 
     @Override
     public void completed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {
+        finished(task, startedNanos, finishedNanos, resourceNanos, true);
+    }
+
+    @Override
+    public void failed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {
+        finished(task, startedNanos, finishedNanos, resourceNanos, false);
+    }
+
+    /** A request answered by its worker: its time counts; only a {@code succeeded} one in time realises yield. */
+    private void finished(Task task, long startedNanos, long finishedNanos, long resourceNanos, boolean succeeded) {
         ClassState state = state(task);
         lock.lock();
         try {
@@ -378,9 +388,25 @@ public final class ClassAwareScheduler implements Scheduler {
             state.usedSeconds += Math.max(0, resourceNanos) / 1e9;
             state.service.add(finishedNanos, Math.max(0, finishedNanos - startedNanos));
             state.resource.add(finishedNanos, Math.max(0, resourceNanos));
-            if (finishedNanos - task.deadlineNanos() <= 0) {
+            if (succeeded && finishedNanos - task.deadlineNanos() <= 0) {
                 state.realizedYield += realizedYield(state, finishedNanos - task.arrivalNanos());
             }
+        } finally {
+            publish();
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void refused(Task task) {
+        ClassState state = state(task);
+        long now = clock.getAsLong();
+        lock.lock();
+        try {
+            state.running--;
+            state.holding.remove(task);
+            state.droppedQueueFull++;
+            window.drop(now);
         } finally {
             publish();
             lock.unlock();

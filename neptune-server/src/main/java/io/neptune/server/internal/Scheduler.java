@@ -26,11 +26,23 @@ public interface Scheduler {
     List<Task> drain();
 
     /**
-     * A worker that took {@code task} at {@code startedNanos} answered it (successfully or not) at
+     * A worker that took {@code task} at {@code startedNanos} answered it successfully at
      * {@code finishedNanos}, having used {@code resourceNanos} of resources (its thread's CPU time, or
-     * what the service reported).
+     * what the service reported): the answer realises its yield.
      */
     default void completed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {}
+
+    /**
+     * As {@link #completed}, but the answer was an error (the method threw, the partition left, a
+     * replicated write did not commit): the time and resources count, and it realises no yield.
+     */
+    default void failed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {}
+
+    /**
+     * A worker took {@code task}, but it was refused OVERLOADED before it ran (a replicated write
+     * beyond {@code queue-capacity} writes in progress): counted as refused, like a full queue's refusal.
+     */
+    default void refused(Task task) {}
 
     /** A worker took {@code task} but its caller's deadline had passed: it was answered without running. */
     default void expired(Task task) {}

@@ -309,24 +309,36 @@ public final class ServiceRuntime implements AutoCloseable {
         long deadline = deadline(request, arrival);
         Task task = new Task(request, method, arrival, deadline, reply, admittedTask -> {
             long started = System.nanoTime();
+            AtomicBoolean handedOver = new AtomicBoolean();
             AtomicBoolean counted = new AtomicBoolean();
             Consumer<ResponseMessage> admitted = admitReplicatedWrite(request, response -> {
                 if (counted.compareAndSet(false, true)) {
-                    scheduler.completed(admittedTask, started, System.nanoTime(), writeCost(method.name()));
+                    writeAnswered(admittedTask, started, handedOver.get(), response);
                 }
                 reply.accept(response);
             });
-            if (admitted == null) { // answered OVERLOADED: it never ran
-                if (counted.compareAndSet(false, true)) {
-                    scheduler.completed(admittedTask, started, System.nanoTime(), 0);
-                }
-                return;
+            if (admitted != null) {
+                handedOver.set(true);
+                engine.accept(request, admitted);
             }
-            engine.accept(request, admitted);
         });
         if (!scheduler.offer(task)) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
                     descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
+        }
+    }
+
+    /**
+     * Tells the scheduler how a replicated write it gave a worker at {@code started} ended: refused
+     * OVERLOADED before it reached the engine ({@code handedOver} false), committed, or failed.
+     */
+    private void writeAnswered(Task task, long started, boolean handedOver, ResponseMessage response) {
+        if (!handedOver) {
+            scheduler.refused(task);
+        } else if (response.status() == Status.OK) {
+            scheduler.completed(task, started, System.nanoTime(), writeCost(task.method().name()));
+        } else {
+            scheduler.failed(task, started, System.nanoTime(), writeCost(task.method().name()));
         }
     }
 
@@ -454,7 +466,10 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
-    /** {@link #runAnswering}, telling the scheduler how long it took and what it cost (CPU time unless reported). */
+    /**
+     * {@link #runAnswering}, telling the scheduler how long it took, what it cost (CPU time unless
+     * reported) and whether it succeeded.
+     */
     private @Nullable ResponseMessage runMeasured(Task task) {
         long started = System.nanoTime();
         if (started - task.deadlineNanos() > 0) {
@@ -467,13 +482,20 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         long cpu = CPU.getCurrentThreadCpuTime();
         Context context = new Context(task.request(), 0, task.deadlineNanos());
-        @Nullable ResponseMessage response;
+        @Nullable ResponseMessage response = null;
+        boolean answered = false;
         try {
             response = runAnswering(task, context);
+            answered = true;
         } finally {
             long finished = System.nanoTime();
             long cost = context.reportedNanos >= 0 ? context.reportedNanos : CPU.getCurrentThreadCpuTime() - cpu;
-            scheduler.completed(task, started, finished, cost);
+            // only a success realises yield; null is a stream that started, and answers on its own
+            if (answered && (response == null || response.status() == Status.OK)) {
+                scheduler.completed(task, started, finished, cost);
+            } else {
+                scheduler.failed(task, started, finished, cost);
+            }
         }
         return response;
     }

@@ -1,8 +1,10 @@
 package io.neptune.server.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.AccessMode;
+import io.neptune.core.ClassStats;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NodeId;
 import io.neptune.core.ServiceClass;
@@ -20,8 +22,12 @@ import io.neptune.server.internal.FaultInjectingYieldFunction.Fault;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,6 +69,60 @@ class ServiceRuntimeSchedulingTest {
 
         ResponseMessage next = call("echo", ServiceClass.DEFAULT_NAME).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(next.status()).as("the one worker still serves").isEqualTo(Status.OK);
+    }
+
+    @Test
+    void aCallThatFailsRealisesNoYield() throws Exception {
+        runtime.start(data);
+
+        assertThat(call("fail", ServiceClass.DEFAULT_NAME).get(WAIT.toSeconds(), TimeUnit.SECONDS).status())
+                .isEqualTo(Status.METHOD_FAILED);
+        assertThat(call("echo", ServiceClass.DEFAULT_NAME).get(WAIT.toSeconds(), TimeUnit.SECONDS).status())
+                .isEqualTo(Status.OK);
+
+        ClassStats stats = defaultClassStats();
+        assertThat(stats.completed()).as("both ran to an answer").isEqualTo(2);
+        assertThat(stats.offeredYield()).isEqualTo(2);
+        assertThat(stats.realizedYield()).as("only the answer that succeeded").isEqualTo(1);
+        assertThat(stats.lossPercent()).isEqualTo(50);
+    }
+
+    /**
+     * A replicated write is handed to the replication engine (here a fake that keeps the replies)
+     * and counts against queue-capacity until it commits: the second is refused OVERLOADED unrun.
+     */
+    @Test
+    void aReplicatedWriteRefusedAsOverloadedIsCountedRefusedNotCompleted() throws Exception {
+        runtime.start(data);
+        List<Consumer<ResponseMessage>> committing = new CopyOnWriteArrayList<>();
+        BiConsumer<RequestMessage, Consumer<ResponseMessage>> engine = (request, reply) -> committing.add(reply);
+
+        CompletableFuture<ResponseMessage> first = write(engine);
+        await().atMost(WAIT).until(() -> committing.size() == 1);
+        assertThat(write(engine).get(WAIT.toSeconds(), TimeUnit.SECONDS).status()).isEqualTo(Status.OVERLOADED);
+        committing.get(0).accept(ResponseMessage.ok(0, 1, JsonCodec.encode(1L)));
+        assertThat(first.get(WAIT.toSeconds(), TimeUnit.SECONDS).status()).isEqualTo(Status.OK);
+
+        ClassStats stats = defaultClassStats();
+        assertThat(stats.arrivals()).isEqualTo(2);
+        assertThat(stats.completed()).isEqualTo(1);
+        assertThat(stats.droppedQueueFull()).isEqualTo(1);
+        assertThat(stats.realizedYield()).isEqualTo(1);
+        assertThat(runtime.load(ServiceClass.DEFAULT_NAME)).isZero();
+    }
+
+    private CompletableFuture<ResponseMessage> write(BiConsumer<RequestMessage, Consumer<ResponseMessage>> engine)
+            throws IOException {
+        RequestMessage request = new RequestMessage(0, "echo", 0, "increment", AccessMode.WRITE, 30_000, 0,
+                RequestId.NONE, JsonCodec.encode(new EchoTestService.Echo("hi")));
+        CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
+        runtime.submitReplicatedWrite(request, method("increment"), response::complete, engine);
+        return response;
+    }
+
+    private ClassStats defaultClassStats() {
+        return runtime.classStats().stream().filter(s -> s.serviceClass().equals(ServiceClass.DEFAULT_NAME))
+                .findFirst().orElseThrow();
     }
 
     private CompletableFuture<ResponseMessage> call(String method, String serviceClass) throws IOException {
