@@ -67,6 +67,8 @@ public final class ClassAwareScheduler implements Scheduler {
     private final List<ClassState> ordered = new ArrayList<>();
     private final DropWindow window;
     private int size;
+    /** Set by {@link #shutdown()}: every later offer is refused. */
+    private boolean shut;
     /** {@link #size}, as polls read it without the lock: set with every change under the lock. */
     private volatile int publishedSize;
 
@@ -110,6 +112,9 @@ public final class ClassAwareScheduler implements Scheduler {
         List<Unrun> unrun = new ArrayList<>();
         lock.lock();
         try {
+            if (shut) {
+                return false;
+            }
             state.arrivals++;
             state.offeredYield += state.fullYield;
             window.arrival(now);
@@ -463,9 +468,10 @@ public final class ClassAwareScheduler implements Scheduler {
     }
 
     @Override
-    public List<Task> drain() {
+    public List<Task> shutdown() {
         lock.lock();
         try {
+            shut = true;
             List<Task> tasks = new ArrayList<>(size);
             for (ClassState state : ordered) {
                 tasks.addAll(state.queue);

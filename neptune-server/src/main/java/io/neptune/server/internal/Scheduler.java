@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: implementations must be thread-safe; dispatcher threads offer, workers poll.
  */
 public interface Scheduler {
-    /** Queues {@code task}; returns false, without queuing, when the queue is full. */
+    /** Queues {@code task}; returns false, without queuing, when the queue is full or shut down. */
     boolean offer(Task task);
 
     /** Takes the next task to run, waiting up to {@code timeout}; {@code null} if none came. */
@@ -22,8 +22,11 @@ public interface Scheduler {
     /** Requests waiting. */
     int size();
 
-    /** Removes and returns every waiting task, e.g. to refuse them at shutdown. */
-    List<Task> drain();
+    /**
+     * Refuses every later offer, and removes and returns every waiting task, to refuse them: once it
+     * returned, no task can be left in the queue unanswered. Idempotent (later calls return none).
+     */
+    List<Task> shutdown();
 
     /**
      * A worker that took {@code task} at {@code startedNanos} answered it successfully at

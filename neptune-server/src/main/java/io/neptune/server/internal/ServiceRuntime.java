@@ -323,9 +323,17 @@ public final class ServiceRuntime implements AutoCloseable {
             }
         });
         if (!scheduler.offer(task)) {
-            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
-                    descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
+            reply.accept(refusal(request));
         }
+    }
+
+    /** The answer to a request the scheduler refused: the queue is full, or shut down since the caller checked. */
+    private ResponseMessage refusal(RequestMessage request) {
+        if (closed) { // set before the scheduler shuts down
+            return ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down");
+        }
+        return ResponseMessage.error(request.requestId(), Status.OVERLOADED,
+                descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)");
     }
 
     /**
@@ -427,8 +435,7 @@ public final class ServiceRuntime implements AutoCloseable {
             return;
         }
         if (!scheduler.offer(new Task(request, method, arrival, deadline(request, arrival), reply, null, stream))) {
-            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
-                    descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
+            reply.accept(refusal(request));
         }
     }
 
@@ -631,7 +638,7 @@ public final class ServiceRuntime implements AutoCloseable {
                 stuck.add(worker.getName());
             }
         }
-        for (Task task : scheduler.drain()) {
+        for (Task task : scheduler.shutdown()) { // and a submit that checked closed before we set it is refused
             task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.UNAVAILABLE,
                     node + " is shutting down"));
         }

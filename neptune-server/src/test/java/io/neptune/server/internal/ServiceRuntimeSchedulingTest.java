@@ -125,12 +125,41 @@ class ServiceRuntimeSchedulingTest {
                 .findFirst().orElseThrow();
     }
 
-    private CompletableFuture<ResponseMessage> call(String method, String serviceClass) throws IOException {
-        RequestMessage request = new RequestMessage(0, "echo", 0, method, AccessMode.READ, 30_000, 0, RequestId.NONE,
-                JsonCodec.encode(new EchoTestService.Echo("hi")), serviceClass);
+    /**
+     * A dispatcher thread checks that the runtime is open, then computes the call's deadline and
+     * queues it; here the class's yield function holds it between the two while the runtime closes.
+     */
+    @Test
+    void aCallQueuedWhileTheRuntimeClosedIsAnsweredNotLeftWaiting() throws Exception {
+        runtime.start(data);
+        faulty.inject(Fault.BLOCK_IN_DEADLINE);
+        RequestMessage request = request("echo", "faulty");
         CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
-        runtime.submit(request, method(method), response::complete);
+        Thread dispatcher = new Thread(() -> runtime.submit(request, method("echo"), response::complete),
+                "test-dispatcher");
+        dispatcher.start();
+        try {
+            assertThat(faulty.awaitBlocked()).as("the call is past the check").isTrue();
+            runtime.close(); // its workers stop and what waits is refused, before the call is queued
+        } finally {
+            faulty.release();
+            dispatcher.join(WAIT.toMillis());
+        }
+        assertThat(dispatcher.isAlive()).isFalse();
+        ResponseMessage answer = response.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(answer.status()).isEqualTo(Status.UNAVAILABLE);
+        assertThat(answer.errorMessage()).isEqualTo("n1 is shutting down");
+    }
+
+    private CompletableFuture<ResponseMessage> call(String method, String serviceClass) throws IOException {
+        CompletableFuture<ResponseMessage> response = new CompletableFuture<>();
+        runtime.submit(request(method, serviceClass), method(method), response::complete);
         return response;
+    }
+
+    private static RequestMessage request(String method, String serviceClass) throws IOException {
+        return new RequestMessage(0, "echo", 0, method, AccessMode.READ, 30_000, 0, RequestId.NONE,
+                JsonCodec.encode(new EchoTestService.Echo("hi")), serviceClass);
     }
 
     private static MethodDescriptor method(String name) {
