@@ -420,6 +420,18 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
             @Nullable StreamSink stream) {
+        submit(request, method, reply, stream, System.nanoTime());
+    }
+
+    /**
+     * As {@link #submit(RequestMessage, MethodDescriptor, Consumer, StreamSink)}, for a request that
+     * reached the node at {@code arrivalNanos} ({@link System#nanoTime()}) and waited since (a read
+     * waiting for its {@code minVersion}): its response time and deadline count from then, so a
+     * request whose caller gave up meanwhile is answered DEADLINE_EXCEEDED (or DROPPED by a
+     * class-aware scheduler), not run.
+     */
+    public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
+            @Nullable StreamSink stream, long arrivalNanos) {
         if (closed) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
             return;
@@ -429,12 +441,12 @@ public final class ServiceRuntime implements AutoCloseable {
             reply.accept(unknown);
             return;
         }
-        long arrival = System.nanoTime();
+        long deadline = deadline(request, arrivalNanos);
         if (!method.blocking() && stream == null && classAware == null) {
-            answer(new Task(request, method, arrival, deadline(request, arrival), reply, null, null)); // on this thread
+            answer(new Task(request, method, arrivalNanos, deadline, reply, null, null)); // on this thread
             return;
         }
-        if (!scheduler.offer(new Task(request, method, arrival, deadline(request, arrival), reply, null, stream))) {
+        if (!scheduler.offer(new Task(request, method, arrivalNanos, deadline, reply, null, stream))) {
             reply.accept(refusal(request));
         }
     }
