@@ -10,7 +10,6 @@ import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -591,96 +590,6 @@ public final class ClassAwareScheduler implements Scheduler {
                 running += Math.max(0, now - took) / 1e9;
             }
             return consumption.at(now) + running;
-        }
-    }
-
-    /** A sum whose terms lose weight by a factor β per second since they were added. */
-    static final class Decaying {
-        private final double beta;
-        private double value;
-        private long stamp;
-        private boolean empty = true;
-
-        Decaying(double beta) {
-            this.beta = beta;
-        }
-
-        double at(long now) {
-            return empty ? 0 : value * Math.pow(beta, (now - stamp) / 1e9);
-        }
-
-        void add(long now, double x) {
-            value = at(now) + x;
-            stamp = now;
-            empty = false;
-        }
-    }
-
-    /** A time-decayed mean: recent samples weigh more; 0 before the first. */
-    static final class DecayingAverage {
-        private final Decaying sum;
-        private final Decaying weight;
-
-        DecayingAverage(double beta) {
-            this.sum = new Decaying(beta);
-            this.weight = new Decaying(beta);
-        }
-
-        double average(long now) {
-            double w = weight.at(now);
-            return w > 0 ? sum.at(now) / w : 0;
-        }
-
-        void add(long now, double x) {
-            sum.add(now, x);
-            weight.add(now, 1);
-        }
-    }
-
-    /** Arrivals and drops of the last window, in one-second buckets. */
-    static final class DropWindow {
-        private final long[] arrivals;
-        private final long[] drops;
-        private final long[] second;
-
-        DropWindow(Duration window) {
-            int buckets = (int) Math.max(1, Math.min(3600, (window.toMillis() + 999) / 1000));
-            arrivals = new long[buckets];
-            drops = new long[buckets];
-            second = new long[buckets];
-            Arrays.fill(second, Long.MIN_VALUE);
-        }
-
-        void arrival(long now) {
-            arrivals[bucket(now)]++;
-        }
-
-        void drop(long now) {
-            drops[bucket(now)]++;
-        }
-
-        double dropFraction(long now) {
-            long s = Math.floorDiv(now, 1_000_000_000L);
-            long a = 0;
-            long d = 0;
-            for (int i = 0; i < second.length; i++) {
-                if (second[i] > s - second.length) {
-                    a += arrivals[i];
-                    d += drops[i];
-                }
-            }
-            return a == 0 ? 0 : (double) d / a;
-        }
-
-        private int bucket(long now) {
-            long s = Math.floorDiv(now, 1_000_000_000L);
-            int i = Math.floorMod(s, second.length);
-            if (second[i] != s) {
-                second[i] = s;
-                arrivals[i] = 0;
-                drops[i] = 0;
-            }
-            return i;
         }
     }
 }

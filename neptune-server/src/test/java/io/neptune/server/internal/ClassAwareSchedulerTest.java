@@ -183,7 +183,7 @@ class ClassAwareSchedulerTest {
 
     @Test
     void recentUseDecaysByBetaPerSecond() throws InterruptedException {
-        ClassAwareScheduler.Decaying u = new ClassAwareScheduler.Decaying(SchedulingConfig.DEFAULT_DECAY);
+        Decaying u = new Decaying(SchedulingConfig.DEFAULT_DECAY);
         u.add(now, 1);
         assertThat(u.at(now + S)).isCloseTo(0.95, within(1e-9));
         assertThat(u.at(now + 10 * S)).isCloseTo(Math.pow(0.95, 10), within(1e-9));
@@ -198,7 +198,7 @@ class ClassAwareSchedulerTest {
         assertThat(share(scheduler, "b")).isCloseTo(1 / (1 + a), within(1e-9));
         assertThat(share(scheduler, "a")).isCloseTo(a / (1 + a), within(1e-9));
 
-        ClassAwareScheduler.Decaying fast = new ClassAwareScheduler.Decaying(Math.pow(0.95, 10));
+        Decaying fast = new Decaying(Math.pow(0.95, 10));
         fast.add(now, 1);
         assertThat(fast.at(now + S / 10)).as("time scaled down by 10: a tenth of a second is a second")
                 .isCloseTo(0.95, within(1e-9));
