@@ -2,6 +2,7 @@ package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.ClientConfig;
@@ -107,6 +108,29 @@ class L3RoutingIT {
         assertThat(response.version()).isGreaterThanOrEqualTo(lsn);
     }
 
+    /**
+     * The wait counts against the read's deadline: a read whose caller gave up while the replica
+     * caught up is answered DEADLINE_EXCEEDED and never runs, as if it had waited in the queue.
+     */
+    @Test
+    void aReadWhoseDeadlinePassedWhileItWaitedForItsVersionDoesNotRun() throws Exception {
+        long readsBefore = services[2].reads();
+        CompletableFuture<ResponseMessage> read;
+        try (Hold hold = services[2].hold(Gate.BEFORE_APPLYING)) {
+            long lsn = write("late");
+            hold.awaitHeld(Duration.ofSeconds(5));
+            read = readAt("node-2", lsn, 20);
+            // past the read's 20 ms deadline node-2 still waits for the version; it gets it well within its 200 ms wait
+            assertThatThrownBy(() -> read.get(60, TimeUnit.MILLISECONDS)).as("node-2 waits for version %d", lsn)
+                    .isInstanceOf(TimeoutException.class);
+        }
+        ResponseMessage response = read.get(5, TimeUnit.SECONDS);
+        assumeThat(response.status()).as("node-2 caught up after its %d ms wait: this run shows nothing",
+                ReplicationEngine.VERSION_WAIT_MILLIS).isNotEqualTo(Status.STALE);
+        assertThat(response.status()).as(response.errorMessage()).isEqualTo(Status.DEADLINE_EXCEEDED);
+        assertThat(services[2].reads()).as("reads run on node-2").isEqualTo(readsBefore);
+    }
+
     @Test
     void aReadAboveTheReplicasVersionAnswersStaleAfterTheBoundedWait() throws Exception {
         long unreachable = status("node-1").applied() + 1_000;
@@ -205,8 +229,13 @@ class L3RoutingIT {
 
     /** Reads the register at {@code node} itself, asking for at least {@code minVersion}. */
     private static CompletableFuture<ResponseMessage> readAt(String node, long minVersion) {
+        return readAt(node, minVersion, 5000);
+    }
+
+    /** As {@link #readAt(String, long)}, with a deadline {@code timeoutMillis} after it is sent. */
+    private static CompletableFuture<ResponseMessage> readAt(String node, long minVersion, int timeoutMillis) {
         try {
-            RequestMessage request = new RequestMessage(0, SERVICE, PARTITION, "get", AccessMode.READ, 5000,
+            RequestMessage request = new RequestMessage(0, SERVICE, PARTITION, "get", AccessMode.READ, timeoutMillis,
                     minVersion, RequestId.NONE, Json.mapper().writeValueAsBytes(new Get()));
             return ((DefaultNeptuneClient) clientNode.client()).sendTo(NodeId.of(node), request, PARTITION);
         } catch (IOException e) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An in-memory level-3 register per partition that remembers the LSN of the write that set it, so
@@ -60,6 +61,7 @@ public final class VersionedTestService {
     private static final long MAX_HOLD_SECONDS = 30;
 
     private final ConcurrentHashMap<Integer, Register> registers = new ConcurrentHashMap<>();
+    private final AtomicLong reads = new AtomicLong();
     private volatile long applyDelayMillis;
     private volatile CountDownLatch gate = new CountDownLatch(0);
     private volatile CountDownLatch held = new CountDownLatch(0);
@@ -141,10 +143,16 @@ public final class VersionedTestService {
 
     @Read
     public Value get(RequestContext context, Get request) {
+        reads.incrementAndGet();
         Register register = register(context.partition());
         synchronized (register) {
             return new Value(register.value, register.applied, context.node().value());
         }
+    }
+
+    /** How many {@link #get} calls ran. */
+    public long reads() {
+        return reads.get();
     }
 
     @Check

@@ -7,9 +7,17 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
-/** First come, first served, with a fixed capacity. Thread-safe. */
+/**
+ * First come, first served, with a fixed capacity.
+ *
+ * <p>Thread-safety: thread-safe; offers and {@link #shutdown()} serialize on a monitor, so no offer
+ * lands after the shutdown took the queue's last tasks. Polls and {@link #size()} do not take it.
+ */
 public final class FifoScheduler implements Scheduler {
     private final BlockingQueue<Task> queue;
+    private final Object admission = new Object();
+    // @GuardedBy("admission")
+    private boolean shut;
 
     /** Creates a queue holding at most {@code capacity} tasks. */
     public FifoScheduler(int capacity) {
@@ -18,7 +26,9 @@ public final class FifoScheduler implements Scheduler {
 
     @Override
     public boolean offer(Task task) {
-        return queue.offer(task);
+        synchronized (admission) {
+            return !shut && queue.offer(task);
+        }
     }
 
     @Override
@@ -32,9 +42,12 @@ public final class FifoScheduler implements Scheduler {
     }
 
     @Override
-    public List<Task> drain() {
-        List<Task> tasks = new ArrayList<>();
-        queue.drainTo(tasks);
-        return tasks;
+    public List<Task> shutdown() {
+        synchronized (admission) {
+            shut = true;
+            List<Task> tasks = new ArrayList<>();
+            queue.drainTo(tasks);
+            return tasks;
+        }
     }
 }

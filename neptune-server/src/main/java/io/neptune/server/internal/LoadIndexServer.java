@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers UDP load polls with the polled service's load index (active + queued requests) and the
- * partition's version, on the event loop without blocking (the counters are atomics). Polls for a
+ * partition's version, on the event loop without blocking: the counters are atomics, or counts the
+ * class-aware scheduler publishes at every change (it never takes its lock for them; a plain FIFO
+ * queue's size takes that queue's lock for the read only, never held across a service's code). Polls for a
  * service or partition not hosted here are answered with load -1; malformed datagrams are dropped.
  *
  * <p>With a {@link ClusterSecret}, a poll that carries a nonce is answered with a MAC over the poll

@@ -214,9 +214,10 @@ public final class Router {
             // Level-1 versions are each replica's own LSNs: comparing them across replicas means nothing.
             if (runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1
                     && request.minVersion() > replication.version(request.service(), request.partition())) {
+                long arrived = System.nanoTime(); // the wait counts against the read's deadline
                 replication.awaitVersion(request.service(), request.partition(), request.minVersion()).thenAccept(ok -> {
                     if (ok && fresh(runtime, request)) {
-                        runtime.submit(request, method, answer, stream);
+                        runtime.submit(request, method, answer, stream, arrived);
                     } else if (ok) {
                         answer.accept(notFresh(request));
                     } else {

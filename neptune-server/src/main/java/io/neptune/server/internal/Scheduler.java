@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: implementations must be thread-safe; dispatcher threads offer, workers poll.
  */
 public interface Scheduler {
-    /** Queues {@code task}; returns false, without queuing, when the queue is full. */
+    /** Queues {@code task}; returns false, without queuing, when the queue is full or shut down. */
     boolean offer(Task task);
 
     /** Takes the next task to run, waiting up to {@code timeout}; {@code null} if none came. */
@@ -22,15 +22,30 @@ public interface Scheduler {
     /** Requests waiting. */
     int size();
 
-    /** Removes and returns every waiting task, e.g. to refuse them at shutdown. */
-    List<Task> drain();
+    /**
+     * Refuses every later offer, and removes and returns every waiting task, to refuse them: once it
+     * returned, no task can be left in the queue unanswered. Idempotent (later calls return none).
+     */
+    List<Task> shutdown();
 
     /**
-     * A worker that took {@code task} at {@code startedNanos} answered it (successfully or not) at
-     * {@code finishedNanos}, having used {@code resourceNanos} of the workers' time (its thread's CPU
-     * time, or what the service reported).
+     * A worker that took {@code task} at {@code startedNanos} answered it successfully at
+     * {@code finishedNanos}, having used {@code resourceNanos} of resources (its thread's CPU time, or
+     * what the service reported): the answer realises its yield.
      */
     default void completed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {}
+
+    /**
+     * As {@link #completed}, but the answer was an error (the method threw, the partition left, a
+     * replicated write did not commit): the time and resources count, and it realises no yield.
+     */
+    default void failed(Task task, long startedNanos, long finishedNanos, long resourceNanos) {}
+
+    /**
+     * A worker took {@code task}, but it was refused OVERLOADED before it ran (a replicated write
+     * beyond {@code queue-capacity} writes in progress): counted as refused, like a full queue's refusal.
+     */
+    default void refused(Task task) {}
 
     /** A worker took {@code task} but its caller's deadline had passed: it was answered without running. */
     default void expired(Task task) {}

@@ -96,7 +96,7 @@ public final class ServiceRuntime implements AutoCloseable {
         this.hosting = requireNonNull(hosting, "hosting");
         this.scheduling = requireNonNull(scheduling, "scheduling");
         this.classAware = scheduling.plainFifo() ? null : new ClassAwareScheduler(scheduling, hosting.queueCapacity(),
-                System::nanoTime, this::dropped);
+                System::nanoTime, this::unserved);
         this.scheduler = classAware != null ? classAware : new FifoScheduler(hosting.queueCapacity());
         this.partitions = new HostedPartitions(node, descriptor, hosting, instance);
         this.snapshots = instance instanceof Snapshottable s ? partitions.gated(s) : null;
@@ -309,24 +309,44 @@ public final class ServiceRuntime implements AutoCloseable {
         long deadline = deadline(request, arrival);
         Task task = new Task(request, method, arrival, deadline, reply, admittedTask -> {
             long started = System.nanoTime();
+            AtomicBoolean handedOver = new AtomicBoolean();
             AtomicBoolean counted = new AtomicBoolean();
             Consumer<ResponseMessage> admitted = admitReplicatedWrite(request, response -> {
                 if (counted.compareAndSet(false, true)) {
-                    scheduler.completed(admittedTask, started, System.nanoTime(), writeCost(method.name()));
+                    writeAnswered(admittedTask, started, handedOver.get(), response);
                 }
                 reply.accept(response);
             });
-            if (admitted == null) { // answered OVERLOADED: it never ran
-                if (counted.compareAndSet(false, true)) {
-                    scheduler.completed(admittedTask, started, System.nanoTime(), 0);
-                }
-                return;
+            if (admitted != null) {
+                handedOver.set(true);
+                engine.accept(request, admitted);
             }
-            engine.accept(request, admitted);
         });
         if (!scheduler.offer(task)) {
-            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
-                    descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
+            reply.accept(refusal(request));
+        }
+    }
+
+    /** The answer to a request the scheduler refused: the queue is full, or shut down since the caller checked. */
+    private ResponseMessage refusal(RequestMessage request) {
+        if (closed) { // set before the scheduler shuts down
+            return ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down");
+        }
+        return ResponseMessage.error(request.requestId(), Status.OVERLOADED,
+                descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)");
+    }
+
+    /**
+     * Tells the scheduler how a replicated write it gave a worker at {@code started} ended: refused
+     * OVERLOADED before it reached the engine ({@code handedOver} false), committed, or failed.
+     */
+    private void writeAnswered(Task task, long started, boolean handedOver, ResponseMessage response) {
+        if (!handedOver) {
+            scheduler.refused(task);
+        } else if (response.status() == Status.OK) {
+            scheduler.completed(task, started, System.nanoTime(), writeCost(task.method().name()));
+        } else {
+            scheduler.failed(task, started, System.nanoTime(), writeCost(task.method().name()));
         }
     }
 
@@ -400,6 +420,18 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
             @Nullable StreamSink stream) {
+        submit(request, method, reply, stream, System.nanoTime());
+    }
+
+    /**
+     * As {@link #submit(RequestMessage, MethodDescriptor, Consumer, StreamSink)}, for a request that
+     * reached the node at {@code arrivalNanos} ({@link System#nanoTime()}) and waited since (a read
+     * waiting for its {@code minVersion}): its response time and deadline count from then, so a
+     * request whose caller gave up meanwhile is answered DEADLINE_EXCEEDED (or DROPPED by a
+     * class-aware scheduler), not run.
+     */
+    public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
+            @Nullable StreamSink stream, long arrivalNanos) {
         if (closed) {
             reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
             return;
@@ -409,14 +441,13 @@ public final class ServiceRuntime implements AutoCloseable {
             reply.accept(unknown);
             return;
         }
-        long arrival = System.nanoTime();
+        long deadline = deadline(request, arrivalNanos);
         if (!method.blocking() && stream == null && classAware == null) {
-            answer(new Task(request, method, arrival, deadline(request, arrival), reply, null, null)); // on this thread
+            answer(new Task(request, method, arrivalNanos, deadline, reply, null, null)); // on this thread
             return;
         }
-        if (!scheduler.offer(new Task(request, method, arrival, deadline(request, arrival), reply, null, stream))) {
-            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED,
-                    descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)"));
+        if (!scheduler.offer(new Task(request, method, arrivalNanos, deadline, reply, null, stream))) {
+            reply.accept(refusal(request));
         }
     }
 
@@ -454,7 +485,10 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
-    /** {@link #runAnswering}, telling the scheduler how long it took and what it cost (CPU time unless reported). */
+    /**
+     * {@link #runAnswering}, telling the scheduler how long it took, what it cost (CPU time unless
+     * reported) and whether it succeeded.
+     */
     private @Nullable ResponseMessage runMeasured(Task task) {
         long started = System.nanoTime();
         if (started - task.deadlineNanos() > 0) {
@@ -467,13 +501,20 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         long cpu = CPU.getCurrentThreadCpuTime();
         Context context = new Context(task.request(), 0, task.deadlineNanos());
-        @Nullable ResponseMessage response;
+        @Nullable ResponseMessage response = null;
+        boolean answered = false;
         try {
             response = runAnswering(task, context);
+            answered = true;
         } finally {
             long finished = System.nanoTime();
             long cost = context.reportedNanos >= 0 ? context.reportedNanos : CPU.getCurrentThreadCpuTime() - cpu;
-            scheduler.completed(task, started, finished, cost);
+            // only a success realises yield; null is a stream that started, and answers on its own
+            if (answered && (response == null || response.status() == Status.OK)) {
+                scheduler.completed(task, started, finished, cost);
+            } else {
+                scheduler.failed(task, started, finished, cost);
+            }
         }
         return response;
     }
@@ -489,11 +530,10 @@ public final class ServiceRuntime implements AutoCloseable {
         return arrival + timeout;
     }
 
-    /** Answers a request the scheduler dropped. */
-    private void dropped(Task task, String reason) {
+    /** Answers a request the scheduler took out of its queue unrun (dropped, pushed out or expired). */
+    private void unserved(Task task, Status status, String reason) {
         try {
-            task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.DROPPED, reason + " on "
-                    + node));
+            task.reply().accept(ResponseMessage.error(task.request().requestId(), status, reason + " on " + node));
         } catch (RuntimeException e) {
             logger.error("{}: reply to {} failed", node, task.request(), e);
         }
@@ -610,7 +650,7 @@ public final class ServiceRuntime implements AutoCloseable {
                 stuck.add(worker.getName());
             }
         }
-        for (Task task : scheduler.drain()) {
+        for (Task task : scheduler.shutdown()) { // and a submit that checked closed before we set it is refused
             task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.UNAVAILABLE,
                     node + " is shutting down"));
         }

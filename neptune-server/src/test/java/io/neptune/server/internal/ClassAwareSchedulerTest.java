@@ -10,6 +10,7 @@ import io.neptune.core.ServiceClass;
 import io.neptune.core.YieldFunction;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.Status;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.SchedulingPolicy;
 import java.time.Duration;
@@ -27,6 +28,10 @@ class ClassAwareSchedulerTest {
 
     private long now = 1_000 * S; // any origin: only differences count
     private final List<String> drops = new ArrayList<>();
+    /** The tasks of {@link #drops}. */
+    private final List<Task> unserved = new ArrayList<>();
+    /** What {@link #unserved} were answered. */
+    private final List<Status> statuses = new ArrayList<>();
 
     /** a: worth 1, due 2 s after arrival; b: worth 4, due 3 s after arrival. */
     private ClassAwareScheduler twoClasses(SchedulingPolicy policy, double shareA, double shareB) {
@@ -37,8 +42,15 @@ class ClassAwareSchedulerTest {
     }
 
     private ClassAwareScheduler scheduler(SchedulingConfig config) {
-        return new ClassAwareScheduler(config, 100, () -> now,
-                (task, reason) -> drops.add(task.request().serviceClass() + ": " + reason));
+        return scheduler(config, 100);
+    }
+
+    private ClassAwareScheduler scheduler(SchedulingConfig config, int capacity) {
+        return new ClassAwareScheduler(config, capacity, () -> now, (task, status, reason) -> {
+            drops.add(task.request().serviceClass() + ": " + reason);
+            unserved.add(task);
+            statuses.add(status);
+        });
     }
 
     @Test
@@ -108,9 +120,9 @@ class ClassAwareSchedulerTest {
         offer(scheduler, "b", now, 3 * S);
         offer(scheduler, "a", now, 2 * S);
         assertThat(next(scheduler)).as("Greedy under overload").isEqualTo("a");
+        assertThat(next(scheduler)).isEqualTo("b");
         now += 31 * S; // the 30 s window no longer holds the drops
         assertThat(scheduler.overloaded(now)).isFalse();
-        scheduler.drain(); // the b left over is long past its deadline
         offer(scheduler, "a", now, 2 * S);
         offer(scheduler, "b", now, 3 * S);
         assertThat(next(scheduler)).as("YID again").isEqualTo("b");
@@ -132,6 +144,31 @@ class ClassAwareSchedulerTest {
     }
 
     @Test
+    void aGuaranteeIsChargedTheTimeAClassHoldsAWorkerNotItsCpuTime() throws InterruptedException {
+        ClassAwareScheduler scheduler = twoClasses(SchedulingPolicy.YID, 0.2, 0);
+        complete(scheduler, "a", 1 * S, 10 * MS); // waits on I/O: a worker for 1 s, 10 ms of CPU
+        complete(scheduler, "b", 1 * S, 1 * S);
+        assertThat(share(scheduler, "a")).as("half the workers' time").isCloseTo(0.5, within(1e-9));
+        offer(scheduler, "b", now, 3 * S);
+        offer(scheduler, "a", now, 2 * S);
+        assertThat(next(scheduler)).as("a used more than its 20%%: YID decides").isEqualTo("b");
+    }
+
+    @Test
+    void aRequestStillRunningCountsAgainstItsClassesGuarantee() throws InterruptedException {
+        ClassAwareScheduler scheduler = twoClasses(SchedulingPolicy.YID, 0.2, 0);
+        complete(scheduler, "b", 1 * S, 1 * S);
+        offer(scheduler, "a", now, 60 * S);
+        assertThat(next(scheduler)).as("a below its share").isEqualTo("a");
+        now += 5 * S; // a holds its worker all this time
+        offer(scheduler, "b", now, 3 * S);
+        offer(scheduler, "a", now, 2 * S);
+        assertThat(share(scheduler, "a")).as("5 s running against b's 1 s, 5 s ago")
+                .isCloseTo(5 / (5 + Math.pow(0.95, 4)), within(1e-9));
+        assertThat(next(scheduler)).as("a used more than its 20%%: YID decides").isEqualTo("b");
+    }
+
+    @Test
     void theGuaranteeGoesToTheClassFurthestBelowItsShare() throws InterruptedException {
         ClassAwareScheduler scheduler = scheduler(SchedulingConfig.builder().policy(SchedulingPolicy.EDF)
                 .serviceClass(new ServiceClass("a", YieldFunction.throughput(1, Duration.ofSeconds(1)), 0.2))
@@ -146,7 +183,7 @@ class ClassAwareSchedulerTest {
 
     @Test
     void recentUseDecaysByBetaPerSecond() throws InterruptedException {
-        ClassAwareScheduler.Decaying u = new ClassAwareScheduler.Decaying(SchedulingConfig.DEFAULT_DECAY);
+        Decaying u = new Decaying(SchedulingConfig.DEFAULT_DECAY);
         u.add(now, 1);
         assertThat(u.at(now + S)).isCloseTo(0.95, within(1e-9));
         assertThat(u.at(now + 10 * S)).isCloseTo(Math.pow(0.95, 10), within(1e-9));
@@ -161,7 +198,7 @@ class ClassAwareSchedulerTest {
         assertThat(share(scheduler, "b")).isCloseTo(1 / (1 + a), within(1e-9));
         assertThat(share(scheduler, "a")).isCloseTo(a / (1 + a), within(1e-9));
 
-        ClassAwareScheduler.Decaying fast = new ClassAwareScheduler.Decaying(Math.pow(0.95, 10));
+        Decaying fast = new Decaying(Math.pow(0.95, 10));
         fast.add(now, 1);
         assertThat(fast.at(now + S / 10)).as("time scaled down by 10: a tenth of a second is a second")
                 .isCloseTo(0.95, within(1e-9));
@@ -205,7 +242,7 @@ class ClassAwareSchedulerTest {
     @Test
     void aFullQueueRefusesAndCountsTheRefusal() throws InterruptedException {
         ClassAwareScheduler scheduler = new ClassAwareScheduler(SchedulingConfig.builder()
-                .policy(SchedulingPolicy.EDF).build(), 2, () -> now, (t, r) -> drops.add(r));
+                .policy(SchedulingPolicy.EDF).build(), 2, () -> now, (t, status, r) -> drops.add(r));
         assertThat(scheduler.offer(task(ServiceClass.DEFAULT_NAME, now, S))).isTrue();
         assertThat(scheduler.offer(task(ServiceClass.DEFAULT_NAME, now, S))).isTrue();
         assertThat(scheduler.offer(task(ServiceClass.DEFAULT_NAME, now, S))).isFalse();
@@ -213,6 +250,107 @@ class ClassAwareSchedulerTest {
         assertThat(stats.arrivals()).isEqualTo(3);
         assertThat(stats.droppedQueueFull()).isEqualTo(1);
         assertThat(stats.queued()).isEqualTo(2);
+    }
+
+    @Test
+    void aFullQueuePushesOutTheNewestRequestOfTheClassFurthestAboveItsPartSoAFloodLocksNoClassOut()
+            throws InterruptedException {
+        for (SchedulingPolicy policy : List.of(SchedulingPolicy.EDF, SchedulingPolicy.YID, SchedulingPolicy.GREEDY,
+                SchedulingPolicy.ADAPTIVE)) {
+            drops.clear();
+            unserved.clear();
+            statuses.clear();
+            ClassAwareScheduler scheduler = scheduler(SchedulingConfig.builder().policy(policy)
+                    .serviceClass(ServiceClass.of("a", YieldFunction.throughput(1, Duration.ofSeconds(2))))
+                    .serviceClass(ServiceClass.of("b", YieldFunction.throughput(1, Duration.ofSeconds(2)))).build(), 4);
+            List<Task> flood = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                flood.add(task("a", now + i, 2 * S));
+                assertThat(scheduler.offer(flood.get(i))).isTrue();
+            }
+            assertThat(scheduler.offer(task("a", now + 4, 2 * S))).as("%s: a holds the whole queue", policy).isFalse();
+
+            assertThat(scheduler.offer(task("b", now + 5, 2 * S))).as("%s: b gets in", policy).isTrue();
+            assertThat(unserved).as("the newest of a, whose caller has the most time left to go elsewhere")
+                    .containsExactly(flood.get(3));
+            assertThat(drops).singleElement().asString().startsWith("a: pushed out of the full queue (4 waiting)")
+                    .contains("by a request of class b");
+            assertThat(statuses).as("another replica may serve it").containsExactly(Status.OVERLOADED);
+            assertThat(scheduler.offer(task("b", now + 6, 2 * S))).as("a 3, b 1: b again").isTrue();
+            assertThat(scheduler.offer(task("b", now + 7, 2 * S))).as("a 2, b 2: not further above than b").isFalse();
+            assertThat(scheduler.offer(task("a", now + 8, 2 * S))).isFalse();
+
+            ClassStats a = stats(scheduler, "a");
+            assertThat(a.queued()).isEqualTo(2);
+            assertThat(a.droppedQueueFull()).as("one refused, two pushed out").isEqualTo(4);
+            assertThat(a.arrivals()).isEqualTo(6);
+            assertThat(stats(scheduler, "b").queued()).isEqualTo(2);
+            assertThat(stats(scheduler, "b").droppedQueueFull()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aGuaranteedShareOfTheWorkersAlsoReservesThatShareOfTheQueue() throws InterruptedException {
+        ClassAwareScheduler scheduler = scheduler(SchedulingConfig.builder().policy(SchedulingPolicy.YID)
+                .serviceClass(ServiceClass.of("a", YieldFunction.throughput(1, Duration.ofSeconds(2))))
+                .serviceClass(new ServiceClass("b", YieldFunction.throughput(1, Duration.ofSeconds(2)), 0.5))
+                .build(), 4);
+        for (int i = 0; i < 4; i++) {
+            offer(scheduler, "a", now, 2 * S);
+        }
+        // b's share reserves it 0.5 x 4 = 2 places; the other 2 are split evenly between the two classes
+        offer(scheduler, "b", now, 2 * S);
+        offer(scheduler, "b", now, 2 * S);
+        offer(scheduler, "b", now, 2 * S);
+        assertThat(scheduler.offer(task("b", now, 2 * S))).isFalse();
+        assertThat(stats(scheduler, "a").queued()).isEqualTo(1);
+        assertThat(stats(scheduler, "b").queued()).isEqualTo(3);
+    }
+
+    @Test
+    void anOfferToAFullQueueFirstAnswersTheHeadsWhoseDeadlinePassed() throws InterruptedException {
+        for (SchedulingPolicy policy : List.of(SchedulingPolicy.FIFO, SchedulingPolicy.EDF)) {
+            drops.clear();
+            statuses.clear();
+            ClassAwareScheduler scheduler = scheduler(SchedulingConfig.builder().policy(policy)
+                    .serviceClass(ServiceClass.of("a", YieldFunction.throughput(1, Duration.ofSeconds(2)))).build(), 2);
+            offer(scheduler, "a", now, 1 * S);
+            offer(scheduler, "a", now, 2 * S);
+            now += 1_500 * MS; // the first is past its deadline, the second is not
+            assertThat(scheduler.offer(task("a", now, 2 * S))).as(policy.name()).isTrue();
+            assertThat(drops).as(policy.name()).singleElement().asString()
+                    .startsWith("a: deadline passed while queued (waited 1500 ms, deadline 1000 ms); not run");
+            assertThat(statuses).containsExactly(Status.DEADLINE_EXCEEDED);
+            ClassStats a = stats(scheduler, "a");
+            assertThat(a.droppedDeadline()).isEqualTo(1);
+            assertThat(a.queued()).isEqualTo(2);
+            assertThat(scheduler.size()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aClassTheFullQueueWouldRefusePollsAsLoadedAsTheWholeQueue() throws InterruptedException {
+        ClassAwareScheduler fifo = scheduler(SchedulingConfig.builder().policy(SchedulingPolicy.FIFO)
+                .serviceClass(ServiceClass.of("a", YieldFunction.throughput(1, Duration.ofSeconds(2))))
+                .serviceClass(ServiceClass.of("b", YieldFunction.throughput(1, Duration.ofSeconds(2)))).build(), 2);
+        offer(fifo, "a", now, 2 * S);
+        offer(fifo, "a", now, 2 * S);
+        assertThat(fifo.offer(task("b", now, 2 * S))).as("FIFO, the baseline, admits in arrival order only").isFalse();
+        assertThat(fifo.load("b")).as("b would be refused: clients should go elsewhere").isEqualTo(2);
+        assertThat(next(fifo)).isEqualTo("a");
+        assertThat(fifo.load("b")).as("room again").isZero();
+
+        ClassAwareScheduler yid = scheduler(SchedulingConfig.builder().policy(SchedulingPolicy.YID)
+                .serviceClass(ServiceClass.of("a", YieldFunction.throughput(1, Duration.ofSeconds(2))))
+                .serviceClass(ServiceClass.of("b", YieldFunction.throughput(1, Duration.ofSeconds(2)))).build(), 4);
+        offer(yid, "a", now, 2 * S);
+        offer(yid, "a", now, 2 * S);
+        offer(yid, "a", now, 2 * S);
+        offer(yid, "b", now, 2 * S);
+        assertThat(next(yid)).isEqualTo("a");
+        offer(yid, "a", now, 2 * S); // a: 3 waiting, 1 running; b: 1 waiting
+        assertThat(yid.load("a")).as("a would be refused: the whole queue and what runs").isEqualTo(5);
+        assertThat(yid.load("b")).as("b would push out an a").isEqualTo(1);
     }
 
     @Test
@@ -275,11 +413,17 @@ class ClassAwareSchedulerTest {
      */
     private void complete(ClassAwareScheduler scheduler, String serviceClass, long resource)
             throws InterruptedException {
+        complete(scheduler, serviceClass, resource, resource);
+    }
+
+    /** Runs one request of {@code serviceClass} through an empty scheduler: it held a worker for {@code held}. */
+    private void complete(ClassAwareScheduler scheduler, String serviceClass, long held, long resource)
+            throws InterruptedException {
         assertThat(scheduler.size()).isZero();
         Task task = task(serviceClass, now, 60 * S);
         scheduler.offer(task);
         assertThat(scheduler.poll(0, TimeUnit.NANOSECONDS)).isSameAs(task);
-        scheduler.completed(task, now, now + resource, resource);
+        scheduler.completed(task, now, now + held, resource);
     }
 
     private static ClassStats stats(ClassAwareScheduler scheduler, String serviceClass) {
