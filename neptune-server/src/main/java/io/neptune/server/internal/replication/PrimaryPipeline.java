@@ -12,7 +12,6 @@ import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.InSyncLeader;
-import io.neptune.server.internal.replication.protocol.Local;
 import io.neptune.server.internal.replication.protocol.Ready;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.LinkedHashMap;
@@ -102,13 +101,13 @@ final class PrimaryPipeline {
                 request.method(), request.payload());
         waiters.add(lsn, request.requestId(), reply);
         host.assigned(record.epoch(), lsn);
-        carryOut(leader.write(record, here()));
+        carryOut(leader.write(record, core.local()));
         host.publish();
     }
 
     /** Periodic work (every tick of a primary): resends what may have been lost, excludes who did not keep up. */
     void tick() {
-        carryOut(leader.tick(here()));
+        carryOut(leader.tick(core.local()));
     }
 
     /** Notes a tick of the replica (every 100 ms, whatever its role): a long gap since the last means a pause. */
@@ -123,12 +122,12 @@ final class PrimaryPipeline {
         for (ReplicaStatus follower : followers) {
             logEnds.put(NodeId.of(follower.node()), follower.logEnd());
         }
-        leader.lead(logEnds, here());
+        leader.lead(logEnds, core.local());
     }
 
     /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */
     void catchUp() {
-        carryOut(leader.catchUp(here()));
+        carryOut(leader.catchUp(core.local()));
     }
 
     /** The in-sync secondaries, in an order that is the same from one run to the next. */
@@ -154,7 +153,7 @@ final class PrimaryPipeline {
     /** Excludes the in-sync secondaries that left {@code view}. */
     void excludeAbsent(List<Replica> view) {
         Set<NodeId> present = view.stream().map(Replica::node).collect(Collectors.toSet());
-        carryOut(leader.excludeAbsent(present, here()));
+        carryOut(leader.excludeAbsent(present, core.local()));
     }
 
     /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
@@ -173,14 +172,11 @@ final class PrimaryPipeline {
             return;
         }
         if (error != null || ack == null) {
-            carryOut(leader.lost(secondary, error == null ? "no reply" : String.valueOf(error.getMessage()), here()));
+            String why = error == null ? "no reply" : String.valueOf(error.getMessage());
+            carryOut(leader.lost(secondary, why, core.local()));
         } else {
-            carryOut(leader.acked(secondary, ack, here()));
+            carryOut(leader.acked(secondary, ack, core.local()));
         }
-    }
-
-    private Local here() {
-        return new Local(core.clock.getAsLong(), core.durable, core.applied);
     }
 
     /** Does what the leader decided, in its order. */
@@ -232,7 +228,7 @@ final class PrimaryPipeline {
                 slices.next();
                 break;
             }
-            long lsn = leader.committable(here());
+            long lsn = leader.committable(core.local());
             if (lsn < 0) {
                 break;
             }
@@ -247,7 +243,7 @@ final class PrimaryPipeline {
         }
         if (any) {
             host.committed();
-            carryOut(leader.announce(here()));
+            carryOut(leader.announce(core.local()));
             host.publish();
         }
     }

@@ -8,7 +8,6 @@ import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.protocol.CommitWaiters;
-import io.neptune.server.internal.replication.protocol.Local;
 import io.neptune.server.internal.replication.protocol.MajorityLeader;
 import io.neptune.server.internal.replication.protocol.Ready;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
@@ -179,19 +178,15 @@ final class QuorumLeader {
     void advance() {
         assert core.exec.inExecutor() : "off the partition's executor";
         if (leads()) {
-            carryOut(leader.advance(here()));
+            carryOut(leader.advance(core.local()));
         }
     }
 
     private void onAck(NodeId node, long sentNanos, @Nullable Ack ack, @Nullable Throwable error) {
         assert core.exec.inExecutor() : "off the partition's executor";
         if (leads()) {
-            carryOut(leader.acked(node, sentNanos, error == null ? ack : null, here()));
+            carryOut(leader.acked(node, sentNanos, error == null ? ack : null, core.local()));
         }
-    }
-
-    private Local here() {
-        return new Local(core.clock.getAsLong(), core.durable, core.applied);
     }
 
     /** Does what the leader decided, in its order. */

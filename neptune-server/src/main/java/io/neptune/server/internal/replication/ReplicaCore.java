@@ -13,6 +13,7 @@ import io.neptune.server.internal.log.LogBoundary;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.log.Log;
+import io.neptune.server.internal.replication.protocol.Local;
 import io.neptune.server.internal.replication.protocol.LogView;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
 import io.neptune.server.storage.StorageException;
@@ -169,6 +170,11 @@ final class ReplicaCore {
     private @Nullable Snapshots snapshots;
     /** What this core asks of its replica's mode; {@link #attach}ed once. */
     ModeCallbacks mode = ModeCallbacks.NONE;
+
+    /** This node as a leader's decisions are told of it with an input: now, and how far the log is forced and applied. */
+    Local local() {
+        return new Local(clock.getAsLong(), durable, applied);
+    }
 
     /** The replica built on this core answers for its mode from now on; once, when it is built. */
     void attach(ModeCallbacks callbacks) {
