@@ -513,7 +513,7 @@ final class MajorityReplica implements PartitionReplica {
      * the voters once a majority, this replica included, granted it.
      */
     private void ask(Candidate candidacy, long epoch, boolean preVote, Consumer<Set<NodeId>> won) {
-        VoteRound.ask(core, membership, epoch, preVote, candidacy.transfer(), new VoteRound.Candidate() {
+        VoteRound.Candidate standing = new VoteRound.Candidate() {
             @Override
             public boolean current() {
                 return phase == candidacy;
@@ -536,7 +536,8 @@ final class MajorityReplica implements PartitionReplica {
                     endCandidacy(what + " got " + votes + " of " + quorum + " needed votes");
                 }
             }
-        }, won);
+        };
+        VoteRound.ask(core, membership, new VoteRound.Ballot(epoch, preVote, candidacy.transfer()), standing, won);
     }
 
     /** Ends the current candidacy, if any, and answers the operator who asked for it. */

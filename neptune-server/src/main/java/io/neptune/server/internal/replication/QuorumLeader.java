@@ -206,6 +206,8 @@ final class QuorumLeader {
                 host.newerEpoch(n.epoch(), n.from());
             } else if (effect instanceof Ready.Warn w) {
                 logger.warn("{}: {}", core.name, w.message());
+            } else {
+                throw new IllegalStateException("a majority primary decided " + effect);
             }
         }
     }

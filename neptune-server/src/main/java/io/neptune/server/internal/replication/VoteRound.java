@@ -4,11 +4,12 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
-import java.util.HashSet;
+import io.neptune.server.internal.replication.protocol.VoteTally;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One round of votes (or pre-votes) a {@code majority}-mode candidate asks of every other replica
@@ -30,47 +31,62 @@ final class VoteRound {
         void lost(int votes, int quorum);
     }
 
-    private VoteRound() {}
+    private final Membership membership;
+    private final Candidate candidate;
+    private final Consumer<Set<NodeId>> won;
+    private final VoteTally tally;
 
-    /** Asks for votes at {@code epoch}; {@code won} gets the voters once a majority granted them. */
-    static void ask(ReplicaCore core, Membership membership, long epoch, boolean preVote, boolean transfer,
-            Candidate candidate, Consumer<Set<NodeId>> won) {
+    private VoteRound(Membership membership, Candidate candidate, Consumer<Set<NodeId>> won, int asked) {
+        this.membership = membership;
+        this.candidate = candidate;
+        this.won = won;
+        this.tally = new VoteTally(membership.quorum(), asked);
+    }
+
+    /**
+     * What a round asks for: votes at {@code epoch}, or pre-votes (which change nothing anywhere), and
+     * whether for a transfer (a handover or an operator's promote: voters ignore a primary heard lately).
+     */
+    record Ballot(long epoch, boolean preVote, boolean transfer) {}
+
+    /** Asks for {@code ballot}; {@code won} gets the voters once a majority granted them ({@link VoteTally}). */
+    static void ask(ReplicaCore core, Membership membership, Ballot ballot, Candidate candidate,
+            Consumer<Set<NodeId>> won) {
         List<Replica> view = core.peers.replicas(core.service, core.partition);
-        Set<NodeId> granted = new HashSet<>();
-        Set<NodeId> answered = new HashSet<>();
-        int quorum = membership.quorum();
-        Vote request = new Vote(core.service, core.partition, core.self.value(), epoch, core.log.lastEpoch(),
-                core.log.lastLsn(), preVote, transfer);
+        Vote request = new Vote(core.service, core.partition, core.self.value(), ballot.epoch(), core.log.lastEpoch(),
+                core.log.lastLsn(), ballot.preVote(), ballot.transfer());
         List<Replica> others = view.stream().filter(r -> !r.node().equals(core.self)).toList();
-        if (quorum <= 1) {
-            won.accept(granted);
+        VoteRound round = new VoteRound(membership, candidate, won, others.size());
+        if (round.tally.wonAlone()) {
+            won.accept(round.tally.voters());
             return;
         }
         for (Replica r : others) {
             core.within(core.peers.call(r.node(), core.service, core.partition, "vote", request, VoteReply.class),
                     TimeUnit.SECONDS.toMillis(1))
-                    .whenComplete((answer, e) -> core.exec.execute(() -> {
-                        if (!candidate.current()) {
-                            return;
-                        }
-                        answered.add(r.node());
-                        if (answer != null && answer.granted() && membership.counts(r.node())) {
-                            granted.add(r.node());
-                            if (granted.size() + 1 == quorum) {
-                                won.accept(granted);
-                            }
-                            return;
-                        }
-                        if (answer != null) {
-                            candidate.refusedAt(answer.epoch(), r.node());
-                        }
-                        if (answered.size() == others.size() && granted.size() + 1 < quorum) {
-                            candidate.lost(granted.size() + 1, quorum);
-                        }
-                    }));
+                    .whenComplete((answer, e) -> core.exec.execute(() -> round.answered(r.node(), answer)));
         }
-        if (others.size() + 1 < quorum) {
-            candidate.lost(1, quorum);
+        if (round.tally.tooFewAsked()) {
+            candidate.lost(1, round.tally.quorum());
+        }
+    }
+
+    /** {@code voter} answered with {@code answer}, or did not answer (null); on the executor. */
+    private void answered(NodeId voter, @Nullable VoteReply answer) {
+        if (!candidate.current()) {
+            return;
+        }
+        if (answer != null && answer.granted() && membership.counts(voter)) {
+            if (tally.granted(voter) == VoteTally.Outcome.WON) {
+                won.accept(tally.voters());
+            }
+            return;
+        }
+        if (answer != null) {
+            candidate.refusedAt(answer.epoch(), voter);
+        }
+        if (tally.notGranted(voter) == VoteTally.Outcome.LOST) {
+            candidate.lost(tally.votes(), tally.quorum());
         }
     }
 }

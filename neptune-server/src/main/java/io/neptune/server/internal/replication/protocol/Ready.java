@@ -3,6 +3,7 @@ package io.neptune.server.internal.replication.protocol;
 import io.neptune.core.NodeId;
 import io.neptune.server.internal.log.LogRecord;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -68,7 +69,7 @@ public final class Ready {
 
     /** The effects in the order they are to be carried out. */
     public List<Effect> effects() {
-        return effects;
+        return Collections.unmodifiableList(effects);
     }
 
     /** Whether nothing is to be done. */
