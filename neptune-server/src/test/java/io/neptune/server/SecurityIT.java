@@ -279,6 +279,8 @@ class SecurityIT {
             cluster.awaitNodes(2);
             NeptuneNode node = cluster.node(0);
             assertThat(node.awaitReady(SOCKET_TIMEOUT.multipliedBy(3))).as("node-0's replicas serving").isTrue();
+            // a new primary serves before it applied the no-op that opens its epoch: wait for a state that stays
+            ReplicatedProcesses.await(() -> appliedItsLog(node), SOCKET_TIMEOUT, "node-0 to apply its whole log");
             Map<String, Object> before = status(node);
 
             ResponseMessage answer = send((DefaultNeptuneClient) stranger.client(), node.node(), "$replication",
@@ -396,6 +398,16 @@ class SecurityIT {
     private static String refused(NeptuneNode node, String reason, int count) {
         return "neptune_server_refused_connections_total{node=\"" + node.node() + "\",reason=\"" + reason + "\"} "
                 + count + ".0";
+    }
+
+    /** Whether {@code node}'s replica of kv#0 applied everything its log holds. */
+    private static boolean appliedItsLog(NeptuneNode node) {
+        try {
+            Map<String, Object> status = status(node);
+            return ((Number) status.get("applied")).longValue() == ((Number) status.get("logEnd")).longValue();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Map<String, Object> status(NeptuneNode node) throws Exception {
