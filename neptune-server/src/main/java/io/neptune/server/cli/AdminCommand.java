@@ -191,8 +191,30 @@ public final class AdminCommand implements Runnable {
                 if (await) {
                     awaitNode(target, node, nodeId);
                 }
-                System.out.println(change.apply(node.admin()).get(seconds, TimeUnit.SECONDS));
+                System.out.println(whileNoPrimaryIsHeard(target, () -> change.apply(node.admin()), seconds));
                 return 0;
+            }
+        }
+    }
+
+    /**
+     * What {@code attempt} completes with within {@code seconds}, asked again every half second up to
+     * {@code --wait} while it fails with NEP-PLACE-002 (the partition has no primary in the yellow page, or
+     * the primary is busy with another change; either is refused before anything changes): right after
+     * joining, the admin may not have heard every node yet.
+     */
+    static <T> T whileNoPrimaryIsHeard(Target target, Callable<CompletableFuture<T>> attempt, long seconds)
+            throws Exception {
+        long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", target.wait).toNanos();
+        while (true) {
+            try {
+                return attempt.call().get(seconds, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                String why = String.valueOf(e.getCause() == null ? null : e.getCause().getMessage());
+                if (!why.startsWith("NEP-PLACE-002") || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(500);
             }
         }
     }
@@ -431,23 +453,9 @@ public final class AdminCommand implements Runnable {
             }
         }
 
-        /**
-         * The plan, asked again every half second up to {@code --wait} while a partition has no primary in the
-         * yellow page (NEP-PLACE-002): right after joining, the admin may not have heard every node yet.
-         */
+        /** The plan, asked again while a partition has no primary in the yellow page ({@link AdminCommand#whileNoPrimaryIsHeard}). */
         private ClusterAdmin.RebalancePlan plan(NeptuneNode node) throws Exception {
-            long deadline = System.nanoTime() + ConfigNode.parseDuration("--wait", target.wait).toNanos();
-            while (true) {
-                try {
-                    return node.admin().planRebalance(service).get(60, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
-                    String why = String.valueOf(e.getCause() == null ? null : e.getCause().getMessage());
-                    if (!why.startsWith("NEP-PLACE-002") || System.nanoTime() - deadline > 0) {
-                        throw e;
-                    }
-                    TimeUnit.MILLISECONDS.sleep(500);
-                }
-            }
+            return whileNoPrimaryIsHeard(target, () -> node.admin().planRebalance(service), 60);
         }
     }
 }
