@@ -302,7 +302,7 @@ public final class ServiceRuntime implements AutoCloseable {
             return;
         }
         if (closed) {
-            reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
+            reply.accept(shuttingDown(request.requestId()));
             return;
         }
         long arrival = System.nanoTime();
@@ -327,10 +327,15 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
+    /** The answer to request {@code requestId} that came while this runtime closes. */
+    private ResponseMessage shuttingDown(long requestId) {
+        return ResponseMessage.error(requestId, Status.UNAVAILABLE, node + " is shutting down");
+    }
+
     /** The answer to a request the scheduler refused: the queue is full, or shut down since the caller checked. */
     private ResponseMessage refusal(RequestMessage request) {
         if (closed) { // set before the scheduler shuts down
-            return ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down");
+            return shuttingDown(request.requestId());
         }
         return ResponseMessage.error(request.requestId(), Status.OVERLOADED,
                 descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)");
@@ -433,7 +438,7 @@ public final class ServiceRuntime implements AutoCloseable {
     public void submit(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
             @Nullable StreamSink stream, long arrivalNanos) {
         if (closed) {
-            reply.accept(ResponseMessage.error(request.requestId(), Status.UNAVAILABLE, node + " is shutting down"));
+            reply.accept(shuttingDown(request.requestId()));
             return;
         }
         ResponseMessage unknown = unknownClass(request);
@@ -651,8 +656,7 @@ public final class ServiceRuntime implements AutoCloseable {
             }
         }
         for (Task task : scheduler.shutdown()) { // and a submit that checked closed before we set it is refused
-            task.reply().accept(ResponseMessage.error(task.request().requestId(), Status.UNAVAILABLE,
-                    node + " is shutting down"));
+            task.reply().accept(shuttingDown(task.request().requestId()));
         }
         if (!stuck.isEmpty()) {
             logger.warn("{}: {} workers still run a method after 10 s ({}); not calling {}'s stop() under them", node,
