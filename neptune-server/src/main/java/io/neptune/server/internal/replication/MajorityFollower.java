@@ -58,8 +58,8 @@ final class MajorityFollower {
 
     /**
      * Takes the records of {@code m}, from the primary of the current epoch, into the log where they
-     * match, and answers {@code reply} (a refusal at {@code epoch}, the one this replica had when
-     * the message came): with the LSN up to which the log durably matches once the
+     * match, and answers {@code reply} (a refusal at {@code epoch}, the message's, which this
+     * replica holds now): with the LSN up to which the log durably matches once the
      * records are durable, or with where it stops matching. Where an applied record differs from the
      * primary's, {@code diverged} runs before the answer: the replica leaves service.
      */

@@ -34,6 +34,7 @@ import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.ElectionTimer;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
 import io.neptune.server.internal.replication.protocol.MajorityLeader;
+import io.neptune.server.internal.replication.protocol.ReplicateGate;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import io.neptune.server.internal.replication.protocol.WakeGrace;
 import java.time.Duration;
@@ -221,23 +222,20 @@ final class MajorityReplica implements PartitionReplica {
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        long epoch = core.log.epoch();
-        if (m.epoch() < epoch) {
-            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "stale epoch " + m.epoch() + " < " + epoch));
-            return;
-        }
         NodeId from = NodeId.of(m.from());
-        if (m.epoch() > epoch) {
-            adoptEpoch(m.epoch(), from + " leads epoch " + m.epoch());
-        } else if (phase instanceof Leader) {
-            logger.error("{}: {} also claims epoch {}, which this replica leads; refusing it", name, from, epoch);
-            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "primary at epoch " + epoch));
-            return;
-        } else if (primary != null && !primary.equals(from)) {
-            logger.error("{}: {} claims epoch {}, which {} leads; refusing it", name, from, epoch, primary);
-            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "following " + primary + " at epoch " + epoch));
+        ReplicateGate.Verdict verdict = ReplicateGate.check(m.epoch(), from, core.log.epoch(), phase instanceof Leader,
+                primary);
+        if (verdict instanceof ReplicateGate.Refuse refusal) {
+            if (refusal.twoPrimaries()) {
+                logger.error("{}: {} also claims epoch {}; refusing it: {}", name, from, m.epoch(), refusal.reason());
+            }
+            reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), refusal.reason()));
             return;
         }
+        if (verdict instanceof ReplicateGate.Adopt newer) {
+            adoptEpoch(newer.epoch(), from + " leads epoch " + newer.epoch());
+        }
+        long epoch = core.log.epoch();
         endCandidacy(from + " won epoch " + epoch);
         primary = from;
         timer.heard(core.clock.getAsLong(), from, view());

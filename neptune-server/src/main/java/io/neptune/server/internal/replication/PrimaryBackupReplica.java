@@ -7,6 +7,7 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.protocol.Ack;
+import io.neptune.server.internal.replication.protocol.ReplicateGate;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Handover;
@@ -255,32 +256,24 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        long epoch = core.log.epoch();
-        if (m.epoch() < epoch) {
-            logger.info("{}: rejected replication from {} at stale epoch {} (mine {})", name, m.from(), m.epoch(), epoch);
-            reply.accept(new Ack(false, core.log.lastLsn(), epoch, "stale epoch " + m.epoch() + " < " + epoch));
-            return;
-        }
         NodeId from = NodeId.of(m.from());
-        if (m.epoch() > epoch) {
-            adoptEpoch(m.epoch());
-            if (phase instanceof Primary) {
-                stepDown(from + " is primary at epoch " + m.epoch());
-            }
-        }
-        if (phase instanceof Primary) {
-            // two primaries of one epoch (each elected without seeing the other): never mix their logs
-            reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "primary at epoch " + epoch));
+        ReplicateGate.Verdict verdict = ReplicateGate.check(m.epoch(), from, core.log.epoch(), phase instanceof Primary,
+                epochLeader);
+        if (verdict instanceof ReplicateGate.Refuse refusal) {
+            // a second primary of one epoch (each elected without seeing the other, or a race in a fail-over):
+            // follow the first, never mix their logs
+            logger.info("{}: refused replication from {} at epoch {}: {}", name, from, m.epoch(), refusal.reason());
+            reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), refusal.reason()));
             return;
+        }
+        if (verdict instanceof ReplicateGate.Adopt newer) {
+            adoptEpoch(newer.epoch());
+            if (phase instanceof Primary) {
+                stepDown(from + " is primary at epoch " + newer.epoch());
+            }
         }
         if (role() == ReplicaRole.RECOVERING && !from.equals(phase.joinedTo())) {
             reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "recovering"));
-            return;
-        }
-        if (epochLeader != null && !epochLeader.equals(from)) {
-            // two primaries of one epoch (a race in a fail-over): follow the first, never mix their logs
-            reply.accept(new Ack(false, core.log.lastLsn(), core.log.epoch(), "following " + epochLeader + " at epoch "
-                    + core.log.epoch()));
             return;
         }
         epochLeader = from;

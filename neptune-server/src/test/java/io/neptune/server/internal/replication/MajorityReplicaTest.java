@@ -7,6 +7,7 @@ import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.replication.FaultInjectingCluster.Node;
+import io.neptune.server.internal.replication.protocol.Ack;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -395,5 +396,24 @@ class MajorityReplicaTest {
         assertThat(Duration.ofNanos(cluster.nanos() - woke)).isLessThanOrEqualTo(Duration.ofMillis(1_000 + 1_500 + 250 + 300));
         committed(cluster.write(b, "w2"));
         awaitConverged(b, c);
+    }
+
+    /**
+     * A follower that learns a newer epoch from a {@code replicate} it cannot take yet (a gap) answers
+     * at that epoch: the primary counts an answer at an older epoch as no contact, so its lease would
+     * miss this follower until the next heartbeat.
+     */
+    @Test
+    void aRefusalThatCameWithANewerEpochIsAnsweredAtThatEpoch() {
+        startThree();
+        committed(cluster.write(a, "w1"));
+        long epoch = c.epoch();
+        PeerMessages.Replicate ahead = new PeerMessages.Replicate(FaultInjectingCluster.SERVICE, 0, b.id.value(),
+                epoch + 1, 0, List.of(), c.core.log.lastLsn() + 10, epoch, null);
+        CompletableFuture<Object> answer = cluster.peer(c, "replicate", ahead);
+        cluster.runUntil(answer::isDone, "c answered");
+        Ack ack = (Ack) answer.join();
+        assertThat(ack.reason()).isEqualTo("gap");
+        assertThat(ack.epoch()).as("the epoch c adopted from the message").isEqualTo(epoch + 1);
     }
 }
