@@ -1,5 +1,6 @@
 package io.neptune.server.internal.replication;
 
+import io.neptune.core.NodeId;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -62,9 +63,9 @@ sealed interface MajorityPhase {
                     || next instanceof Leader other && other.leader == leader;
         }
 
-        /** Whether a handover away from this primary is under way. */
-        boolean handingOff() {
-            return handoff != null && !handoff.done();
+        /** The replica an operator's handover under way gives the role to, or null. */
+        @Nullable NodeId handingOffTo() {
+            return handoff == null || handoff.done() ? null : handoff.target();
         }
 
         Leader withHandoff(Handoff next) {

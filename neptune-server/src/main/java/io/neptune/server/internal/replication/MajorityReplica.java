@@ -32,6 +32,7 @@ import io.neptune.server.internal.replication.MajorityPhase.Follower;
 import io.neptune.server.internal.replication.MajorityPhase.Leader;
 import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.ElectionTimer;
+import io.neptune.server.internal.replication.protocol.Handovers;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
 import io.neptune.server.internal.replication.protocol.MajorityLeader;
 import io.neptune.server.internal.replication.protocol.ReplicateGate;
@@ -312,7 +313,9 @@ final class MajorityReplica implements PartitionReplica {
     private void onHandover(Handover m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         NodeId node = NodeId.of(m.node());
-        String refusal = handoverRefusal(m);
+        NodeId handingOffTo = phase instanceof Leader l ? l.handingOffTo() : null;
+        boolean pinned = phase instanceof Leader l && l.pinned();
+        String refusal = Handovers.refusal(phase instanceof Leader, handingOffTo, pinned, m.operator());
         if (refusal != null || !(phase instanceof Leader l)) {
             reply.accept(new HandoverReply(false, String.valueOf(refusal), core.log.epoch(), core.log.lastLsn()));
             return;
@@ -334,20 +337,6 @@ final class MajorityReplica implements PartitionReplica {
         }
     }
 
-    /** Why this replica does not hand its primary role over as {@code m} asks, or null if it does. */
-    private @Nullable String handoverRefusal(Handover m) {
-        if (!(phase instanceof Leader l)) {
-            return "not the primary";
-        }
-        if (l.handingOff()) {
-            return "a handover to " + requireNonNull(l.handoff()).target() + " is under way";
-        }
-        if (l.pinned() && !m.operator()) {
-            return "primary by an operator's move-primary";
-        }
-        return null;
-    }
-
     /**
      * Steps down for {@code node}, which takes the role next, and follows it as its primary from now:
      * a write that comes meanwhile is answered {@code NOT_PRIMARY} naming it, and for an election
@@ -365,19 +354,10 @@ final class MajorityReplica implements PartitionReplica {
         boolean behind = phase instanceof Diverged || !following.matched() || core.storageFailedAt() != 0
                 || core.log.lostTailEnd() > 0 || !membership.counts(core.self);
         String refusal = TakeOvers.refusal(phase instanceof Leader, behind, phase instanceof Candidate, p);
-        if (refusal != null || p == null) {
-            reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
-                    core.log.epoch()));
-            return;
+        if (!TakeOvers.answeredRefusal(refusal, p, core.log.epoch(), reply)) {
+            TakeOvers.askHandover(core, requireNonNull(p), reply, () -> phase instanceof Follower,
+                    handedOver -> startElection(new Candidate(true, reply, m.pin())));
         }
-        core.peers.call(p, core.service, core.partition, "handover", new Handover(core.service, core.partition,
-                core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
-                    if (r == null || !r.accepted() || !(phase instanceof Follower) || core.log.lastLsn() < r.logEnd()) {
-                        reply.accept(new PromoteReply(false, TakeOvers.refused(p, r, e), core.log.epoch()));
-                        return;
-                    }
-                    startElection(new Candidate(true, reply, m.pin()));
-                }));
     }
 
     // ---------------------------------------------------------------- elections

@@ -1,5 +1,7 @@
 package io.neptune.server.internal.replication;
 
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
@@ -28,7 +30,7 @@ import io.neptune.server.internal.replication.PrimaryBackupPhase.Primary;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
 import io.neptune.server.internal.replication.protocol.Election;
-import io.neptune.server.internal.replication.protocol.FailStopHandovers;
+import io.neptune.server.internal.replication.protocol.Handovers;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -341,7 +343,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         NodeId node = NodeId.of(m.node());
         @Nullable NodeId handingOffTo = phase instanceof Primary leading ? leading.handingOffTo() : null;
         boolean pinned = phase instanceof Primary leading && leading.pinned();
-        String refusal = FailStopHandovers.refusal(phase instanceof Primary, handingOffTo, pinned, m.operator());
+        String refusal = Handovers.refusal(phase instanceof Primary, handingOffTo, pinned, m.operator());
         if (refusal != null) {
             reply.accept(new HandoverReply(false, refusal, core.log.epoch(), core.log.lastLsn()));
         } else if (m.operator()) {
@@ -383,24 +385,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void takeOver(TakeOver m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         Replica live = livePrimary(core.peers.replicas(core.service, core.partition));
+        NodeId p = live == null ? null : live.node();
         String refusal = TakeOvers.refusal(phase instanceof Primary, role() != ReplicaRole.SECONDARY
-                || core.log.lostTailEnd() > 0, phase instanceof Electing, live == null ? null : live.node());
-        if (refusal != null || live == null) {
-            reply.accept(new PromoteReply(TakeOvers.ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal),
-                    core.log.epoch()));
-            return;
+                || core.log.lostTailEnd() > 0, phase instanceof Electing, p);
+        if (!TakeOvers.answeredRefusal(refusal, p, core.log.epoch(), reply)) {
+            Replica from = requireNonNull(live);
+            TakeOvers.askHandover(core, from.node(), reply, () -> role() == ReplicaRole.SECONDARY, handedOver -> {
+                takeOverFrom(from, handedOver, "took over by an operator's request", m.pin());
+                reply.accept(new PromoteReply(true, "", core.log.epoch()));
+            });
         }
-        core.peers.call(live.node(), core.service, core.partition, "handover", new Handover(core.service,
-                core.partition, core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) ->
-                core.exec.execute(() -> {
-                    if (r == null || !r.accepted() || role() != ReplicaRole.SECONDARY
-                            || core.log.lastLsn() < r.logEnd()) {
-                        reply.accept(new PromoteReply(false, TakeOvers.refused(live.node(), r, e), core.log.epoch()));
-                        return;
-                    }
-                    takeOverFrom(live, r, "took over by an operator's request", m.pin());
-                    reply.accept(new PromoteReply(true, "", core.log.epoch()));
-                }));
     }
 
     // ---------------------------------------------------------------- election and recovery

@@ -3,10 +3,14 @@ package io.neptune.server.internal.replication;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
+import io.neptune.server.internal.replication.PeerMessages.Handover;
 import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
+import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +39,39 @@ final class TakeOvers {
             return "an election is under way";
         }
         return primary == null ? "no live primary to take over from (after an outage, use promote)" : null;
+    }
+
+    /**
+     * Answers {@code reply} if {@code refusal} (from {@link #refusal}) ends the take-over before it
+     * starts, at this replica's {@code epoch}; returns whether it did. A replica that already leads
+     * answers that it accepted.
+     */
+    static boolean answeredRefusal(@Nullable String refusal, @Nullable NodeId primary, long epoch,
+            Consumer<Object> reply) {
+        if (refusal == null && primary != null) {
+            return false;
+        }
+        reply.accept(new PromoteReply(ALREADY_PRIMARY.equals(refusal), String.valueOf(refusal), epoch));
+        return true;
+    }
+
+    /**
+     * Asks {@code primary} to hand its role over to this replica, as an operator's handover (it waits
+     * for this replica to catch up). Once it did, this replica's log reaches the primary's end, and
+     * {@code stillFit} holds (nothing changed this replica meanwhile), {@code take} runs on the
+     * executor with the primary's answer and answers {@code reply} itself; otherwise {@code reply}
+     * gets why the take-over ended.
+     */
+    static void askHandover(ReplicaCore core, NodeId primary, Consumer<Object> reply, BooleanSupplier stillFit,
+            Consumer<HandoverReply> take) {
+        core.peers.call(primary, core.service, core.partition, "handover", new Handover(core.service, core.partition,
+                core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
+                    if (r == null || !r.accepted() || !stillFit.getAsBoolean() || core.log.lastLsn() < r.logEnd()) {
+                        reply.accept(new PromoteReply(false, refused(primary, r, e), core.log.epoch()));
+                    } else {
+                        take.accept(r);
+                    }
+                }));
     }
 
     /**

@@ -4,13 +4,13 @@ import io.neptune.core.NodeId;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether a fail-stop primary asked to hand its role over may start to
+ * Whether a primary asked to hand its role over may start to, in either fail-over mode
  * ({@code docs/protocols/replication.md}, "Moving the primary role"): a replica of higher priority
  * asks once it caught up, an operator's move-primary or drain asks through the replica it names.
  * No state, no I/O: unit-tested on its own.
  */
-public final class FailStopHandovers {
-    private FailStopHandovers() {}
+public final class Handovers {
+    private Handovers() {}
 
     /**
      * Why the replica refuses to hand the primary role over, or null if it may go ahead (a handover by
