@@ -31,6 +31,7 @@ import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
 import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.Handovers;
+import io.neptune.server.internal.replication.protocol.PrimaryWatch;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,9 +103,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private @Nullable NodeId epochLeader;
     /** How many elections this replica started; each one's {@link Electing#round} is its number. */
     private long elections;
-    /** When this secondary first saw a primary announced at a newer epoch than its own, or 0. */
-    private long newerPrimarySinceNanos;
-    private long lastFromPrimaryNanos;
+    /** Whether the primary it follows still counts it in sync. */
+    private final PrimaryWatch watch;
 
     PrimaryBackupReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
             @Nullable Duration staleness) {
@@ -116,7 +116,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.rejoin = new Rejoin(core);
         this.priorityHandover = new PriorityHandover(core);
         this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos());
-        this.lastFromPrimaryNanos = core.clock.getAsLong();
+        this.watch = new PrimaryWatch(TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis), core.clock.getAsLong());
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
             @Override
             public boolean leads() {
@@ -283,7 +283,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             enter(new Secondary()); // it leads now
         }
         primary = from;
-        lastFromPrimaryNanos = core.clock.getAsLong();
+        watch.heard(core.clock.getAsLong());
         LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
                 true);
         for (Entry entry : m.entries()) {
@@ -462,21 +462,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private void follow(Replica live) {
         assert core.exec.inExecutor() : "off the partition's executor";
         primary = live.node();
-        boolean newerEpoch = role() == ReplicaRole.SECONDARY && live.epoch() > core.log.epoch();
-        if (newerEpoch) {
-            awaitNewPrimary(live);
-        } else {
-            newerPrimarySinceNanos = 0;
-            if (role() == ReplicaRole.SECONDARY && (live.logEnd() > core.log.lastLsn() || live.version() > core.applied)
-                    && core.clock.getAsLong() - lastFromPrimaryNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
-                // the primary is ahead (in its log or its commit point) yet sent nothing for twice the ack
-                // timeout: it excluded this replica, and its "demote" did not arrive or came too early
-                stepDown(live.node() + " is at " + live.logEnd() + " (applied " + live.version()
-                        + ") but sent nothing for " + 2 * ackTimeoutMillis + " ms");
-            }
+        String excluded = watch.check(core.clock.getAsLong(), new PrimaryWatch.Announced(live.node().value(),
+                live.epoch(), live.logEnd(), live.version()), new PrimaryWatch.Own(role() == ReplicaRole.SECONDARY,
+                core.log.epoch(), core.log.lastLsn(), core.applied));
+        if (excluded != null) {
+            stepDown(excluded);
         }
         if (role() != ReplicaRole.RECOVERING) {
-            if (priority > live.priority() && !newerEpoch) {
+            if (priority > live.priority() && !watch.awaitingNewerPrimary()) {
                 priorityHandover.maybeAsk(live, () -> role() == ReplicaRole.SECONDARY,
                         r -> takeOverFrom(live, r, "took over by priority", false));
             }
@@ -486,23 +479,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
             core.snapshots().tick(live.node());
         } else {
             join(live.node());
-        }
-    }
-
-    /**
-     * A primary is announced at a newer epoch than this secondary's. If it counted this replica
-     * among its followers, its first {@code replicate} (which brings the epoch) is on its way, and
-     * the announcement merely came first; if it left this replica out, nothing comes, and after
-     * twice the ack timeout this replica recovers through a join. Stepping down at once would turn
-     * every fail-over into a round of joins, with reads refused meanwhile.
-     */
-    private void awaitNewPrimary(Replica live) {
-        long now = core.clock.getAsLong();
-        if (newerPrimarySinceNanos == 0) {
-            newerPrimarySinceNanos = now;
-        } else if (now - newerPrimarySinceNanos > TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis)) {
-            newerPrimarySinceNanos = 0;
-            stepDown(live.node() + " leads epoch " + live.epoch() + " without this replica");
         }
     }
 
@@ -672,7 +648,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             core.applyUpTo(commitLsn);
         } else if (core.applyUpTo(commitLsn)) {
             enter(new Secondary()); // recovery phase 3: resume
-            lastFromPrimaryNanos = core.clock.getAsLong();
+            watch.heard(core.clock.getAsLong());
             publish();
         } else {
             enter(new Recovering(joinedTo));
