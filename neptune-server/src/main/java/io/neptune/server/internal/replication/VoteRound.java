@@ -76,16 +76,18 @@ final class VoteRound {
         if (!candidate.current()) {
             return;
         }
+        VoteTally.Outcome outcome;
         if (answer != null && answer.granted() && membership.counts(voter)) {
-            if (tally.granted(voter) == VoteTally.Outcome.WON) {
-                won.accept(tally.voters());
+            outcome = tally.granted(voter);
+        } else {
+            if (answer != null) {
+                candidate.refusedAt(answer.epoch(), voter);
             }
-            return;
+            outcome = tally.notGranted(voter);
         }
-        if (answer != null) {
-            candidate.refusedAt(answer.epoch(), voter);
-        }
-        if (tally.notGranted(voter) == VoteTally.Outcome.LOST) {
+        if (outcome == VoteTally.Outcome.WON) {
+            won.accept(tally.voters());
+        } else if (outcome == VoteTally.Outcome.LOST) {
             candidate.lost(tally.votes(), tally.quorum());
         }
     }

@@ -48,13 +48,17 @@ public final class VoteTally {
     public Outcome granted(NodeId voter) {
         answered.add(voter);
         granted.add(voter);
-        // a grant never ends the round as lost: a round short of a majority after its last answer ends at its timeout
-        return granted.size() + 1 == quorum ? Outcome.WON : Outcome.OPEN;
+        return granted.size() + 1 == quorum ? Outcome.WON : lostIfLast();
     }
 
     /** {@code voter} refused, did not answer, or granted without being a voter of the configuration. */
     public Outcome notGranted(NodeId voter) {
         answered.add(voter);
+        return lostIfLast();
+    }
+
+    /** LOST once every replica asked answered and the votes fall short, else OPEN. */
+    private Outcome lostIfLast() {
         return answered.size() == asked && granted.size() + 1 < quorum ? Outcome.LOST : Outcome.OPEN;
     }
 

@@ -35,6 +35,16 @@ class VoteTallyTest {
         assertThat(tally.votes()).isEqualTo(2);
     }
 
+    /** An operator's promote is answered when its round is lost, not an election timeout later. */
+    @Test
+    void aRoundIsLostWhenTheLastAnswerIsAGrantThatStillLeavesItShortOfAMajority() {
+        VoteTally tally = new VoteTally(3, 2); // three of five in the yellow page
+        tally.notGranted(B);
+
+        assertThat(tally.granted(C)).isEqualTo(Outcome.LOST);
+        assertThat(tally.votes()).isEqualTo(2);
+    }
+
     @Test
     void aLoneReplicaWinsWithoutAskingAndTooFewReplicasLoseBeforeAnyAnswer() {
         assertThat(new VoteTally(1, 0).wonAlone()).isTrue();
