@@ -8,6 +8,7 @@ import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.RequestContext;
+import io.neptune.core.ServiceClass;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
@@ -306,7 +307,13 @@ public final class ServiceRuntime implements AutoCloseable {
             return;
         }
         long arrival = System.nanoTime();
-        long deadline = deadline(request, arrival);
+        long deadline;
+        try {
+            deadline = deadline(request, arrival);
+        } catch (YieldFunctionFailed e) {
+            reply.accept(e.answer(request.requestId()));
+            return;
+        }
         Task task = new Task(request, method, arrival, deadline, reply, admittedTask -> {
             long started = System.nanoTime();
             AtomicBoolean handedOver = new AtomicBoolean();
@@ -446,7 +453,13 @@ public final class ServiceRuntime implements AutoCloseable {
             reply.accept(unknown);
             return;
         }
-        long deadline = deadline(request, arrivalNanos);
+        long deadline;
+        try {
+            deadline = deadline(request, arrivalNanos);
+        } catch (YieldFunctionFailed e) {
+            reply.accept(e.answer(request.requestId()));
+            return;
+        }
         if (!method.blocking() && stream == null && classAware == null) {
             answer(new Task(request, method, arrivalNanos, deadline, reply, null, null)); // on this thread
             return;
@@ -524,15 +537,39 @@ public final class ServiceRuntime implements AutoCloseable {
         return response;
     }
 
-    /** When the caller gives up on {@code request}, or its class's deadline D passes if that is sooner. */
-    private long deadline(RequestMessage request, long arrival) {
+    /**
+     * When the caller gives up on {@code request}, or its class's deadline D passes if that is sooner.
+     *
+     * @throws YieldFunctionFailed if the class's yield function (a provider's code) threw
+     */
+    private long deadline(RequestMessage request, long arrival) throws YieldFunctionFailed {
         long timeout = TimeUnit.MILLISECONDS.toNanos(request.timeoutMillis());
         if (classAware != null) {
-            long classDeadline = requireNonNull(scheduling.classes().get(request.serviceClass()),
-                    "serviceClass: unknownClass() refused the undeclared ones").yield().deadline().toNanos();
-            timeout = Math.min(timeout, classDeadline);
+            ServiceClass serviceClass = requireNonNull(scheduling.classes().get(request.serviceClass()),
+                    "serviceClass: unknownClass() refused the undeclared ones");
+            try {
+                timeout = Math.min(timeout, serviceClass.yield().deadline().toNanos());
+            } catch (RuntimeException e) {
+                throw new YieldFunctionFailed("the yield function of class " + serviceClass.name() + " threw " + e
+                        + " at deadline(); not run", e);
+            }
         }
         return arrival + timeout;
+    }
+
+    /** A service class's yield function threw: its call is answered {@link Status#DROPPED}, unrun. */
+    private static final class YieldFunctionFailed extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final String reason;
+
+        YieldFunctionFailed(String reason, RuntimeException cause) {
+            super(reason, cause);
+            this.reason = reason;
+        }
+
+        ResponseMessage answer(long requestId) {
+            return ResponseMessage.error(requestId, Status.DROPPED, reason);
+        }
     }
 
     /** Answers a request the scheduler took out of its queue unrun (dropped, pushed out or expired). */

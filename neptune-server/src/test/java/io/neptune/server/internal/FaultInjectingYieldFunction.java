@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A service provider's own yield function (throughput: 1 until the deadline, then 0) that, once a
- * test {@linkplain #inject injects} a fault, throws from {@link #yieldAt} or blocks in it or in
+ * test {@linkplain #inject injects} a fault, throws from {@link #yieldAt} or {@link #deadline()} or blocks in it or in
  * {@link #deadline()} until {@link #release()} (at most 30 s). It does not override
  * {@link YieldFunction#fullYield()}, as a provider's function need not.
  *
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 final class FaultInjectingYieldFunction implements YieldFunction {
     /** What the function does wrong. */
     enum Fault {
-        NONE, THROW_FROM_YIELD_AT, BLOCK_IN_YIELD_AT, BLOCK_IN_DEADLINE
+        NONE, THROW_FROM_YIELD_AT, THROW_FROM_DEADLINE, BLOCK_IN_YIELD_AT, BLOCK_IN_DEADLINE
     }
 
     private final YieldFunction real;
@@ -56,6 +56,9 @@ final class FaultInjectingYieldFunction implements YieldFunction {
 
     @Override
     public Duration deadline() {
+        if (fault == Fault.THROW_FROM_DEADLINE) {
+            throw new IllegalStateException("a deadline failing on purpose");
+        }
         if (fault == Fault.BLOCK_IN_DEADLINE) {
             block();
         }

@@ -72,6 +72,20 @@ class ServiceRuntimeSchedulingTest {
     }
 
     @Test
+    void aYieldFunctionWhoseDeadlineThrowsFailsTheCallWithAnAnswerNamingItsClass() throws Exception {
+        runtime.start(data);
+        faulty.inject(Fault.THROW_FROM_DEADLINE);
+
+        ResponseMessage failed = call("echo", "faulty").get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(failed.status()).isEqualTo(Status.DROPPED);
+        assertThat(failed.errorMessage()).contains("yield function of class faulty threw")
+                .contains("a deadline failing on purpose").contains("not run");
+
+        ResponseMessage next = call("echo", ServiceClass.DEFAULT_NAME).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(next.status()).isEqualTo(Status.OK);
+    }
+
+    @Test
     void aCallThatFailsRealisesNoYield() throws Exception {
         runtime.start(data);
 
