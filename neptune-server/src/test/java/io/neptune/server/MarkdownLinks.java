@@ -105,12 +105,15 @@ final class MarkdownLinks {
         Document doc = document(file);
         String name = root.relativize(file).toString();
         for (Link link : doc.links) {
-            Optional<String> reason = link.reference()
-                    ? doc.definitions.contains(label(link.target())) ? Optional.empty()
-                            : Optional.of("no reference definition [" + link.target() + "]")
+            Optional<String> reason = link.reference() ? referenceProblem(doc, link.target())
                     : problem(file, link.target());
             reason.ifPresent(r -> broken.add(new Broken(name, link.line(), link.target(), r)));
         }
+    }
+
+    private static Optional<String> referenceProblem(Document doc, String label) {
+        return doc.definitions.contains(label(label)) ? Optional.empty()
+                : Optional.of("no reference definition [" + label + "]");
     }
 
     /** Why {@code target}, written in {@code file}, does not resolve; empty when it does. */
@@ -413,7 +416,9 @@ final class MarkdownLinks {
                 Matcher item = LIST_ITEM.matcher(text);
                 if (item.find()) {
                     int spaces = item.group(3).length();
-                    listIndent = indentation(item.group(1)) + item.group(2).length() + (spaces > 4 ? 1 : Math.max(spaces, 1));
+                    // content starts after the marker and its spaces; five or more make the rest indented code
+                    int gap = spaces > 4 ? 1 : Math.max(spaces, 1);
+                    listIndent = indentation(item.group(1)) + item.group(2).length() + gap;
                 } else if (previousBlank && indent < base) {
                     listIndent = -1;
                 }

@@ -46,7 +46,7 @@ class MarkdownLinksTest {
     @Test
     void aLinkThatLeavesTheRepositoryIsReportedEvenWhenTheFileExists() throws IOException {
         write("README.md", "Read [the design](../DESIGN.md).");
-        Files.writeString(temp.resolve("DESIGN.md"), "# Design"); // beside the repository, as /work/shared is
+        Files.writeString(temp.resolve("DESIGN.md"), "# Design"); // a file beside the repository
         assertThat(brokenIn("README.md")).containsExactly(
                 "README.md:1 -> ../DESIGN.md (points outside the repository)");
     }
@@ -66,7 +66,8 @@ class MarkdownLinksTest {
     @Test
     void anAnchorInTheSameFileIsCheckedAgainstItsOwnHeadings() throws IOException {
         write("README.md", "# Quick start", "[start](#quick-start) [gone](#build)", "## Build and test");
-        assertThat(brokenIn("README.md")).containsExactly("README.md:2 -> #build (no heading or anchor #build in README.md)");
+        assertThat(brokenIn("README.md")).containsExactly(
+                "README.md:2 -> #build (no heading or anchor #build in README.md)");
     }
 
     @Test
@@ -108,7 +109,8 @@ class MarkdownLinksTest {
 
     @Test
     void slugsFollowGitHub() {
-        assertThat(MarkdownLinks.slug("What runs where — threads & locks")).isEqualTo("what-runs-where--threads--locks");
+        assertThat(MarkdownLinks.slug("What runs where — threads & locks"))
+                .isEqualTo("what-runs-where--threads--locks");
         assertThat(MarkdownLinks.slug("Figure 4.11: `qos-scalability` (16 servers)"))
                 .isEqualTo("figure-411-qos-scalability-16-servers");
         assertThat(MarkdownLinks.slug("snake_case and Ünïcode")).isEqualTo("snake_case-and-ünïcode");
@@ -131,7 +133,7 @@ class MarkdownLinksTest {
         Files.write(path, List.of(lines));
     }
 
-    /** The repository's top directory: the first parent holding docs/CONFIGURATION.md, as ConfigurationDocsTest finds it. */
+    /** The repository's top directory: the first parent with docs/CONFIGURATION.md (as ConfigurationDocsTest). */
     private static Path repositoryRoot() {
         Path dir = Path.of("").toAbsolutePath();
         while (dir != null && !Files.isRegularFile(dir.resolve("docs/CONFIGURATION.md"))) {
