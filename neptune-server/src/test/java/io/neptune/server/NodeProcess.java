@@ -251,14 +251,22 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
-    /** Closes stdin so the node stops cleanly, then kills it if it is still alive; idempotent. */
-    @Override
-    public void close() {
+    /**
+     * Closes stdin without waiting: a {@link ConfigNodeMain} process starts its clean stop. {@link
+     * #close()} then waits for it; asking several processes first lets their stops overlap.
+     */
+    void requestStop() {
         try {
             stdin.close();
         } catch (IOException e) {
             // the process is gone already
         }
+    }
+
+    /** Closes stdin so the node stops cleanly, then kills it if it is still alive; idempotent. */
+    @Override
+    public void close() {
+        requestStop();
         boolean interrupted = Thread.interrupted();
         try {
             if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {

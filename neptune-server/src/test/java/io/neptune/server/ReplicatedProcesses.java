@@ -257,11 +257,18 @@ final class ReplicatedProcesses implements AutoCloseable {
     }
 
     private void close(NodeProcess process) {
+        requestStop(process);
+        process.close();
+    }
+
+    /** Asks {@code process} to stop at once (no drain) without waiting for it. */
+    private void requestStop(NodeProcess process) {
         if (nodeCommand) {
             process.signalTerm();
             process.signalTerm(); // a second signal: stop now, without draining
+        } else {
+            process.requestStop();
         }
-        process.close();
     }
 
     /** The running process of node {@code name}. */
@@ -371,8 +378,13 @@ final class ReplicatedProcesses implements AutoCloseable {
 
     @Override
     public void close() {
+        // every node asked first, then waited for: their stops (the JGroups leave, the logs and databases
+        // closing) overlap instead of adding up, 1 to 2 s a node on a loaded machine
         for (NodeProcess process : processes.values()) {
-            close(process);
+            requestStop(process);
+        }
+        for (NodeProcess process : processes.values()) {
+            process.close();
         }
         processes.clear();
         observer.close();
