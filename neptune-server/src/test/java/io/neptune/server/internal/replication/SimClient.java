@@ -37,8 +37,8 @@ final class SimClient {
     private int target;
     private boolean stopped;
     private Simulator.@Nullable Event timeout;
-    /** The last answer that was not OK, for a failure's report. */
-    private String lastRefusal = "";
+    /** The last answer that was not OK, for a failure's report (read only then: its JSON is not parsed per answer). */
+    private @Nullable ResponseMessage lastRefusal;
     /** Level 3: the highest version this session saw, and its acknowledged writes with their versions. */
     private long floor;
     private final java.util.Map<String, Long> mine = new java.util.LinkedHashMap<>();
@@ -154,7 +154,7 @@ final class SimClient {
                 later(sim.millisBetween(5, 60), this::next);
             }
         } else if (tried == attempt) {
-            lastRefusal = response.status() + " " + response.errorMessage();
+            lastRefusal = response;
             retry(response.status() == Status.NOT_PRIMARY ? response.suggestedPrimary() : null);
         }
     }
@@ -169,7 +169,11 @@ final class SimClient {
     @Override
     public String toString() {
         return "c" + index + (current == null ? " idle" : " writing " + current + " (attempt " + attempt + " at n" + target
-                + ", last refusal: " + lastRefusal + ")");
+                + ", last refusal: " + refusal() + ")");
+    }
+
+    private String refusal() {
+        return lastRefusal == null ? "" : lastRefusal.status() + " " + lastRefusal.errorMessage();
     }
 
     private void cancelTimeout() {

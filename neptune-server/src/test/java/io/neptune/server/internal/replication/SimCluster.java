@@ -116,14 +116,25 @@ final class SimCluster {
             return false;
         }
         List<String> first = nodes.get(0).service().applied();
+        java.util.@Nullable Set<String> firstSet = null; // level 1: the same writes in any order; built once per check
         for (SimNode n : nodes) {
             if (!n.process().running()) {
                 return false;
             }
             List<String> applied = n.service().applied();
-            boolean same = options.mode().partitionLsns() ? applied.equals(first)
-                    : applied.size() == first.size() && new java.util.HashSet<>(applied).containsAll(first);
-            if (!same) {
+            if (options.mode().partitionLsns()) {
+                if (!applied.equals(first)) {
+                    return false;
+                }
+                continue;
+            }
+            if (applied.size() != first.size()) {
+                return false;
+            }
+            if (firstSet == null) {
+                firstSet = new java.util.HashSet<>(first);
+            }
+            if (!firstSet.containsAll(applied)) {
                 return false;
             }
         }

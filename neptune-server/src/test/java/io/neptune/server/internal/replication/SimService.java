@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The service of one replica in a simulation: it applies writes by remembering their ids, in order,
@@ -34,26 +35,69 @@ final class SimService implements PartitionService, Snapshottable {
     private final boolean durable;
     private State state = new State();
     /** What survives a machine crash: the state at the last force. */
-    private State forced = new State();
+    private Forced forced = new Forced(state, 0, 0);
 
-    /** What the service holds. */
+    /**
+     * What the service holds. A state only grows, by {@link #execute}, until a restore or a machine
+     * crash replaces it with another: so what a force kept is a count of its writes, not a copy (a
+     * copy at every checkpoint cost more than the checkpoints).
+     */
     private static final class State {
         final List<String> applied = new ArrayList<>();
+        /** Per applied write, the LSN it was applied at; 0 for those the restored snapshot held. */
+        final List<Long> lsns = new ArrayList<>();
         /** The applied writes' ids, each with the LSN it was applied at. */
         final Map<String, Long> ids = new HashMap<>();
         final Set<Long> executed = new HashSet<>();
         /** Every LSN up to this one counts as applied: the snapshot restored last held them. */
         long restoredUpTo;
+        /** How many of {@link #applied} the restored snapshot held. */
+        int restored;
         long lastLsn;
+        /** A hash of {@link #applied} in order, for {@link #digest}. */
+        long hash;
 
-        State copy() {
+        void restored(String id) {
+            add(id, 0);
+            ids.put(id, 0L);
+            restored++;
+        }
+
+        /** Adds write {@code id} applied at {@code lsn}; returns the LSN it was applied at before, if it was. */
+        @Nullable Long executed(String id, long lsn) {
+            add(id, lsn);
+            Long before = ids.putIfAbsent(id, lsn);
+            executed.add(lsn);
+            lastLsn = Math.max(lastLsn, lsn);
+            return before;
+        }
+
+        private void add(String id, long lsn) {
+            applied.add(id);
+            lsns.add(lsn);
+            hash = hash * 31 + id.hashCode();
+        }
+
+        /** The state as it was when it held its first {@code count} writes, its last LSN then {@code lastLsnThen}. */
+        State prefix(int count, long lastLsnThen) {
             State c = new State();
-            c.applied.addAll(applied);
-            c.ids.putAll(ids);
-            c.executed.addAll(executed);
             c.restoredUpTo = restoredUpTo;
-            c.lastLsn = lastLsn;
+            for (int i = 0; i < count; i++) {
+                if (i < restored) {
+                    c.restored(applied.get(i));
+                } else {
+                    c.executed(applied.get(i), lsns.get(i));
+                }
+            }
+            c.lastLsn = lastLsnThen;
             return c;
+        }
+    }
+
+    /** The state at a force: the first {@code count} writes of {@code state}, and its last LSN then. */
+    private record Forced(State state, int count, long lastLsn) {
+        State restore() {
+            return state.prefix(count, lastLsn);
         }
     }
 
@@ -70,22 +114,19 @@ final class SimService implements PartitionService, Snapshottable {
 
     /** A machine crash: back to the state of the last force. */
     void powerLoss() {
-        state = forced.copy();
+        state = forced.restore();
     }
 
     @Override
     public ResponseMessage execute(LogRecord record) {
         String id = new String(record.payload(), StandardCharsets.UTF_8);
-        Long before = state.ids.putIfAbsent(id, record.lsn());
+        Long before = state.executed(id, record.lsn());
         if (before != null) {
             history.violation(replica + " applied write " + id + " (request " + record.requestId() + ") a second time,"
                     + " at LSN " + record.lsn() + " (" + record.kind() + ", epoch " + record.epoch() + "), first at LSN "
                     + before);
         }
         history.appliedAt(replica, record.lsn(), id);
-        state.applied.add(id);
-        state.executed.add(record.lsn());
-        state.lastLsn = Math.max(state.lastLsn, record.lsn());
         return ResponseMessage.ok(0, record.lsn(), new byte[0]);
     }
 
@@ -101,7 +142,8 @@ final class SimService implements PartitionService, Snapshottable {
 
     @Override
     public Optional<String> digest() {
-        return Optional.of(String.join(",", state.applied));
+        // what the digest is for (telling replicas apart) at a cost that does not grow with the state
+        return Optional.of(state.applied.size() + ":" + Long.toHexString(state.hash));
     }
 
     @Override
@@ -125,8 +167,7 @@ final class SimService implements PartitionService, Snapshottable {
         State restored = new State();
         for (int i = 1; i < lines.length; i++) {
             if (!lines[i].isEmpty()) {
-                restored.applied.add(lines[i]);
-                restored.ids.put(lines[i], 0L);
+                restored.restored(lines[i]);
             }
         }
         restored.restoredUpTo = lsn;
@@ -136,7 +177,7 @@ final class SimService implements PartitionService, Snapshottable {
 
     @Override
     public void force(int partition) {
-        forced = state.copy();
+        forced = new Forced(state, state.applied.size(), state.lastLsn);
     }
 
     /** The ids of the writes applied, in order. */

@@ -1,6 +1,6 @@
 package io.neptune.server.internal.replication;
 
-import java.util.PriorityQueue;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledFuture;
@@ -25,7 +25,7 @@ final class Simulator {
 
     private final long seed;
     private final SplittableRandom random;
-    private final PriorityQueue<Event> events = new PriorityQueue<>();
+    private final EventQueue events = new EventQueue();
     private final Event[] recent = new Event[TRACE_KEPT];
     private long now = EPOCH_NANOS;
     private long scheduled;
@@ -86,13 +86,10 @@ final class Simulator {
      * Runs the next event that is due; returns false if none is left. The clock moves to its time.
      */
     boolean step() {
-        Event event;
-        do {
-            event = events.poll();
-            if (event == null) {
-                return false;
-            }
-        } while (event.cancelled);
+        Event event = events.poll();
+        if (event == null) {
+            return false;
+        }
         now = event.time;
         recent[(int) (steps % TRACE_KEPT)] = event;
         steps++;
@@ -138,7 +135,7 @@ final class Simulator {
         return (now - EPOCH_NANOS) / 1e6;
     }
 
-    /** One scheduled action; cancelling it removes it from the run (lazily). */
+    /** One scheduled action; cancelling it removes it from the queue. */
     final class Event implements ScheduledFuture<Object> {
         private final long time;
         private final long tieBreak;
@@ -147,6 +144,8 @@ final class Simulator {
         private final String what;
         private final Runnable action;
         private boolean cancelled;
+        /** Where it is in the queue's heap; -1 once it left the queue (it ran, or was cancelled). */
+        private int slot = -1;
 
         private Event(long time, long tieBreak, long order, int actor, String what, Runnable action) {
             this.time = time;
@@ -176,6 +175,9 @@ final class Simulator {
         public boolean cancel(boolean mayInterruptIfRunning) {
             boolean was = cancelled;
             cancelled = true;
+            if (slot >= 0) {
+                events.remove(this);
+            }
             return !was;
         }
 
@@ -197,6 +199,121 @@ final class Simulator {
         @Override
         public Object get(long timeout, TimeUnit unit) {
             throw new UnsupportedOperationException("a simulation never blocks");
+        }
+    }
+
+    /**
+     * The events not run yet: a binary heap ordered by due time, then the PRNG's tie-break, then the
+     * order of scheduling (a total order, so any correct heap runs the events in one order). The keys
+     * sit in arrays beside the events, so a comparison reads no event; each event knows its slot, so a
+     * cancelled one (most calls' timeouts are) leaves at once rather than weighing on the heap until
+     * it comes due. A {@code PriorityQueue} of events cost a sixth of a run's time.
+     */
+    private static final class EventQueue {
+        private Event[] heap = new Event[1024];
+        private long[] times = new long[1024];
+        private long[] ties = new long[1024];
+        private long[] orders = new long[1024];
+        private int size;
+
+        void add(Event e) {
+            if (size == heap.length) {
+                int capacity = size * 2;
+                heap = Arrays.copyOf(heap, capacity);
+                times = Arrays.copyOf(times, capacity);
+                ties = Arrays.copyOf(ties, capacity);
+                orders = Arrays.copyOf(orders, capacity);
+            }
+            siftUp(size++, e);
+        }
+
+        @org.jspecify.annotations.Nullable Event poll() {
+            if (size == 0) {
+                return null;
+            }
+            Event first = heap[0];
+            removeAt(0);
+            return first;
+        }
+
+        void remove(Event e) {
+            removeAt(e.slot);
+        }
+
+        private void removeAt(int slot) {
+            Event removed = heap[slot];
+            removed.slot = -1;
+            int last = --size;
+            Event moved = heap[last];
+            heap[last] = null;
+            if (slot == last) {
+                return;
+            }
+            siftDown(slot, moved);
+            if (heap[slot] == moved) {
+                siftUp(slot, moved);
+            }
+        }
+
+        /** Whether {@code e} comes before the event in slot {@code j}. */
+        private boolean before(Event e, int j) {
+            if (e.time != times[j]) {
+                return e.time < times[j];
+            }
+            if (e.tieBreak != ties[j]) {
+                return e.tieBreak < ties[j];
+            }
+            return e.order < orders[j];
+        }
+
+        /** Whether the event in slot {@code i} comes before the one in slot {@code j}. */
+        private boolean before(int i, int j) {
+            if (times[i] != times[j]) {
+                return times[i] < times[j];
+            }
+            if (ties[i] != ties[j]) {
+                return ties[i] < ties[j];
+            }
+            return orders[i] < orders[j];
+        }
+
+        private void siftUp(int slot, Event e) {
+            int k = slot;
+            while (k > 0) {
+                int parent = (k - 1) >>> 1;
+                if (!before(e, parent)) {
+                    break;
+                }
+                place(k, heap[parent]);
+                k = parent;
+            }
+            place(k, e);
+        }
+
+        private void siftDown(int slot, Event e) {
+            int k = slot;
+            int half = size >>> 1;
+            while (k < half) {
+                int child = 2 * k + 1;
+                int right = child + 1;
+                if (right < size && before(right, child)) {
+                    child = right;
+                }
+                if (before(e, child)) {
+                    break;
+                }
+                place(k, heap[child]);
+                k = child;
+            }
+            place(k, e);
+        }
+
+        private void place(int slot, Event e) {
+            heap[slot] = e;
+            times[slot] = e.time;
+            ties[slot] = e.tieBreak;
+            orders[slot] = e.order;
+            e.slot = slot;
         }
     }
 }
