@@ -49,8 +49,9 @@ import org.junit.jupiter.api.io.TempDir;
  * either. Every process and namespace goes on every path. Network rule: the pods, dnsmasq and the
  * client talk only inside the namespaces the test creates.
  */
-// 3 to 5 minutes on two cores shared with a build, most of it in the ten `neptune admin` runs: each is a JVM
-// that starts TLS and joins the cluster (5 to 35 s each there)
+// 2 to 4 minutes on two cores shared with a build, much of it in the three `neptune admin` runs (rebalance,
+// remove-replica of all of neptune-3's partitions, rebalance): each is a JVM that starts TLS and joins the cluster
+// (5 to 35 s each there)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StatefulSetIT {
     private static final String NAMESPACE = "shop";
@@ -166,15 +167,18 @@ class StatefulSetIT {
 
     /**
      * {@code kubectl scale statefulset/neptune --replicas 3} as DEPLOYMENT.md "Scaling" says: neptune-3
-     * taken out of every partition's voters ({@code neptune admin remove-replica}), then stopped by
-     * SIGTERM (it drains), its DNS record removed, and {@code neptune admin rebalance}.
+     * taken out of every partition's voters in one run ({@code neptune admin remove-replica kv all neptune-3}),
+     * then stopped by SIGTERM (it drains), its DNS record removed, and {@code neptune admin rebalance}.
      */
     private void scaleDown(HeadlessServiceDns dns, NodeProcess client) throws Exception {
+        // one run for all of neptune-3's partitions: one JVM, one join
+        List<String> said = admin("remove-replica", KvWriteLoad.SERVICE, "all", "neptune-3");
         for (int p = 0; p < PARTITIONS; p++) {
             String removed = "removed neptune-3 from kv#" + p + ";";
-            assertThat(admin("remove-replica", KvWriteLoad.SERVICE, Integer.toString(p), "neptune-3"))
-                    .as("remove-replica of kv#%d", p).anyMatch(l -> l.startsWith(removed));
+            assertThat(said).as("remove-replica of kv#%d", p).anyMatch(l -> l.startsWith(removed));
         }
+        assertThat(said).as("remove-replica's summary").contains("removed neptune-3 from " + PARTITIONS
+                + " partitions of kv: [0, 1, 2, 3, 4, 5, 6, 7]");
         stop("neptune-3");
         dns.publish(addresses(PODS));
         ask(client, "await-gone neptune-3", "GONE ");

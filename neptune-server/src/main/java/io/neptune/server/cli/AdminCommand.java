@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -34,7 +35,7 @@ import picocli.CommandLine.Parameters;
                 + " replica, move a primary role, drain a node, add or remove a replica, rebalance.",
         subcommands = {AdminCommand.Nodes.class, AdminCommand.Replicas.class, AdminCommand.Promote.class,
                 AdminCommand.MovePrimary.class, AdminCommand.Drain.class, AdminCommand.AddReplica.class,
-                AdminCommand.RemoveReplica.class, AdminCommand.Rebalance.class})
+                RemoveReplicaCommand.class, AdminCommand.Rebalance.class})
 public final class AdminCommand implements Runnable {
     @Override
     public void run() {
@@ -170,7 +171,7 @@ public final class AdminCommand implements Runnable {
         }
     }
 
-    /** {@code SERVICE PARTITION NODE}: the replica that move-primary, add-replica and remove-replica change. */
+    /** {@code SERVICE PARTITION NODE}: the replica that move-primary and add-replica change. */
     static final class ReplicaOf {
         @Parameters(index = "0", paramLabel = "SERVICE")
         String service;
@@ -182,15 +183,13 @@ public final class AdminCommand implements Runnable {
         String nodeId;
 
         /**
-         * Joins the cluster, waits until NODE is heard if {@code await}, and prints what {@code change}
-         * answers within {@code seconds}; 0 once it answered.
+         * Joins the cluster, waits until NODE is heard, and prints what {@code change} answers within
+         * {@code seconds}; 0 once it answered.
          */
-        int change(Target target, boolean await, long seconds,
-                Function<ClusterAdmin, CompletableFuture<?>> change) throws Exception {
+        int change(Target target, long seconds, Function<ClusterAdmin, CompletableFuture<?>> change)
+                throws Exception {
             try (NeptuneNode node = target.join()) {
-                if (await) {
-                    awaitNode(target, node, nodeId);
-                }
+                awaitNode(target, node, nodeId);
                 System.out.println(whileNoPrimaryIsHeard(target, () -> change.apply(node.admin()), seconds));
                 return 0;
             }
@@ -209,7 +208,7 @@ public final class AdminCommand implements Runnable {
         while (true) {
             try {
                 return attempt.call().get(seconds, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 String why = String.valueOf(e.getCause() == null ? null : e.getCause().getMessage());
                 if (!why.startsWith("NEP-PLACE-002") || System.nanoTime() - deadline > 0) {
                     throw e;
@@ -327,7 +326,7 @@ public final class AdminCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            return replica.change(target, true, 30, admin -> admin.movePrimary(replica.service, replica.partition,
+            return replica.change(target, 30, admin -> admin.movePrimary(replica.service, replica.partition,
                     replica.nodeId));
         }
     }
@@ -378,26 +377,8 @@ public final class AdminCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             Duration limit = ConfigNode.parseDuration("--timeout", timeout);
-            return replica.change(target, true, limit.toSeconds() + 30, admin -> admin.addReplica(replica.service,
+            return replica.change(target, limit.toSeconds() + 30, admin -> admin.addReplica(replica.service,
                     replica.partition, replica.nodeId, limit));
-        }
-    }
-
-    /** {@code admin remove-replica}. */
-    @Command(name = "remove-replica", mixinStandardHelpOptions = true,
-            description = "Make a node stop hosting a partition (majority mode): the primary commits the replica set"
-                    + " without it, then it closes its replica; its files stay on disk.")
-    static final class RemoveReplica implements Callable<Integer> {
-        @Mixin
-        Target target;
-
-        @Mixin
-        ReplicaOf replica;
-
-        @Override
-        public Integer call() throws Exception {
-            return replica.change(target, false, 60, admin -> admin.removeReplica(replica.service, replica.partition,
-                    replica.nodeId));
         }
     }
 
@@ -441,7 +422,7 @@ public final class AdminCommand implements Runnable {
                 long seconds = plan.steps().size() * (2 * limit.toSeconds() + 90);
                 try {
                     node.admin().rebalance(plan, limit, System.out::println).get(seconds, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     if (e.getCause() instanceof ClusterAdmin.RebalanceException failed) {
                         System.out.println("FAILED: " + failed.failed() + "; steps not run:");
                         failed.left().forEach(step -> System.out.println("  " + step));

@@ -45,6 +45,20 @@ class AdminCommandTest {
         assertThat(err.toString()).contains("heard no node of cluster '" + cluster + "'");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"all", "0,3,5", "7"})
+    void removeReplicaTakesAllOrAListOfPartitionsAndJoinsTheClusterOnceForThem(String partitions) {
+        String cluster = "nobody-" + ProcessHandle.current().pid();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new NeptuneCli()).setErr(new PrintWriter(err, true));
+
+        int status = NeptuneCli.execute(commandLine, "admin", "remove-replica", "cache", partitions, "node-9",
+                "--cluster", cluster, "--discovery-directory", discovery.toString(), "--wait", "1s");
+
+        assertThat(status).as(err.toString()).isEqualTo(2);
+        assertThat(err.toString()).contains("heard no node of cluster '" + cluster + "'").doesNotContain("PARTITION");
+    }
+
     @Test
     void aReplicaCommandWithoutItsNodeIsAUsageError() {
         StringWriter err = new StringWriter();
