@@ -35,10 +35,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -77,10 +75,8 @@ public final class ServiceRuntime implements AutoCloseable {
     private final List<Thread> workers = new ArrayList<>();
     private final AtomicInteger active = new AtomicInteger();
     /** Replicated writes this node accepted and has not answered yet (they run on the replication engine). */
-    private final AtomicInteger replicatedWrites = new AtomicInteger();
+    private final ReplicatedWrites replicatedWrites;
     private final AtomicLong served = new AtomicLong();
-    /** Per write method, the decaying mean CPU time of applying it here (only kept by a class-aware node). */
-    private final Map<String, AtomicLong> writeCosts = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private volatile ToLongFunction<Integer> versions = partition -> 0;
     /** The partitions hosted here now; a call of one runs only while it is. */
@@ -99,6 +95,7 @@ public final class ServiceRuntime implements AutoCloseable {
         this.classAware = scheduling.plainFifo() ? null : new ClassAwareScheduler(scheduling, hosting.queueCapacity(),
                 System::nanoTime, this::unserved);
         this.scheduler = classAware != null ? classAware : new FifoScheduler(hosting.queueCapacity());
+        this.replicatedWrites = new ReplicatedWrites(node, descriptor.name(), hosting.queueCapacity(), scheduler);
         this.partitions = new HostedPartitions(node, descriptor, hosting, instance);
         this.snapshots = instance instanceof Snapshottable s ? partitions.gated(s) : null;
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
@@ -195,7 +192,7 @@ public final class ServiceRuntime implements AutoCloseable {
         Context context = new Context(request, lsn, Context.NO_DEADLINE);
         ResponseMessage response = requireNonNull(invoke(request, method, context, null), "response");
         if (classAware != null) {
-            recordWriteCost(methodName, context.reportedNanos >= 0 ? context.reportedNanos
+            replicatedWrites.applied(methodName, context.reportedNanos >= 0 ? context.reportedNanos
                     : CPU.getCurrentThreadCpuTime() - cpu);
         }
         if (response.status() == Status.OK) {
@@ -262,29 +259,7 @@ public final class ServiceRuntime implements AutoCloseable {
 
     /** Active plus queued requests, including replicated writes in progress: the load index. */
     public int load() {
-        return active.get() + scheduler.size() + replicatedWrites.get();
-    }
-
-    /**
-     * Counts a replicated write in, unless {@code queue-capacity} of them are already in progress
-     * here: then it answers OVERLOADED and returns null. Otherwise returns the reply to use, which
-     * counts the write out when it is answered.
-     */
-    public @Nullable Consumer<ResponseMessage> admitReplicatedWrite(
-            RequestMessage request, Consumer<ResponseMessage> reply) {
-        if (replicatedWrites.incrementAndGet() > hosting.queueCapacity()) {
-            replicatedWrites.decrementAndGet();
-            reply.accept(ResponseMessage.error(request.requestId(), Status.OVERLOADED, descriptor.name() + " has "
-                    + hosting.queueCapacity() + " replicated writes in progress on " + node));
-            return null;
-        }
-        AtomicBoolean answered = new AtomicBoolean();
-        return response -> {
-            if (answered.compareAndSet(false, true)) {
-                replicatedWrites.decrementAndGet();
-            }
-            reply.accept(response);
-        };
+        return active.get() + scheduler.size() + replicatedWrites.inProgress();
     }
 
     /**
@@ -296,7 +271,7 @@ public final class ServiceRuntime implements AutoCloseable {
     public void submitReplicatedWrite(RequestMessage request, MethodDescriptor method, Consumer<ResponseMessage> reply,
             BiConsumer<RequestMessage, Consumer<ResponseMessage>> engine) {
         if (classAware == null) {
-            Consumer<ResponseMessage> admitted = admitReplicatedWrite(request, reply);
+            Consumer<ResponseMessage> admitted = replicatedWrites.admit(request, reply);
             if (admitted != null) {
                 engine.accept(request, admitted);
             }
@@ -314,21 +289,8 @@ public final class ServiceRuntime implements AutoCloseable {
             reply.accept(e.answer(request.requestId()));
             return;
         }
-        Task task = new Task(request, method, arrival, deadline, reply, admittedTask -> {
-            long started = System.nanoTime();
-            AtomicBoolean handedOver = new AtomicBoolean();
-            AtomicBoolean counted = new AtomicBoolean();
-            Consumer<ResponseMessage> admitted = admitReplicatedWrite(request, response -> {
-                if (counted.compareAndSet(false, true)) {
-                    writeAnswered(admittedTask, started, handedOver.get(), response);
-                }
-                reply.accept(response);
-            });
-            if (admitted != null) {
-                handedOver.set(true);
-                engine.accept(request, admitted);
-            }
-        });
+        Task task = new Task(request, method, arrival, deadline, reply,
+                admittedTask -> replicatedWrites.handOver(admittedTask, reply, engine));
         if (!scheduler.offer(task)) {
             reply.accept(refusal(request));
         }
@@ -348,35 +310,6 @@ public final class ServiceRuntime implements AutoCloseable {
                 descriptor.name() + " queue full on " + node + " (" + hosting.queueCapacity() + " waiting)");
     }
 
-    /**
-     * Tells the scheduler how a replicated write it gave a worker at {@code started} ended: refused
-     * OVERLOADED before it reached the engine ({@code handedOver} false), committed, or failed.
-     */
-    private void writeAnswered(Task task, long started, boolean handedOver, ResponseMessage response) {
-        if (!handedOver) {
-            scheduler.refused(task);
-        } else if (response.status() == Status.OK) {
-            scheduler.completed(task, started, System.nanoTime(), writeCost(task.method().name()));
-        } else {
-            scheduler.failed(task, started, System.nanoTime(), writeCost(task.method().name()));
-        }
-    }
-
-    /**
-     * The CPU time applying one write of {@code method} took lately (a decaying mean over this node's
-     * applies): what a replicated write is charged to its class, since it runs on the replication
-     * threads, not on the worker that admitted it.
-     */
-    private long writeCost(String method) {
-        AtomicLong cost = writeCosts.get(method);
-        return cost == null ? 0 : cost.get();
-    }
-
-    private void recordWriteCost(String method, long nanos) {
-        AtomicLong cost = writeCosts.computeIfAbsent(method, m -> new AtomicLong(nanos));
-        cost.getAndUpdate(old -> old + (nanos - old) / 8);
-    }
-
     /** Requests waiting in the queue for a worker. */
     public int queued() {
         return scheduler.size();
@@ -389,7 +322,7 @@ public final class ServiceRuntime implements AutoCloseable {
 
     /** Replicated writes accepted here and not answered yet. */
     public int replicatedWritesInProgress() {
-        return replicatedWrites.get();
+        return replicatedWrites.inProgress();
     }
 
     /** Requests this service answered since start. */
