@@ -4,7 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A fail-stop secondary's watch over the primary it follows ({@code docs/protocols/replication.md},
- * "Fail-stop recovery"): whether that primary still counts it in sync. A primary that excludes a
+ * "Recovery"): whether that primary still counts it in sync. A primary that excludes a
  * secondary sends it a {@code demote}, but that message can be lost or come too early; the
  * secondary sees it from the yellow page instead, and leaves service to recover through a join when
  * <ul>
