@@ -142,25 +142,30 @@ class PlacementKillIT {
             logger.info("writes: {} acknowledged, {} unknown {}", load.acknowledged(), load.unknown(),
                     load.failureKinds());
             load.awaitConverged(cluster, NODES, Duration.ofSeconds(60));   // equal applied LSNs and digests
-            Set<Long> acknowledged = load.acknowledgedIds();
-            List<Long> first = null;
-            for (String node : NODES) {
-                List<Long> held = held(cluster, node);
-                assertThat(held).as("no write applied twice on %s", node).doesNotHaveDuplicates();
-                assertThat(held).as("every acknowledged write on %s", node).containsAll(acknowledged);
-                if (first == null) {
-                    first = held;
-                } else {
-                    assertThat(held).as("the same writes in the same order on %s as on %s", node, NODES.get(0))
-                            .isEqualTo(first);
-                }
-            }
-            assertThat(first).hasSizeGreaterThanOrEqualTo(acknowledged.size());
+            assertEveryNodeHoldsTheAcknowledgedWritesOnceInOneOrder(cluster, load.acknowledgedIds());
             awaitVoters(cluster, Set.copyOf(NODES), Set.copyOf(NODES));
             logger.info("primaries seen by epoch: {}", new java.util.TreeMap<>(watch.primaries()));
             assertThat(watch.violations()).as("epochs with two primaries").isEmpty();
             assertThat(watch.primaries()).as("epochs whose primary the watch saw").hasSizeGreaterThanOrEqualTo(3);
         }
+    }
+
+    /** Every node holds every acknowledged write, none twice, and all of them the same writes in one order. */
+    private static void assertEveryNodeHoldsTheAcknowledgedWritesOnceInOneOrder(ReplicatedProcesses cluster,
+            Set<Long> acknowledged) {
+        List<Long> first = null;
+        for (String node : NODES) {
+            List<Long> held = held(cluster, node);
+            assertThat(held).as("no write applied twice on %s", node).doesNotHaveDuplicates();
+            assertThat(held).as("every acknowledged write on %s", node).containsAll(acknowledged);
+            if (first == null) {
+                first = held;
+            } else {
+                assertThat(held).as("the same writes in the same order on %s as on %s", node, NODES.get(0))
+                        .isEqualTo(first);
+            }
+        }
+        assertThat(first).hasSizeGreaterThanOrEqualTo(acknowledged.size());
     }
 
     /**
