@@ -392,7 +392,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             Replica from = requireNonNull(live);
             TakeOvers.askHandover(core, from.node(), reply, () -> role() == ReplicaRole.SECONDARY, handedOver -> {
                 takeOverFrom(from, handedOver, "took over by an operator's request", m.pin());
-                reply.accept(new PromoteReply(true, "", core.log.epoch()));
+                answerOnceAnnounced(reply);
             });
         }
     }
@@ -547,21 +547,25 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (win != null) { // else a rival leads, outranks it, or did not answer: the next tick may try again
             List<ReplicaStatus> followers = statuses.stream()
                     .filter(s -> s != null && win.followers().contains(s.node())).toList();
-            becomePrimary(win.epoch(), followers, catastrophic ? "all configured replicas are back" : "primary lost",
-                    false);
+            List<NodeId> recovering = statuses.stream().filter(s -> s != null && !win.followers().contains(s.node()))
+                    .map(s -> NodeId.of(s.node())).toList();
+            becomePrimary(win.epoch(), followers, recovering,
+                    catastrophic ? "all configured replicas are back" : "primary lost", false);
         }
     }
 
     /**
-     * Takes the primary role at {@code epoch}, with {@code followers} as its in-sync secondaries
-     * ({@link PrimaryPipeline#lead}); {@code pinned} by an operator's move-primary.
+     * Takes the primary role at {@code epoch}, with {@code followers} as its in-sync secondaries and
+     * {@code others} (recovering replicas) told the epoch ({@link PrimaryPipeline#lead}); {@code pinned}
+     * by an operator's move-primary. It is announced once they all hold the epoch ({@link #publish}).
      */
-    private void becomePrimary(long epoch, List<ReplicaStatus> followers, String why, boolean pinned) {
+    private void becomePrimary(long epoch, List<ReplicaStatus> followers, List<NodeId> others, String why,
+            boolean pinned) {
         adoptEpoch(epoch);
         enter(new Primary(null, pinned));
         primary = core.self;
         epochLeader = core.self;
-        pipeline.lead(followers);
+        pipeline.lead(followers, others);
         logger.info("{}: became primary at epoch {} ({}); log end {}, applied {}, followers {}", name, epoch, why,
                 core.log.lastLsn(), core.applied, pipeline.secondaries());
         publish();
@@ -581,8 +585,16 @@ final class PrimaryBackupReplica implements PartitionReplica {
             return;
         }
         logger.warn("{}: promoted by an operator with log end {}", name, core.log.lastLsn());
-        becomePrimary(Election.promotedEpoch(core.log.epoch(), view), List.of(), "operator", false);
-        reply.accept(new PromoteReply(true, "", core.log.epoch()));
+        List<NodeId> others = view.stream().map(Replica::node).filter(n -> !n.equals(core.self)).toList();
+        becomePrimary(Election.promotedEpoch(core.log.epoch(), view), List.of(), others, "operator", false);
+        answerOnceAnnounced(reply);
+    }
+
+    /** Answers an operator's promote or take-over once this new primary is announced, or why it is not. */
+    private void answerOnceAnnounced(Consumer<Object> reply) {
+        long epoch = core.log.epoch();
+        pipeline.whenAnnounced(announced -> reply.accept(announced ? new PromoteReply(true, "", epoch)
+                : new PromoteReply(false, "it stepped down before its secondaries held epoch " + epoch, epoch)));
     }
 
     /** Recovery phase 2: fetch what this replica missed from the primary, truncating any divergent tail. */
@@ -659,7 +671,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** Takes the primary role from {@code live}, which handed it over with {@code r}; {@code pinned} by an operator. */
     private void takeOverFrom(Replica live, HandoverReply r, String why, boolean pinned) {
         becomePrimary(Math.max(core.log.epoch(), r.epoch()) + 1, TakeOvers.followers(core.peers.replicas(core.service,
-                core.partition), core.self, core.log.lastLsn(), live, r), why, pinned);
+                core.partition), core.self, core.log.lastLsn(), live, r), List.of(), why, pinned);
     }
 
     private void adoptEpoch(long epoch) {
@@ -694,10 +706,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
         publish();
     }
 
+    /**
+     * Announces this replica's state, except a new primary's until its secondaries hold its epoch
+     * ({@link PrimaryPipeline#epochHeld}): killed before that, no replica left would know the epoch, and
+     * the next primary (an operator's promote after a catastrophe) could lead it again. Unannounced, it
+     * was never anyone's primary; its status answers rivals as PRIMARY all the same.
+     */
     private void publish() {
-        if (!(phase instanceof Closed)) {
-            core.publish(role(), phase instanceof Primary ? versions.boundVersion(core.clock.getAsLong()) : 0);
+        if (phase instanceof Closed || phase instanceof Primary && !pipeline.epochHeld()) {
+            return;
         }
+        core.publish(role(), phase instanceof Primary ? versions.boundVersion(core.clock.getAsLong()) : 0);
     }
 
     @Override

@@ -14,7 +14,9 @@ import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.InSyncLeader;
 import io.neptune.server.internal.replication.protocol.Ready;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -64,6 +66,8 @@ final class PrimaryPipeline {
     private final CommitWaiters waiters = new CommitWaiters();
     /** Committing a slice at a time: a {@link #commitReady} that did not finish queues the next. */
     private final ApplySlices slices;
+    /** Who waits for this primary to be announced ({@link #whenAnnounced}): true once it is, false if it stepped down first. */
+    private final List<Consumer<Boolean>> announcing = new ArrayList<>();
 
     PrimaryPipeline(ReplicaCore core, long ackTimeoutMillis, Host host) {
         this.core = core;
@@ -107,7 +111,9 @@ final class PrimaryPipeline {
 
     /** Periodic work (every tick of a primary): resends what may have been lost, excludes who did not keep up. */
     void tick() {
+        boolean held = leader.epochHeld();
         carryOut(leader.tick(core.local()));
+        announceOnceHeld(held);
     }
 
     /** Notes a tick of the replica (every 100 ms, whatever its role): a long gap since the last means a pause. */
@@ -115,14 +121,17 @@ final class PrimaryPipeline {
         carryOut(leader.ticked(core.clock.getAsLong()));
     }
 
-    /** Starts leading with {@code followers} in sync up to their log ends ({@link InSyncLeader#lead}). */
-    void lead(List<ReplicaStatus> followers) {
+    /**
+     * Starts leading with {@code followers} in sync up to their log ends, and the replicas of
+     * {@code others} to be told its epoch ({@link InSyncLeader#lead}).
+     */
+    void lead(List<ReplicaStatus> followers, List<NodeId> others) {
         waiters.clear();
         Map<NodeId, Long> logEnds = new LinkedHashMap<>();
         for (ReplicaStatus follower : followers) {
             logEnds.put(NodeId.of(follower.node()), follower.logEnd());
         }
-        leader.lead(logEnds, core.local());
+        leader.lead(logEnds, new LinkedHashSet<>(others), core.local());
     }
 
     /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */
@@ -140,6 +149,11 @@ final class PrimaryPipeline {
         return leader.idle();
     }
 
+    /** Whether the secondaries it leads hold its epoch, so that it may be announced ({@link InSyncLeader#epochHeld}). */
+    boolean epochHeld() {
+        return leader.epochHeld();
+    }
+
     /** Counts {@code node}, which joined with its log equal to this one up to {@code keep}, as in sync. */
     void follow(NodeId node, long keep) {
         leader.follow(node, keep);
@@ -153,29 +167,60 @@ final class PrimaryPipeline {
     /** Excludes the in-sync secondaries that left {@code view}. */
     void excludeAbsent(List<Replica> view) {
         Set<NodeId> present = view.stream().map(Replica::node).collect(Collectors.toSet());
+        boolean held = leader.epochHeld();
         carryOut(leader.excludeAbsent(present, core.local()));
+        announceOnceHeld(held);
     }
 
     /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
     void forget(NodeId secondary) {
+        boolean held = leader.epochHeld();
         carryOut(leader.forget(secondary));
+        announceOnceHeld(held);
     }
 
     /** Answers every pending write with {@code answer} (by request id) and forgets all state. */
     void abandon(LongFunction<ResponseMessage> answer) {
         waiters.abandon(answer);
         leader.clear();
+        List<Consumer<Boolean>> waiting = List.copyOf(announcing);
+        announcing.clear();
+        waiting.forEach(then -> then.accept(false));
     }
 
     private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {
         if (!host.leads()) {
             return;
         }
+        boolean held = leader.epochHeld();
         if (error != null || ack == null) {
             String why = error == null ? "no reply" : String.valueOf(error.getMessage());
             carryOut(leader.lost(secondary, why, core.local()));
         } else {
             carryOut(leader.acked(secondary, ack, core.local()));
+        }
+        announceOnceHeld(held);
+    }
+
+    /**
+     * Calls {@code then} with true once this primary is announced, which is once its secondaries hold its
+     * epoch ({@link #epochHeld}; at once if they do), or with false if it steps down before.
+     */
+    void whenAnnounced(Consumer<Boolean> then) {
+        if (leader.epochHeld()) {
+            then.accept(true);
+        } else {
+            announcing.add(then);
+        }
+    }
+
+    /** If the epoch was not {@code heldBefore} a step and is now, the primary is announced and its waiters told. */
+    private void announceOnceHeld(boolean heldBefore) {
+        if (!heldBefore && leader.epochHeld() && host.leads()) {
+            host.publish();
+            List<Consumer<Boolean>> waiting = List.copyOf(announcing);
+            announcing.clear();
+            waiting.forEach(then -> then.accept(true));
         }
     }
 

@@ -10,6 +10,7 @@ import io.neptune.server.internal.replication.protocol.Ready.Send;
 import io.neptune.server.internal.replication.protocol.Ready.StepDown;
 import io.neptune.server.internal.replication.protocol.Ready.Warn;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,6 +50,12 @@ public final class InSyncLeader {
     private long lastTickNanos;
     /** Secondaries whose last message may be lost: resent from their acknowledged LSN at the next tick. */
     private final Set<NodeId> resend = new HashSet<>();
+    /**
+     * The replicas it started leading with (in sync or told) that have not answered at its epoch yet.
+     * Until none is left, only this node may know the epoch: killed now, it could be led again by a
+     * replica that never heard of it, so it is not to be announced as primary ({@link #epochHeld}).
+     */
+    private final Set<NodeId> unheard = new LinkedHashSet<>();
 
     /** A write logged and sent, waiting for this log and the in-sync secondaries. */
     private static final class Pending {
@@ -76,10 +83,13 @@ public final class InSyncLeader {
     /**
      * Starts leading with the secondaries {@code logEnds} names in sync up to their log ends. The
      * unapplied tail of this log becomes pending writes that commit once every secondary has logged
-     * them, exactly like new writes. {@link #catchUp} then sends each secondary what it lacks.
+     * them, exactly like new writes. {@link #catchUp} then sends each secondary what it lacks, and
+     * tells the replicas of {@code others}, which are not in sync (recovering), its epoch.
      */
-    public void lead(Map<NodeId, Long> logEnds, Local here) {
+    public void lead(Map<NodeId, Long> logEnds, Set<NodeId> others, Local here) {
         clear();
+        unheard.addAll(logEnds.keySet());
+        unheard.addAll(others);
         logEnds.forEach((node, end) -> {
             long logEnd = Math.min(end, log.lastLsn());
             inSync.follow(node, logEnd, logEnd, 0); // nothing sent yet: catchUp sends
@@ -92,7 +102,11 @@ public final class InSyncLeader {
         }
     }
 
-    /** Sends every secondary what it lacks and commits what is ready (after {@link #lead}). */
+    /**
+     * Sends every secondary what it lacks, tells the others its epoch with a heartbeat (a replica
+     * persists a newer epoch before it answers, even to refuse), and commits what is ready (after
+     * {@link #lead}).
+     */
     public Ready catchUp(Local here) {
         Ready ready = new Ready();
         for (NodeId secondary : inSync.followers()) {
@@ -101,6 +115,11 @@ public final class InSyncLeader {
             }
             inSync.lost(secondary); // from what it has: nothing was sent yet
             sendFrom(secondary, inSync.next(secondary), here, ready);
+        }
+        for (NodeId other : unheard) {
+            if (!inSync.follows(other)) {
+                ready.add(new Send(other, List.of(), log.lastLsn(), here.applied(), here.nowNanos()));
+            }
         }
         return ready.add(new ApplyReady());
     }
@@ -222,6 +241,14 @@ public final class InSyncLeader {
     /** {@code secondary} answered a {@code replicate} with {@code ack}. */
     public Ready acked(NodeId secondary, Ack ack, Local here) {
         Ready ready = new Ready();
+        if (!ack.accepted() && ack.epoch() == log.epoch() && !epochHeld() && ReplicateGate.secondPrimary(ack.reason())) {
+            // another replica was elected at this epoch too (their elections raced on stale statuses): this one was
+            // never announced, so it leaves the epoch to the other, or to the next election if both do
+            return ready.add(new StepDown(secondary + " refused its epoch: " + ack.reason()));
+        }
+        if (ack.epoch() == log.epoch()) {
+            unheard.remove(secondary); // it persisted the epoch before it answered, whatever its answer
+        }
         if (!inSync.follows(secondary)) {
             return ready;
         }
@@ -250,6 +277,9 @@ public final class InSyncLeader {
     /** A {@code replicate} to {@code secondary} failed ({@code why}): it is excluded. */
     public Ready lost(NodeId secondary, String why, Local here) {
         Ready ready = new Ready();
+        if (!inSync.follows(secondary)) {
+            unheard.remove(secondary); // a replica it only told its epoch, unreachable: it does not wait for it
+        }
         if (inSync.follows(secondary)) {
             exclude(secondary, "unreachable: " + why, here, ready);
         }
@@ -264,6 +294,14 @@ public final class InSyncLeader {
     /** Whether no write waits to commit. */
     public boolean idle() {
         return pending.isEmpty();
+    }
+
+    /**
+     * Whether every secondary it started leading with holds its epoch (answered at it) or no longer
+     * counts (excluded, forgotten): only then is it announced as primary. Leading alone, at once.
+     */
+    public boolean epochHeld() {
+        return unheard.isEmpty();
     }
 
     /** Counts {@code node}, which joined with its log equal to this one up to {@code keep}, as in sync. */
@@ -296,6 +334,7 @@ public final class InSyncLeader {
     }
 
     private void forget(NodeId secondary, Ready ready) {
+        unheard.remove(secondary);
         if (inSync.forget(secondary)) {
             ready.add(new ApplyReady());
         }
@@ -304,6 +343,7 @@ public final class InSyncLeader {
     /** Forgets every pending write and secondary (stepping down; the driver answers the waiting requests). */
     public void clear() {
         resend.clear();
+        unheard.clear();
         pending.clear();
         inSync.clear();
     }

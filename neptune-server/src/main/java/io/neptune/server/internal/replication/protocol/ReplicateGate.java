@@ -12,6 +12,9 @@ import org.jspecify.annotations.Nullable;
  * No state, no I/O.
  */
 public final class ReplicateGate {
+    private static final String LEADS = "primary at epoch ";
+    private static final String FOLLOWS = "following ";
+
     private ReplicateGate() {}
 
     /** What to do with a {@code replicate}. */
@@ -42,11 +45,19 @@ public final class ReplicateGate {
             return new Adopt(messageEpoch);
         }
         if (leads) {
-            return new Refuse("primary at epoch " + epoch, true);
+            return new Refuse(LEADS + epoch, true);
         }
         if (following != null && !following.equals(from)) {
-            return new Refuse("following " + following + " at epoch " + epoch, true);
+            return new Refuse(FOLLOWS + following + " at epoch " + epoch, true);
         }
         return new Take();
+    }
+
+    /**
+     * Whether {@code reason}, a refusal this gate gave, says that the refusing replica leads or follows a
+     * second primary of the same epoch ({@link Refuse#twoPrimaries}).
+     */
+    public static boolean secondPrimary(String reason) {
+        return reason.startsWith(LEADS) || reason.startsWith(FOLLOWS);
     }
 }

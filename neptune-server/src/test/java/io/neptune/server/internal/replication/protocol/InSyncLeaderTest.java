@@ -79,7 +79,7 @@ class InSyncLeaderTest {
         Map<NodeId, Long> logEnds = new LinkedHashMap<>();
         logEnds.put(B, 2L);
         logEnds.put(C, 2L);
-        leader.lead(logEnds, here(2));
+        leader.lead(logEnds, Set.of(), here(2));
         leader.catchUp(here(2));
         leader.acked(B, new Ack(true, 2, EPOCH, ""), here(2));
         leader.acked(C, new Ack(true, 2, EPOCH, ""), here(2));
@@ -193,7 +193,7 @@ class InSyncLeaderTest {
     @Test
     void aNewPrimarysUnappliedTailCommitsLikeNewWrites() {
         InSyncLeader next = new InSyncLeader(B, log, ACK_TIMEOUT, PAUSE);
-        next.lead(Map.of(C, 1L), new Local(now, 2, 0));
+        next.lead(Map.of(C, 1L), Set.of(), new Local(now, 2, 0));
 
         assertThat(next.idle()).isFalse();
         assertThat(next.committable(new Local(now, 2, 0))).as("c lacks LSN 2, but has 1").isEqualTo(1);
@@ -201,5 +201,51 @@ class InSyncLeaderTest {
         assertThat(next.committable(new Local(now, 2, 1))).isEqualTo(-1);
         next.excludeAbsent(Set.of(B), new Local(now, 2, 1));
         assertThat(next.committable(new Local(now, 2, 1))).as("c left the yellow page").isEqualTo(2);
+    }
+
+    @Test
+    void aNewPrimaryIsHeldOnlyOnceEverySecondaryAndEveryReplicaItToldAnsweredAtItsEpoch() {
+        InSyncLeader next = new InSyncLeader(B, log, ACK_TIMEOUT, PAUSE);
+        next.lead(Map.of(C, 2L), Set.of(A), new Local(now, 2, 2));
+        Ready sent = next.catchUp(new Local(now, 2, 2));
+
+        assertThat(sent.effects()).filteredOn(Send.class::isInstance).extracting(e -> ((Send) e).to())
+                .as("the secondary is caught up, the recovering replica told the epoch").containsExactly(C, A);
+        assertThat(next.epochHeld()).isFalse();
+        next.acked(C, new Ack(true, 2, EPOCH, ""), new Local(now, 2, 2));
+        assertThat(next.epochHeld()).as("a has not answered").isFalse();
+        next.acked(A, new Ack(false, 2, EPOCH, "recovering"), new Local(now, 2, 2));
+        assertThat(next.epochHeld()).as("a refusal at its epoch: a persisted it all the same").isTrue();
+    }
+
+    @Test
+    void aReplicaOnlyToldTheEpochThatCannotBeReachedIsNotWaitedFor() {
+        InSyncLeader next = new InSyncLeader(B, log, ACK_TIMEOUT, PAUSE);
+        next.lead(Map.of(), Set.of(A, C), new Local(now, 2, 2));
+        next.catchUp(new Local(now, 2, 2));
+
+        next.lost(A, "connection refused", new Local(now, 2, 2));
+        next.acked(C, new Ack(false, 2, EPOCH - 1, "stale epoch"), new Local(now, 2, 2));
+        assertThat(next.epochHeld()).as("c answered at an older epoch: it does not hold this one").isFalse();
+        next.lost(C, "timed out", new Local(now, 2, 2));
+        assertThat(next.epochHeld()).isTrue();
+    }
+
+    @Test
+    void aPrimaryNotYetHeldStepsDownWhenASecondaryFollowsASecondPrimaryOfItsEpoch() {
+        InSyncLeader next = new InSyncLeader(B, log, ACK_TIMEOUT, PAUSE);
+        next.lead(Map.of(C, 2L), Set.of(), new Local(now, 2, 2));
+        next.catchUp(new Local(now, 2, 2));
+
+        Ready ready = next.acked(C, new Ack(false, 2, EPOCH, "following d at epoch " + EPOCH), new Local(now, 2, 2));
+
+        assertThat(ready.effects()).singleElement().isInstanceOf(StepDown.class);
+    }
+
+    @Test
+    void aHeldPrimaryExcludesASecondaryThatFollowsAnotherInsteadOfSteppingDown() {
+        Ready ready = leader.acked(B, new Ack(false, 2, EPOCH, "following d at epoch " + EPOCH), here(2));
+
+        assertThat(ready.effects()).noneMatch(StepDown.class::isInstance).anyMatch(Demote.class::isInstance);
     }
 }
