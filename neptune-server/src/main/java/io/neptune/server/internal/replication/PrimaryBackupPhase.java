@@ -2,6 +2,7 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.server.internal.replication.protocol.Joiner;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,8 +14,7 @@ import org.jspecify.annotations.Nullable;
  * over the phases' {@link Kind}s ({@link Kind#allowedFrom}), drawn in {@link PrimaryBackupReplica}'s
  * javadoc.
  *
- * <p>Immutable, except for the join under way ({@link Rejoin.Attempt}), whose exchange with the
- * primary fills it in.
+ * <p>Immutable: a join attempt told more by its primary is a new {@link Joining} phase.
  */
 sealed interface PrimaryBackupPhase {
     /** Which phase this is, for the transition table. */
@@ -73,10 +73,10 @@ sealed interface PrimaryBackupPhase {
     }
 
     /**
-     * Recovering, with {@code attempt} under way: the primary's answer is on its way or its records
-     * are being logged.
+     * Recovering, with {@code attempt} under way ({@link Joiner}): the primary's answer is on its way
+     * or its records are being logged.
      */
-    record Joining(Rejoin.Attempt attempt) implements PrimaryBackupPhase {
+    record Joining(Joiner.Attempt attempt) implements PrimaryBackupPhase {
         @Override
         public Kind kind() {
             return Kind.JOINING;
@@ -89,7 +89,7 @@ sealed interface PrimaryBackupPhase {
 
         @Override
         public @Nullable NodeId joinedTo() {
-            return attempt.joined ? attempt.target : null;
+            return attempt.joinedTo();
         }
     }
 

@@ -15,7 +15,6 @@ import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Handover;
 import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
 import io.neptune.server.internal.replication.PeerMessages.Join;
-import io.neptune.server.internal.replication.PeerMessages.JoinReply;
 import io.neptune.server.internal.replication.PeerMessages.Promote;
 import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
@@ -32,6 +31,7 @@ import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
 import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.Handovers;
 import io.neptune.server.internal.replication.protocol.PrimaryWatch;
+import io.neptune.server.internal.replication.protocol.Ready;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,7 +113,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.priority = priority;
         this.configuredReplicas = configuredReplicas;
         this.ackTimeoutMillis = ackTimeout.toMillis();
-        this.rejoin = new Rejoin(core);
+        this.rejoin = new Rejoin(core, () -> phase, () -> commitLsn, this::joinDecided);
         this.priorityHandover = new PriorityHandover(core);
         this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos());
         this.watch = new PrimaryWatch(TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis), core.clock.getAsLong());
@@ -240,7 +240,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
         if (m.epoch() >= core.log.epoch() && role() == ReplicaRole.SECONDARY) {
             stepDown("the primary stopped waiting for this replica");
         } else if (m.epoch() >= core.log.epoch() && phase instanceof Joining joining) {
-            joining.attempt().excluded = true; // the join it answered no longer holds: join again when this one ends
+            // the join it answered no longer holds: join again when this one ends
+            enter(new Joining(joining.attempt().exclude()));
         }
     }
 
@@ -473,12 +474,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 priorityHandover.maybeAsk(live, () -> role() == ReplicaRole.SECONDARY,
                         r -> takeOverFrom(live, r, "took over by priority", false));
             }
-        } else if (core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn)) {
-            logger.debug("{}: storage still fails at LSN {}; not joining yet", name, core.storageFailedAt());
-        } else if (core.snapshots().installing()) {
-            core.snapshots().tick(live.node());
         } else {
-            join(live.node());
+            rejoin.tick(live.node()); // recovery phase 2: fetch what this replica missed from the primary
         }
     }
 
@@ -597,74 +594,24 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 : new PromoteReply(false, "it stepped down before its secondaries held epoch " + epoch, epoch)));
     }
 
-    /** Recovery phase 2: fetch what this replica missed from the primary, truncating any divergent tail. */
-    private void join(NodeId target) {
-        if (phase instanceof Joining) {
-            return;
-        }
-        Rejoin.Attempt attempt = new Rejoin.Attempt(target);
-        enter(new Joining(attempt));
-        Join request = new Join(core.service, core.partition, core.self.value(), core.log.lastLsn(),
-                core.log.lastEpoch());
-        core.peers.call(target, core.service, core.partition, "join", request, JoinReply.class)
-                .whenComplete((r, e) -> core.exec.execute(() -> onJoinReply(attempt, r, e)));
-    }
-
-    private void onJoinReply(Rejoin.Attempt attempt, @Nullable JoinReply reply, @Nullable Throwable error) {
-        assert core.exec.inExecutor() : "off the partition's executor";
-        if (!joining(attempt)) {
-            return; // it left JOINING meanwhile (promoted, elected, stepped down): this join no longer concerns it
-        }
-        if (error != null || reply == null || !reply.accepted() || attempt.excluded) {
-            enter(new Recovering(null));
-            return;
-        }
-        if (reply.epoch() > core.log.epoch()) {
-            adoptEpoch(reply.epoch());
-        }
-        if (!rejoin.reconcile(attempt.target, reply)) {
-            enter(new Recovering(null));
-            return;
-        }
-        primary = attempt.target;
-        epochLeader = attempt.target;
-        // its replicate messages may now arrive before this replica is a secondary (Joining#joinedTo)
-        attempt.joined = reply.joined();
-        List<CompletableFuture<Void>> appends = rejoin.logRecords(reply);
-        commitLsn = Math.max(commitLsn, reply.commitLsn());
-        CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) ->
-                core.exec.execute(() -> afterJoinBatch(attempt, e)));
-    }
-
-    /** Whether this replica is still in the join {@code attempt}. */
-    private boolean joining(Rejoin.Attempt attempt) {
-        return phase instanceof Joining joining && joining.attempt() == attempt;
-    }
-
-    /**
-     * The records of a join reply are durable (or failed): join on for the next batch, or resume
-     * (phase 3). A replica the primary counted in sync ({@link Rejoin.Attempt#joined}) that does not
-     * resume still takes that primary's {@code replicate} while it recovers ({@link Recovering#joinedTo}).
-     */
-    private void afterJoinBatch(Rejoin.Attempt attempt, @Nullable Throwable error) {
-        assert core.exec.inExecutor() : "off the partition's executor";
-        if (!joining(attempt)) {
-            return; // it left JOINING meanwhile (promoted, elected, stepped down): this join no longer concerns it
-        }
-        NodeId joinedTo = attempt.joined ? attempt.target : null;
-        if (attempt.excluded || error != null || !attempt.joined) {
-            enter(new Recovering(joinedTo)); // excluded before this join finished, or failed: join again at the next tick
-            if (!attempt.excluded && error == null) {
-                join(attempt.target); // the next batch travels and is logged while this one is applied
-            }
-            core.applyUpTo(commitLsn);
-        } else if (core.applyUpTo(commitLsn)) {
+    /** Carries out what the join decided about this replica's phase, primary and epoch ({@link Rejoin} does the rest). */
+    private void joinDecided(Ready.Effect effect) {
+        if (effect instanceof Ready.JoinUnderWay underWay) {
+            enter(new Joining(underWay.attempt()));
+        } else if (effect instanceof Ready.AdoptEpoch newer) {
+            adoptEpoch(newer.epoch());
+        } else if (effect instanceof Ready.FollowPrimary follow) {
+            primary = follow.primary();
+            epochLeader = follow.primary();
+            commitLsn = Math.max(commitLsn, follow.commitLsn());
+        } else if (effect instanceof Ready.Recover recover) {
+            enter(new Recovering(recover.joinedTo()));
+        } else if (effect instanceof Ready.Resume) {
             enter(new Secondary()); // recovery phase 3: resume
             watch.heard(core.clock.getAsLong());
             publish();
         } else {
-            enter(new Recovering(joinedTo));
-            logger.debug("{}: stays recovering: the write at LSN {} failed in storage", name, core.storageFailedAt());
+            throw new IllegalStateException("a joining replica decided " + effect);
         }
     }
 

@@ -5,11 +5,15 @@ import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.replication.PeerMessages.Entry;
 import io.neptune.server.internal.replication.PeerMessages.Join;
 import io.neptune.server.internal.replication.PeerMessages.JoinReply;
-import java.util.ArrayList;
+import io.neptune.server.internal.replication.protocol.Joiner;
+import io.neptune.server.internal.replication.protocol.Ready;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,41 +22,43 @@ import org.slf4j.LoggerFactory;
  * The join of fail-stop recovery (phase 2, {@code docs/protocols/replication.md}), both sides, and
  * where each epoch's records start in this log, which both sides need. The primary answers a join
  * with the LSN up to which the joiner's log is surely its own (the keep point: never past the start
- * of an epoch the joiner has no record of) and a batch of records after it. The joiner compares its
- * record at the keep point with the primary's, drops a run that differs (a dead primary's records
- * under an epoch number its successor reused) or an uncommitted tail the primary lacks, and logs the
- * records it lacks. Which phase the replica is in, and what it does next, is
- * {@link PrimaryBackupReplica}'s.
+ * of an epoch the joiner has no record of) and a batch of records after it. The joiner's side is
+ * decided by its {@link Joiner} (what to ask, which reply belongs to the attempt under way, what to
+ * truncate and log, when the join is done or failed); this driver carries it out against the log,
+ * the peers and the snapshots, feeds the answers back, and hands what concerns the replica's phase,
+ * primary and epoch to its {@link PrimaryBackupReplica}, which keeps the attempt under way in its
+ * {@link PrimaryBackupPhase.Joining} phase.
  *
  * <p>Thread-safety: confined to the partition's serial executor.
  */
 final class Rejoin {
     private static final Logger logger = LoggerFactory.getLogger(Rejoin.class);
 
-    /**
-     * One join exchange with {@link #target}, the data of a {@link PrimaryBackupPhase.Joining} replica:
-     * {@link #joined} once the primary's reply counted the joiner among its in-sync secondaries (its
-     * {@code replicate} messages may arrive from then on), {@link #excluded} if the primary demoted
-     * the joiner meanwhile.
-     */
-    static final class Attempt {
-        final NodeId target;
-        boolean joined;
-        boolean excluded;
-
-        Attempt(NodeId target) {
-            this.target = target;
-        }
-    }
-
     private final ReplicaCore core;
+    /** The replica's phase: the join attempt under way is its {@link PrimaryBackupPhase.Joining}'s. */
+    private final Supplier<PrimaryBackupPhase> phase;
+    /** The replica's commit point: what the primary committed, as far as it knows. */
+    private final LongSupplier commitLsn;
+    /** Carries out the decisions that are the replica's: its phase, its primary and its epoch. */
+    private final Consumer<Ready.Effect> replica;
+    private final Joiner joiner = new Joiner();
+    private final Joiner.View view = new ReplicaView();
     /** The first LSN of each epoch in this log (for the epoch the log's boundary falls in: the boundary). */
     private final TreeMap<Long, Long> epochStarts = new TreeMap<>();
     /** NEP-REPL-001 comes up at every join attempt: it reaches the log once a minute. */
     private final RepeatedWarning diverged = new RepeatedWarning();
 
-    Rejoin(ReplicaCore core) {
+    /**
+     * The join of the replica over {@code core} in {@code phase}, with the commit point {@code commitLsn};
+     * {@code replica} carries out the effects on its phase, primary and epoch ({@link Ready.JoinUnderWay},
+     * {@link Ready.Recover}, {@link Ready.Resume}, {@link Ready.FollowPrimary}, {@link Ready.AdoptEpoch}).
+     */
+    Rejoin(ReplicaCore core, Supplier<PrimaryBackupPhase> phase, LongSupplier commitLsn,
+            Consumer<Ready.Effect> replica) {
         this.core = core;
+        this.phase = phase;
+        this.commitLsn = commitLsn;
+        this.replica = replica;
     }
 
     /** Rebuilds the epoch starts from the log, after a start or a truncation. */
@@ -117,84 +123,125 @@ final class Rejoin {
     }
 
     /**
-     * The joiner's side: makes this log a prefix of {@code target}'s up to the keep point of
-     * {@code reply}. True if it is one and the reply's records may be logged; false if this join ends
-     * here: a run of records that are not the primary's was dropped (the replica joins again), or
-     * this replica applied writes the primary does not have (it diverged and needs to be rebuilt).
+     * A tick of a recovering replica that sees {@code target} as the live primary: it joins it, unless
+     * a write still fails in storage (applying it is retried first) or a snapshot is being installed.
      */
-    boolean reconcile(NodeId target, JoinReply reply) {
+    void tick(NodeId target) {
+        if (core.storageFailedAt() != 0 && !core.applyUpTo(commitLsn.getAsLong())) {
+            logger.debug("{}: storage still fails at LSN {}; not joining yet", core.name, core.storageFailedAt());
+        } else if (core.snapshots().installing()) {
+            core.snapshots().tick(target);
+        } else {
+            carryOut(joiner.start(attempt(), target, view));
+        }
+    }
+
+    /** The join attempt under way: the replica's, if it is {@link PrimaryBackupPhase.Joining}. */
+    private Joiner.@Nullable Attempt attempt() {
+        return phase.get() instanceof PrimaryBackupPhase.Joining joining ? joining.attempt() : null;
+    }
+
+    private void onReply(long attempt, @Nullable JoinReply reply, @Nullable Throwable error) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (!sameRecordAt(reply.keepUpTo(), reply.keepEpoch(), reply.keepOrigin())) {
-            // Same LSN, another write: a primary that died before anyone saw its epoch left records here under an
-            // epoch number its successor reused. Drop that run of records and join again from before it.
-            long mineEpoch = core.log.epochOf(reply.keepUpTo());
-            String mineOrigin = core.log.originOf(reply.keepUpTo());
-            long runStart = Math.max(core.log.startLsn(), epochStarts.getOrDefault(mineEpoch, reply.keepUpTo()));
-            if (runStart - 1 < core.applied) {
-                long leftOut = diverged.due(core.clock.getAsLong());
-                if (leftOut >= 0) {
-                    logger.error("{}: [NEP-REPL-001] applied writes up to {}, but from LSN {} on this log differs from"
-                            + " {}'s (epoch {} by {} here, epoch {} by {} there); this replica diverged and needs to be"
-                            + " rebuilt{}", core.name, core.applied, runStart, target, mineEpoch, mineOrigin,
-                            reply.keepEpoch(), reply.keepOrigin(), repeated(leftOut));
-                }
-                return false;
-            }
-            logger.warn("{}: records {}..{} (epoch {} by {}) are not {}'s (epoch {} by {} at {}); truncating them and"
-                    + " joining again", core.name, runStart, core.log.lastLsn(), mineEpoch, mineOrigin, target,
-                    reply.keepEpoch(), reply.keepOrigin(), reply.keepUpTo());
-            core.truncateAfter(runStart - 1);
-            rebuildEpochStarts();
-            return false;
+        if (error != null || reply == null) {
+            carryOut(joiner.failed(attempt(), attempt, error == null ? "no reply" : String.valueOf(error)));
+        } else if (!reply.accepted()) {
+            carryOut(joiner.failed(attempt(), attempt, "refused: " + reply.reason()));
+        } else {
+            List<LogRecord> records = reply.entries().stream().map(entry -> entry.toRecord(entry.lsn())).toList();
+            carryOut(joiner.replied(attempt(), attempt, new Joiner.Reply(reply.epoch(), reply.keepUpTo(),
+                    reply.keepEpoch(), reply.keepOrigin(), records, reply.joined(), reply.commitLsn()), view));
         }
-        if (reply.keepUpTo() < core.log.lastLsn()) {
-            if (reply.keepUpTo() < core.applied) {
-                long leftOut = diverged.due(core.clock.getAsLong());
-                if (leftOut >= 0) {
-                    logger.error("{}: [NEP-REPL-001] applied writes up to {} that the primary's log does not have past"
-                            + " {}; this replica diverged and needs to be rebuilt{}", core.name, core.applied,
-                            reply.keepUpTo(), repeated(leftOut));
-                }
-                return false;
-            }
-            logger.info("{}: truncating uncommitted log tail {}..{} (not in the primary's log)", core.name,
-                    reply.keepUpTo() + 1, core.log.lastLsn());
-            core.truncateAfter(reply.keepUpTo());
-            rebuildEpochStarts();
-        }
-        return true;
     }
 
-    /**
-     * Logs the records of {@code reply} that extend this log, in one step (one force for the batch);
-     * the futures complete when each is durable.
-     */
-    List<CompletableFuture<Void>> logRecords(JoinReply reply) {
-        List<LogRecord> records = new ArrayList<>();
-        long next = core.log.lastLsn() + 1;
-        for (Entry entry : reply.entries()) {
-            if (entry.lsn() == next) {
-                noteEpochStart(entry.epoch(), entry.lsn());
-                records.add(entry.toRecord(entry.lsn()));
-                next++;
-            }
+    private void afterBatch(long attempt, @Nullable Throwable error) {
+        assert core.exec.inExecutor() : "off the partition's executor";
+        if (error != null) {
+            carryOut(joiner.logFailed(attempt(), attempt, commitLsn.getAsLong(), String.valueOf(error)));
+        } else {
+            carryOut(joiner.logged(attempt(), attempt, commitLsn.getAsLong()));
         }
-        return core.appendAll(records);
     }
 
-    /**
-     * Whether this log's record {@code lsn} is the primary's (epoch {@code epoch}, written by primary
-     * {@code origin}); trivially so for LSN 0, past this log's end, and for records logged before
-     * primaries named themselves in them (empty origin).
-     */
-    private boolean sameRecordAt(long lsn, long epoch, @Nullable String origin) {
-        if (lsn < 1 || lsn > core.log.lastLsn() || lsn < core.log.startLsn() - 1) {
-            return true;   // below the boundary: what it applied there is checked against keepUpTo next
+    /** Does what the joiner decided, in its order; what concerns the replica's phase, primary and epoch is the replica's. */
+    private void carryOut(Ready ready) {
+        for (Ready.Effect effect : ready.effects()) {
+            if (effect instanceof Ready.AskJoin ask) {
+                Join request = new Join(core.service, core.partition, core.self.value(), ask.lastLsn(), ask.lastEpoch());
+                core.peers.call(ask.to(), core.service, core.partition, "join", request, JoinReply.class)
+                        .whenComplete((r, e) -> core.exec.execute(() -> onReply(ask.attempt(), r, e)));
+            } else if (effect instanceof Ready.Truncate truncate) {
+                core.truncateAfter(truncate.afterLsn());
+                rebuildEpochStarts();
+            } else if (effect instanceof Ready.AppendBatch batch) {
+                batch.records().forEach(r -> noteEpochStart(r.epoch(), r.lsn()));
+                List<CompletableFuture<Void>> appends = core.appendAll(batch.records());
+                CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).whenComplete((v, e) ->
+                        core.exec.execute(() -> afterBatch(batch.attempt(), e)));
+            } else if (effect instanceof Ready.Apply apply) {
+                core.applyUpTo(apply.commitLsn());
+            } else if (effect instanceof Ready.ApplyToResume apply) {
+                boolean ok = core.applyUpTo(apply.commitLsn());
+                carryOut(joiner.applied(attempt(), apply.attempt(), ok, core.storageFailedAt()));
+            } else if (effect instanceof Ready.JoinAgain again) {
+                carryOut(joiner.start(attempt(), again.target(), view));
+            } else if (effect instanceof Ready.Diverged error) {
+                long leftOut = diverged.due(core.clock.getAsLong());
+                if (leftOut >= 0) {
+                    logger.error("{}: {}{}", core.name, error.message(), repeated(leftOut));
+                }
+            } else if (effect instanceof Ready.Warn warn) {
+                logger.warn("{}: {}", core.name, warn.message());
+            } else if (effect instanceof Ready.Info info) {
+                logger.info("{}: {}", core.name, info.message());
+            } else if (effect instanceof Ready.Debug debug) {
+                logger.debug("{}: {}", core.name, debug.message());
+            } else {
+                replica.accept(effect);
+            }
         }
-        if (core.log.epochOf(lsn) != epoch) {
-            return false;
+    }
+
+    /** This replica as its joiner reads it: the log, where each epoch starts in it, and what it applied. */
+    private final class ReplicaView implements Joiner.View {
+        @Override
+        public long epoch() {
+            return core.log.epoch();
         }
-        String mine = core.log.originOf(lsn);
-        return origin == null || origin.isEmpty() || mine.isEmpty() || mine.equals(origin);
+
+        @Override
+        public long lastLsn() {
+            return core.log.lastLsn();
+        }
+
+        @Override
+        public long lastEpoch() {
+            return core.log.lastEpoch();
+        }
+
+        @Override
+        public long startLsn() {
+            return core.log.startLsn();
+        }
+
+        @Override
+        public long applied() {
+            return core.applied;
+        }
+
+        @Override
+        public long epochOf(long lsn) {
+            return core.log.epochOf(lsn);
+        }
+
+        @Override
+        public String originOf(long lsn) {
+            return core.log.originOf(lsn);
+        }
+
+        @Override
+        public long epochStart(long epoch, long unknown) {
+            return epochStarts.getOrDefault(epoch, unknown);
+        }
     }
 }

@@ -13,6 +13,7 @@ import io.neptune.server.internal.replication.PrimaryBackupPhase.Kind;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Primary;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
+import io.neptune.server.internal.replication.protocol.Joiner;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -55,7 +56,7 @@ class PrimaryBackupPhaseTableTest {
     @Test
     void eachPhaseAnnouncesItsRoleAndAnElectionTheRoleItStartedFrom() {
         assertThat(new Recovering(null).role()).isEqualTo(ReplicaRole.RECOVERING);
-        assertThat(new Joining(new Rejoin.Attempt(A)).role()).isEqualTo(ReplicaRole.RECOVERING);
+        assertThat(new Joining(new Joiner.Attempt(1, A, false, false)).role()).isEqualTo(ReplicaRole.RECOVERING);
         assertThat(new Secondary().role()).isEqualTo(ReplicaRole.SECONDARY);
         assertThat(new HandingOver(A, 0).role()).isEqualTo(ReplicaRole.SECONDARY);
         assertThat(new Primary(null, false).role()).isEqualTo(ReplicaRole.PRIMARY);
@@ -78,11 +79,9 @@ class PrimaryBackupPhaseTableTest {
 
     @Test
     void aRecoveringReplicaTakesReplicateFromThePrimaryItsJoinReplyCountedItInSyncWith() {
-        Rejoin.Attempt attempt = new Rejoin.Attempt(A);
-        Joining joining = new Joining(attempt);
-        assertThat(joining.joinedTo()).as("before the join reply").isNull();
-        attempt.joined = true;
-        assertThat(joining.joinedTo()).isEqualTo(A);
+        assertThat(new Joining(new Joiner.Attempt(1, A, false, false)).joinedTo()).as("before the join reply").isNull();
+        assertThat(new Joining(new Joiner.Attempt(1, A, true, false)).joinedTo()).isEqualTo(A);
+        assertThat(new Joining(new Joiner.Attempt(1, A, true, true)).joinedTo()).as("excluded meanwhile").isEqualTo(A);
 
         assertThat(new Recovering(A).joinedTo()).isEqualTo(A);
         assertThat(new Electing(new Recovering(A), 1).joinedTo()).as("a catastrophic election keeps it").isEqualTo(A);

@@ -5,6 +5,7 @@ import io.neptune.server.internal.log.LogRecord;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one step of a leader decided, as data: the records to persist, the messages to send, the
@@ -18,7 +19,8 @@ public final class Ready {
     /** One thing to carry out. */
     public sealed interface Effect
             permits Append, Send, SendSnapshot, Apply, ApplyReady, ReadIndexAnswer, NewerEpoch, StepDown, Demote, Warn,
-            Debug {}
+            Debug, JoinUnderWay, AskJoin, AdoptEpoch, Truncate, AppendBatch, FollowPrimary, Diverged, Info, Recover,
+            JoinAgain, ApplyToResume, Resume {}
 
     /** Persist {@code record} at the end of the log (its LSN is the next one). */
     public record Append(LogRecord record) implements Effect {}
@@ -64,6 +66,63 @@ public final class Ready {
 
     /** Log {@code message} for a developer (debug level). */
     public record Debug(String message) implements Effect {}
+
+    /** The join {@code attempt} is under way, started or told more ({@link Joiner}): the replica's phase holds it. */
+    public record JoinUnderWay(Joiner.Attempt attempt) implements Effect {}
+
+    /**
+     * Ask {@code to}, the primary, to let this replica join, with its log end ({@code lastLsn} of
+     * {@code lastEpoch}); its answer or failure goes back to {@link Joiner#replied} or {@link Joiner#failed}
+     * with the number of the join {@code attempt}.
+     */
+    public record AskJoin(NodeId to, long lastLsn, long lastEpoch, long attempt) implements Effect {}
+
+    /** Persist {@code epoch}, newer than the replica's, as its current epoch. */
+    public record AdoptEpoch(long epoch) implements Effect {}
+
+    /** Drop the log's records after {@code afterLsn}, none of them applied (the epoch starts are rebuilt). */
+    public record Truncate(long afterLsn) implements Effect {}
+
+    /**
+     * Persist {@code records} at the end of the log in one step (one force for them all); once all are
+     * durable, or one failed, tell {@link Joiner#logged} or {@link Joiner#logFailed} with the number of
+     * the join {@code attempt}.
+     */
+    public record AppendBatch(List<LogRecord> records, long attempt) implements Effect {
+        public AppendBatch {
+            records = List.copyOf(records);
+        }
+    }
+
+    /**
+     * {@code primary} answered a join: the replica takes it as its primary (the one whose {@code replicate}
+     * it takes at this epoch) and raises its commit point to {@code commitLsn}.
+     */
+    public record FollowPrimary(NodeId primary, long commitLsn) implements Effect {}
+
+    /** Log {@code message} as an error: the replica diverged and needs to be rebuilt (repeated at most once a minute). */
+    public record Diverged(String message) implements Effect {}
+
+    /** Log {@code message} at info level. */
+    public record Info(String message) implements Effect {}
+
+    /**
+     * The join attempt ended without resuming: the replica recovers, taking the {@code replicate} of
+     * {@code joinedTo}, the primary that counted it in sync, or of no one (null); it joins again later.
+     */
+    public record Recover(@Nullable NodeId joinedTo) implements Effect {}
+
+    /** Start a new join attempt with {@code target} at once ({@link Joiner#start}): the next batch. */
+    public record JoinAgain(NodeId target) implements Effect {}
+
+    /**
+     * Apply the committed writes up to {@code commitLsn} that are durable here, and tell the join
+     * {@code attempt} whether it succeeded ({@link Joiner#applied}).
+     */
+    public record ApplyToResume(long commitLsn, long attempt) implements Effect {}
+
+    /** The replica joined and applied what its primary committed: it resumes as a secondary (recovery phase 3). */
+    public record Resume() implements Effect {}
 
     private final List<Effect> effects = new ArrayList<>();
 
