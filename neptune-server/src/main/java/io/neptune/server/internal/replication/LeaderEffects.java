@@ -7,12 +7,13 @@ import java.util.function.LongFunction;
 import org.slf4j.Logger;
 
 /**
- * Carries out a {@link Ready} for either leader's driver ({@link QuorumLeader}, {@link PrimaryPipeline}),
- * in the order its leader decided: the effects both modes carry out alike, it carries out itself (a
- * record to append to the log, a {@code replicate} to send, a line to log), and it hands each other
- * one, its mode's own, to the driver. The one part of the shared effects that differs by mode, how
- * the leader hears how its appends ended, is the driver's {@link Appends}; how a message names its
- * epoch and origin is its {@link ReplicateSender}'s.
+ * Carries out the effects of a {@link Ready} that both leaders' drivers ({@link QuorumLeader},
+ * {@link PrimaryPipeline}; {@code docs/protocols/replication.md}) carry out alike: a record to append
+ * to the log, a {@code replicate} to send, a line to log. Every other effect, its mode's own, it hands
+ * to the driver's {@link Own}, in the order the leader decided. What differs by mode in the shared
+ * effects comes in as a strategy, not a copy: how the leader hears how its appends ended
+ * ({@link Appends}), and how a message names its epoch and its previous record's origin (the
+ * driver's {@link ReplicateSender}).
  *
  * <p>Thread-safety: confined to the partition's serial executor, like its driver.
  */
