@@ -35,19 +35,12 @@ class LeaderLogFailureTest {
 
     @Test
     void aMajorityPrimaryWhoseLogRefusesAWriteStepsDownAndANewPrimaryCommitsIt() {
-        cluster = new FaultInjectingCluster(dir, FailoverMode.MAJORITY, 3);
-        List<Node> abc = cluster.startThree();
+        List<Node> abc = primaryWhoseLogRefusedAWrite(FailoverMode.MAJORITY);
         Node a = abc.get(0);
-        Node b = abc.get(1);
-        Node c = abc.get(2);
-        assertThat(answer(cluster.write(a, "w1")).status()).isEqualTo(Status.OK);
-
-        a.refuseAppend = r -> true;
-        ResponseMessage refused = answer(cluster.write(a, "refused"));
-        assertThat(refused.status()).as(refused.errorMessage()).isEqualTo(Status.IN_DOUBT);
-        assertThat(refused.errorMessage()).contains("log failure");
         assertThat(a.role()).isNotEqualTo(ReplicaRole.PRIMARY);
 
+        Node b = abc.get(1);
+        Node c = abc.get(2);
         cluster.runUntil(() -> b.role() == ReplicaRole.PRIMARY || c.role() == ReplicaRole.PRIMARY, "b or c primary");
         a.refuseAppend = r -> false;
         cluster.runUntil(() -> abc.stream().allMatch(n -> n.applied().equals(List.of("w1", "refused"))),
@@ -56,23 +49,33 @@ class LeaderLogFailureTest {
 
     @Test
     void aFailStopPrimaryWhoseLogRefusesAWriteStepsDownToRecoveringAndAnswersItInDoubt() {
-        cluster = new FaultInjectingCluster(dir, FailoverMode.FAIL_STOP, 3);
-        List<Node> abc = cluster.startThree();
+        List<Node> abc = primaryWhoseLogRefusedAWrite(FailoverMode.FAIL_STOP);
         Node a = abc.get(0);
+        assertThat(a.role()).isEqualTo(ReplicaRole.RECOVERING);
+        assertThat(a.applied()).containsExactly("w1");
+
         Node b = abc.get(1);
         Node c = abc.get(2);
+        cluster.runUntil(() -> b.role() == ReplicaRole.PRIMARY || c.role() == ReplicaRole.PRIMARY, "b or c primary");
+        Node primary = b.role() == ReplicaRole.PRIMARY ? b : c;
+        assertThat(answer(cluster.write(primary, "w2")).status()).isEqualTo(Status.OK);
+    }
+
+    /**
+     * Starts a, b and c in {@code mode} with a leading, commits "w1", then makes a's log refuse every
+     * record and writes "refused" to a, which answers it IN_DOUBT for its log failure; returns a, b, c.
+     */
+    private List<Node> primaryWhoseLogRefusedAWrite(FailoverMode mode) {
+        cluster = new FaultInjectingCluster(dir, mode, 3);
+        List<Node> abc = cluster.startThree();
+        Node a = abc.get(0);
         assertThat(answer(cluster.write(a, "w1")).status()).isEqualTo(Status.OK);
 
         a.refuseAppend = r -> true;
         ResponseMessage refused = answer(cluster.write(a, "refused"));
         assertThat(refused.status()).as(refused.errorMessage()).isEqualTo(Status.IN_DOUBT);
         assertThat(refused.errorMessage()).contains("log failure");
-        assertThat(a.role()).isEqualTo(ReplicaRole.RECOVERING);
-        assertThat(a.applied()).containsExactly("w1");
-
-        cluster.runUntil(() -> b.role() == ReplicaRole.PRIMARY || c.role() == ReplicaRole.PRIMARY, "b or c primary");
-        Node primary = b.role() == ReplicaRole.PRIMARY ? b : c;
-        assertThat(answer(cluster.write(primary, "w2")).status()).isEqualTo(Status.OK);
+        return abc;
     }
 
     private ResponseMessage answer(CompletableFuture<ResponseMessage> write) {
