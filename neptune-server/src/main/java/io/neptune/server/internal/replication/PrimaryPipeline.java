@@ -61,7 +61,8 @@ final class PrimaryPipeline {
     private final ReplicaCore core;
     private final Host host;
     private final InSyncLeader leader;
-    private final ReplicateSender sender;
+    /** Carries out what {@link #leader} decides, handing this mode's own effects to {@link #carryOutOwn}. */
+    private final LeaderEffects effects;
     /** The requests waiting for the pending writes: each write and any retry of it that arrived meanwhile. */
     private final CommitWaiters waiters = new CommitWaiters();
     /** Committing a slice at a time: a {@link #commitReady} that did not finish queues the next. */
@@ -74,7 +75,12 @@ final class PrimaryPipeline {
         this.host = host;
         this.leader = new InSyncLeader(core.self, core.logView, TimeUnit.MILLISECONDS.toNanos(ackTimeoutMillis),
                 PrimaryBackupReplica.PAUSE_NANOS);
-        this.sender = new ReplicateSender(core, (node, sentNanos, ack, e) -> onAck(node, ack, e));
+        // a message names the origin of its record at prev: the secondaries compare it with their own
+        ReplicateSender sender = new ReplicateSender(core, core.log::epoch, true,
+                (node, sentNanos, ack, e) -> onAck(node, ack, e));
+        // each record that is durable here is reported to the leader (InSyncLeader#logged)
+        this.effects = new LeaderEffects(core, logger, sender, new LeaderEffects.Reported(leader::logged),
+                this::carryOutOwn);
         this.slices = new ApplySlices(core, host::leads, this::commitReady);
     }
 
@@ -105,20 +111,20 @@ final class PrimaryPipeline {
                 request.method(), request.payload());
         waiters.add(lsn, request.requestId(), reply);
         host.assigned(record.epoch(), lsn);
-        carryOut(leader.write(record, core.local()));
+        effects.carryOut(leader.write(record, core.local()));
         host.publish();
     }
 
     /** Periodic work (every tick of a primary): resends what may have been lost, excludes who did not keep up. */
     void tick() {
         boolean held = leader.epochHeld();
-        carryOut(leader.tick(core.local()));
+        effects.carryOut(leader.tick(core.local()));
         announceOnceHeld(held);
     }
 
     /** Notes a tick of the replica (every 100 ms, whatever its role): a long gap since the last means a pause. */
     void ticked() {
-        carryOut(leader.ticked(core.clock.getAsLong()));
+        effects.carryOut(leader.ticked(core.clock.getAsLong()));
     }
 
     /**
@@ -136,7 +142,7 @@ final class PrimaryPipeline {
 
     /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */
     void catchUp() {
-        carryOut(leader.catchUp(core.local()));
+        effects.carryOut(leader.catchUp(core.local()));
     }
 
     /** The in-sync secondaries, in an order that is the same from one run to the next. */
@@ -168,14 +174,14 @@ final class PrimaryPipeline {
     void excludeAbsent(List<Replica> view) {
         Set<NodeId> present = view.stream().map(Replica::node).collect(Collectors.toSet());
         boolean held = leader.epochHeld();
-        carryOut(leader.excludeAbsent(present, core.local()));
+        effects.carryOut(leader.excludeAbsent(present, core.local()));
         announceOnceHeld(held);
     }
 
     /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
     void forget(NodeId secondary) {
         boolean held = leader.epochHeld();
-        carryOut(leader.forget(secondary));
+        effects.carryOut(leader.forget(secondary));
         announceOnceHeld(held);
     }
 
@@ -195,9 +201,9 @@ final class PrimaryPipeline {
         boolean held = leader.epochHeld();
         if (error != null || ack == null) {
             String why = error == null ? "no reply" : String.valueOf(error.getMessage());
-            carryOut(leader.lost(secondary, why, core.local()));
+            effects.carryOut(leader.lost(secondary, why, core.local()));
         } else {
-            carryOut(leader.acked(secondary, ack, core.local()));
+            effects.carryOut(leader.acked(secondary, ack, core.local()));
         }
         announceOnceHeld(held);
     }
@@ -224,40 +230,18 @@ final class PrimaryPipeline {
         }
     }
 
-    /** Does what the leader decided, in its order. */
-    private void carryOut(Ready ready) {
-        for (Ready.Effect effect : ready.effects()) {
-            if (effect instanceof Ready.Append a) {
-                append(a.record());
-            } else if (effect instanceof Ready.Send s) {
-                sender.send(s, core.log.epoch(), s.prev() == 0 ? null : core.log.originOf(s.prev()));
-            } else if (effect instanceof Ready.ApplyReady) {
-                commitReady();
-            } else if (effect instanceof Ready.Demote d) {
-                core.peers.call(d.to(), core.service, core.partition, "demote",
-                        new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
-            } else if (effect instanceof Ready.StepDown s) {
-                host.stepDown(s.why());
-            } else if (effect instanceof Ready.Warn w) {
-                logger.warn("{}: {}", core.name, w.message());
-            } else if (effect instanceof Ready.Debug d) {
-                logger.debug("{}: {}", core.name, d.message());
-            } else {
-                throw new IllegalStateException("a fail-stop primary decided " + effect);
-            }
+    /** Carries out an effect that is fail-stop mode's own ({@link LeaderEffects.Own}). */
+    private void carryOutOwn(Ready.Effect effect) {
+        if (effect instanceof Ready.ApplyReady) {
+            commitReady();
+        } else if (effect instanceof Ready.Demote d) {
+            core.peers.call(d.to(), core.service, core.partition, "demote",
+                    new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
+        } else if (effect instanceof Ready.StepDown s) {
+            host.stepDown(s.why());
+        } else {
+            throw new IllegalStateException("a fail-stop primary decided " + effect);
         }
-    }
-
-    private void append(LogRecord record) {
-        long lsn = record.lsn();
-        core.append(record).whenComplete((v, e) -> core.exec.execute(() -> {
-            if (e != null) {
-                logger.error("{}: REDO log append failed at {}; stepping down", core.name, lsn, e);
-                host.stepDown("log failure");
-                return;
-            }
-            carryOut(leader.logged(lsn));
-        }));
     }
 
     /**
@@ -288,7 +272,7 @@ final class PrimaryPipeline {
         }
         if (any) {
             host.committed();
-            carryOut(leader.announce(core.local()));
+            effects.carryOut(leader.announce(core.local()));
             host.publish();
         }
     }

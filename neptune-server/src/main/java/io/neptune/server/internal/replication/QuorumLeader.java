@@ -50,6 +50,8 @@ final class QuorumLeader {
     private final Host host;
     private final MajorityLeader leader;
     private final ReplicateSender sender;
+    /** Carries out what {@link #leader} decides, handing this mode's own effects to {@link #carryOutOwn}. */
+    private final LeaderEffects effects;
     /** The writes (and configurations) waiting to commit, each with the requests waiting for it. */
     private final CommitWaiters waiting = new CommitWaiters();
     private final ApplySlices slices;
@@ -61,7 +63,10 @@ final class QuorumLeader {
         this.core = core;
         this.host = host;
         this.leader = leader;
-        this.sender = new ReplicateSender(core, this::onAck);
+        this.sender = new ReplicateSender(core, leader::epoch, false, this::onAck);
+        // it learns what is durable here from this node's forces (advance): only a failed append is heard
+        this.effects = new LeaderEffects(core, logger, sender, new LeaderEffects.FailuresWhile(this::leads),
+                this::carryOutOwn);
         this.slices = new ApplySlices(core, this::leads, this::applyCommitted);
     }
 
@@ -71,7 +76,7 @@ final class QuorumLeader {
 
     /** Logs the no-op that opens this epoch and sends every replica what it lacks. */
     void start(Set<NodeId> members) {
-        carryOut(leader.start(members, core.clock.getAsLong()));
+        effects.carryOut(leader.start(members, core.clock.getAsLong()));
     }
 
     /** Starts tracking {@code node}, a replica of the partition, if it is new. */
@@ -139,7 +144,7 @@ final class QuorumLeader {
         LogRecord record = new LogRecord(lsn, leader.epoch(), RecordKind.WRITE, request.id(), core.self.value(), 0,
                 request.method(), request.payload());
         waiting.add(lsn, request.requestId(), reply);
-        carryOut(leader.append(record, core.clock.getAsLong()));
+        effects.carryOut(leader.append(record, core.clock.getAsLong()));
     }
 
     /**
@@ -154,7 +159,7 @@ final class QuorumLeader {
                     + " of epoch " + leader.epoch() + ")");
         }
         waiting.add(config.lsn(), 0, answer);
-        carryOut(leader.append(config.record(core.self), core.clock.getAsLong()));
+        effects.carryOut(leader.append(config.record(core.self), core.clock.getAsLong()));
     }
 
     /** Each follower as this leader sees it; for diagnostics, on the partition's executor. */
@@ -166,7 +171,7 @@ final class QuorumLeader {
     /** Periodic work: heartbeats (which carry the commit point and retry what was lost) and timeouts. */
     void tick() {
         assert core.exec.inExecutor() : "off the partition's executor";
-        carryOut(leader.tick(core.clock.getAsLong()));
+        effects.carryOut(leader.tick(core.clock.getAsLong()));
     }
 
     /** Answers a secondary's {@code readIndex} as {@link MajorityLeader#readIndex} decides. */
@@ -178,52 +183,32 @@ final class QuorumLeader {
     void advance() {
         assert core.exec.inExecutor() : "off the partition's executor";
         if (leads()) {
-            carryOut(leader.advance(core.local()));
+            effects.carryOut(leader.advance(core.local()));
         }
     }
 
     private void onAck(NodeId node, long sentNanos, @Nullable Ack ack, @Nullable Throwable error) {
         assert core.exec.inExecutor() : "off the partition's executor";
         if (leads()) {
-            carryOut(leader.acked(node, sentNanos, error == null ? ack : null, core.local()));
+            effects.carryOut(leader.acked(node, sentNanos, error == null ? ack : null, core.local()));
         }
     }
 
-    /** Does what the leader decided, in its order. */
-    private void carryOut(Ready ready) {
-        for (Ready.Effect effect : ready.effects()) {
-            if (effect instanceof Ready.Append a) {
-                append(a.record());
-            } else if (effect instanceof Ready.Send s) {
-                sender.send(s, leader.epoch(), null);
-            } else if (effect instanceof Ready.SendSnapshot s) {
-                sender.answerOnExecutor(s.to(), s.sentNanos(), core.snapshots().tell(s.to()));
-            } else if (effect instanceof Ready.Apply) {
-                applyCommitted();
-            } else if (effect instanceof Ready.ReadIndexAnswer r) {
-                answerReadIndex(r);
-            } else if (effect instanceof Ready.NewerEpoch n) {
-                host.newerEpoch(n.epoch(), n.from());
-            } else if (effect instanceof Ready.Warn w) {
-                logger.warn("{}: {}", core.name, w.message());
-            } else {
-                throw new IllegalStateException("a majority primary decided " + effect);
-            }
+    /** Carries out an effect that is {@code majority} mode's own ({@link LeaderEffects.Own}). */
+    private void carryOutOwn(Ready.Effect effect) {
+        if (effect instanceof Ready.SendSnapshot s) {
+            sender.answerOnExecutor(s.to(), s.sentNanos(), core.snapshots().tell(s.to()));
+        } else if (effect instanceof Ready.Apply) {
+            applyCommitted();
+        } else if (effect instanceof Ready.ReadIndexAnswer r) {
+            answerReadIndex(r);
+        } else if (effect instanceof Ready.NewerEpoch n) {
+            host.newerEpoch(n.epoch(), n.from());
+        } else if (effect instanceof Ready.StepDown s) {
+            host.stepDown(s.why());
+        } else {
+            throw new IllegalStateException("a majority primary decided " + effect);
         }
-    }
-
-    private void append(LogRecord record) {
-        long lsn = record.lsn();
-        core.append(record).whenComplete((v, e) -> {
-            if (e != null) {
-                core.exec.execute(() -> {
-                    if (leads()) {
-                        logger.error("{}: REDO log append failed at {}; stepping down", core.name, lsn, e);
-                        host.stepDown("log failure");
-                    }
-                });
-            }
-        });
     }
 
     private void answerReadIndex(Ready.ReadIndexAnswer answer) {
@@ -252,6 +237,6 @@ final class QuorumLeader {
     /** Answers every waiting write with {@code answer} (by request id) and every read index with a refusal. */
     void abandon(LongFunction<ResponseMessage> answer) {
         waiting.abandon(answer);
-        carryOut(leader.abandon());
+        effects.carryOut(leader.abandon());
     }
 }

@@ -6,6 +6,7 @@ import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.protocol.Ready;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,21 +29,30 @@ final class ReplicateSender {
     }
 
     private final ReplicaCore core;
+    /** The epoch the leader leads, as of each message. */
+    private final LongSupplier epoch;
+    /** Whether a message names the primary that logged its record at {@code prev}, for followers that check it. */
+    private final boolean namesOrigins;
     private final Acks acks;
 
-    ReplicateSender(ReplicaCore core, Acks acks) {
+    /**
+     * Sends as the leader of {@code epoch} (read for each message) and hands the answers to {@code acks};
+     * {@code namesOrigins}: each message names the primary that logged its record at {@code prev}, for a
+     * follower that checks it (fail-stop's), else it names none.
+     */
+    ReplicateSender(ReplicaCore core, LongSupplier epoch, boolean namesOrigins, Acks acks) {
         this.core = core;
+        this.epoch = epoch;
+        this.namesOrigins = namesOrigins;
         this.acks = acks;
     }
 
-    /**
-     * Sends {@code send} as a leader of {@code epoch}; {@code prevOrigin} names the primary that logged
-     * the record at {@code send.prev()}, for a follower that checks it (null: not checked).
-     */
-    void send(Ready.Send send, long epoch, @Nullable String prevOrigin) {
-        Replicate message = new Replicate(core.service, core.partition, core.self.value(), epoch, send.commitLsn(),
-                send.records().stream().map(Entry::of).toList(), send.prev(), core.log.epochOf(send.prev()),
-                prevOrigin);
+    /** Sends {@code send}, which its leader decided. */
+    void send(Ready.Send send) {
+        String prevOrigin = namesOrigins && send.prev() != 0 ? core.log.originOf(send.prev()) : null;
+        Replicate message = new Replicate(core.service, core.partition, core.self.value(), epoch.getAsLong(),
+                send.commitLsn(), send.records().stream().map(Entry::of).toList(), send.prev(),
+                core.log.epochOf(send.prev()), prevOrigin);
         answerOnExecutor(send.to(), send.sentNanos(),
                 core.peers.call(send.to(), core.service, core.partition, "replicate", message, Ack.class));
     }
