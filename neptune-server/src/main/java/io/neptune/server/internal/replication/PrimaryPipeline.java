@@ -117,9 +117,7 @@ final class PrimaryPipeline {
 
     /** Periodic work (every tick of a primary): resends what may have been lost, excludes who did not keep up. */
     void tick() {
-        boolean held = leader.epochHeld();
         effects.carryOut(leader.tick(core.local()));
-        announceOnceHeld(held);
     }
 
     /** Notes a tick of the replica (every 100 ms, whatever its role): a long gap since the last means a pause. */
@@ -173,39 +171,31 @@ final class PrimaryPipeline {
     /** Excludes the in-sync secondaries that left {@code view}. */
     void excludeAbsent(List<Replica> view) {
         Set<NodeId> present = view.stream().map(Replica::node).collect(Collectors.toSet());
-        boolean held = leader.epochHeld();
         effects.carryOut(leader.excludeAbsent(present, core.local()));
-        announceOnceHeld(held);
     }
 
     /** Stops counting {@code secondary} as in sync: writes no longer wait for it. */
     void forget(NodeId secondary) {
-        boolean held = leader.epochHeld();
         effects.carryOut(leader.forget(secondary));
-        announceOnceHeld(held);
     }
 
     /** Answers every pending write with {@code answer} (by request id) and forgets all state. */
     void abandon(LongFunction<ResponseMessage> answer) {
         waiters.abandon(answer);
         leader.clear();
-        List<Consumer<Boolean>> waiting = List.copyOf(announcing);
-        announcing.clear();
-        waiting.forEach(then -> then.accept(false));
+        announced(false);
     }
 
     private void onAck(NodeId secondary, @Nullable Ack ack, @Nullable Throwable error) {
         if (!host.leads()) {
             return;
         }
-        boolean held = leader.epochHeld();
         if (error != null || ack == null) {
             String why = error == null ? "no reply" : String.valueOf(error.getMessage());
             effects.carryOut(leader.lost(secondary, why, core.local()));
         } else {
             effects.carryOut(leader.acked(secondary, ack, core.local()));
         }
-        announceOnceHeld(held);
     }
 
     /**
@@ -220,14 +210,11 @@ final class PrimaryPipeline {
         }
     }
 
-    /** If the epoch was not {@code heldBefore} a step and is now, the primary is announced and its waiters told. */
-    private void announceOnceHeld(boolean heldBefore) {
-        if (!heldBefore && leader.epochHeld() && host.leads()) {
-            host.publish();
-            List<Consumer<Boolean>> waiting = List.copyOf(announcing);
-            announcing.clear();
-            waiting.forEach(then -> then.accept(true));
-        }
+    /** Tells who waits for this primary to be announced that it {@code was}, or that it stepped down before. */
+    private void announced(boolean was) {
+        List<Consumer<Boolean>> waiting = List.copyOf(announcing);
+        announcing.clear();
+        waiting.forEach(then -> then.accept(was));
     }
 
     /** Carries out an effect that is fail-stop mode's own ({@link LeaderEffects.Own}). */
@@ -239,6 +226,9 @@ final class PrimaryPipeline {
                     new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
         } else if (effect instanceof Ready.StepDown s) {
             host.stepDown(s.why());
+        } else if (effect instanceof Ready.Announce) {
+            host.publish();
+            announced(true);
         } else {
             throw new IllegalStateException("a fail-stop primary decided " + effect);
         }

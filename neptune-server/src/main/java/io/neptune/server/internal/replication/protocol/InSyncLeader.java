@@ -2,6 +2,7 @@ package io.neptune.server.internal.replication.protocol;
 
 import io.neptune.core.NodeId;
 import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.replication.protocol.Ready.Announce;
 import io.neptune.server.internal.replication.protocol.Ready.Append;
 import io.neptune.server.internal.replication.protocol.Ready.ApplyReady;
 import io.neptune.server.internal.replication.protocol.Ready.Debug;
@@ -56,6 +57,8 @@ public final class InSyncLeader {
      * replica that never heard of it, so it is not to be announced as primary ({@link #epochHeld}).
      */
     private final Set<NodeId> unheard = new LinkedHashSet<>();
+    /** Whether {@link Ready.Announce} was decided since {@link #lead}. */
+    private boolean announced;
 
     /** A write logged and sent, waiting for this log and the in-sync secondaries. */
     private static final class Pending {
@@ -90,6 +93,7 @@ public final class InSyncLeader {
         clear();
         unheard.addAll(logEnds.keySet());
         unheard.addAll(others);
+        announced = false;
         logEnds.forEach((node, end) -> {
             long logEnd = Math.min(end, log.lastLsn());
             inSync.follow(node, logEnd, logEnd, 0); // nothing sent yet: catchUp sends
@@ -121,6 +125,7 @@ public final class InSyncLeader {
                 ready.add(new Send(other, List.of(), log.lastLsn(), here.applied(), here.nowNanos()));
             }
         }
+        announceIfHeld(ready); // leading alone, at once
         return ready.add(new ApplyReady());
     }
 
@@ -247,7 +252,7 @@ public final class InSyncLeader {
             return ready.add(new StepDown(secondary + " refused its epoch: " + ack.reason()));
         }
         if (ack.epoch() == log.epoch()) {
-            unheard.remove(secondary); // it persisted the epoch before it answered, whatever its answer
+            heard(secondary, ready); // it persisted the epoch before it answered, whatever its answer
         }
         if (!inSync.follows(secondary)) {
             return ready;
@@ -278,7 +283,7 @@ public final class InSyncLeader {
     public Ready lost(NodeId secondary, String why, Local here) {
         Ready ready = new Ready();
         if (!inSync.follows(secondary)) {
-            unheard.remove(secondary); // a replica it only told its epoch, unreachable: it does not wait for it
+            heard(secondary, ready); // a replica it only told its epoch, unreachable: it does not wait for it
         }
         if (inSync.follows(secondary)) {
             exclude(secondary, "unreachable: " + why, here, ready);
@@ -334,7 +339,7 @@ public final class InSyncLeader {
     }
 
     private void forget(NodeId secondary, Ready ready) {
-        unheard.remove(secondary);
+        heard(secondary, ready); // it no longer counts
         if (inSync.forget(secondary)) {
             ready.add(new ApplyReady());
         }
@@ -392,6 +397,20 @@ public final class InSyncLeader {
             return;
         }
         ready.add(new Send(secondary, records, prev, here.applied(), here.nowNanos()));
+    }
+
+    /** {@code node} holds the epoch now, or no longer counts: announced once nobody is left unheard. */
+    private void heard(NodeId node, Ready ready) {
+        if (unheard.remove(node)) {
+            announceIfHeld(ready);
+        }
+    }
+
+    private void announceIfHeld(Ready ready) {
+        if (!announced && unheard.isEmpty()) {
+            announced = true;
+            ready.add(new Announce());
+        }
     }
 
     private static long millis(long nanos) {

@@ -20,7 +20,7 @@ public final class Ready {
     public sealed interface Effect
             permits Append, Send, SendSnapshot, Apply, ApplyReady, ReadIndexAnswer, NewerEpoch, StepDown, Demote, Warn,
             Debug, JoinUnderWay, AskJoin, AdoptEpoch, Truncate, AppendBatch, FollowPrimary, Diverged, Info, Recover,
-            JoinAgain, ApplyToResume, Resume {}
+            JoinAgain, ApplyToResume, Resume, Announce {}
 
     /** Persist {@code record} at the end of the log (its LSN is the next one). */
     public record Append(LogRecord record) implements Effect {}
@@ -57,6 +57,12 @@ public final class Ready {
 
     /** The replica cannot go on leading ({@code why}): it steps down. */
     public record StepDown(String why) implements Effect {}
+
+    /**
+     * Announce the replica as primary: the others hold its epoch now ({@link InSyncLeader#epochHeld}), and
+     * whoever waits for it to be announced (an operator's promote or take-over) is answered.
+     */
+    public record Announce() implements Effect {}
 
     /** Tell {@code to}, excluded from the in-sync secondaries, that it is no longer one: it recovers. */
     public record Demote(NodeId to) implements Effect {}

@@ -6,6 +6,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.replication.protocol.Ready.Announce;
 import io.neptune.server.internal.replication.protocol.Ready.Append;
 import io.neptune.server.internal.replication.protocol.Ready.ApplyReady;
 import io.neptune.server.internal.replication.protocol.Ready.Demote;
@@ -212,10 +213,23 @@ class InSyncLeaderTest {
         assertThat(sent.effects()).filteredOn(Send.class::isInstance).extracting(e -> ((Send) e).to())
                 .as("the secondary is caught up, the recovering replica told the epoch").containsExactly(C, A);
         assertThat(next.epochHeld()).isFalse();
-        next.acked(C, new Ack(true, 2, EPOCH, ""), new Local(now, 2, 2));
+        Ready byC = next.acked(C, new Ack(true, 2, EPOCH, ""), new Local(now, 2, 2));
         assertThat(next.epochHeld()).as("a has not answered").isFalse();
-        next.acked(A, new Ack(false, 2, EPOCH, "recovering"), new Local(now, 2, 2));
+        Ready byA = next.acked(A, new Ack(false, 2, EPOCH, "recovering"), new Local(now, 2, 2));
         assertThat(next.epochHeld()).as("a refusal at its epoch: a persisted it all the same").isTrue();
+
+        assertThat(byC.effects()).noneMatch(Announce.class::isInstance);
+        assertThat(byA.effects()).filteredOn(Announce.class::isInstance).hasSize(1);
+        assertThat(next.acked(A, new Ack(false, 2, EPOCH, "recovering"), new Local(now, 2, 2)).effects())
+                .as("announced once").noneMatch(Announce.class::isInstance);
+    }
+
+    @Test
+    void aPrimaryLeadingAloneIsAnnouncedAsItCatchesUp() {
+        InSyncLeader alone = new InSyncLeader(B, log, ACK_TIMEOUT, PAUSE);
+        alone.lead(Map.of(), Set.of(), new Local(now, 2, 2));
+
+        assertThat(alone.catchUp(new Local(now, 2, 2)).effects()).anyMatch(Announce.class::isInstance);
     }
 
     @Test
