@@ -1,11 +1,15 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.server.internal.replication.MajorityPhase.Candidate;
+import io.neptune.server.internal.replication.MajorityPhase.Diverged;
+import io.neptune.server.internal.replication.MajorityPhase.Leader;
 import io.neptune.server.internal.replication.PeerMessages.Vote;
 import io.neptune.server.internal.replication.PeerMessages.VoteReply;
 import io.neptune.server.internal.replication.protocol.Candidacy;
+import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.LeaderProgress;
 import io.neptune.server.internal.replication.protocol.MajorityLeader;
 import java.util.List;
@@ -69,6 +73,16 @@ final class Candidacies {
         MajorityLeader leader = new MajorityLeader(core.self, won.epoch(), progress, core.logView, core.applied);
         leader.votedBy(won.voters(), won.votesSentNanos());
         return leader;
+    }
+
+    /** What the replica in {@code phase} knows as an operator asks it to stand now ({@link Election#promoteRefusal}). */
+    Election.Promotion promotion(MajorityPhase phase) {
+        Replica live = core.peers.replicas(core.service, core.partition).stream()
+                .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
+                .findFirst().orElse(null);
+        return new Election.Promotion(phase instanceof Leader, membership.counts(core.self), membership.toString(),
+                core.log.lostTailEnd(), core.snapshots().installing(), phase instanceof Diverged,
+                phase instanceof Candidate c && c.promoteReply() != null, live == null ? null : live.node());
     }
 
     /** What the candidate stands on now: its epoch, the others in its yellow page, the quorum, the time. */

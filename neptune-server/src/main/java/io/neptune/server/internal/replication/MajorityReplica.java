@@ -546,40 +546,13 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void promote(Consumer<Object> reply) {
-        String refusal = promoteRefusal();
+        String refusal = Election.promoteRefusal(candidacies.promotion(phase));
         if (refusal != null) {
             reply.accept(new PromoteReply(phase instanceof Leader, refusal, core.log.epoch()));
             return;
         }
         logger.warn("{}: an operator asked for an election now (a majority must still vote)", name);
         startElection(new Candidate(true, reply, false));
-    }
-
-    /** Why this replica does not stand now as an operator's promote asks, or null if it does. */
-    private @Nullable String promoteRefusal() {
-        if (phase instanceof Leader) {
-            return "already primary";
-        }
-        if (!membership.counts(core.self)) {
-            return "not a voter of the partition's configuration " + membership;
-        }
-        if (core.log.lostTailEnd() > 0) {
-            return "its log lost records up to " + core.log.lostTailEnd() + " that its service applied; they come back"
-                    + " only from a peer";
-        }
-        if (core.snapshots().installing()) {
-            return "it needs a snapshot first";
-        }
-        if (phase instanceof Diverged) {
-            return "diverged";
-        }
-        if (phase instanceof Candidate c && c.promoteReply() != null) {
-            return "an election is under way";
-        }
-        Replica live = view().stream()
-                .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
-                .findFirst().orElse(null);
-        return live != null ? "a live primary exists: " + live.node() : null;
     }
 
     /** Persists a newer epoch; a leader or candidate of an older one becomes a follower. */
