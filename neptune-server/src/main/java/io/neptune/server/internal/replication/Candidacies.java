@@ -85,13 +85,17 @@ final class Candidacies {
                 phase instanceof Candidate c && c.promoteReply() != null, live == null ? null : live.node());
     }
 
-    /** What the candidate stands on now: its epoch, the others in its yellow page, the quorum, the time. */
-    private Candidacy.Standing standing() {
-        List<NodeId> others = core.peers.replicas(core.service, core.partition).stream()
+    /** The other replicas of the partition in this node's yellow page, in its order: whom a round asks. */
+    List<NodeId> others() {
+        return core.peers.replicas(core.service, core.partition).stream()
                 .map(Replica::node)
                 .filter(node -> !node.equals(core.self))
                 .toList();
-        return new Candidacy.Standing(core.log.epoch(), others, membership.quorum(), core.clock.getAsLong());
+    }
+
+    /** What the candidate stands on now: its epoch, the others in its yellow page, the quorum, the time. */
+    private Candidacy.Standing standing() {
+        return new Candidacy.Standing(core.log.epoch(), others(), membership.quorum(), core.clock.getAsLong());
     }
 
     /** Carries out {@code effects} of {@code candidate}'s candidacy in order. */

@@ -528,12 +528,7 @@ final class MajorityReplica implements PartitionReplica {
         enter(new Leader(leader, candidacy.pinOnWin(), null, null));
         primary = core.self;
         following.leads();
-        Set<NodeId> members = new HashSet<>();
-        view().forEach(r -> {
-            if (!r.node().equals(core.self)) {
-                members.add(r.node());
-            }
-        });
+        Set<NodeId> members = new HashSet<>(candidacies.others()); // whom the new primary sends its no-op
         logger.info("{}: became primary at epoch {} with votes of {}; log end {}, applied {}", name, won.epoch(),
                 won.voters(), core.log.lastLsn(), core.applied);
         long sincePrimary = timer.sincePrimary(core.clock.getAsLong());
