@@ -14,6 +14,7 @@ import io.neptune.server.internal.replication.protocol.LeaderProgress;
 import io.neptune.server.internal.replication.protocol.MajorityLeader;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,11 +32,8 @@ import org.slf4j.LoggerFactory;
 final class Candidacies {
     private static final Logger logger = LoggerFactory.getLogger(Candidacies.class);
 
-    /** The replica that stands: its phase and the transitions a candidacy ends in. */
+    /** The replica that stands: the transitions a candidacy ends in. */
     interface Host {
-        /** Whether {@code candidate} is still the replica's phase (else its answers are ignored). */
-        boolean stands(Candidate candidate);
-
         /** The candidate persisted a new epoch of its own: the primary of the old one is forgotten. */
         void newEpoch();
 
@@ -52,12 +50,16 @@ final class Candidacies {
     private final ReplicaCore core;
     private final Membership membership;
     private final Host host;
+    /** The replica's phase: a candidate's answers count while it is still the phase. */
+    private final Supplier<MajorityPhase> phase;
     /** The highest epoch seen in refusals: the next candidacy asks for one above it. */
     private long highestSeenEpoch;
 
-    Candidacies(ReplicaCore core, Membership membership, Host host) {
+    /** The candidacies of {@code core}'s replica, whose phase {@code phase} reads. */
+    Candidacies(ReplicaCore core, Membership membership, Supplier<MajorityPhase> phase, Host host) {
         this.core = core;
         this.membership = membership;
+        this.phase = phase;
         this.host = host;
     }
 
@@ -75,14 +77,15 @@ final class Candidacies {
         return leader;
     }
 
-    /** What the replica in {@code phase} knows as an operator asks it to stand now ({@link Election#promoteRefusal}). */
-    Election.Promotion promotion(MajorityPhase phase) {
+    /** What the replica knows as an operator asks it to stand now ({@link Election#promoteRefusal}). */
+    Election.Promotion promotion() {
+        MajorityPhase now = phase.get();
         Replica live = core.peers.replicas(core.service, core.partition).stream()
                 .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
                 .findFirst().orElse(null);
-        return new Election.Promotion(phase instanceof Leader, membership.counts(core.self), membership.toString(),
-                core.log.lostTailEnd(), core.snapshots().installing(), phase instanceof Diverged,
-                phase instanceof Candidate c && c.promoteReply() != null, live == null ? null : live.node());
+        return new Election.Promotion(now instanceof Leader, membership.counts(core.self), membership.toString(),
+                core.log.lostTailEnd(), core.snapshots().installing(), now instanceof Diverged,
+                now instanceof Candidate c && c.promoteReply() != null, live == null ? null : live.node());
     }
 
     /** The other replicas of the partition in this node's yellow page, in its order: whom a round asks. */
@@ -135,7 +138,7 @@ final class Candidacies {
 
     /** {@code voter} answered {@code ballot} with {@code reply}, or did not answer (null); on the executor. */
     private void answered(Candidate candidate, Candidacy.Ballot ballot, NodeId voter, @Nullable VoteReply reply) {
-        if (host.stands(candidate)) {
+        if (phase.get() == candidate) {
             carryOut(candidate, candidate.candidacy().answered(ballot, answer(voter, reply), core.log.epoch()));
         }
     }

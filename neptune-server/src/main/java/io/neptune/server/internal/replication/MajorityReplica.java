@@ -109,12 +109,7 @@ final class MajorityReplica implements PartitionReplica {
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos);
         this.following = new MajorityFollower(core, membership, stalenessNanos, () -> phase);
-        this.candidacies = new Candidacies(core, membership, new Candidacies.Host() {
-            @Override
-            public boolean stands(Candidate candidate) {
-                return phase == candidate;
-            }
-
+        this.candidacies = new Candidacies(core, membership, () -> phase, new Candidacies.Host() {
             @Override
             public void newEpoch() {
                 primary = null;
@@ -541,7 +536,7 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void promote(Consumer<Object> reply) {
-        String refusal = Election.promoteRefusal(candidacies.promotion(phase));
+        String refusal = Election.promoteRefusal(candidacies.promotion());
         if (refusal != null) {
             reply.accept(new PromoteReply(phase instanceof Leader, refusal, core.log.epoch()));
             return;
