@@ -175,6 +175,12 @@ public final class MembershipChannel implements AutoCloseable {
         return view == null ? 0 : view.size();
     }
 
+    /** This member's JGroups address; null before {@link #start()}. */
+    @Nullable Address address() {
+        JChannel ch = channel;
+        return ch == null ? null : ch.getAddress();
+    }
+
     /**
      * Takes an announcement into the yellow page, unless its sender already left the view: JGroups
      * may deliver a dead member's last message after the view that dropped it (its delivery threads

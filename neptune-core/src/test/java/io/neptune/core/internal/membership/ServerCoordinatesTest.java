@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.core.MembershipConfig;
+import io.neptune.core.NodeId;
+import io.neptune.core.SecurityConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.jgroups.Address;
@@ -43,6 +45,26 @@ class ServerCoordinatesTest {
             assertThat(tool.getView().getMembers()).as("a later client joins behind the others")
                     .containsExactly(server.getAddress(), client.getAddress(), tool.getAddress());
         }
+    }
+
+    @Test
+    void onlyAServerMembershipChannelJoinsWithAServerAddress() {
+        MembershipConfig config = MembershipConfig.builder().stack(MembershipConfig.Stack.LOOPBACK)
+                .bindAddress("127.0.0.1").discoveryDirectory(dir).cluster(CLUSTER).build();
+        try (MembershipChannel client = channel("client", config, MembershipChannel.Role.CLIENT);
+                MembershipChannel server = channel("server", config, MembershipChannel.Role.SERVER)) {
+            client.start();
+            server.start();
+            assertThat(ServersFirst.isServer(server.address())).as("the server's address").isTrue();
+            assertThat(ServersFirst.isServer(client.address())).as("the client's address").isFalse();
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.viewSize() == 2 && server.viewSize() == 2);
+        }
+    }
+
+    private static MembershipChannel channel(String node, MembershipConfig config, MembershipChannel.Role role) {
+        NodeId id = NodeId.of(node);
+        return new MembershipChannel(id, config, SecurityConfig.disabled(),
+                new YellowPage(id, config.expiry(), System::nanoTime), role);
     }
 
     /** Waits until every one of {@code members} has a view of all of them, coordinated by {@code coordinator}. */
