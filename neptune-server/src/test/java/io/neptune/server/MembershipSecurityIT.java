@@ -36,6 +36,7 @@ import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
+import org.jgroups.util.NameCache;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -150,7 +151,7 @@ class MembershipSecurityIT {
         recorder.setReceiver(new Receiver() {
             @Override
             public void receive(Message msg) {
-                if ("node-1".equals(String.valueOf(msg.getSrc()))) {
+                if ("node-1".equals(NameCache.get(msg.getSrc()))) {
                     captured.set(msg.getArray().clone());
                 }
             }

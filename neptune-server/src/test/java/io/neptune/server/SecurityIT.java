@@ -46,6 +46,7 @@ import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
+import org.jgroups.util.NameCache;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -313,7 +314,7 @@ class SecurityIT {
             relay.setReceiver(new Receiver() {
                 @Override
                 public void receive(Message msg) {
-                    if ("impostor".equals(String.valueOf(msg.getSrc()))) {
+                    if ("impostor".equals(NameCache.get(msg.getSrc()))) {
                         SignedAnnouncementCodec.decode(msg.getArray(), msg.getOffset(), msg.getLength())
                                 .ifPresent(signed -> resend(relay, signed.announcement()));
                     }

@@ -150,7 +150,11 @@ public final class NodeRuntime implements AutoCloseable {
                     config.security().clusterSecret());
             resources.add(loadIndexServer);
 
-            MembershipChannel membership = new MembershipChannel(node, config.membership(), config.security(), yellowPage);
+            // a node without services (an admin tool's) announces nothing and must not coordinate the group
+            MembershipChannel.Role role = services.isEmpty() ? MembershipChannel.Role.CLIENT
+                    : MembershipChannel.Role.SERVER;
+            MembershipChannel membership = new MembershipChannel(node, config.membership(), config.security(), yellowPage,
+                    role);
             resources.add(membership);
             metrics.bindMembership(membership);
             membership.start();

@@ -43,6 +43,9 @@ import org.jspecify.annotations.Nullable;
  * travels from NAKACK2 up (announcements, views, retransmissions) with a group key
  * ({@link GroupKeyExchange}); discovery, merge, heartbeat and suspicion messages below it stay
  * plaintext, as JGroups places ASYM_ENCRYPT.
+ *
+ * <p>GMS orders every view with the server nodes first ({@link ServersFirst}), so a client or an admin
+ * tool never coordinates while a server is a member.
  */
 public final class JGroupsStacks {
     private JGroupsStacks() {}
@@ -123,7 +126,9 @@ public final class JGroupsStacks {
         stack.add(new NAKACK2());
         stack.add(new UNICAST3());
         stack.add(new STABLE());
-        stack.add(new GMS().setJoinTimeout(1_000).setLeaveTimeout(500).printLocalAddress(false));
+        // on every member: whichever one coordinates computes the next view
+        stack.add(new GMS().setJoinTimeout(1_000).setLeaveTimeout(500).printLocalAddress(false)
+                .setMembershipChangePolicy(new ServersFirst()));
         stack.add(new UFC());
         stack.add(new MFC());
         stack.add(new FRAG4());

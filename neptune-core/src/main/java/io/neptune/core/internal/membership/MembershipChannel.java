@@ -65,19 +65,43 @@ public final class MembershipChannel implements AutoCloseable {
      * too when permissive), signed announcements.
      */
     private final @Nullable MembershipSecurity security;
+    private final Role role;
     private volatile @Nullable JChannel channel;
     private volatile boolean closed;
 
+    /** What a member is to the group: JGroups puts the servers ahead of the others ({@link ServersFirst}). */
+    public enum Role {
+        /** A node hosting services, which it announces: coordinates the group while it is a member. */
+        SERVER,
+        /**
+         * A member hosting nothing (a client's yellow page, an admin tool, a node without services):
+         * coordinates only a group without servers.
+         */
+        CLIENT
+    }
+
     /**
-     * Creates an unstarted channel feeding {@code yellowPage}; with {@code security.tls: required}
+     * Creates an unstarted {@link Role#CLIENT} channel feeding {@code yellowPage}, as {@link
+     * #MembershipChannel(NodeId, MembershipConfig, SecurityConfig, YellowPage, Role)} does.
+     *
+     * @throws ConfigException if the security files do not load
+     */
+    public MembershipChannel(NodeId self, MembershipConfig config, SecurityConfig security, YellowPage yellowPage) {
+        this(self, config, security, yellowPage, Role.CLIENT);
+    }
+
+    /**
+     * Creates an unstarted channel of a member in {@code role} feeding {@code yellowPage}; with {@code security.tls: required}
      * the transport is TLS (on the udp stack: messages are encrypted with a group key) and announcements are signed and verified, with {@code permissive} the
      * transport takes TLS and plaintext and unsigned announcements are taken too
      * ({@link MembershipSecurity}).
      *
      * @throws ConfigException if the security files do not load
      */
-    public MembershipChannel(NodeId self, MembershipConfig config, SecurityConfig security, YellowPage yellowPage) {
+    public MembershipChannel(NodeId self, MembershipConfig config, SecurityConfig security, YellowPage yellowPage,
+            Role role) {
         this.self = requireNonNull(self, "self");
+        this.role = requireNonNull(role, "role");
         this.config = requireNonNull(config, "config");
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
         this.security = MembershipSecurity.of(self, config, requireNonNull(security, "security")).orElse(null);
@@ -94,6 +118,9 @@ public final class MembershipChannel implements AutoCloseable {
             MembershipSecurity secured = security;
             JChannel ch = secured == null ? JGroupsStacks.create(config) : JGroupsStacks.create(config, secured);
             ch.setName(self.value());
+            if (role == Role.SERVER) {
+                ch.addAddressGenerator(ServersFirst.serverAddresses());
+            }
             ch.setDiscardOwnMessages(false);
             ch.setReceiver(new Receiver() {
                 @Override
@@ -146,6 +173,12 @@ public final class MembershipChannel implements AutoCloseable {
         JChannel ch = channel;
         View view = ch == null ? null : ch.getView();
         return view == null ? 0 : view.size();
+    }
+
+    /** This member's JGroups address; null before {@link #start()}. */
+    @Nullable Address address() {
+        JChannel ch = channel;
+        return ch == null ? null : ch.getAddress();
     }
 
     /**
