@@ -111,7 +111,7 @@ class ElectionTest {
     private static final Election.LogEnd LOG = new Election.LogEnd(4, 20);
 
     private static Election.VoteRequest ask(long epoch, Election.LogEnd log, boolean transfer) {
-        return new Election.VoteRequest(epoch, log, transfer);
+        return new Election.VoteRequest(epoch, log, transfer, false);
     }
 
     @Test
