@@ -528,7 +528,7 @@ final class ReplicaCore {
      * How a primary starts on a client write, in every mode with one: a write answered before is answered
      * the same again ({@link WriteDedup.Answer}); one logged here but not applied yet goes to {@code logged}
      * with its LSN, the mode's to handle; a new write gets the WRITE record to log next, at the next LSN of
-     * {@code epoch}. Null if the write was answered or handed to {@code logged}.
+     * {@code epoch} ({@link WriteDedup#record}). Null if the write was answered or handed to {@code logged}.
      */
     @Nullable LogRecord nextWrite(RequestMessage request, long epoch, Consumer<ResponseMessage> reply,
             LongConsumer logged) {
@@ -541,9 +541,7 @@ final class ReplicaCore {
             logged.accept(at.lsn());
             return null;
         }
-        // the origin names the primary that assigned the LSN: with the epoch, it tells two logs' records apart
-        return new LogRecord(log.lastLsn() + 1, epoch, RecordKind.WRITE, request.id(), self.value(), 0,
-                request.method(), request.payload());
+        return WriteDedup.record(request, log.lastLsn(), epoch, self);
     }
 
     CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {

@@ -145,6 +145,37 @@ class ElectionTest {
     }
 
     @Test
+    void aRefusedVoteIsAnsweredAtTheVotersEpochAndPersistsNothing() {
+        Election.Voter voter = new Election.Voter(5, false, new Election.Heard("n1", 120), LOG);
+
+        assertThat(Election.vote(ask(6, LOG, false), voter))
+                .isEqualTo(new Election.Ballot(false, 5, "heard from primary n1 120 ms ago", false));
+    }
+
+    @Test
+    void aGrantedPreVoteIsAnsweredAtTheVotersEpochAndPersistsNothing() {
+        Election.Voter voter = new Election.Voter(5, false, null, LOG);
+        Election.VoteRequest preVote = new Election.VoteRequest(6, LOG, false, true);
+
+        assertThat(Election.vote(preVote, voter)).isEqualTo(new Election.Ballot(true, 5, "", false));
+    }
+
+    @Test
+    void aGrantedVoteIsAnsweredAtTheEpochAskedForWhichTheVoterPersists() {
+        Election.Voter voter = new Election.Voter(5, false, null, LOG);
+
+        assertThat(Election.vote(ask(7, LOG, false), voter)).isEqualTo(new Election.Ballot(true, 7, "", true));
+    }
+
+    @Test
+    void aPreVoteIsRefusedForTheSameReasonsAsAVote() {
+        Election.Voter leader = new Election.Voter(5, true, null, LOG);
+        Election.VoteRequest preVote = new Election.VoteRequest(6, LOG, false, true);
+
+        assertThat(Election.vote(preVote, leader)).isEqualTo(new Election.Ballot(false, 5, "I lead epoch 5", false));
+    }
+
+    @Test
     void aPromoteIsRefusedByTheFirstReasonThatHoldsAndAcceptedWhenNoneDoes() {
         Election.Promotion standing = new Election.Promotion(false, true, "[a, b, c]", 0, false, false, false, null);
         assertThat(Election.promoteRefusal(standing)).isNull();
