@@ -34,6 +34,7 @@ import io.neptune.server.internal.replication.protocol.Candidacy;
 import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.ElectionTimer;
 import io.neptune.server.internal.replication.protocol.Handovers;
+import io.neptune.server.internal.replication.protocol.MajorityLease;
 import io.neptune.server.internal.replication.protocol.ReplicateGate;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import io.neptune.server.internal.replication.protocol.WakeGrace;
@@ -181,11 +182,10 @@ final class MajorityReplica implements PartitionReplica {
                 return;
             }
             QuorumLeader leader = l.leader();
-            if (leader.inContact(electionTimeoutNanos) < membership.quorum()) {
-                reply.accept(ResponseMessage.error(request.requestId(), Status.NO_MAJORITY, name + " has no majority:"
-                        + " heard from " + leader.inContact(electionTimeoutNanos) + " of " + membership.size()
-                        + " replicas (" + membership.quorum() + " needed) within "
-                        + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms; the write did not run"));
+            String noMajority = leader.lease(electionTimeoutNanos).writeRefusal(name, membership.size(),
+                    membership.quorum());
+            if (noMajority != null) {
+                reply.accept(ResponseMessage.error(request.requestId(), Status.NO_MAJORITY, noMajority));
             } else if (!core.refusedUndecodable(request, reply) && (l.handoff() == null || !l.handoff().hold(request, reply))) {
                 leader.write(request, reply);
             }
@@ -276,39 +276,19 @@ final class MajorityReplica implements PartitionReplica {
         });
     }
 
+    /** Answers a vote or pre-vote as {@link Election#vote} decides, persisting the epoch of a vote it grants. */
     private VoteReply onVote(Vote m) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        long epoch = core.log.epoch();
-        Election.VoteRequest request = new Election.VoteRequest(m.epoch(), new Election.LogEnd(m.lastEpoch(),
-                m.lastLsn()), m.transfer());
-        Election.Voter voter = new Election.Voter(epoch, phase instanceof Leader, heardLately(),
+        Election.Voter voter = new Election.Voter(core.log.epoch(), phase instanceof Leader,
+                timer.heardLately(core.clock.getAsLong(), primary, view()),
                 new Election.LogEnd(core.log.lastEpoch(), core.log.lastLsn()));
-        String refusal = Election.voteRefusal(request, voter);
-        if (refusal != null) {
-            return new VoteReply(false, epoch, refusal);
+        Election.Ballot ballot = Election.vote(m.request(), voter);
+        if (ballot.persist()) {
+            logger.info("{}: voted for {} at epoch {}", name, m.node(), m.epoch());
+            adoptEpoch(m.epoch(), "voted for " + m.node());
+            timer.heardFromNobody(core.clock.getAsLong(), view()); // give the candidate time to win before electing
         }
-        if (m.preVote()) {
-            return new VoteReply(true, epoch, "");
-        }
-        logger.info("{}: voted for {} at epoch {}", name, m.node(), m.epoch());
-        adoptEpoch(m.epoch(), "voted for " + m.node());
-        timer.heardFromNobody(core.clock.getAsLong(), view()); // give the candidate time to win before electing
-        return new VoteReply(true, m.epoch(), "");
-    }
-
-    /** The primary this replica heard from within an election timeout and still sees in its yellow page, or null. */
-    private Election.@Nullable Heard heardLately() {
-        long ago = timer.sinceContact(core.clock.getAsLong());
-        if (primary == null || ago >= electionTimeoutNanos || !primaryInView()) {
-            return null;
-        }
-        return new Election.Heard(primary.toString(), TimeUnit.NANOSECONDS.toMillis(ago));
-    }
-
-    /** Whether the primary last heard from is still in this node's yellow page (JGroups view and announcements). */
-    private boolean primaryInView() {
-        NodeId p = primary;
-        return p != null && view().stream().anyMatch(r -> r.node().equals(p));
+        return new VoteReply(ballot.granted(), ballot.epoch(), ballot.reason());
     }
 
     private void onReadIndex(Consumer<Object> reply) {
@@ -429,10 +409,10 @@ final class MajorityReplica implements PartitionReplica {
             stepDown("a configuration without this replica committed");
             return;
         }
-        long since = leader.majoritySince();
-        long now = core.clock.getAsLong();
-        if ((since == Long.MIN_VALUE || now - since > electionTimeoutNanos) && !wakeGrace.active(now)) {
-            stepDown("no majority answered within " + TimeUnit.NANOSECONDS.toMillis(electionTimeoutNanos) + " ms");
+        MajorityLease lease = leader.lease(electionTimeoutNanos);
+        String lost = lease.stepDown(wakeGrace.active(lease.nowNanos()));
+        if (lost != null) {
+            stepDown(lost);
         }
     }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.Nulls;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.log.RecordKind;
+import io.neptune.server.internal.replication.protocol.Election;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -129,6 +130,11 @@ final class PeerMessages {
             if (lastLsn < 0) {
                 throw new IllegalArgumentException("lastLsn: " + lastLsn + " (expected: >= 0)");
             }
+        }
+
+        /** This request as a voter weighs it ({@link Election#vote}). */
+        Election.VoteRequest request() {
+            return new Election.VoteRequest(epoch, new Election.LogEnd(lastEpoch, lastLsn), transfer, preVote);
         }
     }
 

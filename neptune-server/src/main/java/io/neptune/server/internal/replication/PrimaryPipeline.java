@@ -6,14 +6,12 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
-import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.InSyncLeader;
 import io.neptune.server.internal.replication.protocol.Ready;
-import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -90,29 +88,21 @@ final class PrimaryPipeline {
      * primary logged but did not commit is answered IN_DOUBT: only the next primary decides it.
      */
     void write(RequestMessage request, Consumer<ResponseMessage> reply) {
-        WriteDedup seen = core.seen(request);
-        if (seen instanceof WriteDedup.Answer answer) {
-            reply.accept(answer.response());
-            return;
-        }
-        if (seen instanceof WriteDedup.Logged logged) {
-            if (leader.pending(logged.lsn())) {
-                waiters.add(logged.lsn(), request.requestId(), reply);
+        LogRecord record = core.nextWrite(request, core.log.epoch(), reply, logged -> {
+            if (leader.pending(logged)) {
+                waiters.add(logged, request.requestId(), reply);
             } else {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.IN_DOUBT, core.name + ": the write is"
-                        + " logged here at LSN " + logged.lsn() + " by an earlier primary and not committed; the"
+                        + " logged here at LSN " + logged + " by an earlier primary and not committed; the"
                         + " next primary decides it"));
             }
-            return;
+        });
+        if (record != null) {
+            waiters.add(record.lsn(), request.requestId(), reply);
+            host.assigned(record.epoch(), record.lsn());
+            effects.carryOut(leader.write(record, core.local()));
+            host.publish();
         }
-        long lsn = core.log.lastLsn() + 1;
-        // the origin names the primary that assigned the LSN: with the epoch, it tells two logs' records apart
-        LogRecord record = new LogRecord(lsn, core.log.epoch(), RecordKind.WRITE, request.id(), core.self.value(), 0,
-                request.method(), request.payload());
-        waiters.add(lsn, request.requestId(), reply);
-        host.assigned(record.epoch(), lsn);
-        effects.carryOut(leader.write(record, core.local()));
-        host.publish();
     }
 
     /** Periodic work (every tick of a primary): resends what may have been lost, excludes who did not keep up. */

@@ -4,13 +4,12 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.server.internal.log.LogRecord;
-import io.neptune.server.internal.log.RecordKind;
 import io.neptune.server.internal.replication.PeerMessages.ReadIndexReply;
 import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.MajorityLeader;
+import io.neptune.server.internal.replication.protocol.MajorityLease;
 import io.neptune.server.internal.replication.protocol.Ready;
-import io.neptune.server.internal.replication.protocol.WriteDedup;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -114,9 +113,9 @@ final class QuorumLeader {
         return leader.takesRecords(node, core.clock.getAsLong(), withinNanos);
     }
 
-    /** {@link MajorityLeader#inContact} now. */
-    int inContact(long withinNanos) {
-        return leader.inContact(core.clock.getAsLong(), withinNanos);
+    /** {@link MajorityLeader#lease} now. */
+    MajorityLease lease(long timeoutNanos) {
+        return leader.lease(core.clock.getAsLong(), timeoutNanos);
     }
 
     /** Whether a record of this epoch committed (the opening no-op at least): only then may a configuration follow. */
@@ -130,21 +129,13 @@ final class QuorumLeader {
      */
     void write(RequestMessage request, Consumer<ResponseMessage> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        WriteDedup seen = core.seen(request);
-        if (seen instanceof WriteDedup.Answer answer) {
-            reply.accept(answer.response());
-            return;
+        // logged, not yet committed (maybe by an earlier primary): answered when it commits
+        LogRecord record = core.nextWrite(request, leader.epoch(), reply,
+                logged -> waiting.add(logged, request.requestId(), reply));
+        if (record != null) {
+            waiting.add(record.lsn(), request.requestId(), reply);
+            effects.carryOut(leader.append(record, core.clock.getAsLong()));
         }
-        if (seen instanceof WriteDedup.Logged logged) {
-            // logged, not yet committed (maybe by an earlier primary): answered when it commits
-            waiting.add(logged.lsn(), request.requestId(), reply);
-            return;
-        }
-        long lsn = core.log.lastLsn() + 1;
-        LogRecord record = new LogRecord(lsn, leader.epoch(), RecordKind.WRITE, request.id(), core.self.value(), 0,
-                request.method(), request.payload());
-        waiting.add(lsn, request.requestId(), reply);
-        effects.carryOut(leader.append(record, core.clock.getAsLong()));
     }
 
     /**

@@ -524,6 +524,26 @@ final class ReplicaCore {
         return WriteDedup.of(request.requestId(), cached(request.id()), () -> log.lsnOf(request.id()), applied);
     }
 
+    /**
+     * How a primary starts on a client write, in every mode with one: a write answered before is answered
+     * the same again ({@link WriteDedup.Answer}); one logged here but not applied yet goes to {@code logged}
+     * with its LSN, the mode's to handle; a new write gets the WRITE record to log next, at the next LSN of
+     * {@code epoch} ({@link WriteDedup#record}). Null if the write was answered or handed to {@code logged}.
+     */
+    @Nullable LogRecord nextWrite(RequestMessage request, long epoch, Consumer<ResponseMessage> reply,
+            LongConsumer logged) {
+        WriteDedup known = seen(request);
+        if (known instanceof WriteDedup.Answer answer) {
+            reply.accept(answer.response());
+            return null;
+        }
+        if (known instanceof WriteDedup.Logged at) {
+            logged.accept(at.lsn());
+            return null;
+        }
+        return WriteDedup.record(request, log.lastLsn(), epoch, self);
+    }
+
     CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {
         if (state.applied() >= version) {
             return CompletableFuture.completedFuture(true);

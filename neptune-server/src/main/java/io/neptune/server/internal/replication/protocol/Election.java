@@ -52,10 +52,20 @@ public final class Election {
 
     /**
      * A {@code majority}-mode vote request as a voter weighs it: the epoch asked for, where the
-     * candidate's log ends, and whether it is a transfer (after a handover or an operator's promote:
-     * a primary heard lately does not count against it).
+     * candidate's log ends, whether it is a transfer (after a handover or an operator's promote:
+     * a primary heard lately does not count against it), and whether it is only a pre-vote (which
+     * asks whether the vote would be granted and changes nothing).
      */
-    public record VoteRequest(long epoch, LogEnd candidateLog, boolean transfer) {}
+    public record VoteRequest(long epoch, LogEnd candidateLog, boolean transfer, boolean preVote) {}
+
+    /**
+     * What a {@code majority}-mode voter does with a vote request: it answers {@code granted} (or
+     * refused with {@code reason}) at {@code epoch}; if {@code persist}, it granted a vote, not a
+     * pre-vote, and before answering persists that epoch (which is its vote, as only one candidate
+     * asks for each epoch it does not refuse) and restarts its election timer, so the candidate has
+     * time to win before this replica stands itself.
+     */
+    public record Ballot(boolean granted, long epoch, String reason, boolean persist) {}
 
     /** A primary a voter heard from within an election timeout, still in its yellow page, {@code millisAgo}. */
     public record Heard(String primary, long millisAgo) {}
@@ -127,6 +137,22 @@ public final class Election {
             return "my log is more complete (epoch " + mine.lastEpoch() + ", LSN " + mine.lastLsn() + ")";
         }
         return null;
+    }
+
+    /**
+     * What {@code voter} answers to {@code request} ({@link Ballot}): a refusal ({@link #voteRefusal})
+     * at its own epoch; a pre-vote granted at its own epoch, changing nothing; a vote granted at the
+     * epoch asked for, which it persists first.
+     */
+    public static Ballot vote(VoteRequest request, Voter voter) {
+        String refusal = voteRefusal(request, voter);
+        if (refusal != null) {
+            return new Ballot(false, voter.epoch(), refusal, false);
+        }
+        if (request.preVote()) {
+            return new Ballot(true, voter.epoch(), "", false);
+        }
+        return new Ballot(true, request.epoch(), "", true);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.neptune.core.internal.membership.Replica;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.function.LongUnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When a {@code majority}-mode follower stands for election, and what it remembers of its primary's
@@ -21,6 +22,7 @@ import java.util.function.LongUnaryOperator;
  * replica's generator, which a simulation seeds).
  */
 public final class ElectionTimer {
+    private static final long NANOS_PER_MILLI = 1_000_000;
     private static final long FAST_BASE_NANOS = Duration.ofMillis(50).toNanos();
     private static final long FAST_STEP_NANOS = Duration.ofMillis(150).toNanos();
     private static final long FAST_JITTER_NANOS = Duration.ofMillis(100).toNanos();
@@ -86,6 +88,19 @@ public final class ElectionTimer {
     /** How long before {@code now} this replica last had contact. */
     public long sinceContact(long now) {
         return now - lastContactNanos;
+    }
+
+    /**
+     * The primary a voter heard from lately, as {@link Election#voteRefusal} weighs it: {@code primary},
+     * the primary of its epoch (null: none heard), if this replica had contact within an election timeout
+     * before {@code now} and {@code primary} is still in {@code view}, the yellow page; else null.
+     */
+    public Election.@Nullable Heard heardLately(long now, @Nullable NodeId primary, Collection<Replica> view) {
+        long ago = sinceContact(now);
+        if (primary == null || ago >= timeoutNanos || view.stream().noneMatch(r -> r.node().equals(primary))) {
+            return null;
+        }
+        return new Election.Heard(primary.toString(), ago / NANOS_PER_MILLI);
     }
 
     /** Stepping down at {@code now}: its own last word as primary starts the next fail-over. */

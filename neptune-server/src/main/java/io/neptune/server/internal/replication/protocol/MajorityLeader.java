@@ -307,6 +307,11 @@ public final class MajorityLeader {
         return progress.majoritySince(nowNanos);
     }
 
+    /** Whether this leader still holds a majority at {@code nowNanos}, with an election timeout of {@code timeoutNanos}. */
+    public MajorityLease lease(long nowNanos, long timeoutNanos) {
+        return new MajorityLease(majoritySince(nowNanos), inContact(nowNanos, timeoutNanos), nowNanos, timeoutNanos);
+    }
+
     /** Whether {@code node} is this replica, or a follower that answered a message sent in the last {@code withinNanos}. */
     public boolean heardFrom(NodeId node, long nowNanos, long withinNanos) {
         return progress.heardFrom(node, nowNanos, withinNanos);

@@ -1,7 +1,11 @@
 package io.neptune.server.internal.replication.protocol;
 
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +51,16 @@ public sealed interface WriteDedup {
      */
     static ResponseMessage committed(long requestId, @Nullable ResponseMessage cached, long lsn) {
         return cached != null ? readdressed(cached, requestId) : alreadyApplied(requestId, lsn);
+    }
+
+    /**
+     * The WRITE record a primary logs for the new write {@code request}: at the LSN after {@code lastLsn},
+     * of {@code epoch}, originating at {@code origin}, the primary that assigned the LSN (with the epoch,
+     * the origin tells two logs' records apart).
+     */
+    static LogRecord record(RequestMessage request, long lastLsn, long epoch, NodeId origin) {
+        return new LogRecord(lastLsn + 1, epoch, RecordKind.WRITE, request.id(), origin.value(), 0, request.method(),
+                request.payload());
     }
 
     /** {@code response}, sent to the request with correlation id {@code requestId}. */

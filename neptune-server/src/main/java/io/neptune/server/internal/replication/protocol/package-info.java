@@ -16,8 +16,9 @@
  * request id was seen before gets ({@link io.neptune.server.internal.replication.protocol.WriteDedup}),
  * a leader's writes waiting to commit with the requests waiting for them
  * ({@link io.neptune.server.internal.replication.protocol.CommitWaiters}), and when a follower stands
- * for election and how it weighs a vote ({@link io.neptune.server.internal.replication.protocol.ElectionTimer},
- * {@link io.neptune.server.internal.replication.protocol.WakeGrace}, {@code Election.voteRefusal}). No I/O,
+ * for election and how it answers a vote ({@link io.neptune.server.internal.replication.protocol.ElectionTimer},
+ * {@link io.neptune.server.internal.replication.protocol.WakeGrace}, {@code Election.vote}), and whether a
+ * primary still holds a majority ({@link io.neptune.server.internal.replication.protocol.MajorityLease}). No I/O,
  * no threads, no futures, no logging, no clock reads: time comes in as an argument and the log is read
  * through {@link io.neptune.server.internal.replication.protocol.LogView}. The replication package
  * around it does the sending, persisting and answering; {@code ProtocolPurityTest} keeps this package

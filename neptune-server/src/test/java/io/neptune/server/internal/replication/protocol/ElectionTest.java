@@ -111,7 +111,7 @@ class ElectionTest {
     private static final Election.LogEnd LOG = new Election.LogEnd(4, 20);
 
     private static Election.VoteRequest ask(long epoch, Election.LogEnd log, boolean transfer) {
-        return new Election.VoteRequest(epoch, log, transfer);
+        return new Election.VoteRequest(epoch, log, transfer, false);
     }
 
     @Test
@@ -142,6 +142,37 @@ class ElectionTest {
         assertThat(Election.voteRefusal(ask(6, new Election.LogEnd(3, 99), true), voter)).isEqualTo(refusal);
         assertThat(Election.voteRefusal(ask(6, new Election.LogEnd(5, 1), false), voter)).isNull();
         assertThat(Election.voteRefusal(ask(6, LOG, false), voter)).isNull();
+    }
+
+    @Test
+    void aRefusedVoteIsAnsweredAtTheVotersEpochAndPersistsNothing() {
+        Election.Voter voter = new Election.Voter(5, false, new Election.Heard("n1", 120), LOG);
+
+        assertThat(Election.vote(ask(6, LOG, false), voter))
+                .isEqualTo(new Election.Ballot(false, 5, "heard from primary n1 120 ms ago", false));
+    }
+
+    @Test
+    void aGrantedPreVoteIsAnsweredAtTheVotersEpochAndPersistsNothing() {
+        Election.Voter voter = new Election.Voter(5, false, null, LOG);
+        Election.VoteRequest preVote = new Election.VoteRequest(6, LOG, false, true);
+
+        assertThat(Election.vote(preVote, voter)).isEqualTo(new Election.Ballot(true, 5, "", false));
+    }
+
+    @Test
+    void aGrantedVoteIsAnsweredAtTheEpochAskedForWhichTheVoterPersists() {
+        Election.Voter voter = new Election.Voter(5, false, null, LOG);
+
+        assertThat(Election.vote(ask(7, LOG, false), voter)).isEqualTo(new Election.Ballot(true, 7, "", true));
+    }
+
+    @Test
+    void aPreVoteIsRefusedForTheSameReasonsAsAVote() {
+        Election.Voter leader = new Election.Voter(5, true, null, LOG);
+        Election.VoteRequest preVote = new Election.VoteRequest(6, LOG, false, true);
+
+        assertThat(Election.vote(preVote, leader)).isEqualTo(new Election.Ballot(false, 5, "I lead epoch 5", false));
     }
 
     @Test

@@ -62,4 +62,33 @@ class ElectionTimerTest {
         assertThat(timer.sincePrimary(2_700)).isEqualTo(700);
         assertThat(timer.due(2_000 + TIMEOUT)).isTrue();
     }
+
+    @Test
+    void aPrimaryHeardWithinATimeoutAndStillInTheYellowPageWasHeardLately() {
+        List<Replica> view = List.of(replica("a", 1), replica("b", 2));
+        timer.heard(10_000, PRIMARY, view);
+
+        assertThat(timer.heardLately(10_300, PRIMARY, view))
+                .isEqualTo(new Election.Heard("a", 0)); // 300 ns ago, in whole milliseconds
+        assertThat(timer.heardLately(10_000 + TIMEOUT - 1, PRIMARY, view)).isNotNull();
+        assertThat(timer.heardLately(10_000 + TIMEOUT, PRIMARY, view)).as("a whole timeout ago").isNull();
+    }
+
+    @Test
+    void aPrimaryThatLeftTheYellowPageOrNoPrimaryAtAllWasNotHeardLately() {
+        timer.heard(0, PRIMARY, List.of());
+
+        assertThat(timer.heardLately(10, PRIMARY, List.of(replica("b", 2)))).as("a left the yellow page").isNull();
+        assertThat(timer.heardLately(10, null, List.of(replica("a", 1)))).as("no primary of this epoch").isNull();
+    }
+
+    @Test
+    void aVoteGrantedLatelyCountsAsContactForThePrimaryOfTheEpoch() {
+        long timeout = 2_000_000_000L;
+        ElectionTimer slow = new ElectionTimer(timeout, SELF, 2, bound -> 0);
+        List<Replica> view = List.of(replica("a", 1));
+        slow.heardFromNobody(0, view);
+
+        assertThat(slow.heardLately(1_500_000_000L, PRIMARY, view)).isEqualTo(new Election.Heard("a", 1_500));
+    }
 }

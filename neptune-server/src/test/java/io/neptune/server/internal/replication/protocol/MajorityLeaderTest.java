@@ -211,4 +211,17 @@ class MajorityLeaderTest {
             assertThat(s.commitLsn()).isEqualTo(3);
         });
     }
+
+    @Test
+    void aNewPrimaryHoldsItsMajorityForATimeoutAfterTheVotesThatElectedItWereSent() {
+        long timeout = 300 * MS;
+
+        MajorityLease held = leader.lease(now + timeout - 1, timeout);
+        MajorityLease lost = leader.lease(now + timeout, timeout);
+
+        assertThat(held).isEqualTo(new MajorityLease(now, 2, now + timeout - 1, timeout));
+        assertThat(held.holds()).as("b's vote counts as contact").isTrue();
+        assertThat(lost.holds()).isFalse();
+        assertThat(lost.heardFrom()).as("only itself").isEqualTo(1);
+    }
 }

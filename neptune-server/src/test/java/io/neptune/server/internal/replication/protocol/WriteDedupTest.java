@@ -2,8 +2,14 @@ package io.neptune.server.internal.replication.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.neptune.core.AccessMode;
+import io.neptune.core.NodeId;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.log.RecordKind;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
@@ -45,5 +51,21 @@ class WriteDedupTest {
         assertThat(WriteDedup.committed(3, FIRST_ANSWER, 12).status()).isEqualTo(Status.OK);
         assertThat(WriteDedup.committed(3, null, 12).status()).isEqualTo(Status.ALREADY_APPLIED);
         assertThat(WriteDedup.committed(3, null, 12).version()).isEqualTo(12);
+    }
+
+    @Test
+    void aNewWriteIsLoggedAtTheNextLsnOfTheEpochItWasTakenInNamingThePrimaryAsItsOrigin() {
+        RequestId id = RequestId.random();
+        RequestMessage request = new RequestMessage(9, "s", 0, "add", AccessMode.WRITE, 1_000, 0, id, new byte[] {3});
+
+        LogRecord record = WriteDedup.record(request, 41, 6, NodeId.of("n2"));
+
+        assertThat(record.lsn()).isEqualTo(42);
+        assertThat(record.epoch()).isEqualTo(6);
+        assertThat(record.kind()).isEqualTo(RecordKind.WRITE);
+        assertThat(record.requestId()).isEqualTo(id);
+        assertThat(record.origin()).isEqualTo("n2");
+        assertThat(record.method()).isEqualTo("add");
+        assertThat(record.payload()).containsExactly(3);
     }
 }
