@@ -58,7 +58,8 @@ import org.slf4j.LoggerFactory;
  * record at the LSN the primary keeps with the primary's and drops a run that differs, which a
  * dead primary's reused epoch number would otherwise hide ({@link Rejoin}). The primary's side of
  * the write path (pending writes, in-sync secondaries, committing) is its {@link PrimaryPipeline};
- * an operator's handover away from it is a {@link Handoff}.
+ * an operator's handover away from it is a {@link Handoff}; whether and how it takes the role when
+ * none leads is its {@link Elections}' (decided by {@code protocol.FailStopElection}).
  *
  * <p>Where the replica stands is its {@link PrimaryBackupPhase}, which carries the data of the
  * operation under way (the join, the successor of a handover, the election round, an operator's
