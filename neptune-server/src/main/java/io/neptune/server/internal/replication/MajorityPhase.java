@@ -1,6 +1,7 @@
 package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
+import io.neptune.server.internal.replication.protocol.Candidacy;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -35,15 +36,30 @@ sealed interface MajorityPhase {
     /**
      * Asks for votes in one pre-vote and vote round.
      *
-     * @param transfer whether the round skips the pre-vote and asks voters to ignore a primary heard
-     *     lately (after a handover, a take-over or an operator's promote)
+     * @param candidacy the round's decisions: where it stands, its epoch, its count of votes
      * @param promoteReply an operator's promote or take-over, answered when the round ends; or null
      * @param pinOnWin whether the leadership it wins is pinned (an operator's move-primary)
      */
-    record Candidate(boolean transfer, @Nullable Consumer<Object> promoteReply, boolean pinOnWin) implements MajorityPhase {
+    record Candidate(Candidacy candidacy, @Nullable Consumer<Object> promoteReply, boolean pinOnWin)
+            implements MajorityPhase {
+        /**
+         * A new candidacy; a {@code transfer} skips the pre-vote and asks voters to ignore a primary heard
+         * lately (after a handover, a take-over or an operator's promote).
+         */
+        Candidate(boolean transfer, @Nullable Consumer<Object> promoteReply, boolean pinOnWin) {
+            this(new Candidacy(transfer), promoteReply, pinOnWin);
+        }
+
         @Override
         public boolean mayBecome(MajorityPhase next) {
             return next instanceof Follower || next instanceof Leader || next instanceof Closed;
+        }
+
+        /** Answers the operator's promote or take-over this candidacy carries, if any, as the round ended. */
+        void answerPromote(boolean accepted, String reason, long epoch) {
+            if (promoteReply != null) {
+                promoteReply.accept(new PeerMessages.PromoteReply(accepted, reason, epoch));
+            }
         }
     }
 

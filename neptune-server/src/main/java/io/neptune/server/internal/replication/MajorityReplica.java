@@ -30,11 +30,10 @@ import io.neptune.server.internal.replication.MajorityPhase.Closed;
 import io.neptune.server.internal.replication.MajorityPhase.Diverged;
 import io.neptune.server.internal.replication.MajorityPhase.Follower;
 import io.neptune.server.internal.replication.MajorityPhase.Leader;
+import io.neptune.server.internal.replication.protocol.Candidacy;
 import io.neptune.server.internal.replication.protocol.Election;
 import io.neptune.server.internal.replication.protocol.ElectionTimer;
 import io.neptune.server.internal.replication.protocol.Handovers;
-import io.neptune.server.internal.replication.protocol.LeaderProgress;
-import io.neptune.server.internal.replication.protocol.MajorityLeader;
 import io.neptune.server.internal.replication.protocol.ReplicateGate;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import io.neptune.server.internal.replication.protocol.WakeGrace;
@@ -91,8 +90,8 @@ final class MajorityReplica implements PartitionReplica {
     private @Nullable NodeId primary;
     /** When to stand for election, and when this replica last heard from a primary. */
     private final ElectionTimer timer;
-    /** The highest epoch seen in refusals: the next round asks for one above it. */
-    private long highestSeenEpoch;
+    /** Carries out its candidacies: ballots sent, answers fed back, the highest epoch seen in refusals. */
+    private final Candidacies candidacies;
     /** Its side as a follower: the log it takes, the commit point, applying, freshness. */
     private final MajorityFollower following;
 
@@ -110,6 +109,28 @@ final class MajorityReplica implements PartitionReplica {
         this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
         this.versions = new VersionSampler(stalenessNanos);
         this.following = new MajorityFollower(core, membership, stalenessNanos, () -> phase);
+        this.candidacies = new Candidacies(core, membership, () -> phase, new Candidacies.Host() {
+            @Override
+            public void newEpoch() {
+                primary = null;
+                following.newEpoch();
+            }
+
+            @Override
+            public void adoptEpoch(long epoch, String why) {
+                MajorityReplica.this.adoptEpoch(epoch, why);
+            }
+
+            @Override
+            public void won(Candidate candidate, Candidacy.Won won) {
+                becomePrimary(candidate, won);
+            }
+
+            @Override
+            public void ended(String why) {
+                endCandidacy(why);
+            }
+        });
         core.attach(new ModeCallbacks() {
             @Override
             public void durableAdvanced() {
@@ -450,10 +471,10 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     /**
-     * Starts the election round {@code candidacy}: a pre-vote (which changes nothing anywhere) and, if
-     * a majority would vote for this replica, the vote at a new, persisted epoch. A transfer (after a
-     * handover, or an operator's promote) skips the pre-vote and asks voters to ignore a primary heard
-     * lately.
+     * Starts the election round {@code candidacy}, which {@link Candidacies} carries out: a pre-vote
+     * (which changes nothing anywhere) and, if a majority would vote for this replica, the vote at a
+     * new, persisted epoch. A transfer (after a handover, or an operator's promote) skips the pre-vote
+     * and asks voters to ignore a primary heard lately.
      */
     private void startElection(Candidate candidacy) {
         assert core.exec.inExecutor() : "off the partition's executor";
@@ -463,74 +484,21 @@ final class MajorityReplica implements PartitionReplica {
         endCandidacy("a new round started"); // one round at a time
         enter(candidacy);
         timer.restart(core.clock.getAsLong(), view()); // the next round starts a timeout from now if this one fails
-        long epoch = Math.max(core.log.epoch(), highestSeenEpoch) + 1;
-        if (candidacy.transfer()) {
-            vote(candidacy, epoch);
-            return;
-        }
-        ask(candidacy, epoch, true, granted -> vote(candidacy, epoch));
-    }
-
-    private void vote(Candidate candidacy, long epoch) {
-        if (phase != candidacy) {
-            return;
-        }
-        if (epoch <= core.log.epoch()) {
-            endCandidacy("epoch " + core.log.epoch() + " was reached meanwhile");
-            return;
-        }
-        core.log.persistEpoch(epoch); // its own vote: it votes for nobody else at this epoch
-        primary = null;
-        following.newEpoch();
-        long sentNanos = core.clock.getAsLong();
-        ask(candidacy, epoch, false, voters -> becomePrimary(candidacy, epoch, voters, sentNanos));
-    }
-
-    /**
-     * Sends a vote (or pre-vote) to every other replica in the yellow page and calls {@code won} with
-     * the voters once a majority, this replica included, granted it.
-     */
-    private void ask(Candidate candidacy, long epoch, boolean preVote, Consumer<Set<NodeId>> won) {
-        VoteRound.Candidate standing = new VoteRound.Candidate() {
-            @Override
-            public boolean current() {
-                return phase == candidacy;
-            }
-
-            @Override
-            public void refusedAt(long e, NodeId voter) {
-                highestSeenEpoch = Math.max(highestSeenEpoch, e);
-                if (!preVote && e > core.log.epoch()) {
-                    adoptEpoch(e, voter + " is at epoch " + e);
-                }
-            }
-
-            @Override
-            public void lost(int votes, int quorum) {
-                if (phase == candidacy) {
-                    String what = preVote ? "pre-vote" : "vote";
-                    logger.debug("{}: {} at epoch {} got {} of {} needed votes", name, what, core.log.epoch(), votes,
-                            quorum);
-                    endCandidacy(what + " got " + votes + " of " + quorum + " needed votes");
-                }
-            }
-        };
-        VoteRound.ask(core, membership, new VoteRound.Ballot(epoch, preVote, candidacy.transfer()), standing, won);
+        candidacies.start(candidacy);
     }
 
     /** Ends the current candidacy, if any, and answers the operator who asked for it. */
     private void endCandidacy(String why) {
         if (phase instanceof Candidate candidacy) {
             enter(new Follower());
-            answerPromote(candidacy, false, why);
+            candidacy.answerPromote(false, why, core.log.epoch());
         }
     }
 
-    private void becomePrimary(Candidate candidacy, long epoch, Set<NodeId> voters, long votesSentNanos) {
+    /** {@code candidacy}, still this replica's phase, won the election {@code won} describes: it leads that epoch. */
+    private void becomePrimary(Candidate candidacy, Candidacy.Won won) {
         assert core.exec.inExecutor() : "off the partition's executor";
-        if (core.log.epoch() != epoch || phase != candidacy) {
-            return;
-        }
+        assert phase == candidacy && core.log.epoch() == won.epoch() : name + ": " + phase + " won " + won;
         QuorumLeader leader = new QuorumLeader(core, new QuorumLeader.Host() {
             @Override
             public boolean leads(long e) {
@@ -551,77 +519,30 @@ final class MajorityReplica implements PartitionReplica {
             public void publish() {
                 MajorityReplica.this.publish();
             }
-        }, electedLeader(epoch, voters, votesSentNanos));
+        }, candidacies.leaderOf(won));
         enter(new Leader(leader, candidacy.pinOnWin(), null, null));
         primary = core.self;
         following.leads();
-        Set<NodeId> members = new HashSet<>();
-        view().forEach(r -> {
-            if (!r.node().equals(core.self)) {
-                members.add(r.node());
-            }
-        });
-        logger.info("{}: became primary at epoch {} with votes of {}; log end {}, applied {}", name, epoch, voters,
-                core.log.lastLsn(), core.applied);
+        Set<NodeId> members = new HashSet<>(candidacies.others()); // whom the new primary sends its no-op
+        logger.info("{}: became primary at epoch {} with votes of {}; log end {}, applied {}", name, won.epoch(),
+                won.voters(), core.log.lastLsn(), core.applied);
         long sincePrimary = timer.sincePrimary(core.clock.getAsLong());
         if (sincePrimary >= 0) { // it followed a primary: a fail-over (or handover) as seen here
             core.tookOver.accept(sincePrimary);
         }
         leader.start(members);
         publish();
-        answerPromote(candidacy, true, "");
-    }
-
-    /** The decisions of this replica as the primary of {@code epoch}, which {@code voters} elected at {@code votesSentNanos}. */
-    private MajorityLeader electedLeader(long epoch, Set<NodeId> voters, long votesSentNanos) {
-        LeaderProgress progress = LeaderProgress.majority(core.self, epoch, membership::quorum, membership::counts);
-        MajorityLeader leader = new MajorityLeader(core.self, epoch, progress, core.logView, core.applied);
-        leader.votedBy(voters, votesSentNanos);
-        return leader;
+        candidacy.answerPromote(true, "", core.log.epoch());
     }
 
     private void promote(Consumer<Object> reply) {
-        String refusal = promoteRefusal();
+        String refusal = Election.promoteRefusal(candidacies.promotion());
         if (refusal != null) {
             reply.accept(new PromoteReply(phase instanceof Leader, refusal, core.log.epoch()));
             return;
         }
         logger.warn("{}: an operator asked for an election now (a majority must still vote)", name);
         startElection(new Candidate(true, reply, false));
-    }
-
-    /** Why this replica does not stand now as an operator's promote asks, or null if it does. */
-    private @Nullable String promoteRefusal() {
-        if (phase instanceof Leader) {
-            return "already primary";
-        }
-        if (!membership.counts(core.self)) {
-            return "not a voter of the partition's configuration " + membership;
-        }
-        if (core.log.lostTailEnd() > 0) {
-            return "its log lost records up to " + core.log.lostTailEnd() + " that its service applied; they come back"
-                    + " only from a peer";
-        }
-        if (core.snapshots().installing()) {
-            return "it needs a snapshot first";
-        }
-        if (phase instanceof Diverged) {
-            return "diverged";
-        }
-        if (phase instanceof Candidate c && c.promoteReply() != null) {
-            return "an election is under way";
-        }
-        Replica live = view().stream()
-                .filter(r -> r.role() == ReplicaRole.PRIMARY && !r.node().equals(core.self) && r.epoch() >= core.log.epoch())
-                .findFirst().orElse(null);
-        return live != null ? "a live primary exists: " + live.node() : null;
-    }
-
-    private void answerPromote(Candidate candidacy, boolean accepted, String reason) {
-        Consumer<Object> reply = candidacy.promoteReply();
-        if (reply != null) {
-            reply.accept(new PromoteReply(accepted, reason, core.log.epoch()));
-        }
     }
 
     /** Persists a newer epoch; a leader or candidate of an older one becomes a follower. */
@@ -723,7 +644,7 @@ final class MajorityReplica implements PartitionReplica {
                 l.leader().abandon(requestId -> ResponseMessage.error(requestId, Status.IN_DOUBT, core.self
                         + " is shutting down before the write committed; it may still commit under the next primary"));
             } else if (was instanceof Candidate candidacy) {
-                answerPromote(candidacy, false, "shutting down");
+                candidacy.answerPromote(false, "shutting down", core.log.epoch());
             }
         });
     }

@@ -67,6 +67,43 @@ public final class Election {
     public record Voter(long epoch, boolean leads, @Nullable Heard heard, LogEnd log) {}
 
     /**
+     * What a {@code majority}-mode replica knows when an operator asks it to stand for primary now
+     * (promote): whether it leads; whether it is a voter of the partition's {@code configuration};
+     * where its log lost records its service applied (0: none); whether it waits for a snapshot or
+     * diverged; whether an operator's election is under way; and a live primary of its epoch or a
+     * later one in its yellow page, or null.
+     */
+    public record Promotion(boolean leads, boolean voter, String configuration, long lostTailEnd,
+            boolean installing, boolean diverged, boolean promoting, @Nullable NodeId livePrimary) {}
+
+    /**
+     * Why a {@code majority}-mode replica does not stand now as an operator's promote asks, or null if
+     * it does (a majority must still vote for it).
+     */
+    public static @Nullable String promoteRefusal(Promotion p) {
+        if (p.leads()) {
+            return "already primary";
+        }
+        if (!p.voter()) {
+            return "not a voter of the partition's configuration " + p.configuration();
+        }
+        if (p.lostTailEnd() > 0) {
+            return "its log lost records up to " + p.lostTailEnd() + " that its service applied; they come back"
+                    + " only from a peer";
+        }
+        if (p.installing()) {
+            return "it needs a snapshot first";
+        }
+        if (p.diverged()) {
+            return "diverged";
+        }
+        if (p.promoting()) {
+            return "an election is under way";
+        }
+        return p.livePrimary() != null ? "a live primary exists: " + p.livePrimary() : null;
+    }
+
+    /**
      * Why {@code voter} refuses {@code request}, or null if it grants it (Raft §5.2, §5.4.1, §9.6): only
      * for an epoch above its own; not while it leads or heard from a live primary lately, unless the
      * request is a transfer (so a replica cut off from the others cannot depose a primary that a majority

@@ -144,6 +144,27 @@ class ElectionTest {
         assertThat(Election.voteRefusal(ask(6, LOG, false), voter)).isNull();
     }
 
+    @Test
+    void aPromoteIsRefusedByTheFirstReasonThatHoldsAndAcceptedWhenNoneDoes() {
+        Election.Promotion standing = new Election.Promotion(false, true, "[a, b, c]", 0, false, false, false, null);
+        assertThat(Election.promoteRefusal(standing)).isNull();
+
+        assertThat(Election.promoteRefusal(new Election.Promotion(true, false, "[a, b, c]", 0, false, false, false,
+                null))).isEqualTo("already primary");
+        assertThat(Election.promoteRefusal(new Election.Promotion(false, false, "[a, b, c]", 9, false, false, false,
+                null))).isEqualTo("not a voter of the partition's configuration [a, b, c]");
+        assertThat(Election.promoteRefusal(new Election.Promotion(false, true, "[a, b, c]", 9, true, false, false,
+                null))).startsWith("its log lost records up to 9");
+        assertThat(Election.promoteRefusal(new Election.Promotion(false, true, "[a, b, c]", 0, true, true, false,
+                null))).isEqualTo("it needs a snapshot first");
+        assertThat(Election.promoteRefusal(new Election.Promotion(false, true, "[a, b, c]", 0, false, true, true,
+                null))).isEqualTo("diverged");
+        assertThat(Election.promoteRefusal(new Election.Promotion(false, true, "[a, b, c]", 0, false, false, true,
+                NodeId.of("b")))).isEqualTo("an election is under way");
+        assertThat(Election.promoteRefusal(new Election.Promotion(false, true, "[a, b, c]", 0, false, false, false,
+                NodeId.of("b")))).isEqualTo("a live primary exists: b");
+    }
+
     private static Replica replica(String node, int priority) {
         InetSocketAddress address = InetSocketAddress.createUnresolved("localhost", 1);
         return new Replica(NodeId.of(node), address, address, priority, ReplicaRole.SECONDARY, 0, 0);
