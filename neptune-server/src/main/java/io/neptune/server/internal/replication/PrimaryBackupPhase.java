@@ -2,6 +2,7 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.server.internal.replication.protocol.FailStopElection;
 import io.neptune.server.internal.replication.protocol.Joiner;
 import org.jspecify.annotations.Nullable;
 
@@ -130,14 +131,19 @@ sealed interface PrimaryBackupPhase {
     }
 
     /**
-     * Asked its rivals for their status to take over a lost primary, in election {@code round}; it
-     * started {@code from} a {@link Secondary}, or a {@link Recovering} replica if every replica was
-     * down and all configured ones are back ({@link #catastrophic()}), and goes back there unless it wins.
+     * Asked its rivals for their status to take over a lost primary, in election {@code round}
+     * ({@link FailStopElection}); it started {@code from} a {@link Secondary}, or a {@link Recovering}
+     * replica if every replica was down and all configured ones are back ({@link #catastrophic()}), and
+     * goes back there unless it wins.
      */
-    record Electing(PrimaryBackupPhase from, long round) implements PrimaryBackupPhase {
+    record Electing(PrimaryBackupPhase from, FailStopElection.Round round) implements PrimaryBackupPhase {
         public Electing {
             if (!(from instanceof Secondary) && !(from instanceof Recovering)) {
                 throw new IllegalArgumentException("from: " + from + " (expected: a secondary or recovering phase)");
+            }
+            if (round.catastrophic() != from instanceof Recovering) {
+                throw new IllegalArgumentException("round: " + round + " (expected: catastrophic from a recovering phase"
+                        + " only)");
             }
         }
 

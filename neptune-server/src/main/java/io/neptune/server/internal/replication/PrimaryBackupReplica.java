@@ -16,7 +16,6 @@ import io.neptune.server.internal.replication.PeerMessages.Handover;
 import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
 import io.neptune.server.internal.replication.PeerMessages.Join;
 import io.neptune.server.internal.replication.PeerMessages.Promote;
-import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
 import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.PeerMessages.Replicate;
 import io.neptune.server.internal.replication.PeerMessages.StatusRequest;
@@ -29,13 +28,14 @@ import io.neptune.server.internal.replication.PrimaryBackupPhase.Primary;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
 import io.neptune.server.internal.replication.protocol.Election;
+import io.neptune.server.internal.replication.protocol.FailStopElection;
 import io.neptune.server.internal.replication.protocol.Handovers;
 import io.neptune.server.internal.replication.protocol.PrimaryWatch;
 import io.neptune.server.internal.replication.protocol.Ready;
 import io.neptune.server.internal.replication.protocol.VersionSampler;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -58,7 +58,8 @@ import org.slf4j.LoggerFactory;
  * record at the LSN the primary keeps with the primary's and drops a run that differs, which a
  * dead primary's reused epoch number would otherwise hide ({@link Rejoin}). The primary's side of
  * the write path (pending writes, in-sync secondaries, committing) is its {@link PrimaryPipeline};
- * an operator's handover away from it is a {@link Handoff}.
+ * an operator's handover away from it is a {@link Handoff}; whether and how it takes the role when
+ * none leads is its {@link Elections}' (decided by {@code protocol.FailStopElection}).
  *
  * <p>Where the replica stands is its {@link PrimaryBackupPhase}, which carries the data of the
  * operation under way (the join, the successor of a handover, the election round, an operator's
@@ -86,10 +87,10 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private final ReplicaCore core;
     private final String name;
     private final int priority;
-    private final int configuredReplicas;
     private final long ackTimeoutMillis;
     private final PrimaryPipeline pipeline;
     private final Rejoin rejoin;
+    private final Elections elections;
     private final PriorityHandover priorityHandover;
     private final VersionSampler versions;
 
@@ -101,8 +102,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
     private final ApplySlices applying;
     /** The one node whose {@code replicate} this replica takes at its current epoch (set by the first). */
     private @Nullable NodeId epochLeader;
-    /** How many elections this replica started; each one's {@link Electing#round} is its number. */
-    private long elections;
     /** Whether the primary it follows still counts it in sync. */
     private final PrimaryWatch watch;
 
@@ -111,7 +110,6 @@ final class PrimaryBackupReplica implements PartitionReplica {
         this.core = core;
         this.name = core.name;
         this.priority = priority;
-        this.configuredReplicas = configuredReplicas;
         this.ackTimeoutMillis = ackTimeout.toMillis();
         this.rejoin = new Rejoin(core, () -> phase, () -> commitLsn, this::joinDecided);
         this.priorityHandover = new PriorityHandover(core);
@@ -143,6 +141,23 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 PrimaryBackupReplica.this.publish();
             }
         });
+        this.elections = new Elections(core, new FailStopElection(core.self, priority, configuredReplicas), pipeline,
+                new Elections.Host() {
+                    @Override
+                    public PrimaryBackupPhase phase() {
+                        return phase;
+                    }
+
+                    @Override
+                    public @Nullable NodeId primary() {
+                        return primary;
+                    }
+
+                    @Override
+                    public void decided(Ready.Effect effect) {
+                        electionDecided(effect);
+                    }
+                });
         this.applying = new ApplySlices(core, () -> !(phase instanceof Primary || phase instanceof Closed),
                 this::applySlice);
         core.attach(new ModeCallbacks() {
@@ -227,7 +242,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 onDemote(m);
                 reply.accept(new Ack(true, core.log.lastLsn(), core.log.epoch(), ""));
             } else if (message instanceof Promote) {
-                promoteByOperator(reply);
+                elections.promote(reply);
             } else {
                 throw new IllegalArgumentException(method);
             }
@@ -393,7 +408,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             Replica from = requireNonNull(live);
             TakeOvers.askHandover(core, from.node(), reply, () -> role() == ReplicaRole.SECONDARY, handedOver -> {
                 takeOverFrom(from, handedOver, "took over by an operator's request", m.pin());
-                answerOnceAnnounced(reply);
+                elections.answerOnceAnnounced(core.log.epoch(), reply);
             });
         }
     }
@@ -422,17 +437,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             if (live != null) {
                 follow(live);
-            } else if (phase instanceof Secondary && !newPrimaryNotAnnouncedYet(view)) {
-                // its log lacks records its service applied, or its service writes its log no longer has: it cannot lead
-                if (core.log.lostTailEnd() == 0 && !core.snapshots().installing()) {
-                    elect(view);
-                }
-            } else if (phase instanceof Recovering
-                    && view.stream().noneMatch(r -> r.role() == ReplicaRole.SECONDARY && !r.node().equals(core.self))
-                    && view.size() >= configuredReplicas && core.storageFailedAt() == 0) {
-                if (core.log.lostTailEnd() == 0 && !core.snapshots().installing()) {
-                    elect(view); // catastrophic: every replica was down and all configured ones are back
-                }
+            } else {
+                elections.tick(view); // a secondary, or a recovering replica in a catastrophe, may stand
             }
             publish();
         });
@@ -484,79 +490,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
     }
 
     /**
-     * Whether the replica this one last heard from as primary is still in the yellow page with an
-     * announcement older than the epoch it sent: it took over a moment ago and its announcement is
-     * on its way. Electing now would depose a working primary (its writes in flight would fail).
-     * If it died instead, it leaves the view (or its announcement expires) and the election goes on.
-     */
-    private boolean newPrimaryNotAnnouncedYet(List<Replica> view) {
-        NodeId last = primary;
-        return last != null && !last.equals(core.self)
-                && view.stream().anyMatch(r -> r.node().equals(last) && r.epoch() < core.log.epoch());
-    }
-
-    /**
-     * Starts an election from this SECONDARY, or from RECOVERING if it is catastrophic (every replica
-     * was down and all configured ones are back): {@link Electing} holds where it started and its round.
-     */
-    private void elect(List<Replica> view) {
-        assert core.exec.inExecutor() : "off the partition's executor";
-        // Every candidate asks its rivals; finishElection compares their fresh (last epoch, log end). An
-        // announcement carries a replica's current epoch, which runs ahead of its last record's epoch
-        // when the epoch has no writes yet, so ruling candidates out on it could leave no one to elect.
-        // Every live replica is asked, whatever it announces: an announcement lags, and a replica that just
-        // finished joining still looks RECOVERING (or a new primary right after a handover does). Left out, it
-        // could hold an election of its own at the same epoch; its fresh status tells what it is.
-        long epochAtStart = core.log.epoch();
-        long round = ++elections;
-        enter(new Electing(phase, round));
-        List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
-        for (Replica r : view) {
-            if (!r.node().equals(core.self)) {
-                statuses.add(core.within(core.peers.call(r.node(), core.service, core.partition, "status",
-                        new StatusRequest(core.service, core.partition), ReplicaStatus.class),
-                        TimeUnit.SECONDS.toMillis(1)).exceptionally(e -> null));
-            }
-        }
-        CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(
-                () -> finishElection(round, statuses.stream().map(CompletableFuture::join).toList(), epochAtStart)));
-    }
-
-    private void finishElection(long round, List<@Nullable ReplicaStatus> statuses, long epochAtStart) {
-        assert core.exec.inExecutor() : "off the partition's executor";
-        if (!(phase instanceof Electing electing) || electing.round() != round) {
-            return; // it left ELECTING meanwhile (promoted, stepped down, joining, closed): this round is over
-        }
-        boolean catastrophic = electing.catastrophic();
-        enter(electing.from());
-        if (core.log.epoch() != epochAtStart || livePrimary(core.peers.replicas(core.service, core.partition)) != null) {
-            // Things changed while the statuses were on their way: another replica took over (its first replicate
-            // brought a new epoch before its announcement did), and the statuses, older than this log, are stale.
-            return;
-        }
-        List<Election.@Nullable Rival> rivals = statuses.stream()
-                .map(s -> s == null ? null : new Election.Rival(s.role(), s.epoch(),
-                        new Election.Candidate(s.node(), s.lastEpoch(), s.logEnd(), s.priority())))
-                .toList();
-        Election.Candidate self = new Election.Candidate(core.self.value(), core.log.lastEpoch(), core.log.lastLsn(),
-                priority);
-        Election.FailStopWin win = Election.failStop(rivals, catastrophic, core.log.epoch(), self);
-        if (win != null) { // else a rival leads, outranks it, or did not answer: the next tick may try again
-            List<ReplicaStatus> followers = statuses.stream()
-                    .filter(s -> s != null && win.followers().contains(s.node())).toList();
-            List<NodeId> recovering = statuses.stream().filter(s -> s != null && !win.followers().contains(s.node()))
-                    .map(s -> NodeId.of(s.node())).toList();
-            becomePrimary(win.epoch(), followers, recovering,
-                    catastrophic ? "all configured replicas are back" : "primary lost", false);
-        }
-    }
-
-    /**
      * Takes the primary role at {@code epoch}, with {@code followers} as its in-sync secondaries and
      * {@code others} (recovering replicas) told the epoch ({@link PrimaryPipeline#lead}); {@code pinned}
      * by an operator's move-primary. It is announced once they all hold the epoch ({@link #publish}).
      */
-    private void becomePrimary(long epoch, List<ReplicaStatus> followers, List<NodeId> others, String why,
+    private void becomePrimary(long epoch, Map<NodeId, Long> followers, List<NodeId> others, String why,
             boolean pinned) {
         adoptEpoch(epoch);
         enter(new Primary(null, pinned));
@@ -569,29 +507,17 @@ final class PrimaryBackupReplica implements PartitionReplica {
         pipeline.catchUp();
     }
 
-    private void promoteByOperator(Consumer<Object> reply) {
-        assert core.exec.inExecutor() : "off the partition's executor";
-        if (phase instanceof Primary) {
-            reply.accept(new PromoteReply(true, "already primary", core.log.epoch()));
-            return;
+    /** Carries out what the election decided about this replica's phase ({@link Elections} does the rest). */
+    private void electionDecided(Ready.Effect effect) {
+        if (effect instanceof Ready.Stand stand) {
+            enter(new Electing(phase, stand.round()));
+        } else if (effect instanceof Ready.RoundOver && phase instanceof Electing electing) {
+            enter(electing.from());
+        } else if (effect instanceof Ready.BecomePrimary become) {
+            becomePrimary(become.epoch(), become.followers(), become.others(), become.why(), false);
+        } else {
+            throw new IllegalStateException("an election decided " + effect);
         }
-        List<Replica> view = core.peers.replicas(core.service, core.partition);
-        Replica live = livePrimary(view);
-        if (live != null) {
-            reply.accept(new PromoteReply(false, "a live primary exists: " + live.node(), core.log.epoch()));
-            return;
-        }
-        logger.warn("{}: promoted by an operator with log end {}", name, core.log.lastLsn());
-        List<NodeId> others = view.stream().map(Replica::node).filter(n -> !n.equals(core.self)).toList();
-        becomePrimary(Election.promotedEpoch(core.log.epoch(), view), List.of(), others, "operator", false);
-        answerOnceAnnounced(reply);
-    }
-
-    /** Answers an operator's promote or take-over once this new primary is announced, or why it is not. */
-    private void answerOnceAnnounced(Consumer<Object> reply) {
-        long epoch = core.log.epoch();
-        pipeline.whenAnnounced(announced -> reply.accept(announced ? new PromoteReply(true, "", epoch)
-                : new PromoteReply(false, "it stepped down before its secondaries held epoch " + epoch, epoch)));
     }
 
     /** Carries out what the join decided about this replica's phase, primary and epoch ({@link Rejoin} does the rest). */

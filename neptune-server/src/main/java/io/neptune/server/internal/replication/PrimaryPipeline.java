@@ -7,13 +7,11 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.replication.PeerMessages.Demote;
-import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
 import io.neptune.server.internal.replication.protocol.Ack;
 import io.neptune.server.internal.replication.protocol.CommitWaiters;
 import io.neptune.server.internal.replication.protocol.InSyncLeader;
 import io.neptune.server.internal.replication.protocol.Ready;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -119,13 +117,9 @@ final class PrimaryPipeline {
      * Starts leading with {@code followers} in sync up to their log ends, and the replicas of
      * {@code others} to be told its epoch ({@link InSyncLeader#lead}).
      */
-    void lead(List<ReplicaStatus> followers, List<NodeId> others) {
+    void lead(Map<NodeId, Long> followers, List<NodeId> others) {
         waiters.clear();
-        Map<NodeId, Long> logEnds = new LinkedHashMap<>();
-        for (ReplicaStatus follower : followers) {
-            logEnds.put(NodeId.of(follower.node()), follower.logEnd());
-        }
-        leader.lead(logEnds, new LinkedHashSet<>(others), core.local());
+        leader.lead(followers, new LinkedHashSet<>(others), core.local());
     }
 
     /** Sends every follower what it lacks and commits what is ready (after {@link #lead}). */

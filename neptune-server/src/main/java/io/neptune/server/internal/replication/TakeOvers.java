@@ -6,9 +6,9 @@ import io.neptune.core.internal.membership.Replica;
 import io.neptune.server.internal.replication.PeerMessages.Handover;
 import io.neptune.server.internal.replication.PeerMessages.HandoverReply;
 import io.neptune.server.internal.replication.PeerMessages.PromoteReply;
-import io.neptune.server.internal.replication.PeerMessages.ReplicaStatus;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -76,22 +76,20 @@ final class TakeOvers {
 
     /**
      * The in-sync secondaries of a fail-stop replica that took the primary role over from
-     * {@code primary}, which handed it over with {@code reply}: every other replica of {@code view}
-     * not announced RECOVERING, assumed to have logged up to its announced log end (at most
-     * {@code lastLsn}, this replica's), and the former primary, which has logged what it said.
+     * {@code primary}, which handed it over with {@code reply}, with their log ends: every other replica
+     * of {@code view} not announced RECOVERING, assumed to have logged up to its announced log end (at
+     * most {@code lastLsn}, this replica's), and the former primary, which has logged what it said.
      */
-    static List<ReplicaStatus> followers(List<Replica> view, NodeId self, long lastLsn, Replica primary,
+    static Map<NodeId, Long> followers(List<Replica> view, NodeId self, long lastLsn, Replica primary,
             HandoverReply reply) {
-        List<ReplicaStatus> followers = new ArrayList<>();
+        Map<NodeId, Long> followers = new LinkedHashMap<>();
         for (Replica other : view) {
             if (!other.node().equals(self) && !other.node().equals(primary.node())
                     && other.role() != ReplicaRole.RECOVERING) {
-                followers.add(new ReplicaStatus(other.node().value(), ReplicaRole.SECONDARY.name(), other.epoch(),
-                        other.lastEpoch(), Math.min(other.logEnd(), lastLsn), other.version(), other.priority(), "", 0));
+                followers.put(other.node(), Math.min(other.logEnd(), lastLsn));
             }
         }
-        followers.add(new ReplicaStatus(primary.node().value(), ReplicaRole.SECONDARY.name(), reply.epoch(),
-                reply.epoch(), reply.logEnd(), reply.logEnd(), primary.priority(), "", 0));
+        followers.put(primary.node(), reply.logEnd());
         return followers;
     }
 

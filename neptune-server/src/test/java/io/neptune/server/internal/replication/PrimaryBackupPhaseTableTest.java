@@ -13,6 +13,7 @@ import io.neptune.server.internal.replication.PrimaryBackupPhase.Kind;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Primary;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Recovering;
 import io.neptune.server.internal.replication.PrimaryBackupPhase.Secondary;
+import io.neptune.server.internal.replication.protocol.FailStopElection.Round;
 import io.neptune.server.internal.replication.protocol.Joiner;
 import java.util.EnumSet;
 import java.util.Set;
@@ -62,18 +63,22 @@ class PrimaryBackupPhaseTableTest {
         assertThat(new Primary(null, false).role()).isEqualTo(ReplicaRole.PRIMARY);
         assertThat(new Closed().role()).isEqualTo(ReplicaRole.RECOVERING);
 
-        Electing primaryLost = new Electing(new Secondary(), 1);
+        Electing primaryLost = new Electing(new Secondary(), new Round(1, 1, false));
         assertThat(primaryLost.role()).isEqualTo(ReplicaRole.SECONDARY);
         assertThat(primaryLost.catastrophic()).isFalse();
-        Electing allBack = new Electing(new Recovering(null), 2);
+        Electing allBack = new Electing(new Recovering(null), new Round(2, 1, true));
         assertThat(allBack.role()).isEqualTo(ReplicaRole.RECOVERING);
         assertThat(allBack.catastrophic()).isTrue();
     }
 
     @Test
     void anElectionStartsFromASecondaryOrARecoveringReplicaOnly() {
-        assertThatThrownBy(() -> new Electing(new Primary(null, false), 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Electing(new Electing(new Secondary(), 1), 2))
+        assertThatThrownBy(() -> new Electing(new Primary(null, false), new Round(1, 1, false)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Electing(new Electing(new Secondary(), new Round(1, 1, false)),
+                new Round(2, 1, false))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Electing(new Secondary(), new Round(1, 1, true)))
+                .as("a catastrophic round starts from a recovering replica only")
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -84,7 +89,8 @@ class PrimaryBackupPhaseTableTest {
         assertThat(new Joining(new Joiner.Attempt(1, A, true, true)).joinedTo()).as("excluded meanwhile").isEqualTo(A);
 
         assertThat(new Recovering(A).joinedTo()).isEqualTo(A);
-        assertThat(new Electing(new Recovering(A), 1).joinedTo()).as("a catastrophic election keeps it").isEqualTo(A);
+        assertThat(new Electing(new Recovering(A), new Round(1, 1, true)).joinedTo())
+                .as("a catastrophic election keeps it").isEqualTo(A);
         assertThat(new Recovering(null).joinedTo()).isNull();
     }
 

@@ -4,7 +4,9 @@ import io.neptune.core.NodeId;
 import io.neptune.server.internal.log.LogRecord;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +22,8 @@ public final class Ready {
     public sealed interface Effect
             permits Append, Send, SendSnapshot, Apply, ApplyReady, ReadIndexAnswer, NewerEpoch, StepDown, Demote, Warn,
             Debug, JoinUnderWay, AskJoin, AdoptEpoch, Truncate, AppendBatch, FollowPrimary, Diverged, Info, Recover,
-            JoinAgain, ApplyToResume, Resume, Announce {}
+            JoinAgain, ApplyToResume, Resume, Announce, Stand, AskStatus, RoundOver, BecomePrimary, AnswerPromote,
+            AnswerOnceAnnounced {}
 
     /** Persist {@code record} at the end of the log (its LSN is the next one). */
     public record Append(LogRecord record) implements Effect {}
@@ -129,6 +132,43 @@ public final class Ready {
 
     /** The replica joined and applied what its primary committed: it resumes as a secondary (recovery phase 3). */
     public record Resume() implements Effect {}
+
+    /** The replica stands for primary in election {@code round} ({@link FailStopElection}): its phase holds it. */
+    public record Stand(FailStopElection.Round round) implements Effect {}
+
+    /**
+     * Ask every one of {@code rivals} for its status, each within a second; once all answered or failed,
+     * tell {@link FailStopElection#answered} with the number of the election {@code round}.
+     */
+    public record AskStatus(List<NodeId> rivals, long round) implements Effect {
+        public AskStatus {
+            rivals = List.copyOf(rivals);
+        }
+    }
+
+    /** The election round under way is over: the replica goes back to the phase it stood from. */
+    public record RoundOver() implements Effect {}
+
+    /**
+     * The replica becomes primary at {@code epoch} ({@code why}), with {@code followers} in sync up to their
+     * log ends and the replicas of {@code others} told the epoch ({@link InSyncLeader#lead}).
+     */
+    public record BecomePrimary(long epoch, Map<NodeId, Long> followers, List<NodeId> others, String why)
+            implements Effect {
+        public BecomePrimary {
+            followers = Collections.unmodifiableMap(new LinkedHashMap<>(followers));
+            others = List.copyOf(others);
+        }
+    }
+
+    /** Answer an operator's promote: {@code ok}, or refused for {@code reason}, at {@code epoch}. */
+    public record AnswerPromote(boolean ok, String reason, long epoch) implements Effect {}
+
+    /**
+     * Answer an operator's promote once the replica, primary at {@code epoch}, is announced ({@link Announce}),
+     * or that it stepped down before.
+     */
+    public record AnswerOnceAnnounced(long epoch) implements Effect {}
 
     private final List<Effect> effects = new ArrayList<>();
 

@@ -6,9 +6,12 @@
  * {@link io.neptune.server.internal.replication.protocol.Ack}, a tick, a force, told of their node
  * as a {@link io.neptune.server.internal.replication.protocol.Local}) and return a
  * {@link io.neptune.server.internal.replication.protocol.Ready}, the effects to carry out in order.
- * So is a {@code majority}-mode replica's candidacy
+ * So are a {@code majority}-mode replica's candidacy
  * ({@link io.neptune.server.internal.replication.protocol.Candidacy}: pre-vote, the new epoch persisted,
- * vote), whose inputs (start, the epoch persisted, a voter's answer or its silence) return its effects.
+ * vote), whose inputs (start, the epoch persisted, a voter's answer or its silence) return its effects,
+ * a recovering fail-stop replica's join ({@link io.neptune.server.internal.replication.protocol.Joiner})
+ * and a fail-stop replica's election
+ * ({@link io.neptune.server.internal.replication.protocol.FailStopElection}).
  * Beside them the rules: who may lead and how far a majority has a log
  * ({@link io.neptune.server.internal.replication.protocol.Election}), a leader's view of its
  * followers with the rule that says what commits
