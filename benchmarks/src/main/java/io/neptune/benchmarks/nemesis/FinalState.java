@@ -2,6 +2,7 @@ package io.neptune.benchmarks.nemesis;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.neptune.benchmarks.nemesis.history.FinalState.ReplicaState;
 import io.neptune.server.storage.PartitionDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -45,7 +47,7 @@ record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> 
      * Whether {@code replicas} (an agent's REPLICAS answer) shows a settled cluster: every partition
      * with {@code degree} replicas that answered, none recovering, and equal digests; with ordered
      * writes (levels 2 and 3) also one primary and equal versions (a level-1 replica's version is its
-     * own log's length, and it has no primary). Returns null if so, else the first partition that is not.
+     * own log's length, and it has no primary, and only the rows its digest hashes are compared). Returns null if so, else the first partition that is not.
      */
     static @Nullable String unsettled(List<Map<String, Object>> replicas, int degree, boolean orderedWrites) {
         return unsettled(replicas, p -> degree, orderedWrites);
@@ -73,8 +75,7 @@ record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> 
             } else if ((orderedWrites && answers.stream().filter(r -> "PRIMARY".equals(r.get("role"))).count() != 1)
                     || answers.stream().anyMatch(r -> "RECOVERING".equals(r.get("role")))) {
                 problem = "roles " + answers.stream().map(r -> r.get("node") + "=" + r.get("role")).toList();
-            } else if ((orderedWrites && answers.stream().map(r -> r.get("version")).distinct().count() != 1)
-                    || answers.stream().map(r -> r.get("digest")).distinct().count() != 1) {
+            } else if (!agree(answers, orderedWrites)) {
                 problem = "versions/digests " + answers.stream()
                         .map(r -> r.get("node") + "=" + r.get("version") + "/" + r.get("digest")).toList();
             }
@@ -83,6 +84,16 @@ record FinalState(List<Map<String, Object>> replicas, List<Map<String, Object>> 
             }
         }
         return null;
+    }
+
+    /**
+     * Whether {@code answers} agree: on version and digest with ordered writes, else (level 1) on the rows
+     * their digests hash ({@link ReplicaState#rows}).
+     */
+    private static boolean agree(List<Map<String, Object>> answers, boolean orderedWrites) {
+        Function<Map<String, Object>, String> state = orderedWrites ? r -> r.get("version") + " " + r.get("digest")
+                : r -> ReplicaState.rows(String.valueOf(r.get("digest")));
+        return answers.stream().map(state).distinct().count() == 1;
     }
 
     /** The replica entries in the final-state format (node, service, partition, version, digest). */

@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
 /**
  * Replicas diverging after healing: all replicas of a partition report the same (version, digest),
  * and the final lists of a key read from different replicas are equal. At level 1 versions are
- * per-replica LSNs and writes commute, so only digests are compared and lists are compared as
- * sets. One anomaly per diverged partition and per diverged key; UNKNOWN without a final state.
+ * per-replica LSNs and writes commute, so only the digests' row hashes are compared and lists are
+ * compared as sets. One anomaly per diverged partition and per diverged key; UNKNOWN without a final state.
  */
 public final class DivergenceChecker {
     /** The checker's name in reports. */
@@ -37,7 +37,7 @@ public final class DivergenceChecker {
         for (Map.Entry<String, List<ReplicaState>> e : partitions.entrySet()) {
             Set<String> states = new HashSet<>();
             e.getValue().forEach(r -> states.add(guarantees.orderedWrites() ? r.version() + " " + r.digest()
-                    : r.digest()));
+                    : ReplicaState.rows(r.digest())));
             if (states.size() > 1) {
                 divergedPartitions++;
                 anomalies.add(new Anomaly(e.getKey() + " replicas differ: " + e.getValue().stream()
