@@ -73,7 +73,7 @@ final class Candidacies {
     MajorityLeader leaderOf(Candidacy.Won won) {
         LeaderProgress progress = LeaderProgress.majority(core.self, won.epoch(), membership::quorum, membership::counts);
         MajorityLeader leader = new MajorityLeader(core.self, won.epoch(), progress, core.logView, core.applied);
-        leader.votedBy(won.voters(), won.votesSentNanos());
+        leader.votedBy(won.voters(), won.votesSentNanos(), core.clock.getAsLong());
         return leader;
     }
 

@@ -52,6 +52,8 @@ public final class LeaderProgress {
         /** The send time of the latest message it answered at the leader's epoch. */
         long contactNanos;
         boolean hasContact;
+        /** When its latest answer at the leader's epoch arrived (valid once {@link #hasContact}). */
+        long answeredNanos;
         /** Why it last refused records, empty after an accept. */
         String refusal = "";
 
@@ -232,13 +234,19 @@ public final class LeaderProgress {
         f.next = f.match + 1;
     }
 
-    /** {@code node} answered, at the leader's epoch, a message sent at {@code sentNanos}: it follows. */
-    public void contacted(NodeId node, long sentNanos) {
+    /**
+     * {@code node} answered, at the leader's epoch, a message sent at {@code sentNanos}; the answer
+     * arrived at {@code answeredNanos}: it follows.
+     */
+    public void contacted(NodeId node, long sentNanos, long answeredNanos) {
         Follower f = of(node);
         if (!f.hasContact || sentNanos - f.contactNanos > 0) {
             f.contactNanos = sentNanos;
-            f.hasContact = true;
         }
+        if (!f.hasContact || answeredNanos - f.answeredNanos > 0) {
+            f.answeredNanos = answeredNanos;
+        }
+        f.hasContact = true;
     }
 
     /** {@code node} accepted records and has its log matching up to {@code lastLsn}; returns its match. */
@@ -357,6 +365,24 @@ public final class LeaderProgress {
         return Election.majorityContact(contacts, quorum.getAsInt());
     }
 
+    /**
+     * When the latest answer of a majority arrived, {@code nowNanos} being now (the leader's own counts
+     * as now): the check that it is still followed ({@link MajorityLease}), which is about liveness, so
+     * an answer counts when it arrives, however late. {@link Long#MIN_VALUE} if a majority never answered.
+     */
+    public long majorityAnsweredAt(long nowNanos) {
+        List<Long> answers = new ArrayList<>();
+        if (counts.test(self)) {
+            answers.add(nowNanos);
+        }
+        for (Follower f : followers.values()) {
+            if (f.hasContact && counts.test(f.node)) {
+                answers.add(f.answeredNanos);
+            }
+        }
+        return Election.majorityContact(answers, quorum.getAsInt());
+    }
+
     /** Whether {@code node} is the leader, or a follower that answered a message sent in the last {@code withinNanos}. */
     public boolean heardFrom(NodeId node, long nowNanos, long withinNanos) {
         if (node.equals(self)) {
@@ -376,11 +402,11 @@ public final class LeaderProgress {
         return node.equals(self) || heardFrom(node, nowNanos, withinNanos) && f != null && f.refusal.isEmpty();
     }
 
-    /** How many counted replicas, the leader included, answered a message sent in the last {@code withinNanos}. */
-    public int inContact(long nowNanos, long withinNanos) {
+    /** How many counted replicas, the leader included, answered in the last {@code withinNanos}. */
+    public int answeredWithin(long nowNanos, long withinNanos) {
         int count = counts.test(self) ? 1 : 0;
         for (Follower f : followers.values()) {
-            if (f.hasContact && nowNanos - f.contactNanos < withinNanos && counts.test(f.node)) {
+            if (f.hasContact && nowNanos - f.answeredNanos < withinNanos && counts.test(f.node)) {
                 count++;
             }
         }

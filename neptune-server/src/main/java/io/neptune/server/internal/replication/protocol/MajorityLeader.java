@@ -75,11 +75,15 @@ public final class MajorityLeader {
         return epoch;
     }
 
-    /** {@code voters} granted their votes to messages sent at {@code sentNanos}, which counts as contact for the lease. */
-    public void votedBy(Set<NodeId> voters, long sentNanos) {
+    /**
+     * {@code voters} granted their votes to messages sent at {@code sentNanos}, and the last grant
+     * arrived at {@code wonNanos}: they count as contact, for reads from when the votes were asked
+     * for and for the {@link #lease} from when they came.
+     */
+    public void votedBy(Set<NodeId> voters, long sentNanos, long wonNanos) {
         for (NodeId voter : voters) {
             follower(voter);
-            progress.contacted(voter, sentNanos);
+            progress.contacted(voter, sentNanos, wonNanos);
         }
     }
 
@@ -165,7 +169,7 @@ public final class MajorityLeader {
             return ready.add(new NewerEpoch(ack.epoch(), node));
         }
         if (ack.epoch() == epoch) {
-            progress.contacted(node, sentNanos); // it answered as a follower of this epoch: counts for the lease
+            progress.contacted(node, sentNanos, here.nowNanos()); // it answered as a follower of this epoch
         }
         if (ack.accepted()) {
             progress.accepted(node, ack.lastLsn());
@@ -307,9 +311,10 @@ public final class MajorityLeader {
         return progress.majoritySince(nowNanos);
     }
 
-    /** Whether this leader still holds a majority at {@code nowNanos}, with an election timeout of {@code timeoutNanos}. */
+    /** Whether this leader is still followed by a majority at {@code nowNanos}, with an election timeout of {@code timeoutNanos}. */
     public MajorityLease lease(long nowNanos, long timeoutNanos) {
-        return new MajorityLease(majoritySince(nowNanos), inContact(nowNanos, timeoutNanos), nowNanos, timeoutNanos);
+        return new MajorityLease(progress.majorityAnsweredAt(nowNanos), progress.answeredWithin(nowNanos, timeoutNanos),
+                nowNanos, timeoutNanos);
     }
 
     /** Whether {@code node} is this replica, or a follower that answered a message sent in the last {@code withinNanos}. */
@@ -324,11 +329,6 @@ public final class MajorityLeader {
      */
     public boolean takesRecords(NodeId node, long nowNanos, long withinNanos) {
         return progress.takesRecords(node, nowNanos, withinNanos);
-    }
-
-    /** How many replicas, this one included, answered a message sent in the last {@code withinNanos}. */
-    public int inContact(long nowNanos, long withinNanos) {
-        return progress.inContact(nowNanos, withinNanos);
     }
 
     /** Each follower as this leader sees it, for diagnostics. */

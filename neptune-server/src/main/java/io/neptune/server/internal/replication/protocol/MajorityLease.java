@@ -3,21 +3,27 @@ package io.neptune.server.internal.replication.protocol;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether a {@code majority}-mode primary still holds a majority at {@code nowNanos} (Raft's check
- * quorum, §6.2 of the dissertation): only while a majority answered a message it sent within the
- * last election timeout ({@code timeoutNanos}). A primary that lost it refuses writes
- * ({@code NO_MAJORITY}: they could not commit) and steps down, so a primary cut off from the others
- * does not hold clients forever; the voters, which refuse votes for a timeout after they last heard
- * from it, let another be elected only after that.
+ * Whether a {@code majority}-mode primary is still followed by a majority at {@code nowNanos} (Raft's
+ * check quorum, §6.2 of the dissertation): only while a majority answered it within the last election
+ * timeout ({@code timeoutNanos}). A primary that lost it refuses writes ({@code NO_MAJORITY}: they
+ * could not commit) and steps down, so a primary cut off from the others does not hold clients
+ * forever; the voters, which refuse votes for a timeout after they last heard from it, let another be
+ * elected only after that.
  *
- * <p>{@code majoritySince} is the latest moment from which a majority is known to have followed the
- * primary ({@link Election#majorityContact}; {@link Long#MIN_VALUE}: never), {@code heardFrom} how
- * many counted replicas (the primary included) answered within the timeout. Pure.
+ * <p>The check is about liveness, not safety (a deposed primary commits nothing, and reads are served
+ * only from a majority's answers to messages sent after they arrived, {@link MajorityLeader#majoritySince}),
+ * so an answer counts when it arrives, however long ago its message was sent: a loaded follower that
+ * answers late still follows, and a primary whose votes took most of a timeout to come back is not
+ * deposed before its first heartbeat could be answered.
+ *
+ * <p>{@code answeredAt} is when the latest answer of a majority arrived (the primary's own is now;
+ * {@link Long#MIN_VALUE}: never), {@code heardFrom} how many counted replicas (the primary included)
+ * answered within the timeout. Pure.
  */
-public record MajorityLease(long majoritySince, int heardFrom, long nowNanos, long timeoutNanos) {
-    /** Whether a majority followed the primary within the last election timeout. */
+public record MajorityLease(long answeredAt, int heardFrom, long nowNanos, long timeoutNanos) {
+    /** Whether a majority answered the primary within the last election timeout. */
     public boolean holds() {
-        return majoritySince != Long.MIN_VALUE && nowNanos - majoritySince < timeoutNanos;
+        return answeredAt != Long.MIN_VALUE && nowNanos - answeredAt < timeoutNanos;
     }
 
     /**

@@ -103,13 +103,13 @@ class LeaderProgressTest {
         progress.track(B, 1);
         progress.track(C, 1);
         progress.accepted(C, 9);
-        progress.contacted(C, 5 * SECOND);
+        progress.contacted(C, 5 * SECOND, 5 * SECOND);
 
         assertThat(progress.commitPoint(9, 0, new FakeLog(9, Map.of()))).isZero();
         assertThat(progress.majoritySince(6 * SECOND)).isEqualTo(Long.MIN_VALUE);
-        assertThat(progress.inContact(6 * SECOND, SECOND)).as("only the leader").isEqualTo(1);
+        assertThat(progress.answeredWithin(6 * SECOND, SECOND)).as("only the leader").isEqualTo(1);
 
-        progress.contacted(B, 4 * SECOND);
+        progress.contacted(B, 4 * SECOND, 4 * SECOND);
         assertThat(progress.majoritySince(6 * SECOND)).as("b's answer to a message sent at 4 s").isEqualTo(4 * SECOND);
     }
 
@@ -207,7 +207,7 @@ class LeaderProgressTest {
     @Test
     void aRefusalIsNewsOnceAndAFollowerThatRefusesTakesNoRecords() {
         LeaderProgress progress = majorityOfThree();
-        progress.contacted(B, SECOND);
+        progress.contacted(B, SECOND, SECOND);
 
         assertThat(progress.refused(B, "installing a snapshot")).isTrue();
         assertThat(progress.refused(B, "installing a snapshot")).isFalse();
@@ -221,14 +221,17 @@ class LeaderProgressTest {
     @Test
     void contactCountsOnlyTheLatestMessageAnsweredWithinTheWindow() {
         LeaderProgress progress = majorityOfThree();
-        progress.contacted(B, 5 * SECOND);
-        progress.contacted(B, 3 * SECOND);   // a late answer to an older message
+        progress.contacted(B, 5 * SECOND, 5 * SECOND);
+        progress.contacted(B, 3 * SECOND, 5 * SECOND + SECOND / 2);   // a late answer to an older message
 
         assertThat(progress.heardFrom(B, 6 * SECOND, 2 * SECOND)).isTrue();
         assertThat(progress.heardFrom(B, 8 * SECOND, 2 * SECOND)).isFalse();
         assertThat(progress.heardFrom(C, 6 * SECOND, 2 * SECOND)).as("never heard").isFalse();
         assertThat(progress.heardFrom(A, 6 * SECOND, 2 * SECOND)).as("the leader itself").isTrue();
-        assertThat(progress.inContact(6 * SECOND, 2 * SECOND)).isEqualTo(2);
+        assertThat(progress.answeredWithin(6 * SECOND, 2 * SECOND)).isEqualTo(2);
+        assertThat(progress.majoritySince(6 * SECOND)).as("reads: the latest message answered").isEqualTo(5 * SECOND);
+        assertThat(progress.majorityAnsweredAt(6 * SECOND)).as("liveness: the latest answer")
+                .isEqualTo(5 * SECOND + SECOND / 2);
     }
 
     @Test

@@ -78,7 +78,7 @@ class MajorityLeaderTest {
         log.records.add(write(2, 2));
         LeaderProgress progress = LeaderProgress.majority(A, EPOCH, () -> 2, node -> true);
         leader = new MajorityLeader(A, EPOCH, progress, log, 2);
-        leader.votedBy(Set.of(B), now);
+        leader.votedBy(Set.of(B), now, now);
     }
 
     private static LogRecord write(long lsn, long epoch) {
@@ -223,5 +223,32 @@ class MajorityLeaderTest {
         assertThat(held.holds()).as("b's vote counts as contact").isTrue();
         assertThat(lost.holds()).isFalse();
         assertThat(lost.heardFrom()).as("only itself").isEqualTo(1);
+    }
+
+    /**
+     * Seen on a loaded 2-core machine (BrowserIT, 384 replicas starting in one JVM): votes took most of
+     * a timeout to come back, and a primary that counted its lease from when it asked for them stepped
+     * down before its first heartbeat could be answered; the next election did the same, for 45 s.
+     * Stepping down is liveness, so it counts answers when they arrive; reads keep the send times.
+     */
+    @Test
+    void aPrimaryWhoseVotesAndAnswersComeLateHoldsItsMajorityWhileAnswersKeepArriving() {
+        long timeout = 1_000 * MS;
+        long asked = now;
+        MajorityLeader late = new MajorityLeader(A, EPOCH, LeaderProgress.majority(A, EPOCH, () -> 2, node -> true),
+                log, 2);
+        long elected = asked + 900 * MS;
+        late.votedBy(Set.of(B), asked, elected);
+        carriedOut(late.start(Set.of(C), elected));
+
+        assertThat(late.lease(asked + timeout + 100 * MS, timeout).stepDown(false))
+                .as("a timeout after the votes were asked for, not after they came").isNull();
+        long answered = elected + 800 * MS;
+        late.acked(B, elected, new Ack(true, 3, EPOCH, ""), new Local(answered, 3, 2));
+        assertThat(late.lease(answered + timeout - 1, timeout).stepDown(false)).as("b answered late, but answered").isNull();
+        assertThat(late.lease(answered + timeout, timeout).stepDown(false))
+                .isEqualTo("no majority answered within 1000 ms");
+        assertThat(late.majoritySince(answered)).as("reads count from when the answered message was sent")
+                .isEqualTo(elected);
     }
 }
