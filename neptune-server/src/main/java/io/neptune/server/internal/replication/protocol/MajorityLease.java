@@ -4,11 +4,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a {@code majority}-mode primary is still followed by a majority at {@code nowNanos} (Raft's
- * check quorum, §6.2 of the dissertation): only while a majority answered it within the last election
- * timeout ({@code timeoutNanos}). A primary that lost it refuses writes ({@code NO_MAJORITY}: they
- * could not commit) and steps down, so a primary cut off from the others does not hold clients
- * forever; the voters, which refuse votes for a timeout after they last heard from it, let another be
- * elected only after that.
+ * check quorum, §6.2 of the dissertation): only while a majority answered it within the last
+ * {@code timeoutNanos} (its driver's check-quorum period, two election timeouts). A primary that
+ * lost it refuses writes ({@code NO_MAJORITY}: they could not commit) and steps down, so a primary
+ * cut off from the others does not hold clients forever; the voters, which refuse votes for an election timeout after they last heard from it, may
+ * elect another before that, which it learns from the first answer carrying the newer epoch.
  *
  * <p>The check is about liveness, not safety (a deposed primary commits nothing, and reads are served
  * only from a majority's answers to messages sent after they arrived, {@link MajorityLeader#majoritySince}),
@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * answered within the timeout. Pure.
  */
 public record MajorityLease(long answeredAt, int heardFrom, long nowNanos, long timeoutNanos) {
-    /** Whether a majority answered the primary within the last election timeout. */
+    /** Whether a majority answered the primary within the last {@code timeoutNanos}. */
     public boolean holds() {
         return answeredAt != Long.MIN_VALUE && nowNanos - answeredAt < timeoutNanos;
     }
