@@ -56,6 +56,26 @@ function setStatus(id, text, ok) {
   node.className = 'status ' + (ok ? 'ok' : 'error');
 }
 
+// A list that could not be loaded for want of a primary (a fail-over under way: the gateway answered
+// 5xx or not at all), or that some partitions did not answer, is loaded again half a second later,
+// then after one, two, four and at most eight seconds, until it comes back whole or the page loads
+// another in its place. Writes are never sent again: a write that failed is the user's to retry.
+const reloads = new Map();
+
+function reloadLater(key, load) {
+  const attempt = (reloads.get(key)?.attempt ?? 0) + 1;
+  clearTimeout(reloads.get(key)?.timer);
+  reloads.set(key, { attempt, timer: setTimeout(load, Math.min(8000, 250 * 2 ** attempt)) });
+}
+
+function loadedWhole(key) {
+  clearTimeout(reloads.get(key)?.timer);
+  reloads.delete(key);
+}
+
+/** Whether a failed read may succeed if sent again: the cluster, not the request, was at fault. */
+const transient = (error) => !error.status || error.status >= 500;
+
 const money = (cents) => '$' + (cents / 100).toFixed(2);
 const toCents = (text) => Math.round(parseFloat(text) * 100);
 const when = (millis) => new Date(millis).toLocaleString();
@@ -90,8 +110,10 @@ async function loadTopic(topic, select) {
       list.append(item);
     }
     $('topic-meta').textContent = data.headers.length + ' messages in "' + data.topic + '" at version ' + data.version;
+    loadedWhole('topic');
   } catch (e) {
     $('topic-meta').textContent = 'Cannot load topic: ' + e.message;
+    if (transient(e)) reloadLater('topic', () => currentTopic === topic && loadTopic(topic, select));
   }
 }
 
@@ -151,10 +173,17 @@ async function loadCategories() {
       list.append(el('li', { 'data-category': c.name, onclick: () => loadCategory(c.name) },
         c.name, ' ', el('span', { class: 'count' }, c.itemCount)));
     }
-    $('categories-meta').textContent = data.failedPartitions.length
-      ? 'Partitions that did not answer: ' + data.failedPartitions.join(', ') : '';
+    if (data.failedPartitions.length) {
+      $('categories-meta').textContent = 'Partitions that did not answer (asking again): '
+        + data.failedPartitions.join(', ');
+      reloadLater('categories', loadCategories);
+    } else {
+      $('categories-meta').textContent = '';
+      loadedWhole('categories');
+    }
   } catch (e) {
     $('categories-meta').textContent = 'Cannot list categories: ' + e.message;
+    if (transient(e)) reloadLater('categories', loadCategories);
   }
 }
 
@@ -173,8 +202,10 @@ async function loadCategory(category) {
     }
     if (!data.items.length) body.append(el('tr', {}, el('td', { colspan: 4, class: 'meta' }, 'No items yet.')));
     for (const li of $('categories').children) li.classList.toggle('selected', li.dataset.category === category);
+    loadedWhole('category');
   } catch (e) {
     setStatus('new-item-status', 'Cannot load category: ' + e.message, false);
+    if (transient(e)) reloadLater('category', () => currentCategory === category && loadCategory(category));
   }
 }
 
