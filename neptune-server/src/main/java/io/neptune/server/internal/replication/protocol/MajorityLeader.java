@@ -311,7 +311,7 @@ public final class MajorityLeader {
         return progress.majoritySince(nowNanos);
     }
 
-    /** Whether this leader is still followed by a majority at {@code nowNanos}, with an election timeout of {@code timeoutNanos}. */
+    /** Whether a majority answered this leader within the {@code timeoutNanos} before {@code nowNanos}. */
     public MajorityLease lease(long nowNanos, long timeoutNanos) {
         return new MajorityLease(progress.majorityAnsweredAt(nowNanos), progress.answeredWithin(nowNanos, timeoutNanos),
                 nowNanos, timeoutNanos);

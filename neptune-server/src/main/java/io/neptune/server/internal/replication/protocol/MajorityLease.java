@@ -7,14 +7,15 @@ import org.jspecify.annotations.Nullable;
  * check quorum, §6.2 of the dissertation): only while a majority answered it within the last
  * {@code timeoutNanos} (its driver's check-quorum period, two election timeouts). A primary that
  * lost it refuses writes ({@code NO_MAJORITY}: they could not commit) and steps down, so a primary
- * cut off from the others does not hold clients forever; the voters, which refuse votes for an election timeout after they last heard from it, may
- * elect another before that, which it learns from the first answer carrying the newer epoch.
+ * cut off from the others does not hold clients forever. The voters, which refuse votes for one
+ * election timeout after they last heard from it, may elect another before that; it learns so from
+ * the first answer that carries the newer epoch.
  *
- * <p>The check is about liveness, not safety (a deposed primary commits nothing, and reads are served
- * only from a majority's answers to messages sent after they arrived, {@link MajorityLeader#majoritySince}),
- * so an answer counts when it arrives, however long ago its message was sent: a loaded follower that
- * answers late still follows, and a primary whose votes took most of a timeout to come back is not
- * deposed before its first heartbeat could be answered.
+ * <p>The check is about liveness, not safety: a deposed primary commits nothing, and fresh reads
+ * count from the send times of the messages a majority answered ({@link MajorityLeader#majoritySince}).
+ * So here an answer counts when it arrives, however long ago its message was sent: a loaded follower
+ * that answers late still follows, and a primary whose votes took most of a timeout to come back is
+ * not deposed before its first heartbeat could be answered.
  *
  * <p>{@code answeredAt} is when the latest answer of a majority arrived (the primary's own is now;
  * {@link Long#MIN_VALUE}: never), {@code heardFrom} how many counted replicas (the primary included)
