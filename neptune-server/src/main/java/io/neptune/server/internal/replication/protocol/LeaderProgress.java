@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * A leader's view of its followers ({@code docs/protocols/replication.md}): for each, how far its log
@@ -353,16 +354,7 @@ public final class LeaderProgress {
      * now: no other leader committed anything before it. {@link Long#MIN_VALUE} if unknown.
      */
     public long majoritySince(long nowNanos) {
-        List<Long> contacts = new ArrayList<>();
-        if (counts.test(self)) {
-            contacts.add(nowNanos);
-        }
-        for (Follower f : followers.values()) {
-            if (f.hasContact && counts.test(f.node)) {
-                contacts.add(f.contactNanos);
-            }
-        }
-        return Election.majorityContact(contacts, quorum.getAsInt());
+        return majorityLatest(nowNanos, f -> f.contactNanos);
     }
 
     /**
@@ -371,16 +363,21 @@ public final class LeaderProgress {
      * an answer counts when it arrives, however late. {@link Long#MIN_VALUE} if a majority never answered.
      */
     public long majorityAnsweredAt(long nowNanos) {
-        List<Long> answers = new ArrayList<>();
+        return majorityLatest(nowNanos, f -> f.answeredNanos);
+    }
+
+    /** The latest {@code time} a majority of the counted replicas reached, the leader's own being now. */
+    private long majorityLatest(long nowNanos, ToLongFunction<Follower> time) {
+        List<Long> times = new ArrayList<>();
         if (counts.test(self)) {
-            answers.add(nowNanos);
+            times.add(nowNanos);
         }
         for (Follower f : followers.values()) {
             if (f.hasContact && counts.test(f.node)) {
-                answers.add(f.answeredNanos);
+                times.add(time.applyAsLong(f));
             }
         }
-        return Election.majorityContact(answers, quorum.getAsInt());
+        return Election.majorityContact(times, quorum.getAsInt());
     }
 
     /** Whether {@code node} is the leader, or a follower that answered a message sent in the last {@code withinNanos}. */
