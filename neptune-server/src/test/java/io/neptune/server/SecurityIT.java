@@ -171,6 +171,9 @@ class SecurityIT {
                     .build(), b -> b);
             cluster.awaitNodes(1);
             assertThat(node.awaitReady(SOCKET_TIMEOUT.multipliedBy(3))).as("node-0's replicas serving").isTrue();
+            // a new primary serves before it applied the no-op that opens its epoch (CI, 2026-11-30: the baseline
+            // said applied 0, the check after the refusals 1): wait for a state that stays
+            ReplicatedProcesses.await(() -> appliedItsLog(node), SOCKET_TIMEOUT, "node-0 to apply its whole log");
             DefaultNeptuneClient raw = (DefaultNeptuneClient) app.client();
             Map<String, Object> before = status(node);
 
