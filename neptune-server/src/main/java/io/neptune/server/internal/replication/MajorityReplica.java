@@ -80,14 +80,6 @@ final class MajorityReplica implements PartitionReplica {
     private final int priority;
     private final Membership membership;
     private final long electionTimeoutNanos;
-    /**
-     * How long a primary that no majority answered goes on before it refuses writes and steps down:
-     * two election timeouts (the ack timeout), the longest etcd's check quorum waits. Deposing a
-     * primary is liveness only, and a follower too starved to answer for one timeout (a loaded host,
-     * a long GC pause) is back within two far more often than it is cut off; each needless step-down
-     * costs an election, whose persisted votes load that host further.
-     */
-    private final long checkQuorumNanos;
     private final long stalenessNanos;
     private final VersionSampler versions;
     private final WakeGrace wakeGrace;
@@ -112,7 +104,6 @@ final class MajorityReplica implements PartitionReplica {
         this.priority = priority;
         this.membership = new Membership(core.name, core.directory, core.self, configuredReplicas, learner);
         this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
-        this.checkQuorumNanos = 2 * electionTimeoutNanos;
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.timer = new ElectionTimer(electionTimeoutNanos, core.self, priority, bound -> core.random.nextLong(bound));
         this.priorityHandover = new PriorityHandover(core);
@@ -191,8 +182,8 @@ final class MajorityReplica implements PartitionReplica {
                 return;
             }
             QuorumLeader leader = l.leader();
-            String noMajority = leader.lease(checkQuorumNanos).writeRefusal(name, membership.size(),
-                    membership.quorum());
+            MajorityLease lease = leader.lease(MajorityLease.periodFor(electionTimeoutNanos));
+            String noMajority = lease.writeRefusal(name, membership.size(), membership.quorum());
             if (noMajority != null) {
                 reply.accept(ResponseMessage.error(request.requestId(), Status.NO_MAJORITY, noMajority));
             } else if (!core.refusedUndecodable(request, reply) && (l.handoff() == null || !l.handoff().hold(request, reply))) {
@@ -418,7 +409,7 @@ final class MajorityReplica implements PartitionReplica {
             stepDown("a configuration without this replica committed");
             return;
         }
-        MajorityLease lease = leader.lease(checkQuorumNanos);
+        MajorityLease lease = leader.lease(MajorityLease.periodFor(electionTimeoutNanos));
         String lost = lease.stepDown(wakeGrace.active(lease.nowNanos()));
         if (lost != null) {
             stepDown(lost);

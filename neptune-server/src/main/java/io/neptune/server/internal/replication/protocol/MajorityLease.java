@@ -22,6 +22,17 @@ import org.jspecify.annotations.Nullable;
  * answered within the timeout. Pure.
  */
 public record MajorityLease(long answeredAt, int heardFrom, long nowNanos, long timeoutNanos) {
+    /**
+     * The check-quorum period for an election timeout of {@code electionTimeoutNanos}: two of them (the
+     * ack timeout), the longest etcd's check quorum waits. Deposing a primary is liveness only, and a
+     * follower too starved to answer for one timeout (a loaded host, a long GC pause) is back within
+     * two far more often than it is cut off; each needless step-down costs an election, whose
+     * persisted votes load that host further.
+     */
+    public static long periodFor(long electionTimeoutNanos) {
+        return 2 * electionTimeoutNanos;
+    }
+
     /** Whether a majority answered the primary within the last {@code timeoutNanos}. */
     public boolean holds() {
         return answeredAt != Long.MIN_VALUE && nowNanos - answeredAt < timeoutNanos;

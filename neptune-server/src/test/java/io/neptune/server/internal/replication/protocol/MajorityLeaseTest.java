@@ -33,6 +33,11 @@ class MajorityLeaseTest {
         assertThat(new MajorityLease(0, 2, TIMEOUT - 1, TIMEOUT).writeRefusal("s#0@n1", 3, 2)).isNull();
     }
 
+    @Test
+    void aPrimaryIsGivenTwoElectionTimeoutsToHearFromAMajority() {
+        assertThat(MajorityLease.periodFor(TIMEOUT)).isEqualTo(2 * TIMEOUT);
+    }
+
     /** Writes and step-downs follow one rule: a primary that refuses writes for want of a majority steps down. */
     @Test
     void writesAreRefusedExactlyWhenThePrimaryWouldStepDown() {
