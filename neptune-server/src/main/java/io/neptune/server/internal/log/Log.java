@@ -56,6 +56,20 @@ public interface Log extends AutoCloseable {
      */
     void persistEpoch(long epoch);
 
+    /**
+     * {@link #persistEpoch}, done on a thread of the log's own if it writes: the epoch survives a crash,
+     * and {@link #epoch()} returns it, once the future completed normally. Lets a replica wait for the
+     * write without holding its thread ({@code SerialExecutor.resumeAfter}). The same epoch again
+     * gives a completed future. This default writes on the calling thread, and throws as
+     * {@link #persistEpoch} does.
+     *
+     * @throws IllegalArgumentException if {@code epoch} is negative or lower than {@link #epoch()}
+     */
+    default CompletableFuture<Void> persistEpochAsync(long epoch) {
+        persistEpoch(epoch);
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** The committed LSN: the highest passed to {@link #markCommitted}, lowered to the last record on open. */
     long committedLsn();
 

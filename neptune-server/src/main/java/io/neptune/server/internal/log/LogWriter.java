@@ -41,7 +41,7 @@ final class LogWriter {
     static final long META_FLUSH_MILLIS = 1000;
 
     /** A queued change of the file. */
-    sealed interface Op permits Append, Truncate, Compact {
+    sealed interface Op permits Append, Truncate, Compact, PersistEpoch {
         CompletableFuture<Void> done();
     }
 
@@ -66,6 +66,9 @@ final class LogWriter {
      */
     record Compact(long cutOffset, LogBoundary boundary, Consumer<Runnable> underLock, CompletableFuture<Void> done)
             implements Op {}
+
+    /** Writes {@code epoch} to the meta file ({@link LogMeta#persistEpoch}), off the caller's thread. */
+    record PersistEpoch(long epoch, CompletableFuture<Void> done) implements Op {}
 
     private final String name;
     private final FsyncPolicy policy;
@@ -191,6 +194,13 @@ final class LogWriter {
             lock.unlock();
         }
         return compact.done();
+    }
+
+    /** Queues a write of {@code epoch} to the meta file; the future completes once it is forced. */
+    CompletableFuture<Void> persistEpoch(long epoch) {
+        PersistEpoch persist = new PersistEpoch(epoch, new CompletableFuture<>());
+        enqueue(persist);
+        return persist.done();
     }
 
     private void enqueue(Op op) {
@@ -402,6 +412,8 @@ final class LogWriter {
                 run.clear();
                 if (op instanceof Truncate truncate) {
                     truncate(truncate);
+                } else if (op instanceof PersistEpoch persist) {
+                    persistEpoch(persist);
                 } else {
                     compact((Compact) op);
                 }
@@ -444,6 +456,24 @@ final class LogWriter {
             }
         } catch (IOException | RuntimeException e) {
             fail("cannot write records " + run.get(0).lsn() + ".." + run.get(run.size() - 1).lsn(), e, run);
+        }
+    }
+
+    /**
+     * Writes the epoch to the meta file. A failure fails only this write, not the writer: the meta
+     * file is replaced whole or not at all, and a persist that threw on the caller's thread never did.
+     */
+    private void persistEpoch(PersistEpoch persist) {
+        try {
+            if (meta.persistEpoch(persist.epoch())) {
+                logger.info("{}: persisted epoch {}", name, persist.epoch());
+            }
+            persist.done().complete(null);
+        } catch (IOException e) {
+            persist.done().completeExceptionally(
+                    new LogException(meta.directory(), "cannot persist epoch " + persist.epoch(), e));
+        } catch (RuntimeException e) {
+            persist.done().completeExceptionally(e);
         }
     }
 

@@ -261,6 +261,25 @@ public final class RedoLog implements Log {
         }
     }
 
+    /**
+     * {@link #persistEpoch} on the log's writer, queued behind the appends before it: the meta file is
+     * replaced and forced on a {@link LogWriterPool} thread. The same epoch again completes at once.
+     *
+     * @throws IllegalArgumentException if {@code epoch} is lower than {@link #epoch()}
+     */
+    @Override
+    public CompletableFuture<Void> persistEpochAsync(long epoch) {
+        if (epoch < meta.epoch()) {
+            throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= " + meta.epoch()
+                    + ", the persisted epoch)");
+        }
+        checkOpen();
+        if (epoch == meta.epoch()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return writer.persistEpoch(epoch);
+    }
+
     /** The committed LSN: the highest passed to {@link #markCommitted}, lowered to the last record on open. */
     @Override
     public long committedLsn() {

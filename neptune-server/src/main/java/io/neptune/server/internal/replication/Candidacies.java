@@ -37,8 +37,11 @@ final class Candidacies {
         /** The candidate persisted a new epoch of its own: the primary of the old one is forgotten. */
         void newEpoch();
 
-        /** A voter is at the newer {@code epoch}: the replica adopts it ({@code why}), which ends the candidacy. */
-        void adoptEpoch(long epoch, String why);
+        /**
+         * A voter is at the newer {@code epoch}: the replica adopts it ({@code why}), which ends the
+         * candidacy, and runs {@code then} once the epoch is durable.
+         */
+        void adoptEpoch(long epoch, String why, Runnable then);
 
         /** {@code candidate} won its election: the replica becomes the primary. */
         void won(Candidate candidate, Candidacy.Won won);
@@ -101,19 +104,29 @@ final class Candidacies {
         return new Candidacy.Standing(core.log.epoch(), others(), membership.quorum(), core.clock.getAsLong());
     }
 
-    /** Carries out {@code effects} of {@code candidate}'s candidacy in order. */
+    /**
+     * Carries out {@code effects} of {@code candidate}'s candidacy in order. An epoch to persist or adopt
+     * waits for its write: what comes after it runs once the epoch is durable.
+     */
     private void carryOut(Candidate candidate, List<Candidacy.Effect> effects) {
-        for (Candidacy.Effect effect : effects) {
+        for (int i = 0; i < effects.size(); i++) {
+            Candidacy.Effect effect = effects.get(i);
+            List<Candidacy.Effect> rest = effects.subList(i + 1, effects.size());
             if (effect instanceof Candidacy.PersistEpoch persist) {
-                core.log.persistEpoch(persist.epoch()); // its own vote: it votes for nobody else at this epoch
-                host.newEpoch();
-                carryOut(candidate, candidate.candidacy().epochPersisted(standing()));
+                // its own vote: it votes for nobody else at this epoch, and asks for votes only once that is durable
+                core.persistEpoch(persist.epoch(), () -> {
+                    host.newEpoch();
+                    carryOut(candidate, candidate.candidacy().epochPersisted(standing()));
+                    carryOut(candidate, rest);
+                });
+                return;
+            } else if (effect instanceof Candidacy.AdoptEpoch adopt) {
+                host.adoptEpoch(adopt.epoch(), adopt.why(), () -> carryOut(candidate, rest));
+                return;
             } else if (effect instanceof Candidacy.SendBallots ballots) {
                 send(candidate, ballots);
             } else if (effect instanceof Candidacy.EpochSeen seen) {
                 highestSeenEpoch = Math.max(highestSeenEpoch, seen.epoch());
-            } else if (effect instanceof Candidacy.AdoptEpoch adopt) {
-                host.adoptEpoch(adopt.epoch(), adopt.why());
             } else if (effect instanceof Candidacy.Won won) {
                 host.won(candidate, won);
             } else if (effect instanceof Candidacy.Ended ended) {

@@ -118,8 +118,8 @@ final class MajorityReplica implements PartitionReplica {
             }
 
             @Override
-            public void adoptEpoch(long epoch, String why) {
-                MajorityReplica.this.adoptEpoch(epoch, why);
+            public void adoptEpoch(long epoch, String why, Runnable then) {
+                MajorityReplica.this.adoptEpoch(epoch, why, then);
             }
 
             @Override
@@ -213,7 +213,7 @@ final class MajorityReplica implements PartitionReplica {
             if (message instanceof Replicate m) {
                 onReplicate(m, reply);
             } else if (message instanceof Vote m) {
-                reply.accept(onVote(m));
+                onVote(m, reply);
             } else if (message instanceof StatusRequest) {
                 reply.accept(status());
             } else if (message instanceof ReadIndex) {
@@ -255,8 +255,14 @@ final class MajorityReplica implements PartitionReplica {
             return;
         }
         if (verdict instanceof ReplicateGate.Adopt newer) {
-            adoptEpoch(newer.epoch(), from + " leads epoch " + newer.epoch());
+            adoptEpoch(newer.epoch(), from + " leads epoch " + newer.epoch(), () -> follow(m, from, reply));
+        } else {
+            follow(m, from, reply);
         }
+    }
+
+    /** Takes {@code m} from {@code from}, the primary of this replica's epoch, which the gate let through. */
+    private void follow(Replicate m, NodeId from, Consumer<Object> reply) {
         long epoch = core.log.epoch();
         endCandidacy(from + " won epoch " + epoch);
         primary = from;
@@ -276,19 +282,26 @@ final class MajorityReplica implements PartitionReplica {
         });
     }
 
-    /** Answers a vote or pre-vote as {@link Election#vote} decides, persisting the epoch of a vote it grants. */
-    private VoteReply onVote(Vote m) {
+    /**
+     * Answers a vote or pre-vote as {@link Election#vote} decides, persisting the epoch of a vote it
+     * grants before it answers.
+     */
+    private void onVote(Vote m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
         Election.Voter voter = new Election.Voter(core.log.epoch(), phase instanceof Leader,
                 timer.heardLately(core.clock.getAsLong(), primary, view()),
                 new Election.LogEnd(core.log.lastEpoch(), core.log.lastLsn()));
         Election.Ballot ballot = Election.vote(m.request(), voter);
+        VoteReply answer = new VoteReply(ballot.granted(), ballot.epoch(), ballot.reason());
         if (ballot.persist()) {
             logger.info("{}: voted for {} at epoch {}", name, m.node(), m.epoch());
-            adoptEpoch(m.epoch(), "voted for " + m.node());
-            timer.heardFromNobody(core.clock.getAsLong(), view()); // give the candidate time to win before electing
+            adoptEpoch(m.epoch(), "voted for " + m.node(), () -> {
+                timer.heardFromNobody(core.clock.getAsLong(), view()); // give the candidate time to win before electing
+                reply.accept(answer);
+            });
+        } else {
+            reply.accept(answer);
         }
-        return new VoteReply(ballot.granted(), ballot.epoch(), ballot.reason());
     }
 
     private void onReadIndex(Consumer<Object> reply) {
@@ -487,7 +500,7 @@ final class MajorityReplica implements PartitionReplica {
 
             @Override
             public void newerEpoch(long e, NodeId from) {
-                adoptEpoch(e, from + " is at epoch " + e);
+                adoptEpoch(e, from + " is at epoch " + e, () -> { });
             }
 
             @Override
@@ -525,17 +538,23 @@ final class MajorityReplica implements PartitionReplica {
         startElection(new Candidate(true, reply, false));
     }
 
-    /** Persists a newer epoch; a leader or candidate of an older one becomes a follower. */
-    private void adoptEpoch(long epoch, String why) {
+    /**
+     * Persists a newer epoch; then a leader or candidate of an older one becomes a follower, and
+     * {@code then} runs. As a task's last step ({@link ReplicaCore#persistEpoch}).
+     */
+    private void adoptEpoch(long epoch, String why, Runnable then) {
         assert core.exec.inExecutor() : "off the partition's executor";
         if (epoch <= core.log.epoch()) {
+            then.run();
             return;
         }
-        core.log.persistEpoch(epoch);
-        primary = null;
-        stepDown(why);
-        endCandidacy(why);
-        following.newEpoch();
+        core.persistEpoch(epoch, () -> {
+            primary = null;
+            stepDown(why);
+            endCandidacy(why);
+            following.newEpoch();
+            then.run();
+        });
     }
 
     /**

@@ -260,6 +260,18 @@ final class ReplicaCore {
     }
 
     /**
+     * Persists {@code epoch} on the log's writer, then runs {@code then}: on the executor, before any
+     * other task of the partition, but without holding a replication thread while the meta file is
+     * forced ({@link SerialExecutor#resumeAfter}). Call it as a task's last step. Whatever must follow
+     * the persist (a vote's grant, the ballots of a new epoch, the follower's acknowledgement) goes in
+     * {@code then}: nothing leaves the replica claiming an epoch before the epoch survives a crash.
+     */
+    void persistEpoch(long epoch, Runnable then) {
+        assert exec.inExecutor() : "off the partition's executor";
+        exec.resumeAfter(log.persistEpochAsync(epoch), then);
+    }
+
+    /**
      * Appends {@code record}; when durable, advances {@link #durable} and tells {@link ModeCallbacks#durableAdvanced}
      * on the executor. An append that completes after a {@link #truncateAfter} no longer counts:
      * its record may be gone, or replaced by another at the same LSN that is not durable yet.

@@ -1,7 +1,9 @@
 package io.neptune.server.internal.replication;
 
 import java.util.ArrayDeque;
-import java.util.Queue;
+import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,12 @@ import org.slf4j.LoggerFactory;
  * <p>A drain yields its pool thread after 64 tasks or {@value #DRAIN_BUDGET_MILLIS} ms, whichever
  * comes first, and queues itself behind the other partitions: a partition busy applying a backlog
  * of slow writes cannot hold the pool's threads while other partitions' acknowledgements wait.
+ *
+ * <p>A task that must wait for I/O before the partition goes on (a persisted epoch) ends with
+ * {@link #resumeAfter}: the executor then runs nothing else until the I/O is done, and its
+ * continuation runs first, but the pool thread is free meanwhile. A burst of elections on a node
+ * used to hold every pool thread in {@code fsync}, and the heartbeats of all its other partitions
+ * waited behind them, long enough to depose their primaries.
  */
 final class SerialExecutor implements Executor {
     private static final Logger logger = LoggerFactory.getLogger(SerialExecutor.class);
@@ -30,8 +38,11 @@ final class SerialExecutor implements Executor {
     private final String owner;
     /** Times a drain's budget: {@link System#nanoTime()}, or a simulation's clock, which then decides when it yields. */
     private final LongSupplier clock;
-    private final Queue<Runnable> tasks = new ArrayDeque<>();
+    private final Deque<Runnable> tasks = new ArrayDeque<>();
+    /** A drain is queued on the pool or running, or the executor waits for a {@link #resumeAfter}. */
     private boolean running;
+    /** What the running task asked to wait for ({@link #resumeAfter}); taken by the drain once the task returned. */
+    private @Nullable Resumption waiting;
     /** The thread of the drain running tasks; cleared only by that drain, and only if still its own. */
     private final AtomicReference<@Nullable Thread> current = new AtomicReference<>();
 
@@ -55,6 +66,23 @@ final class SerialExecutor implements Executor {
             running = true;
         }
         pool.execute(this::drain);
+    }
+
+    /**
+     * Runs {@code then} once {@code done} completed, before any other task of this executor, without
+     * holding a pool thread meanwhile: for a task whose next step must wait for I/O. Call it as the
+     * task's last step; the rest of the task still runs before the wait. If {@code done} has already
+     * completed, {@code then} runs now. If {@code done} fails, {@code then} does not run and the
+     * failure is thrown in its place, as a failed task's.
+     */
+    void resumeAfter(CompletableFuture<?> done, Runnable then) {
+        assert inExecutor() : "off the executor " + owner;
+        assert waiting == null : owner + ": a task waits twice";
+        if (done.isDone()) {
+            continuation(done, then).run();
+        } else {
+            waiting = new Resumption(done, then);
+        }
     }
 
     /** Whether the calling thread is running one of this executor's tasks. */
@@ -106,6 +134,19 @@ final class SerialExecutor implements Executor {
                 } catch (Throwable e) { // an Error too: the next task must still run, or the partition stalls for good
                     report(e);
                 }
+                Resumption resumption = waiting;
+                if (resumption != null) {
+                    waiting = null;
+                    if (!resumption.done().isDone()) {
+                        // Nothing more runs here: the continuation queues the next drain. The callback may run at
+                        // once on another thread, so this drain touches no state after registering it.
+                        resumption.done().whenComplete((v, e) -> resume(resumption));
+                        return;
+                    }
+                    synchronized (tasks) {
+                        tasks.addFirst(continuation(resumption.done(), resumption.then()));
+                    }
+                }
             }
         } finally {
             // Not a plain null: once this drain set running to false on an empty queue, the next one may already
@@ -113,8 +154,21 @@ final class SerialExecutor implements Executor {
             // partition's executor": MajorityNemesisTest, once in 15 runs of the replication tests).
             current.compareAndSet(self, null);
         }
+        schedule(); // yield the pool thread to other partitions, then go on
+    }
+
+    /** What a task waited for is done (on the thread that completed it): its continuation runs first. */
+    private void resume(Resumption resumption) {
+        synchronized (tasks) {
+            tasks.addFirst(continuation(resumption.done(), resumption.then()));
+        }
+        schedule();
+    }
+
+    /** Queues a drain on the pool, which a drain or a resumption owns ({@code running} is set). */
+    private void schedule() {
         try {
-            pool.execute(this::drain); // yield the pool thread to other partitions, then go on
+            pool.execute(this::drain);
         } catch (RejectedExecutionException e) {
             // The node is closing and its pool takes no more work: the partition's remaining tasks would
             // have been cancelled with it. Dropped here rather than thrown, which killed the pool thread.
@@ -127,4 +181,22 @@ final class SerialExecutor implements Executor {
             logger.debug("{}: pool shut down; {} queued task(s) dropped", owner, dropped);
         }
     }
+
+    /** {@code then}, or the failure of {@code done} thrown in its place. */
+    private static Runnable continuation(CompletableFuture<?> done, Runnable then) {
+        return () -> {
+            try {
+                done.join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RuntimeException cause) {
+                    throw cause;
+                }
+                throw e;
+            }
+            then.run();
+        };
+    }
+
+    /** A continuation waiting for {@code done}. */
+    private record Resumption(CompletableFuture<?> done, Runnable then) {}
 }

@@ -9,6 +9,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Log} in memory for tests and the deterministic simulation: no threads, no clock, no
@@ -43,6 +45,8 @@ public final class InMemoryLog implements Log {
     private long persistedCommittedLsn;
     private LostTail lostTail = LostTail.NONE;
     private boolean closed;
+    /** Where {@link #persistEpochAsync} hands its write, to be run later; null: it writes at once. */
+    private @Nullable Consumer<Runnable> epochWrites;
 
     /** An empty log that remembers the request ids of its last {@code requestIds} writes. */
     public InMemoryLog(String name, int requestIds) {
@@ -57,6 +61,15 @@ public final class InMemoryLog implements Log {
     }
 
     // --- what the test controls ---------------------------------------------------------------
+
+    /**
+     * Makes {@link #persistEpochAsync} hand each write of a new epoch to {@code writes}, which runs it
+     * later (a simulation's fsync event), or never if the process crashes first: the epoch is then
+     * lost, as an unforced write is. Until it runs, {@link #epoch()} stays where it was.
+     */
+    public void writeEpochsThrough(Consumer<Runnable> writes) {
+        this.epochWrites = requireNonNull(writes, "writes");
+    }
 
     /** Makes every record durable and completes their futures: a force of the whole log. */
     public void force() {
@@ -161,6 +174,26 @@ public final class InMemoryLog implements Log {
                     + ", the persisted epoch)");
         }
         this.epoch = epoch;
+    }
+
+    @Override
+    public CompletableFuture<Void> persistEpochAsync(long epoch) {
+        Consumer<Runnable> writes = epochWrites;
+        if (writes == null || epoch == this.epoch) {
+            persistEpoch(epoch);
+            return CompletableFuture.completedFuture(null);
+        }
+        checkOpen();
+        if (epoch < this.epoch) {
+            throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= " + this.epoch
+                    + ", the persisted epoch)");
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        writes.accept(() -> {
+            this.epoch = Math.max(this.epoch, epoch);
+            done.complete(null);
+        });
+        return done;
     }
 
     @Override

@@ -280,6 +280,28 @@ class RedoLogTest {
         }
     }
 
+    /**
+     * An epoch persisted on the writer is written after the records queued before it, is the log's
+     * epoch once its future completes, and survives a reopen; the same epoch again is done at once.
+     */
+    @Test
+    void anEpochPersistedOnTheWriterIsDurableOnceItsFutureCompletes() {
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            CompletableFuture<Void> appended = log.append(record(1));
+            CompletableFuture<Void> persisted = log.persistEpochAsync(6);
+
+            persisted.join();
+            assertThat(appended).as("queued before the epoch, written before it").isDone();
+            assertThat(log.epoch()).isEqualTo(6);
+            assertThat(log.persistEpochAsync(6)).isCompleted();
+            assertThatThrownBy(() -> log.persistEpochAsync(5)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("epoch: 5 (expected: >= 6, the persisted epoch)");
+        }
+        try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            assertThat(log.epoch()).isEqualTo(6);
+        }
+    }
+
     @Test
     void committedLsnOnlyGoesUpAndNotPastTheLog() {
         try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {

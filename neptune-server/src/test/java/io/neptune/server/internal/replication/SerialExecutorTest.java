@@ -2,7 +2,11 @@ package io.neptune.server.internal.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -79,5 +83,91 @@ class SerialExecutorTest {
 
         assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         assertThat(uncaught).as("exceptions that killed the pool thread").isEmpty();
+    }
+
+    /**
+     * A task that waits for I/O ({@code resumeAfter}, a persisted epoch) gives its pool thread back: other
+     * partitions run meanwhile, its own partition runs nothing, and once the I/O is done its continuation
+     * runs before the tasks queued while it waited.
+     */
+    @Test
+    void aTaskWaitingForIoFreesThePoolThreadAndItsContinuationRunsBeforeTheTasksQueuedMeanwhile() {
+        Queue<Runnable> pool = new ArrayDeque<>();
+        SerialExecutor waiting = new SerialExecutor(pool::add, "svc#0");
+        SerialExecutor other = new SerialExecutor(pool::add, "svc#1");
+        CompletableFuture<Void> forced = new CompletableFuture<>();
+        List<String> ran = new ArrayList<>();
+
+        waiting.execute(() -> {
+            ran.add("vote");
+            waiting.resumeAfter(forced, () -> ran.add("reply"));
+        });
+        waiting.execute(() -> ran.add("next"));
+        other.execute(() -> ran.add("other partition"));
+        runAll(pool);
+
+        assertThat(ran).containsExactly("vote", "other partition");
+        assertThat(pool).as("no pool thread is held while the partition waits").isEmpty();
+
+        waiting.execute(() -> ran.add("queued while waiting"));
+        runAll(pool);
+        assertThat(ran).containsExactly("vote", "other partition");
+
+        forced.complete(null);
+        runAll(pool);
+        assertThat(ran).containsExactly("vote", "other partition", "reply", "next", "queued while waiting");
+    }
+
+    /** I/O that is already done does not wait: the continuation runs in the task that asked, as a plain call would. */
+    @Test
+    void aTaskWhoseIoIsAlreadyDoneGoesOnAtOnce() {
+        Queue<Runnable> pool = new ArrayDeque<>();
+        SerialExecutor serial = new SerialExecutor(pool::add, "svc#0");
+        List<String> ran = new ArrayList<>();
+
+        serial.execute(() -> {
+            serial.resumeAfter(CompletableFuture.completedFuture(null), () -> ran.add("reply"));
+            ran.add("rest of the task");
+        });
+        serial.execute(() -> ran.add("next"));
+        runAll(pool);
+
+        assertThat(ran).containsExactly("reply", "rest of the task", "next");
+    }
+
+    /**
+     * I/O that fails (the epoch could not be written) skips the continuation: the failure is reported as a
+     * failed task's, and the partition goes on with its next task.
+     */
+    @Test
+    void failedIoSkipsTheContinuationIsReportedAndThePartitionGoesOn() {
+        Queue<Runnable> pool = new ArrayDeque<>();
+        SerialExecutor serial = new SerialExecutor(pool::add, "svc#0");
+        CompletableFuture<Void> forced = new CompletableFuture<>();
+        List<String> ran = new ArrayList<>();
+        List<Throwable> uncaught = new ArrayList<>();
+        Thread self = Thread.currentThread();
+        Thread.UncaughtExceptionHandler before = self.getUncaughtExceptionHandler();
+        self.setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        try {
+            serial.execute(() -> serial.resumeAfter(forced, () -> ran.add("reply")));
+            serial.execute(() -> ran.add("next"));
+            runAll(pool);
+            IllegalStateException failure = new IllegalStateException("cannot persist epoch 7");
+            forced.completeExceptionally(failure);
+            runAll(pool);
+
+            assertThat(ran).containsExactly("next");
+            assertThat(uncaught).containsExactly(failure);
+        } finally {
+            self.setUncaughtExceptionHandler(before);
+        }
+    }
+
+    /** Runs the pool's queued work, and what that queues, on this thread. */
+    private static void runAll(Queue<Runnable> pool) {
+        for (Runnable task = pool.poll(); task != null; task = pool.poll()) {
+            task.run();
+        }
     }
 }

@@ -115,12 +115,12 @@ final class SimCluster {
         if (clients.stream().anyMatch(SimClient::busy)) {
             return false;
         }
+        if (nodes.stream().anyMatch(n -> !n.process().running())) {
+            return false; // a node moved away may be down, and wiped (no service), until the nemesis adds it back
+        }
         List<String> first = nodes.get(0).service().applied();
         java.util.@Nullable Set<String> firstSet = null; // level 1: the same writes in any order; built once per check
         for (SimNode n : nodes) {
-            if (!n.process().running()) {
-                return false;
-            }
             List<String> applied = n.service().applied();
             if (options.mode().partitionLsns()) {
                 if (!applied.equals(first)) {
@@ -175,8 +175,14 @@ final class SimCluster {
         s.append("  nodes: ");
         nodes.forEach(n -> s.append(n).append("; "));
         s.append(System.lineSeparator()).append("  services: ");
-        nodes.forEach(n -> s.append(n.id()).append(" holds ").append(n.service().applied().size()).append(" writes (")
-                .append(Integer.toHexString(n.service().applied().hashCode())).append("); "));
+        nodes.forEach(n -> {
+            if (n.service() == null) { // wiped: it moves back as a learner and holds nothing until it restarts
+                s.append(n.id()).append(" holds nothing (wiped); ");
+            } else {
+                s.append(n.id()).append(" holds ").append(n.service().applied().size()).append(" writes (")
+                        .append(Integer.toHexString(n.service().applied().hashCode())).append("); ");
+            }
+        });
         s.append(System.lineSeparator()).append("  clients: ").append(clients);
         s.append(System.lineSeparator()).append("  network: ").append(network.whole() ? "whole" : "split")
                 .append(System.lineSeparator()).append("  faults: ").append(nemesis.describe())

@@ -79,6 +79,7 @@ final class SimNode {
         if (service == null || !service.durable()) {
             service = new SimService(cluster.history(), id.value(), cluster.options().snapshots());
         }
+        log.writeEpochsThrough(write -> process.schedule(forceDelay(), "epoch fsync", write));
         core = new ReplicaCore(SERVICE, 0, id, log, directory, service, cluster.network().peersOf(this),
                 new SerialExecutor(process.pool(), id.value(), sim::nanos), process.timer());
         core.clock = sim::nanos;
