@@ -16,7 +16,10 @@ import org.jspecify.annotations.Nullable;
  * promote of any replica and moves of a replica away and back (removed from the configuration, data
  * deleted, added back as a learner), and, in modes that promise to survive them, a minority cut off
  * from the rest and spells of lossy links (drops, duplicates, reordering). Half of the faults aim at
- * the primary.
+ * the primary. In majority mode a replica may also be set to crash right after its next grant of a
+ * vote (the machine's, so an epoch write not yet forced is lost) and to restart within 20 ms, as a
+ * supervisor restarts a crashing process: a grant that left before its epoch was forced lets the
+ * restarted replica grant that epoch again, to another candidate.
  *
  * <p>A fault starts 0.1 to 1 s after the last one ended or, three times in ten, while it lasts, so
  * that two faults overlap (never more): then neither is a placement change or a catastrophe, and no
@@ -27,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class SimNemesis {
     private enum Fault {
-        MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, DRAIN, MOVE, CUT_OFF, LOSSY, PROMOTE, MOVE_PRIMARY, CATASTROPHE
+        MACHINE_CRASH, KILL, PAUSE, SLOW_DISK, DRAIN, MOVE, CUT_OFF, LOSSY, PROMOTE, MOVE_PRIMARY, CATASTROPHE,
+        CRASH_AFTER_VOTE
     }
 
     /** A fault that lasts until {@code until} (simulated nanoseconds). */
@@ -48,6 +52,8 @@ final class SimNemesis {
     /** The faults that may still last. */
     private final List<Running> running = new ArrayList<>();
     private boolean stopped;
+    /** The replica set to crash right after its next grant of a vote, and until when (simulated nanoseconds). */
+    private @Nullable VoteTrap voteTrap;
     /** A replica moved away and not yet added back: the next faults wait for it. */
     private @Nullable SimNode moving;
     private int faults;
@@ -57,6 +63,7 @@ final class SimNemesis {
         this.sim = cluster.sim();
         this.operator = new SimOperator(cluster);
         this.catastrophe = new SimCatastrophe(cluster, operator, this::note);
+        cluster.network().onAnswer(this::answered);
     }
 
     void begin() {
@@ -69,6 +76,7 @@ final class SimNemesis {
      */
     void stop() {
         stopped = true;
+        voteTrap = null;
         catastrophe.stop();
         if (moving != null && !moving.process().alive() && moving.wiped()) {
             SimNode node = moving;
@@ -123,6 +131,7 @@ final class SimNemesis {
             case PROMOTE -> promote();
             case MOVE_PRIMARY -> movePrimary();
             case CATASTROPHE -> catastrophe();
+            case CRASH_AFTER_VOTE -> crashAfterVote(target);
         };
         running.add(new Running(fault, sim.nanos() + duration));
         boolean overlap = duration > 0 && running().size() < AT_ONCE && sim.chance(OVERLAP);
@@ -150,7 +159,9 @@ final class SimNemesis {
         if (!lasting.isEmpty()) {
             kinds.removeAll(List.of(Fault.MOVE, Fault.CATASTROPHE));
             lasting.forEach(r -> {
-                if (r.fault() == Fault.MACHINE_CRASH || r.fault() == Fault.CUT_OFF) {
+                if (r.fault() == Fault.MACHINE_CRASH || r.fault() == Fault.CRASH_AFTER_VOTE) {
+                    kinds.removeAll(List.of(Fault.MACHINE_CRASH, Fault.CRASH_AFTER_VOTE));
+                } else if (r.fault() == Fault.CUT_OFF) {
                     kinds.remove(r.fault());
                 }
             });
@@ -191,6 +202,40 @@ final class SimNemesis {
         });
         return down;
     }
+
+    /** Sets {@code node} to crash right after it next grants a vote, within the next 1 to 5 s. */
+    private long crashAfterVote(SimNode node) {
+        long window = sim.millisBetween(1000, 5000);
+        note("machine crash of " + node.id() + " right after its next grant of a vote, within " + window / 1_000_000
+                + " ms");
+        voteTrap = new VoteTrap(node, sim.nanos() + window);
+        return window;
+    }
+
+    /** A replica answered a peer's call: a trapped one that granted a vote crashes before anything else runs. */
+    private void answered(SimNode node, String method, Object message, Object reply) {
+        VoteTrap trap = voteTrap;
+        if (trap == null || trap.node() != node || sim.nanos() > trap.until() || !(message instanceof PeerMessages.Vote vote)
+                || vote.preVote() || !(reply instanceof PeerMessages.VoteReply granted) || !granted.granted()) {
+            return;
+        }
+        voteTrap = null;
+        note(node.id() + " granted " + vote.node() + " epoch " + vote.epoch() + ", crashes and restarts");
+        later(0, () -> { // once the replica's task ends: it crashes, not its code half-way
+            if (stopped || !node.process().alive()) {
+                return;
+            }
+            node.crash(true, false);
+            later(sim.millisBetween(0.1, 20), () -> {
+                if (!stopped && !node.process().alive() && !catastrophe.underWay()) {
+                    node.start();
+                }
+            });
+        });
+    }
+
+    /** {@code node} crashes right after its next grant of a vote, if it grants one by {@code until}. */
+    private record VoteTrap(SimNode node, long until) {}
 
     private long pause(SimNode node) {
         long frozen = sim.chance(0.5) ? sim.millisBetween(3000, 15000) : sim.millisBetween(300, 3000);

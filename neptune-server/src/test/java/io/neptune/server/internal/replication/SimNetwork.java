@@ -38,7 +38,7 @@ final class SimNetwork {
     private double dropRate;
     private double duplicateRate;
     private double reorderRate;
-    private AnswerListener answers = (node, method, message, reply) -> { };
+    private final List<AnswerListener> answers = new ArrayList<>();
 
     /** Sees each answer a replica gives to a peer's call, when it gives it. */
     @FunctionalInterface
@@ -108,9 +108,9 @@ final class SimNetwork {
         return true;
     }
 
-    /** {@code listener} sees each answer a replica gives to a peer's call from now on. */
+    /** {@code listener} sees each answer a replica gives to a peer's call from now on, after those added before it. */
     void onAnswer(AnswerListener listener) {
-        answers = listener;
+        answers.add(listener);
     }
 
     /** Starts or ends (all zero) a spell of lossy links. */
@@ -191,7 +191,7 @@ final class SimNetwork {
             boolean first = copy == 0;
             to.process().scheduleIn(receiver, delay(from.index(), to.index()), method, () -> to.replica().onPeerMessage(method,
                     message, reply -> {
-                        answers.answered(to, method, message, reply);
+                        answers.forEach(listener -> listener.answered(to, method, message, reply));
                         if (first && !lost(to.index(), from.index())) {
                             from.process().scheduleIn(caller, delay(to.index(), from.index()), "reply", () -> {
                                 if (reply instanceof Throwable failure) {
