@@ -264,6 +264,8 @@ public final class RedoLog implements Log {
     /**
      * {@link #persistEpoch} on the log's writer, queued behind the appends before it: the meta file is
      * replaced and forced on a {@link LogWriterPool} thread. The same epoch again completes at once.
+     * A log whose writer failed writes it in place, as {@link #persistEpoch} does: the writer takes no
+     * more work, and the meta file never depended on the log file it failed on.
      *
      * @throws IllegalArgumentException if {@code epoch} is lower than {@link #epoch()}
      */
@@ -275,6 +277,10 @@ public final class RedoLog implements Log {
         }
         checkOpen();
         if (epoch == meta.epoch()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (hasFailed()) {
+            persistEpoch(epoch);
             return CompletableFuture.completedFuture(null);
         }
         return writer.persistEpoch(epoch);
