@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
 final class SerialExecutor implements Executor {
     private static final Logger logger = LoggerFactory.getLogger(SerialExecutor.class);
     private static final long DRAIN_BUDGET_MILLIS = 5;
+    /** A wait for I/O ({@link #resumeAfter}) longer than this is logged at WARN: the partition stood still meanwhile. */
+    private static final long LONG_WAIT_MILLIS = 1000;
 
     private final Executor pool;
     private final String owner;
@@ -74,14 +76,19 @@ final class SerialExecutor implements Executor {
      * task's last step; the rest of the task still runs before the wait. If {@code done} has already
      * completed, {@code then} runs now. If {@code done} fails, {@code then} does not run and the
      * failure is thrown in its place, as a failed task's.
+     *
+     * @throws IllegalStateException if the task already waits: the first continuation would be lost,
+     *     and the partition would stand still for good
      */
     void resumeAfter(CompletableFuture<?> done, Runnable then) {
         assert inExecutor() : "off the executor " + owner;
-        assert waiting == null : owner + ": a task waits twice";
+        if (waiting != null) {
+            throw new IllegalStateException(owner + ": a task waits for I/O twice; its first continuation would be lost");
+        }
         if (done.isDone()) {
             continuation(done, then).run();
         } else {
-            waiting = new Resumption(done, then);
+            waiting = new Resumption(done, then, clock.getAsLong());
         }
     }
 
@@ -159,6 +166,10 @@ final class SerialExecutor implements Executor {
 
     /** What a task waited for is done (on the thread that completed it): its continuation runs first. */
     private void resume(Resumption resumption) {
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(clock.getAsLong() - resumption.sinceNanos());
+        if (waitedMillis > LONG_WAIT_MILLIS) {
+            logger.warn("{}: waited {} ms for I/O (an epoch write) before going on", owner, waitedMillis);
+        }
         synchronized (tasks) {
             tasks.addFirst(continuation(resumption.done(), resumption.then()));
         }
@@ -197,6 +208,6 @@ final class SerialExecutor implements Executor {
         };
     }
 
-    /** A continuation waiting for {@code done}. */
-    private record Resumption(CompletableFuture<?> done, Runnable then) {}
+    /** A continuation waiting for {@code done} since {@code sinceNanos} (the executor's clock). */
+    private record Resumption(CompletableFuture<?> done, Runnable then, long sinceNanos) {}
 }

@@ -164,6 +164,33 @@ class SerialExecutorTest {
         }
     }
 
+    /**
+     * A task that asks to wait twice is a bug that would lose the first continuation and leave the
+     * partition standing still for good: it fails loudly, with or without {@code -ea}.
+     */
+    @Test
+    void aTaskThatWaitsTwiceFailsInsteadOfLosingItsFirstContinuation() {
+        Queue<Runnable> pool = new ArrayDeque<>();
+        SerialExecutor serial = new SerialExecutor(pool::add, "svc#0");
+        List<Throwable> uncaught = new ArrayList<>();
+        Thread self = Thread.currentThread();
+        Thread.UncaughtExceptionHandler before = self.getUncaughtExceptionHandler();
+        self.setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        try {
+            serial.execute(() -> {
+                serial.resumeAfter(new CompletableFuture<>(), () -> { });
+                serial.resumeAfter(new CompletableFuture<>(), () -> { });
+            });
+            runAll(pool);
+
+            assertThat(uncaught).hasSize(1);
+            assertThat(uncaught.get(0)).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("svc#0: a task waits for I/O twice; its first continuation would be lost");
+        } finally {
+            self.setUncaughtExceptionHandler(before);
+        }
+    }
+
     /** Runs the pool's queued work, and what that queues, on this thread. */
     private static void runAll(Queue<Runnable> pool) {
         for (Runnable task = pool.poll(); task != null; task = pool.poll()) {
