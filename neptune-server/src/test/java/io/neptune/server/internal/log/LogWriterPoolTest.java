@@ -191,18 +191,45 @@ class LogWriterPoolTest {
 
     @Test
     void aLogWhosePoolClosedFirstFailsItsNextChangeInsteadOfHanging() {
-        LogWriterPool pool = new LogWriterPool("test-log-writer", 1);
-        RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY);
+        RedoLog log = logWhosePoolClosed();
         try {
-            log.append(record(1)).join();
-            pool.close();
-
             assertThat(log.append(record(2))).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
                     .havingRootCause().isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
             assertThat(log.hasFailed()).isTrue();
         } finally {
             log.close();   // returns: the writer has ended
         }
+    }
+
+    /**
+     * A log whose writer failed refuses records, but an epoch still goes to the meta file, written in
+     * place as it always was: a replica whose log failed still answers votes (a grant waits for its
+     * epoch), where a refused write would leave each ballot unanswered and report a failed task.
+     */
+    @Test
+    void aLogWhoseWriterFailedStillPersistsAnEpochInPlace() {
+        RedoLog log = logWhosePoolClosed();
+        try {
+            assertThat(log.append(record(2))).failsWithin(Duration.ofSeconds(30));
+            assertThat(log.hasFailed()).isTrue();
+
+            assertThat(log.persistEpochAsync(4)).isCompleted();
+            assertThat(log.epoch()).isEqualTo(4);
+        } finally {
+            log.close();
+        }
+        try (RedoLog reopened = RedoLog.open(dir, FsyncPolicy.GROUP)) {
+            assertThat(reopened.epoch()).isEqualTo(4);
+        }
+    }
+
+    /** A log holding record 1 on a one-thread pool that is closed now: its next change fails the writer. */
+    private RedoLog logWhosePoolClosed() {
+        LogWriterPool pool = new LogWriterPool("test-log-writer", 1);
+        RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY);
+        log.append(record(1)).join();
+        pool.close();
+        return log;
     }
 
     @Test

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.core.internal.wire.RequestId;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -300,31 +299,6 @@ class RedoLogTest {
         }
         try (RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP)) {
             assertThat(log.epoch()).isEqualTo(6);
-        }
-    }
-
-    /**
-     * A log whose writer failed refuses records, but an epoch still goes to the meta file, written in
-     * place as it always was: a replica whose log failed still answers votes (a grant waits for its
-     * epoch), where a refused write would leave each ballot unanswered and report a failed task.
-     */
-    @Test
-    void aLogWhoseWriterFailedStillPersistsAnEpochInPlace() {
-        LogWriterPool pool = new LogWriterPool("test-log-writer", 1);
-        RedoLog log = RedoLog.open(dir, FsyncPolicy.GROUP, pool, RedoLog.REQUEST_ID_CAPACITY);
-        try {
-            log.append(record(1)).join();
-            pool.close();
-            assertThat(log.append(record(2))).failsWithin(Duration.ofSeconds(30));
-            assertThat(log.hasFailed()).isTrue();
-
-            assertThat(log.persistEpochAsync(4)).isCompleted();
-            assertThat(log.epoch()).isEqualTo(4);
-        } finally {
-            log.close();
-        }
-        try (RedoLog reopened = RedoLog.open(dir, FsyncPolicy.GROUP)) {
-            assertThat(reopened.epoch()).isEqualTo(4);
         }
     }
 
