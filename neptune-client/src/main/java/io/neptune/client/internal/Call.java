@@ -77,6 +77,11 @@ final class Call<T> implements TimerTask {
     private volatile List<NodeId> tried = List.of();
     private int retriesLeft;
     private int redirects;
+    /**
+     * A replica refused an attempt as catching up or not fresh enough (STALE): once none is left to
+     * try, the call waits briefly and offers them all again rather than fail.
+     */
+    private boolean refusedAsStale;
     /** Why the latest attempt failed; read by the deadline's thread. */
     private volatile @Nullable NeptuneException lastFailure;
     /** The first failure of a write attempt that may have run it; read by the deadline's thread. */
@@ -277,6 +282,9 @@ final class Call<T> implements TimerTask {
         }
         List<Replica> candidates = eligible();
         if (candidates.isEmpty()) {
+            if (refusedAsStale && retryFromTheStart()) {
+                return; // each replica tried refused as stale: one may have caught up in a moment
+            }
             boolean recovering = client.yellowPage().replicas(service, message.partition()).stream()
                     .anyMatch(r -> r.role() == ReplicaRole.RECOVERING && !tried.contains(r.node()));
             if ((needsPrimary() || recovering) && retryLater()) {
@@ -492,20 +500,33 @@ final class Call<T> implements TimerTask {
 
     /**
      * A replica could not serve a read at the version or freshness it needs (it did not run). Another
-     * replica may; once the retries are spent, the call waits briefly and tries again until its
-     * deadline: during a fail-over no replica of a majority-mode level-3 partition can vouch for its
+     * replica may; once the retries are spent or every replica refused, the call waits briefly and
+     * tries again until its deadline (a restarted replica catches up in a moment): during a fail-over no replica of a majority-mode level-3 partition can vouch for its
      * freshness until the new primary confirms it, which takes about an election.
      */
     private void stale(CallFailure failure) {
         lastFailure = failure;
+        refusedAsStale = true;
         if (retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
             retriesLeft--;
             attempt();
-        } else if (retryLater()) {
-            tried = List.of(); // every replica is a candidate again at the next attempt
-        } else {
+        } else if (!retryFromTheStart()) {
             fail(exhausted());
         }
+    }
+
+    /**
+     * Tries again in a moment with every replica a candidate again, if the deadline allows; false if it
+     * does not, leaving the list of replicas tried for the failure's message.
+     */
+    private boolean retryFromTheStart() {
+        List<NodeId> before = tried;
+        tried = List.of(); // before the next attempt is scheduled: it reads the list on another thread
+        if (retryLater()) {
+            return true;
+        }
+        tried = before;
+        return false;
     }
 
     private void complete(Replica replica, ResponseMessage response) {
@@ -528,7 +549,7 @@ final class Call<T> implements TimerTask {
      * primary's log at levels 2 and 3; each replica's log at level 1, where a copy that ran elsewhere
      * too is logged as a repeat), so even an attempt that may have run can be retried (DESIGN §6.5):
      * level-2/3 writes at the primary of the moment until the deadline, the rest on another replica
-     * while retries are left.
+     * while retries are left, and a read that a replica refused as catching up until the deadline.
      */
     private void retryOrFail(NeptuneException failure) {
         lastFailure = failure;
@@ -539,7 +560,7 @@ final class Call<T> implements TimerTask {
         } else if (retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
             retriesLeft--;
             attempt();
-        } else {
+        } else if (!(refusedAsStale && retryFromTheStart())) { // a replica catching up may serve it in a moment
             fail(exhausted());
         }
     }

@@ -191,6 +191,43 @@ class CallOutcomeTest {
                 .hasMessageContaining("last tried [ghost]").hasMessageContaining("an election is under way");
     }
 
+    /**
+     * A replica that restarted, or dropped back to catching up after an election, refuses reads as
+     * "recovering" (STALE) while the yellow page may still show it serving. Before: once every listed
+     * replica had refused, the read failed at once with "no replica available" although its deadline
+     * was 30 s away (RollingRestartIT saw it in CI); a replica that catches up in a moment must serve it.
+     */
+    @Test
+    void aReadRefusedAsStaleByEveryReplicaWaitsAndTriesAgainUntilOneServes() {
+        assertThat(readAnsweredBy(Status.STALE, Status.STALE)).isEqualTo(new Changed(5));
+    }
+
+    /**
+     * In a rolling restart one replica drains (UNAVAILABLE) while another still catches up (STALE):
+     * the read waits for the one catching up, past its retries. Before: it failed once the retries were spent.
+     */
+    @Test
+    void aReadRefusedByADrainingReplicaWhileAnotherCatchesUpWaitsPastItsRetries() {
+        assertThat(readAnsweredBy(Status.STALE, Status.UNAVAILABLE, Status.UNAVAILABLE, Status.UNAVAILABLE))
+                .isEqualTo(new Changed(5));
+    }
+
+    /** A read's answer when the replica refuses its first attempts with {@code refusals}, in order, then serves it. */
+    private Changed readAnsweredBy(Status... refusals) {
+        AtomicInteger attempts = new AtomicInteger();
+        DefaultNeptuneClient client = client(replica((request, channel) -> {
+            int attempt = attempts.getAndIncrement();
+            channel.writeAndFlush(attempt < refusals.length
+                    ? new ResponseMessage(request.requestId(), refusals[attempt], 0,
+                            ("refused: " + refusals[attempt]).getBytes(StandardCharsets.UTF_8))
+                    : ResponseMessage.ok(request.requestId(), 5, "{\"at\":5}".getBytes(StandardCharsets.UTF_8)));
+        }), Duration.ofSeconds(30));
+        Changed answer = client.call(NeptuneHandle.create(), SERVICE, 0, "look", AccessMode.READ, new Change("r"),
+                Changed.class);
+        assertThat(attempts).as("attempts").hasValue(refusals.length + 1);
+        return answer;
+    }
+
     @Test
     void aCallRefusedAsNotThePrimaryUntilItsDeadlineNamesTheReplicaThatRefused() {
         DefaultNeptuneClient client = client(replica((request, channel) -> channel.writeAndFlush(new ResponseMessage(
