@@ -378,14 +378,12 @@ final class MajorityReplica implements PartitionReplica {
 
     @Override
     public void tick() {
-        core.exec.execute(() -> {
+        core.exec.runNowOrQueue(() -> {
             if (phase instanceof Closed) {
                 return;
             }
             List<Replica> view = view();
-            Set<NodeId> nodes = new HashSet<>();
-            view.forEach(r -> nodes.add(r.node()));
-            membership.seen(nodes);
+            Set<NodeId> nodes = membership.seen(view);
             membership.reconcile(core.log); // a checkpoint or a snapshot may have moved the log's start
             versions.sample(core.applied, core.clock.getAsLong());
             if (wakeGrace.tick(core.clock.getAsLong()) && phase instanceof Follower) {
@@ -434,7 +432,8 @@ final class MajorityReplica implements PartitionReplica {
         long now = core.clock.getAsLong();
         following.retryStorage();
         NodeId p = primary;
-        if (p != null && view.stream().noneMatch(r -> r.node().equals(p))) {
+        Replica live = p == null ? null : Election.replicaOf(view, p);
+        if (p != null && live == null) {
             timer.hurry(now, view); // the primary left the view (JGroups saw it go): no need to wait the whole timeout
         }
         // A replica whose storage fails, or whose log lost records its service applied, does not stand: it
@@ -452,7 +451,6 @@ final class MajorityReplica implements PartitionReplica {
         if (p != null) {
             following.refresh(p, now);
         }
-        Replica live = p == null ? null : view.stream().filter(r -> r.node().equals(p)).findFirst().orElse(null);
         if (live != null && live.role() == ReplicaRole.PRIMARY && priority > live.priority() && membership.counts(core.self)) {
             priorityHandover.maybeAsk(live, () -> phase instanceof Follower, r -> startElection(new Candidate(true, null, false)));
         }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
@@ -88,6 +89,9 @@ final class Membership {
     private final String name;
     private final Path file;
     private final ReplicaSet implicit;
+    /** The view {@link #seen} was last given, and its nodes. */
+    private List<Replica> lastView = List.of();
+    private Set<NodeId> viewNodes = Set.of();
     /** Ascending by LSN; empty with {@link #explicit} set: a learner. */
     private final List<Config> configs = new ArrayList<>();
     /** Added by an operator: with no configuration, a learner (an empty {@code members} file), not implicit. */
@@ -135,9 +139,20 @@ final class Membership {
         return Files.exists(logDirectory.resolve(FILE));
     }
 
-    /** Notes replicas seen hosting the partition (the implicit set only grows). */
-    void seen(Set<NodeId> nodes) {
-        implicit.add(nodes);
+    /**
+     * Notes the nodes of {@code view}, the replicas the yellow page shows hosting the partition (the
+     * implicit set only grows), and returns them. The yellow page replaces a partition's list when it
+     * changes, so the same list as last time costs nothing: every partition calls this every tick.
+     */
+    Set<NodeId> seen(List<Replica> view) {
+        if (view != lastView) {
+            Set<NodeId> nodes = new HashSet<>();
+            view.forEach(r -> nodes.add(r.node()));
+            implicit.add(nodes);
+            lastView = view;
+            viewNodes = nodes;
+        }
+        return viewNodes;
     }
 
     /** Whether a configuration record (or an operator's add-replica) made the replica set explicit. */

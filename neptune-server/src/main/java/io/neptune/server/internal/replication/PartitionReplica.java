@@ -19,7 +19,10 @@ interface PartitionReplica extends AutoCloseable {
     /** Handles a peer-protocol message; {@code reply} gets the reply record, or an exception. */
     void onPeerMessage(String method, Object message, Consumer<Object> reply);
 
-    /** Periodic work: election, recovery, handover, anti-entropy. */
+    /**
+     * Periodic work: election, recovery, handover, anti-entropy. Runs on the calling thread if the
+     * partition is idle ({@link SerialExecutor#runNowOrQueue}), so call it from a pool thread.
+     */
     void tick();
 
     /** The log, service and published state this replica's state machine drives. */

@@ -417,7 +417,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
 
     @Override
     public void tick() {
-        core.exec.execute(() -> {
+        core.exec.runNowOrQueue(() -> {
             if (phase instanceof Closed) {
                 return;
             }

@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,6 +61,8 @@ public final class ReplicationEngine implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(ReplicationEngine.class);
     private static final long TICK_MILLIS = 100;
+    /** Replicas ticked by one pool task. */
+    private static final int TICK_BATCH = 32;
     /** How long {@link #unhost} waits for a leaving partition's replica and calls to end before it tells the service. */
     private static final long PARTITION_RELEASE_SECONDS = 10;
 
@@ -219,13 +222,34 @@ public final class ReplicationEngine implements AutoCloseable {
         yellowPage.addListener(() -> timer.execute(this::tick));
     }
 
+    /**
+     * Ticks every replica, {@value #TICK_BATCH} to a pool task: each idle partition's tick runs in that
+     * task ({@link SerialExecutor#runNowOrQueue}), so a tick costs no hand-off between threads per
+     * partition, and a tick that blocks (a fail-stop epoch write) delays only its own batch.
+     */
     private void tick() {
+        List<PartitionReplica> batch = new ArrayList<>(TICK_BATCH);
         for (PartitionReplica[] byPartition : replicas.values()) {
             for (PartitionReplica replica : byPartition) {
                 if (replica != null) {
-                    replica.tick();
+                    batch.add(replica);
+                }
+                if (batch.size() == TICK_BATCH) {
+                    tick(batch);
+                    batch = new ArrayList<>(TICK_BATCH);
                 }
             }
+        }
+        if (!batch.isEmpty()) {
+            tick(batch);
+        }
+    }
+
+    private void tick(List<PartitionReplica> batch) {
+        try {
+            pool.execute(() -> batch.forEach(PartitionReplica::tick));
+        } catch (RejectedExecutionException e) {
+            logger.debug("{}: replication pool shut down; tick of {} replicas skipped", self, batch.size());
         }
     }
 

@@ -168,6 +168,9 @@ final class Snapshots {
      * never the records after a snapshot a replica is fetching from here, whatever {@code maxRecords} says.
      */
     void checkpoint(List<Replica> view) {
+        if (!dueFrom(core.applied + 1)) {
+            return; // the check of every tick of every partition: short of reading the view
+        }
         long keepFrom = core.applied + 1;
         for (Replica replica : view) {
             if (!replica.node().equals(core.self)) {
@@ -175,6 +178,15 @@ final class Snapshots {
             }
         }
         checkpoint(keepFrom, Long.MAX_VALUE, lsn -> { });
+    }
+
+    /**
+     * Whether a checkpoint could drop records if the lowest LSN to keep were {@code keepFrom}: at
+     * least {@code checkpointRecords} lie below it. Every bound of a checkpoint keeps at least the
+     * records from the first one not applied, so an idle partition's checks end here.
+     */
+    private boolean dueFrom(long keepFrom) {
+        return keepFrom - core.log.startLsn() >= core.retention.checkpointRecords();
     }
 
     /**
@@ -190,6 +202,9 @@ final class Snapshots {
             return;
         }
         long applied = core.applied;
+        if (!dueFrom(applied + 1)) {
+            return;
+        }
         long keepFrom = Math.min(applied + 1, neededFrom);
         keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
         keepFrom = Math.min(keepFrom, keepAnyway);
@@ -197,7 +212,7 @@ final class Snapshots {
         // for next; dropped under writes, the install ended below the log's start and began again, for ever
         keepFrom = Math.min(keepFrom, source.pinnedFrom());
         keepFrom = Math.min(keepFrom, Math.min(applied, core.log.committedLsn()) + 1);
-        if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords()) {
+        if (!dueFrom(keepFrom)) {
             return;
         }
         // A snapshot carries the LSN its service recorded, which stops at the last write that touched it: the
@@ -206,7 +221,7 @@ final class Snapshots {
         for (int i = 0; i < MAX_UNRECORDED && keepFrom > core.log.startLsn() && !core.app.isApplied(keepFrom - 1); i++) {
             keepFrom--;
         }
-        if (keepFrom - core.log.startLsn() < core.retention.checkpointRecords() || !core.app.isApplied(keepFrom - 1)) {
+        if (!dueFrom(keepFrom) || !core.app.isApplied(keepFrom - 1)) {
             return;
         }
         try {

@@ -422,7 +422,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
 
     @Override
     public void tick() {
-        core.exec.execute(() -> {
+        core.exec.runNowOrQueue(() -> {
             if (phase instanceof Closed || phase instanceof OutOfService) {
                 return; // its log takes nothing until the node restarts: pulling would only fetch what it refuses
             }

@@ -191,6 +191,40 @@ class SerialExecutorTest {
         }
     }
 
+    /**
+     * The tick of an idle partition runs on the thread that ticks a batch of partitions, with no hand-off
+     * to the pool; a partition with work queued or running gets its tick queued behind that work, and
+     * what an inline tick queues goes on in a drain on the pool.
+     */
+    @Test
+    void aTickRunsOnTheCallingThreadOnlyWhileThePartitionIsIdle() {
+        Queue<Runnable> pool = new ArrayDeque<>();
+        SerialExecutor serial = new SerialExecutor(pool::add, "svc#0");
+        List<String> ran = new ArrayList<>();
+
+        serial.runNowOrQueue(() -> {
+            assertThat(serial.inExecutor()).as("the tick owns the executor while it runs").isTrue();
+            ran.add("tick");
+            serial.execute(() -> ran.add("queued by the tick"));
+        });
+        assertThat(ran).as("the idle partition ticked at once, here").containsExactly("tick");
+        assertThat(serial.inExecutor()).isFalse();
+        assertThat(pool).as("one drain for what the tick queued").hasSize(1);
+        runAll(pool);
+        assertThat(ran).containsExactly("tick", "queued by the tick");
+        assertThat(pool).as("nothing left: the executor is idle again").isEmpty();
+
+        serial.execute(() -> ran.add("a peer's message"));
+        serial.runNowOrQueue(() -> ran.add("second tick"));
+        assertThat(ran).as("a busy partition's tick waits its turn").hasSize(2);
+        runAll(pool);
+        assertThat(ran).containsExactly("tick", "queued by the tick", "a peer's message", "second tick");
+
+        serial.runNowOrQueue(() -> ran.add("third tick"));
+        assertThat(ran).last().isEqualTo("third tick");
+        assertThat(pool).as("an inline tick that queued nothing leaves no drain behind").isEmpty();
+    }
+
     /** Runs the pool's queued work, and what that queues, on this thread. */
     private static void runAll(Queue<Runnable> pool) {
         for (Runnable task = pool.poll(); task != null; task = pool.poll()) {

@@ -208,6 +208,16 @@ public final class Election {
         return new FailStopWin(maxEpoch + 1, followers);
     }
 
+    /** The replica of {@code view} on {@code node}, or null if the view has none there. */
+    public static @Nullable Replica replicaOf(Collection<Replica> view, NodeId node) {
+        for (Replica r : view) {
+            if (r.node().equals(node)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     /**
      * The replica of {@code view} other than {@code self} that announces itself PRIMARY at
      * {@code epoch} or later (the latest such epoch if several do), or null.

@@ -97,7 +97,7 @@ public final class ElectionTimer {
      */
     public Election.@Nullable Heard heardLately(long now, @Nullable NodeId primary, Collection<Replica> view) {
         long ago = sinceContact(now);
-        if (primary == null || ago >= timeoutNanos || view.stream().noneMatch(r -> r.node().equals(primary))) {
+        if (primary == null || ago >= timeoutNanos || Election.replicaOf(view, primary) == null) {
             return null;
         }
         return new Election.Heard(primary.toString(), ago / NANOS_PER_MILLI);
