@@ -81,11 +81,11 @@ final class Elections {
     }
 
     /**
-     * Answers an operator's promote or take-over with {@code reply} once this new primary, at
-     * {@code epoch}, is announced ({@link PrimaryPipeline#whenAnnounced}), or why it is not.
+     * Answers an operator's promote or take-over with {@code reply} once this primary, at {@code epoch},
+     * is announced ({@link PrimaryPipeline#whenAnnounced}), accepted with {@code reason}, or why it is not.
      */
-    void answerOnceAnnounced(long epoch, Consumer<Object> reply) {
-        pipeline.whenAnnounced(announced -> reply.accept(announced ? new PromoteReply(true, "", epoch)
+    void answerOnceAnnounced(long epoch, String reason, Consumer<Object> reply) {
+        pipeline.whenAnnounced(announced -> reply.accept(announced ? new PromoteReply(true, reason, epoch)
                 : new PromoteReply(false, "it stepped down before its secondaries held epoch " + epoch, epoch)));
     }
 
@@ -126,7 +126,7 @@ final class Elections {
             } else if (effect instanceof Ready.AnswerPromote answer) {
                 operator.accept(new PromoteReply(answer.ok(), answer.reason(), answer.epoch()));
             } else if (effect instanceof Ready.AnswerOnceAnnounced answer) {
-                answerOnceAnnounced(answer.epoch(), operator);
+                answerOnceAnnounced(answer.epoch(), answer.reason(), operator);
             } else {
                 host.decided(effect);
             }

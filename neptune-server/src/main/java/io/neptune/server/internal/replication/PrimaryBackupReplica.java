@@ -400,6 +400,10 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** An operator's move-primary (or a draining node) asks this replica to take the primary role over. */
     private void takeOver(TakeOver m, Consumer<Object> reply) {
         assert core.exec.inExecutor() : "off the partition's executor";
+        if (phase instanceof Primary) { // answered once announced: killed before, no other replica knows its epoch
+            elections.answerOnceAnnounced(core.log.epoch(), TakeOvers.ALREADY_PRIMARY, reply);
+            return;
+        }
         Replica live = livePrimary(core.peers.replicas(core.service, core.partition));
         NodeId p = live == null ? null : live.node();
         String refusal = TakeOvers.refusal(phase instanceof Primary, role() != ReplicaRole.SECONDARY
@@ -408,7 +412,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
             Replica from = requireNonNull(live);
             TakeOvers.askHandover(core, from.node(), reply, () -> role() == ReplicaRole.SECONDARY, handedOver -> {
                 takeOverFrom(from, handedOver, "took over by an operator's request", m.pin());
-                elections.answerOnceAnnounced(core.log.epoch(), reply);
+                elections.answerOnceAnnounced(core.log.epoch(), "", reply);
             });
         }
     }

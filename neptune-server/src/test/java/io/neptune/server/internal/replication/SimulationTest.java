@@ -122,6 +122,21 @@ class SimulationTest {
         assertThat(result.passed()).as(result.violation() + "\n" + result.report()).isTrue();
     }
 
+    /**
+     * A fail-stop primary is announced only once its secondaries hold its epoch; before that an operator's
+     * take-over of it was answered "already primary" at once, naming an epoch no other replica knew (killed
+     * then, it would never have been anyone's primary). In this seed n0 takes the role over by priority at
+     * epoch 7 and an operator's move-primary reaches it before its secondaries answered: "n0 answered
+     * takeOver ... already primary, epoch=7, but it is SECONDARY at epoch 6". Now it answers once announced.
+     */
+    @Test
+    void aFailStopPrimaryAnswersATakeOverOnlyOnceItIsAnnounced(@TempDir Path dir) {
+        SimCluster.Result result = new SimCluster(new SimOptions(Mode.FAIL_STOP_LEVEL_3, 5, 10_000, true, 389 % 2 == 0),
+                389, dir).run();
+
+        assertThat(result.passed()).as(result.violation() + "\n" + result.report()).isTrue();
+    }
+
     @Test
     void theHistoryCatchesTwoPrimariesInAnEpoch() {
         SimHistory history = new SimHistory(true);

@@ -201,8 +201,8 @@ public final class FailStopElection {
      */
     public Ready promote(boolean leads, List<Replica> view, View replica) {
         Ready ready = new Ready();
-        if (leads) {
-            return ready.add(new AnswerPromote(true, "already primary", replica.epoch()));
+        if (leads) { // not yet announced, it could still be the primary of an epoch no other replica knows
+            return ready.add(new AnswerOnceAnnounced(replica.epoch(), "already primary"));
         }
         Replica live = Election.livePrimary(view, self, replica.epoch());
         if (live != null) {
@@ -212,6 +212,6 @@ public final class FailStopElection {
         List<NodeId> others = view.stream().map(Replica::node).filter(n -> !n.equals(self)).toList();
         return ready.add(new Warn("promoted by an operator with log end " + replica.lastLsn()))
                 .add(new BecomePrimary(epoch, Map.of(), others, "operator"))
-                .add(new AnswerOnceAnnounced(epoch));
+                .add(new AnswerOnceAnnounced(epoch, ""));
     }
 }

@@ -166,9 +166,9 @@ public final class Ready {
 
     /**
      * Answer an operator's promote once the replica, primary at {@code epoch}, is announced ({@link Announce}),
-     * or that it stepped down before.
+     * accepted with {@code reason}, or that it stepped down before.
      */
-    public record AnswerOnceAnnounced(long epoch) implements Effect {}
+    public record AnswerOnceAnnounced(long epoch, String reason) implements Effect {}
 
     private final List<Effect> effects = new ArrayList<>();
 
