@@ -20,9 +20,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -74,7 +75,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safety: a command-line program; one thread runs the cases in turn.
  *
- * <p>Usage: {@code ./neptune bench idle [--quick] [--partitions 5,100,500] [--mode majority|fail-stop]
+ * <p>Usage: {@code ./neptune bench idle [--quick] [--partitions 5,100,500] [--mode majority,fail-stop]
  * [--idle-seconds S]}; the report goes to {@code docs/benchmarks/idle.*}. A case that fails is
  * reported on stderr and in the report, the others still run, and the exit status is then 1.
  */
@@ -87,13 +88,13 @@ public final class IdleExperiment {
     static final int REPLICAS = NODES;
     /** The usage text printed on a bad argument and on {@code --help}. */
     static final String USAGE = """
-            usage: ./neptune bench idle [--quick] [--partitions 5,100,500] [--mode majority|fail-stop] [--idle-seconds S]
+            usage: ./neptune bench idle [--quick] [--partitions 5,100,500] [--mode majority,fail-stop] [--idle-seconds S]
               Three nodes in this JVM, each hosting partitions 0..N-1 of a level-2 service with 3 replicas, and an
               observer: start time, idle CPU, elections while idle, threads and heap, for each N.
               Writes docs/benchmarks/idle.{md,csv} (run from the repository root).
               --quick         N = 5,100 and a 10 s idle window (default: N = 5,100,500 and 20 s)
               --partitions    the partition counts, 1..512 each
-              --mode          the fail-over mode of every partition (default: majority)
+              --mode          the fail-over modes, a case each (default: majority)
               --idle-seconds  the idle window in seconds""";
 
     private static final List<Integer> FULL_PARTITIONS = List.of(5, 100, 500);
@@ -129,12 +130,13 @@ public final class IdleExperiment {
      *
      * @param quick whether this is the quick mode
      * @param partitions the partition counts, one case each, in order
-     * @param mode the fail-over mode of every partition
+     * @param modes the fail-over modes, one case per mode and count, in order
      * @param idle the idle window
      */
-    record Plan(boolean quick, List<Integer> partitions, FailoverMode mode, Duration idle) {
+    record Plan(boolean quick, List<Integer> partitions, List<FailoverMode> modes, Duration idle) {
         Plan {
             partitions = List.copyOf(partitions);
+            modes = List.copyOf(modes);
         }
 
         /**
@@ -146,7 +148,7 @@ public final class IdleExperiment {
         static Plan parse(List<String> args) {
             boolean quick = args.contains("--quick");
             List<Integer> partitions = quick ? QUICK_PARTITIONS : FULL_PARTITIONS;
-            FailoverMode mode = FailoverMode.MAJORITY;
+            List<FailoverMode> modes = List.of(FailoverMode.MAJORITY);
             Duration idle = quick ? QUICK_IDLE : FULL_IDLE;
             for (int i = 0; i < args.size(); i++) {
                 String arg = args.get(i);
@@ -160,13 +162,14 @@ public final class IdleExperiment {
                 String value = args.get(++i);
                 switch (arg) {
                     case "--partitions" -> partitions = partitionCounts(value);
-                    case "--mode" -> mode = FailoverMode.fromConfigName(value);
+                    case "--mode" -> modes = Arrays.stream(value.split(",")).map(String::trim)
+                            .map(FailoverMode::fromConfigName).toList();
                     case "--idle-seconds" -> idle = Duration.ofSeconds(positive("--idle-seconds", value));
                     default -> throw new IllegalArgumentException("argument: '" + arg
                             + "' (expected: --quick, --partitions, --mode or --idle-seconds)");
                 }
             }
-            return new Plan(quick, partitions, mode, idle);
+            return new Plan(quick, partitions, modes, idle);
         }
 
         private static List<Integer> partitionCounts(String list) {
@@ -292,20 +295,22 @@ public final class IdleExperiment {
             return;
         }
         ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "idle cost (%s): partitions %s, %s,"
-                + " idle windows of %d s", plan.quick() ? "quick" : "full", plan.partitions(), plan.mode().configName(),
+                + " idle windows of %d s", plan.quick() ? "quick" : "full", plan.partitions(), modeNames(plan.modes()),
                 plan.idle().toSeconds()));
         String head = gitHead(run.root());
         List<Measurement> measurements = new ArrayList<>();
         List<String> failures = new ArrayList<>();
-        for (int partitions : plan.partitions()) {
-            try {
-                measurements.add(measure(plan, partitions));
-            } catch (RuntimeException e) {
-                String failure = String.format(Locale.ROOT, "%d partitions (%s): %s", partitions,
-                        plan.mode().configName(), e.getMessage() == null ? e.toString() : e.getMessage());
-                System.err.println("idle: FAILED " + failure);
-                e.printStackTrace();
-                failures.add(failure);
+        for (FailoverMode mode : plan.modes()) {
+            for (int partitions : plan.partitions()) {
+                try {
+                    measurements.add(measure(plan, mode, partitions));
+                } catch (RuntimeException e) {
+                    String failure = String.format(Locale.ROOT, "%d partitions (%s): %s", partitions,
+                            mode.configName(), e.getMessage() == null ? e.toString() : e.getMessage());
+                    System.err.println("idle: FAILED " + failure);
+                    e.printStackTrace();
+                    failures.add(failure);
+                }
             }
         }
         String context = run.finish();
@@ -327,15 +332,22 @@ public final class IdleExperiment {
         }
     }
 
-    /** One case: a fresh cluster hosting {@code partitions} partitions per node, closed (and its data deleted) on every path. */
-    static Measurement measure(Plan plan, int partitions) {
+    private static String modeNames(List<FailoverMode> modes) {
+        return modes.stream().map(FailoverMode::configName).collect(Collectors.joining(", "));
+    }
+
+    /**
+     * One case: a fresh cluster hosting {@code partitions} partitions per node in fail-over {@code mode},
+     * closed (and its data deleted) on every path.
+     */
+    static Measurement measure(Plan plan, FailoverMode mode, int partitions) {
         String load = Report.loadAverage().split(",")[0];
         List<String> nodes = new ArrayList<>();
         IntStream.range(0, NODES).forEach(i -> nodes.add(nodeName(i)));
         nodes.add(OBSERVER);
         NodeThreads attribution = new NodeThreads(nodes);
         progress("%d partitions x %d replicas (%s): baseline over %d s (load %s)", partitions, REPLICAS,
-                plan.mode().configName(), BASELINE_WINDOW.toSeconds(), load);
+                mode.configName(), BASELINE_WINDOW.toSeconds(), load);
         Footprint before = Footprint.take(attribution);
         double baseline = cpu(attribution, BASELINE_WINDOW).processMillisPerSecond();
         try (MiniCluster cluster = MiniCluster.builder().name("bench-idle").defaultMembershipTiming()
@@ -345,7 +357,7 @@ public final class IdleExperiment {
             double nodeStartSeconds = 0;
             for (int i = 0; i < NODES; i++) {
                 HostingConfig hosting = DiscussionCluster.hosting(i, NODES, REPLICAS, HostingConfig.DEFAULT_WORKERS,
-                        partitions, plan.mode());
+                        partitions, mode);
                 long call = System.nanoTime();
                 cluster.add(cluster.config(nodeName(i)), b -> b.host(new IdleService(), hosting));
                 double seconds = secondsSince(call);
@@ -371,7 +383,7 @@ public final class IdleExperiment {
             NodeThreads.Usage idle = cpu(attribution, plan.idle());
             Footprint after = Footprint.take(attribution);
             int epochChanges = changed(epochsBefore, epochs(observer, partitions));
-            Measurement m = new Measurement(partitions, plan.mode(), startSeconds, nodeStartSeconds, preferredSeconds,
+            Measurement m = new Measurement(partitions, mode, startSeconds, nodeStartSeconds, preferredSeconds,
                     baseline, idle, epochChanges, before.threadsAddedBy(after), after.heapBytes() - before.heapBytes(),
                     load);
             progress("  idle: process %.0f ms/s (baseline %.0f) = %.2f%% of a core per node; threads' ms/s %s, JVM"
@@ -526,19 +538,19 @@ public final class IdleExperiment {
     }
 
     /**
-     * Heap per replica added over the next smaller partition count measured, in KiB, by partition
-     * count: what one more hosted replica costs, without the fixed costs that
+     * Heap per replica added over the next smaller partition count measured in the same mode, in KiB,
+     * by case: what one more hosted replica costs, without the fixed costs that
      * {@link Measurement#kibPerHostedReplica()} spreads over the replicas.
      */
-    static Map<Integer, Double> marginalKibPerReplica(List<Measurement> measurements) {
-        List<Measurement> sorted = measurements.stream().sorted(Comparator.comparingInt(Measurement::partitions))
-                .toList();
-        Map<Integer, Double> marginal = new HashMap<>();
+    static Map<Measurement, Double> marginalKibPerReplica(List<Measurement> measurements) {
+        List<Measurement> sorted = measurements.stream().sorted(Comparator.comparing(Measurement::mode)
+                .thenComparingInt(Measurement::partitions)).toList();
+        Map<Measurement, Double> marginal = new IdentityHashMap<>();
         for (int i = 1; i < sorted.size(); i++) {
             Measurement smaller = sorted.get(i - 1);
             Measurement larger = sorted.get(i);
-            if (larger.partitions() > smaller.partitions()) {
-                marginal.put(larger.partitions(), (larger.heapDeltaBytes() - smaller.heapDeltaBytes()) / BYTES_PER_KIB
+            if (larger.mode() == smaller.mode() && larger.partitions() > smaller.partitions()) {
+                marginal.put(larger, (larger.heapDeltaBytes() - smaller.heapDeltaBytes()) / BYTES_PER_KIB
                         / (larger.hostedReplicas() - smaller.hostedReplicas()));
             }
         }
@@ -553,9 +565,9 @@ public final class IdleExperiment {
                 "node threads % core", "process CPU ms/s", "observer ms/s", "JIT, GC and other ms/s", "baseline ms/s",
                 "epoch changes while idle", "thread delta", "threads added (nodes; observer; other)",
                 "heap delta MiB", "KiB per hosted replica", "KiB per added replica", "load 1m");
-        Map<Integer, Double> marginal = marginalKibPerReplica(measurements);
+        Map<Measurement, Double> marginal = marginalKibPerReplica(measurements);
         for (Measurement m : measurements) {
-            Double added = marginal.get(m.partitions());
+            Double added = marginal.get(m);
             report.row(m.partitions(), m.mode().configName(), m.startSeconds(), m.nodeStartSeconds(),
                     Double.isNaN(m.preferredSeconds()) ? String.format(Locale.ROOT, "> %.0f", m.startSeconds()
                             + PREFERRED_TIMEOUT.toSeconds()) : m.preferredSeconds(), m.cpuPerNodePercent(), m.nodeThreadsPercent(),
@@ -569,7 +581,8 @@ public final class IdleExperiment {
         report.note("Method: per partition count N, a fresh cluster in one JVM on the loopback JGroups stack with the"
                 + " production membership timing (announcements every 1 s, expiry 5 s): " + NODES + " nodes that each"
                 + " host partitions 0..N-1 of a level-2 counter service (" + REPLICAS + " replicas per partition, "
-                + plan.mode().configName() + " fail-over, the replica on node p mod 3 preferred as primary) and an"
+                + modeNames(plan.modes()) + " fail-over, one case each, the replica on node p mod 3 preferred as"
+                + " primary) and an"
                 + " observer that hosts nothing and makes the calls. 'start s' runs from the first hosting node's"
                 + " start call (the observer is up already) until the observer's yellow page shows every partition"
                 + " with a primary and " + REPLICAS + " serving replicas; the nodes start one after the other, and"
