@@ -58,7 +58,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: thread-safe.
  */
 public final class DefaultNeptuneClient implements NeptuneClient {
-    private static final long DEADLINE_TICK_MILLIS = 5;
+    private static final long DEADLINE_TICK_MILLIS = 10;
 
     private final NodeId node;
     private final ClientConfig config;
