@@ -30,6 +30,10 @@ interface ModeCallbacks {
     default void installedMembers(String members) {
     }
 
+    /** A snapshot was installed here: the log now starts after its boundary, and holds nothing below it. */
+    default void snapshotInstalled() {
+    }
+
     /**
      * Where the log continues after a snapshot offered at {@code offered}: there, for LSNs that are the
      * partition's (levels 2 and 3); level 1, whose LSNs are each replica's own, picks one above

@@ -167,6 +167,13 @@ final class PrimaryBackupReplica implements PartitionReplica {
                     pipeline.commitReady();
                 }
             }
+
+            @Override
+            public void snapshotInstalled() {
+                // The epochs of the records the snapshot replaced are gone; the boundary's is where its run is
+                // known to reach. Kept, a join answered later measured a joiner against epochs of the old log.
+                rejoin.rebuildEpochStarts();
+            }
         });
     }
 

@@ -243,6 +243,7 @@ final class SnapshotInstaller {
             // replica counts on it (a plain commit is not forced), or it comes back with nothing to replay.
             service.force(core.partition);
             core.installed(boundary, keepLog);
+            core.mode.snapshotInstalled();
             Files.deleteIfExists(part);
             Files.deleteIfExists(idFile);
         } catch (IOException | RuntimeException e) {

@@ -137,6 +137,23 @@ class SimulationTest {
         assertThat(result.passed()).as(result.violation() + "\n" + result.report()).isTrue();
     }
 
+    /**
+     * A fail-stop replica that installed a snapshot must forget where its old log's epochs started. In
+     * this seed n0, once primary at epoch 4, installs n2's snapshot at LSN 218 (n2 led epoch 5 from
+     * there), leads again, and answers n1's join (n1 holds n0's old epoch-4 record 218, never committed)
+     * with "keep up to 218": it still believed epoch 5 began at 219. n1 then found its record 218 at
+     * epoch 4 where n0 said 5, took its applied records for diverged ("NEP-REPL-001 ... needs to be
+     * rebuilt") and never caught up. Now the install rebuilds the epoch starts from the boundary, and
+     * n1 is told to install a snapshot.
+     */
+    @Test
+    void aFailStopReplicaThatInstalledASnapshotMeasuresJoinersAgainstTheSnapshotsEpoch(@TempDir Path dir) {
+        SimCluster.Result result = new SimCluster(new SimOptions(Mode.FAIL_STOP_LEVEL_2, 5, 10_000, true, 634 % 2 == 0),
+                634, dir).run();
+
+        assertThat(result.passed()).as(result.violation() + "\n" + result.report()).isTrue();
+    }
+
     @Test
     void theHistoryCatchesTwoPrimariesInAnEpoch() {
         SimHistory history = new SimHistory(true);
