@@ -501,8 +501,9 @@ final class Call<T> implements TimerTask {
     /**
      * A replica could not serve a read at the version or freshness it needs (it did not run). Another
      * replica may; once the retries are spent or every replica refused, the call waits briefly and
-     * tries again until its deadline (a restarted replica catches up in a moment): during a fail-over no replica of a majority-mode level-3 partition can vouch for its
-     * freshness until the new primary confirms it, which takes about an election.
+     * tries again until its deadline. A restarted replica catches up in a moment, and during a
+     * fail-over no replica of a majority-mode level-3 partition can vouch for its freshness until the
+     * new primary confirms it, which takes about an election.
      */
     private void stale(CallFailure failure) {
         lastFailure = failure;
