@@ -13,17 +13,13 @@ import io.neptune.server.HostingConfig;
 import io.neptune.server.MiniCluster;
 import io.neptune.server.NeptuneNode;
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -32,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -102,24 +97,24 @@ public final class IdleExperiment {
     private static final Duration FULL_IDLE = Duration.ofSeconds(20);
     private static final Duration QUICK_IDLE = Duration.ofSeconds(10);
     /** How long the JVM's own background CPU is measured before a case's nodes start. */
-    private static final Duration BASELINE_WINDOW = Duration.ofSeconds(5);
+    static final Duration BASELINE_WINDOW = Duration.ofSeconds(5);
     /** The pause between the writes and the idle window: the last commits, acknowledgements and JIT settle. */
-    private static final Duration SETTLE = Duration.ofSeconds(5);
+    static final Duration SETTLE = Duration.ofSeconds(5);
     /** The longest start accepted: generous, since the aim is 10 s and a slow start should still be measured. */
     private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
     /** How much longer than serving the handovers to the preferred primaries may take before the case goes on. */
-    private static final Duration PREFERRED_TIMEOUT = Duration.ofSeconds(60);
+    static final Duration PREFERRED_TIMEOUT = Duration.ofSeconds(60);
     /** The longest a write or a status call of one partition may take. */
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
     /** Writes or status calls outstanding at once, so 500 partitions do not flood the observer's client. */
     private static final int CONCURRENT_CALLS = 64;
     /** {@link System#gc()} calls before reading the used heap: the second collects what the first's finalization freed. */
-    private static final int GC_ROUNDS = 2;
+    static final int GC_ROUNDS = 2;
     /** NodeConfig's default event loop threads: a node as deployed. */
     private static final int IO_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
-    private static final String OBSERVER = "idle-observer";
-    private static final double BYTES_PER_KIB = 1024;
-    private static final double BYTES_PER_MIB = 1024 * 1024;
+    static final String OBSERVER = "idle-observer";
+    static final double BYTES_PER_KIB = 1024;
+    static final double BYTES_PER_MIB = 1024 * 1024;
     /** CPU milliseconds per second of one fully busy core. */
     private static final double CORE_MILLIS_PER_SECOND = 1000;
 
@@ -297,7 +292,7 @@ public final class IdleExperiment {
         ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "idle cost (%s): partitions %s, %s,"
                 + " idle windows of %d s", plan.quick() ? "quick" : "full", plan.partitions(), modeNames(plan.modes()),
                 plan.idle().toSeconds()));
-        String head = gitHead(run.root());
+        String head = IdleReport.gitHead(run.root());
         List<Measurement> measurements = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (FailoverMode mode : plan.modes()) {
@@ -319,7 +314,7 @@ public final class IdleExperiment {
             System.exit(1);
             return;
         }
-        report(plan, measurements, failures, head, context).write(run.root(), ExperimentRun.command(REPORT, args));
+        IdleReport.report(plan, measurements, failures, head, context).write(run.root(), ExperimentRun.command(REPORT, args));
         Path markdown = run.root().resolve("docs").resolve("benchmarks").resolve(REPORT + ".md");
         try {
             System.out.println(Files.readString(markdown));
@@ -332,7 +327,7 @@ public final class IdleExperiment {
         }
     }
 
-    private static String modeNames(List<FailoverMode> modes) {
+    static String modeNames(List<FailoverMode> modes) {
         return modes.stream().map(FailoverMode::configName).collect(Collectors.joining(", "));
     }
 
@@ -389,8 +384,8 @@ public final class IdleExperiment {
             progress("  idle: process %.0f ms/s (baseline %.0f) = %.2f%% of a core per node; threads' ms/s %s, JVM"
                     + " (JIT, GC) %.0f; %d epoch changes; %+d threads (%s); heap %+.1f MiB = %.1f KiB per hosted"
                     + " replica", idle.processMillisPerSecond(), baseline, m.cpuPerNodePercent(),
-                    perOwner(idle.threadsMillisPerSecond(), v -> String.format(Locale.ROOT, "%.1f", v)),
-                    idle.jvmMillisPerSecond(), epochChanges, m.threadDeltaTotal(), threads(m),
+                    IdleReport.perOwner(idle.threadsMillisPerSecond(), v -> String.format(Locale.ROOT, "%.1f", v)),
+                    idle.jvmMillisPerSecond(), epochChanges, m.threadDeltaTotal(), IdleReport.threads(m),
                     m.heapDeltaBytes() / BYTES_PER_MIB, m.kibPerHostedReplica());
             return m;
         }
@@ -520,133 +515,5 @@ public final class IdleExperiment {
 
     private static void progress(String format, Object... args) {
         System.err.println("idle: " + String.format(Locale.ROOT, format, args));
-    }
-
-    /** The threads the case added by owner: the hosting nodes', then the observer's and the rest. */
-    private static String threads(Measurement m) {
-        return perOwner(m.threadDelta(), String::valueOf);
-    }
-
-    /** {@code values} (by {@link NodeThreads} owner) as "a / b / c; observer d; other e". */
-    private static <T> String perOwner(Map<String, T> values, Function<T, String> format) {
-        String nodes = IntStream.range(0, NODES).mapToObj(i -> values.get(nodeName(i)))
-                .map(v -> v == null ? "-" : format.apply(v)).collect(Collectors.joining(" / "));
-        T observer = values.get(OBSERVER);
-        T other = values.get(NodeThreads.OTHER);
-        return nodes + "; observer " + (observer == null ? "-" : format.apply(observer)) + "; other "
-                + (other == null ? "-" : format.apply(other));
-    }
-
-    /**
-     * Heap per replica added over the next smaller partition count measured in the same mode, in KiB,
-     * by case: what one more hosted replica costs, without the fixed costs that
-     * {@link Measurement#kibPerHostedReplica()} spreads over the replicas.
-     */
-    static Map<Measurement, Double> marginalKibPerReplica(List<Measurement> measurements) {
-        List<Measurement> sorted = measurements.stream().sorted(Comparator.comparing(Measurement::mode)
-                .thenComparingInt(Measurement::partitions)).toList();
-        Map<Measurement, Double> marginal = new IdentityHashMap<>();
-        for (int i = 1; i < sorted.size(); i++) {
-            Measurement smaller = sorted.get(i - 1);
-            Measurement larger = sorted.get(i);
-            if (larger.mode() == smaller.mode() && larger.partitions() > smaller.partitions()) {
-                marginal.put(larger, (larger.heapDeltaBytes() - smaller.heapDeltaBytes()) / BYTES_PER_KIB
-                        / (larger.hostedReplicas() - smaller.hostedReplicas()));
-            }
-        }
-        return marginal;
-    }
-
-    /** The table, one row per case, with the method, the aims and the run's context as notes. */
-    static Report report(Plan plan, List<Measurement> measurements, List<String> failures, String head,
-            String context) {
-        Report report = new Report(REPORT, "Idle cost of a node by hosted partitions", "partitions", "mode",
-                "start s", "of which start calls s", "preferred primaries s", "CPU per node % core",
-                "node threads % core", "process CPU ms/s", "observer ms/s", "JIT, GC and other ms/s", "baseline ms/s",
-                "epoch changes while idle", "thread delta", "threads added (nodes; observer; other)",
-                "heap delta MiB", "KiB per hosted replica", "KiB per added replica", "load 1m");
-        Map<Measurement, Double> marginal = marginalKibPerReplica(measurements);
-        for (Measurement m : measurements) {
-            Double added = marginal.get(m);
-            report.row(m.partitions(), m.mode().configName(), m.startSeconds(), m.nodeStartSeconds(),
-                    Double.isNaN(m.preferredSeconds()) ? String.format(Locale.ROOT, "> %.0f", m.startSeconds()
-                            + PREFERRED_TIMEOUT.toSeconds()) : m.preferredSeconds(), m.cpuPerNodePercent(), m.nodeThreadsPercent(),
-                    m.idle().processMillisPerSecond(), m.idle().of(OBSERVER), m.restMillisPerSecond(),
-                    m.baselineCpuMillisPerSecond(), m.epochChanges(), m.threadDeltaTotal(), threads(m),
-                    m.heapDeltaBytes() / BYTES_PER_MIB, m.kibPerHostedReplica(), added == null ? "-" : added,
-                    m.load());
-        }
-        report.note("Aim (issue 26): a node hosting 500 partitions × 3 replicas starts in under 10 s, idles under 5%"
-                + " of a core, and keeps heap per hosted partition under 100 KiB beyond its data.");
-        report.note("Method: per partition count N, a fresh cluster in one JVM on the loopback JGroups stack with the"
-                + " production membership timing (announcements every 1 s, expiry 5 s): " + NODES + " nodes that each"
-                + " host partitions 0..N-1 of a level-2 counter service (" + REPLICAS + " replicas per partition, "
-                + modeNames(plan.modes()) + " fail-over, one case each, the replica on node p mod 3 preferred as"
-                + " primary) and an"
-                + " observer that hosts nothing and makes the calls. 'start s' runs from the first hosting node's"
-                + " start call (the observer is up already) until the observer's yellow page shows every partition"
-                + " with a primary and " + REPLICAS + " serving replicas; the nodes start one after the other, and"
-                + " 'of which start calls s' is the time spent in their start calls. 'preferred primaries s' runs"
-                + " from the same start until every partition is led by its preferred replica: the first primaries"
-                + " are whichever replicas formed a majority first, and hand over by priority afterwards. Then one"
-                + " write goes to every partition and the cluster settles for " + SETTLE.toSeconds() + " s before the"
-                + " idle window of " + plan.idle().toSeconds() + " s.");
-        report.note("CPU over the idle window: 'process CPU' is this JVM's CPU time per second, and 'CPU per node'"
-                + " that divided by " + NODES + ", with the observer, the JIT compilers and the GC included. 'node"
-                + " threads' is the CPU time of the threads named after a hosting node (neptune-<node>-… and its"
-                + " JGroups channel's), averaged over the " + NODES + ": a node's own cost. 'observer' is the"
-                + " observer's threads (its client's deadline timer among them), and 'JIT, GC and other' the rest of"
-                + " the process's: in a fresh JVM the JIT keeps compiling the idle paths (heartbeats, announcements)"
-                + " for minutes, a cost a long-running node no longer pays. 'baseline' is the process's CPU time"
-                + " per second over " + BASELINE_WINDOW.toSeconds() + " s before the case's nodes started. 'epoch"
-                + " changes while idle' counts the partitions whose highest replica epoch changed over the idle"
-                + " window (an election: a healthy idle cluster has none).");
-        report.note("Threads and heap are measured after the idle window against the same measures before the"
-                + " case's nodes started. 'threads added' attributes the threads like the CPU; 'other' is the rest"
-                + " of the delta (shared pools). The heap is read after " + GC_ROUNDS + " System.gc() calls; 'KiB"
-                + " per hosted replica' divides the whole delta by " + REPLICAS + " × N, so it also spreads the"
-                + " observer and each node's fixed cost over the replicas and overstates the cost of one replica,"
-                + " most at small N. 'KiB per added replica' is the heap delta's growth over the next smaller N"
-                + " measured, per replica added: the cost of one more hosted replica. Each partition holds one"
-                + " counter, so neither figure includes data to speak of.");
-        report.note("JVM: max heap " + Math.round(Runtime.getRuntime().maxMemory() / BYTES_PER_MIB) + " MiB, "
-                + ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
-                        .collect(Collectors.joining(" and ")) + "; " + Runtime.getRuntime().availableProcessors()
-                + " cores. Git HEAD: " + head + ".");
-        if (!failures.isEmpty()) {
-            report.note("Failed cases (not in the table): " + String.join("; ", failures) + ".");
-        }
-        report.note(context + " 'load 1m' is the host's one-minute load average when that case began.");
-        return report;
-    }
-
-    /**
-     * {@code git rev-parse --short HEAD} in {@code root}, marked when the working tree has
-     * uncommitted changes to tracked files, or "unknown" without git.
-     */
-    static String gitHead(Path root) {
-        String head = git(root, "rev-parse", "--short", "HEAD");
-        if (head.isEmpty()) {
-            return "unknown";
-        }
-        return git(root, "status", "--porcelain", "--untracked-files=no").isEmpty() ? head
-                : head + " (with uncommitted changes)";
-    }
-
-    /** The trimmed output of a git command, or "" if it failed. */
-    private static String git(Path root, String... args) {
-        List<String> command = new ArrayList<>(List.of("git"));
-        command.addAll(List.of(args));
-        try {
-            Process process = new ProcessBuilder(command).directory(root.toFile())
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return process.waitFor() == 0 ? output : "";
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
     }
 }

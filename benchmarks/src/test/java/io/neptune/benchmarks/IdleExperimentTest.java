@@ -93,10 +93,10 @@ class IdleExperimentTest {
         assertThat(small.restMillisPerSecond()).isCloseTo(150 - 3 * 20 - 10, within(1e-9));
         assertThat(small.kibPerHostedReplica()).isCloseTo(30 * 1024 / 30.0, within(1e-9));
         Measurement otherMode = measurement(110, 90 * 1024 * 1024L, FailoverMode.FAIL_STOP);
-        assertThat(IdleExperiment.marginalKibPerReplica(List.of(large, otherMode, small)))
+        assertThat(IdleReport.marginalKibPerReplica(List.of(large, otherMode, small)))
                 .as("compared within a mode only").containsOnlyKeys(large).containsEntry(large, 30 * 1024 / 300.0);
 
-        IdleExperiment.report(Plan.parse(List.of("--quick")), List.of(small, large), List.of("500 partitions: boom"),
+        IdleReport.report(Plan.parse(List.of("--quick")), List.of(small, large), List.of("500 partitions: boom"),
                 "abc1234", "context.").write(root, "./neptune bench idle --quick");
 
         List<String> csv = Files.readAllLines(root.resolve("docs/benchmarks/idle.csv"));
