@@ -81,6 +81,16 @@ public record MethodDescriptor(String name, AccessMode mode, Class<?> requestTyp
         return read == null || read.blocking();
     }
 
+    /**
+     * Whether the method may make blocking inner calls to its own service ({@link Read#reentrant()},
+     * {@link Write#reentrant()}).
+     */
+    public boolean reentrant() {
+        Read read = javaMethod.getAnnotation(Read.class);
+        Write write = javaMethod.getAnnotation(Write.class);
+        return read != null ? read.reentrant() : write != null && write.reentrant();
+    }
+
     /** The type of the items the method streams out, if it is a stream method. */
     public Optional<Type> outputItem() {
         return Optional.ofNullable(outputItemType);

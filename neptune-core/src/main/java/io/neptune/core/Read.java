@@ -47,4 +47,14 @@ public @interface Read {
      * a node that schedules by service class every method still goes through the class-aware queue.
      */
     boolean blocking() default true;
+
+    /**
+     * Whether the method may make blocking inner calls ({@link ServiceCalls#call}) to its own service.
+     * Such a call waits on a worker for another request of the same service; when every worker waits
+     * like that, none is left to serve them and the service deadlocks. So it is refused (an
+     * {@link IllegalStateException} naming the method) unless the method declares it here, having made
+     * sure it cannot happen (e.g. more workers than such calls can nest). Asynchronous inner calls
+     * ({@link ServiceCalls#callAsync}) are always allowed.
+     */
+    boolean reentrant() default false;
 }

@@ -55,4 +55,16 @@ public interface RequestContext {
     default java.util.Optional<java.time.Duration> timeLeft() {
         return java.util.Optional.empty();
     }
+
+    /**
+     * Calls to other services (or other partitions of this one) as part of this call: they inherit
+     * its deadline (less a margin), service class and session, and a write's request id derived from
+     * this call's ({@link ServiceCalls} says how).
+     *
+     * @throws UnsupportedOperationException if this context belongs to no node (a test's own context)
+     */
+    default ServiceCalls client() {
+        throw new UnsupportedOperationException("this RequestContext (" + getClass().getName()
+                + ") belongs to no node, so it makes no inner calls; a node's contexts do");
+    }
 }

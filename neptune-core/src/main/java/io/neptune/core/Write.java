@@ -26,4 +26,10 @@ public @interface Write {
      * without TLS every caller is trusted, and passes.
      */
     Principal.Role[] roles() default {};
+
+    /**
+     * Whether the method may make blocking inner calls ({@link ServiceCalls#call}) to its own service;
+     * see {@link Read#reentrant()}.
+     */
+    boolean reentrant() default false;
 }

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds typed proxies whose methods are remote calls; validation errors name the method. A method
@@ -40,21 +41,49 @@ final class Proxies {
         }
     }
 
+    /**
+     * What a proxy's methods call through: a client with one session and fixed options, or the inner
+     * calls of a call being served ({@link InnerCalls}).
+     */
+    interface Calls {
+        /** The partition count of {@code service}; 0 if no node hosts it. */
+        int partitions(String service);
+
+        /** Starts a call; {@code responseType} may be generic. */
+        <T> CompletableFuture<T> invoke(String service, int partition, String method, AccessMode mode, Object request,
+                Type responseType);
+
+        /** Opens a stream of {@code request}'s answer, or bidirectional on {@code input} (exactly one is null). */
+        <T> Flow.Publisher<T> stream(String service, int partition, String method, @Nullable Object request,
+                Flow.@Nullable Publisher<?> input, Type itemType);
+
+        /** Throws if this thread may not wait for a call to {@code service}; called before the call starts. */
+        void refuseBlocking(String service);
+
+        /** Waits for a call started after {@link #refuseBlocking}, rethrowing its {@code NeptuneException} as is. */
+        <T> T await(CompletableFuture<T> future);
+    }
+
+    /** A proxy whose calls go through {@code client}, all with {@code options} and one session. */
     static <I> I create(DefaultNeptuneClient client, Class<I> type, String service, CallOptions options) {
-        if (!type.isInterface()) {
-            throw new IllegalArgumentException("serviceInterface: " + type.getName() + " (expected: an interface)");
-        }
         if (options.requestId().isPresent()) {
             // the options apply to every call through the proxy: every write after the first would be a repeat of it
             throw new IllegalArgumentException("options: requestId " + options.requestId().get() + " (expected: none"
                     + " on a proxy, whose options apply to every call; retry one write with"
                     + " OutcomeUnknownException.retryAsync() or callAsync with that request id)");
         }
+        return create(new SessionCalls(client, NeptuneHandle.create(), options), type, service);
+    }
+
+    /** A proxy whose calls go through {@code calls}. */
+    static <I> I create(Calls calls, Class<I> type, String service) {
+        if (!type.isInterface()) {
+            throw new IllegalArgumentException("serviceInterface: " + type.getName() + " (expected: an interface)");
+        }
         Map<Method, Target> targets = new HashMap<>();
         for (Method method : type.getMethods()) {
             targets.put(method, describe(type, method));
         }
-        NeptuneHandle handle = NeptuneHandle.create();
         Object proxy = Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (self, method, args) -> {
             if (method.getDeclaringClass() == Object.class) {
                 return switch (method.getName()) {
@@ -65,7 +94,7 @@ final class Proxies {
                 };
             }
             Target target = requireNonNull(targets.get(method), "targets: every method of the interface");
-            int partitions = client.partitions(service);
+            int partitions = calls.partitions(service);
             if (partitions == 0) {
                 UnknownServiceException error = new UnknownServiceException(service, "no node in the yellow page hosts it");
                 if (target.async()) {
@@ -80,15 +109,15 @@ final class Proxies {
             Object request = args[target.requestIndex()];
             if (target.stream()) {
                 boolean bidirectional = target.kind() == Kind.BIDIRECTIONAL_STREAM;
-                return client.stream(handle, service, partition, target.method(), bidirectional ? null : request,
-                        bidirectional ? (Flow.Publisher<?>) request : null, target.responseType(), options);
+                return calls.stream(service, partition, target.method(), bidirectional ? null : request,
+                        bidirectional ? (Flow.Publisher<?>) request : null, target.responseType());
             }
             if (!target.async()) {
-                client.refuseBlockingOnIoThread();   // before the call starts, which may send the write
+                calls.refuseBlocking(service);   // before the call starts, which may send the write
             }
-            CompletableFuture<Object> future = client.invoke(handle, service, partition, target.method(), target.mode(),
-                    request, target.responseType(), options);
-            return target.async() ? future : client.await(future);
+            CompletableFuture<Object> future = calls.invoke(service, partition, target.method(), target.mode(), request,
+                    target.responseType());
+            return target.async() ? future : calls.await(future);
         });
         return type.cast(proxy);
     }
@@ -158,5 +187,35 @@ final class Proxies {
                     + "> (expected: a concrete item type)");
         }
         return item;
+    }
+
+    /** The calls of a client's proxy: one session, the proxy's options. */
+    private record SessionCalls(DefaultNeptuneClient client, NeptuneHandle handle, CallOptions options) implements Calls {
+        @Override
+        public int partitions(String service) {
+            return client.partitions(service);
+        }
+
+        @Override
+        public <T> CompletableFuture<T> invoke(String service, int partition, String method, AccessMode mode,
+                Object request, Type responseType) {
+            return client.invoke(handle, service, partition, method, mode, request, responseType, options);
+        }
+
+        @Override
+        public <T> Flow.Publisher<T> stream(String service, int partition, String method, @Nullable Object request,
+                Flow.@Nullable Publisher<?> input, Type itemType) {
+            return client.stream(handle, service, partition, method, request, input, itemType, options);
+        }
+
+        @Override
+        public void refuseBlocking(String service) {
+            client.refuseBlockingOnIoThread();
+        }
+
+        @Override
+        public <T> T await(CompletableFuture<T> future) {
+            return client.await(future);
+        }
     }
 }

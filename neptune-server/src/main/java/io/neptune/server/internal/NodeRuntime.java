@@ -120,17 +120,7 @@ public final class NodeRuntime implements AutoCloseable {
                 String name = service.descriptor().name();
                 service.versions(partition -> replication.readVersion(name, partition));
             }
-            ExecutorService placementThread = Executors.newSingleThreadExecutor(r -> {
-                Thread thread = new Thread(r, "neptune-" + node + "-placement");
-                thread.setDaemon(true);
-                return thread;
-            });
-            resources.add(() -> { // a placement change under way ends before the services stop
-                placementThread.shutdown();
-                if (!placementThread.awaitTermination(30, TimeUnit.SECONDS)) {
-                    placementThread.shutdownNow();
-                }
-            });
+            ExecutorService placementThread = placementThread();
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
                     new NodeControl(node, replication, drainRequested, placementThread),
                     new CallerClasses(config.scheduling().callerClasses()));
@@ -161,6 +151,9 @@ public final class NodeRuntime implements AutoCloseable {
             client = new DefaultNeptuneClient(node, config.client(), yellowPage, io, config.bindAddress(),
                     new Local(router), new LoadTracker(), List.of(), metrics.client(), config.security());
             resources.add(client);
+            for (ServiceRuntime service : services.values()) {
+                service.callThrough(client);
+            }
             publisher = new AvailabilityPublisher(node, requestServer.address(),
                     loadIndexServer.address(), adminServer == null ? 0 : adminServer.address().getPort(), router,
                     replication, membership, yellowPage,
@@ -178,6 +171,22 @@ public final class NodeRuntime implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The thread that carries out placement changes, stopped (after the change under way) before the services. */
+    private ExecutorService placementThread() {
+        ExecutorService placementThread = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "neptune-" + node + "-placement");
+            thread.setDaemon(true);
+            return thread;
+        });
+        resources.add(() -> { // a placement change under way ends before the services stop
+            placementThread.shutdown();
+            if (!placementThread.awaitTermination(30, TimeUnit.SECONDS)) {
+                placementThread.shutdownNow();
+            }
+        });
+        return placementThread;
     }
 
     /**

@@ -2,18 +2,19 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ClassStats;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
-import io.neptune.core.RequestContext;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
 import io.neptune.core.Snapshottable;
 import io.neptune.core.internal.json.JsonCodec;
+import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
@@ -78,6 +79,7 @@ public final class ServiceRuntime implements AutoCloseable {
     private final ReplicatedWrites replicatedWrites;
     private final AtomicLong served = new AtomicLong();
     private volatile boolean closed;
+    private volatile @Nullable DefaultNeptuneClient client;
     private volatile ToLongFunction<Integer> versions = partition -> 0;
     /** The partitions hosted here now; a call of one runs only while it is. */
     private final HostedPartitions partitions;
@@ -171,28 +173,29 @@ public final class ServiceRuntime implements AutoCloseable {
                 + e.getMessage();
     }
 
-    public ResponseMessage executeWrite(int partition, String methodName, byte[] payload, long lsn) {
+    public ResponseMessage executeWrite(int partition, String methodName, byte[] payload, long lsn, RequestId id) {
         MethodDescriptor method = descriptor.methods().get(methodName);
         if (method == null) {
             return ResponseMessage.error(0, Status.UNKNOWN_METHOD, "no method '" + methodName + "' in " + descriptor.name());
         }
         partitions.enter(partition);
         try {
-            return executeHosted(partition, method, payload, lsn);
+            return executeHosted(partition, method, payload, lsn, id);
         } finally {
             partitions.exit(partition);
         }
     }
 
-    private ResponseMessage executeHosted(int partition, MethodDescriptor method, byte[] payload, long lsn) {
+    private ResponseMessage executeHosted(int partition, MethodDescriptor method, byte[] payload, long lsn,
+            RequestId id) {
         String methodName = method.name();
         RequestMessage request = new RequestMessage(0, descriptor.name(), partition, methodName, AccessMode.WRITE, 1,
-                0, io.neptune.core.internal.wire.RequestId.NONE, payload);
+                0, id, payload);
         long cpu = classAware != null ? CPU.getCurrentThreadCpuTime() : 0;
-        Context context = new Context(request, lsn, Context.NO_DEADLINE);
+        CallContext context = context(request, lsn, CallContext.NO_DEADLINE);
         ResponseMessage response = requireNonNull(invoke(request, method, context, null), "response");
         if (classAware != null) {
-            replicatedWrites.applied(methodName, context.reportedNanos >= 0 ? context.reportedNanos
+            replicatedWrites.applied(methodName, context.reportedNanos() >= 0 ? context.reportedNanos()
                     : CPU.getCurrentThreadCpuTime() - cpu);
         }
         if (response.status() == Status.OK) {
@@ -451,7 +454,7 @@ public final class ServiceRuntime implements AutoCloseable {
             return null;
         }
         long cpu = CPU.getCurrentThreadCpuTime();
-        Context context = new Context(task.request(), 0, task.deadlineNanos());
+        CallContext context = context(task.request(), 0, task.deadlineNanos());
         @Nullable ResponseMessage response = null;
         boolean answered = false;
         try {
@@ -459,7 +462,7 @@ public final class ServiceRuntime implements AutoCloseable {
             answered = true;
         } finally {
             long finished = System.nanoTime();
-            long cost = context.reportedNanos >= 0 ? context.reportedNanos : CPU.getCurrentThreadCpuTime() - cpu;
+            long cost = context.reportedNanos() >= 0 ? context.reportedNanos() : CPU.getCurrentThreadCpuTime() - cpu;
             // only a success realises yield; null is a stream that started, and answers on its own
             if (answered && (response == null || response.status() == Status.OK)) {
                 scheduler.completed(task, started, finished, cost);
@@ -524,10 +527,10 @@ public final class ServiceRuntime implements AutoCloseable {
         if (System.nanoTime() - task.deadlineNanos() > 0) {
             return expired(task);
         }
-        return runAnswering(task, new Context(task.request(), 0, task.deadlineNanos()));
+        return runAnswering(task, context(task.request(), 0, task.deadlineNanos()));
     }
 
-    private @Nullable ResponseMessage runAnswering(Task task, Context context) {
+    private @Nullable ResponseMessage runAnswering(Task task, CallContext context) {
         try {
             return run(task, context);
         } catch (VirtualMachineError e) {
@@ -537,7 +540,7 @@ public final class ServiceRuntime implements AutoCloseable {
         }
     }
 
-    private @Nullable ResponseMessage run(Task task, Context context) {
+    private @Nullable ResponseMessage run(Task task, CallContext context) {
         RequestMessage request = task.request();
         if (!partitions.tryEnter(request.partition())) { // it left this node while the call waited
             return ResponseMessage.error(request.requestId(), Status.NOT_HOSTED, partitions.notHosted(request.partition()));
@@ -555,7 +558,7 @@ public final class ServiceRuntime implements AutoCloseable {
     }
 
     /** Runs the method; null when it started a stream, which answers on its own. */
-    private @Nullable ResponseMessage invoke(RequestMessage request, MethodDescriptor method, Context context,
+    private @Nullable ResponseMessage invoke(RequestMessage request, MethodDescriptor method, CallContext context,
             @Nullable StreamSink stream) {
         Object argument;
         try {
@@ -589,12 +592,26 @@ public final class ServiceRuntime implements AutoCloseable {
             return null;
         }
         try {
-            long version = context.lsn > 0 ? context.lsn : versions.applyAsLong(request.partition());
+            long version = context.lsn() > 0 ? context.lsn() : versions.applyAsLong(request.partition());
             return ResponseMessage.ok(request.requestId(), version, JsonCodec.encode(result));
         } catch (Exception e) {
             return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, "cannot encode the response of "
                     + request.target() + " as JSON: " + e.getMessage());
         }
+    }
+
+    /**
+     * Inner calls of the methods ({@link io.neptune.core.RequestContext#client()}) go through
+     * {@code client}, the node's, from now on; before, a method asking for them is told the node has
+     * not started.
+     */
+    public void callThrough(DefaultNeptuneClient client) {
+        this.client = requireNonNull(client, "client");
+    }
+
+    private CallContext context(RequestMessage request, long lsn, long deadlineNanos) {
+        MethodDescriptor method = descriptor.methods().get(request.method());
+        return new CallContext(node, request, lsn, deadlineNanos, method != null && method.reentrant(), client);
     }
 
     /** Stops the workers and refuses what is still queued; idempotent. */
@@ -672,72 +689,6 @@ public final class ServiceRuntime implements AutoCloseable {
         public String toString() {
             return "ServiceEnvironment[node=" + node + ", dataDirectory=" + dataDirectory + ", partitions="
                     + partitions() + "]";
-        }
-    }
-
-    private final class Context implements RequestContext {
-        /** The deadline of a call nobody waits for (a replicated write applied from the log). */
-        static final long NO_DEADLINE = Long.MIN_VALUE;
-
-        private final RequestMessage request;
-        private final long lsn;
-        /** The {@link System#nanoTime} by which the caller wants the answer, or {@link #NO_DEADLINE}. */
-        private final long deadlineNanos;
-        /** What the method reported it cost, or -1. */
-        long reportedNanos = -1;
-
-        Context(RequestMessage request, long lsn, long deadlineNanos) {
-            this.request = request;
-            this.lsn = lsn;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        @Override
-        public Optional<Duration> timeLeft() {
-            if (deadlineNanos == NO_DEADLINE) {
-                return Optional.empty();
-            }
-            return Optional.of(Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())));
-        }
-
-        @Override
-        public String service() {
-            return request.service();
-        }
-
-        @Override
-        public int partition() {
-            return request.partition();
-        }
-
-        @Override
-        public String method() {
-            return request.method();
-        }
-
-        @Override
-        public AccessMode mode() {
-            return request.mode();
-        }
-
-        @Override
-        public long lsn() {
-            return lsn;
-        }
-
-        @Override
-        public NodeId node() {
-            return node;
-        }
-
-        @Override
-        public String serviceClass() {
-            return request.serviceClass();
-        }
-
-        @Override
-        public void reportResourceUse(Duration used) {
-            reportedNanos = Math.max(0, used.toNanos());
         }
     }
 }

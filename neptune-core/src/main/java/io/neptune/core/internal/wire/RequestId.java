@@ -47,6 +47,35 @@ public record RequestId(long high, long low) {
         return id;
     }
 
+    /**
+     * The id of the {@code rank}-th write (1, 2, ...) that the request with this id makes as part of its
+     * own call (an inner call): the same for every run of this request (a retry, a replica applying it),
+     * so those runs send their inner writes with the same ids and each runs once. Ids derived from
+     * different ids or ranks differ (up to the 2^-128 chance of any two ids); a fresh random id if this
+     * is {@link #NONE}, whose runs cannot be told apart.
+     *
+     * @throws IllegalArgumentException if {@code rank} is not positive
+     */
+    public RequestId derived(int rank) {
+        if (rank < 1) {
+            throw new IllegalArgumentException("rank: " + rank + " (expected: >= 1)");
+        }
+        if (isNone()) {
+            return random();
+        }
+        // two rounds of SplitMix64's finalizer over both halves and the rank: each output bit depends on every input bit
+        long h = mix(high ^ mix(low + rank * 0x9E3779B97F4A7C15L));
+        long l = mix(low ^ mix(h + rank));
+        RequestId id = new RequestId(h, l);
+        return id.isNone() ? new RequestId(h, 1) : id;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
     /** Whether this is {@link #NONE}. */
     public boolean isNone() {
         return high == 0 && low == 0;

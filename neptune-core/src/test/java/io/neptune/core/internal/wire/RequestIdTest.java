@@ -54,4 +54,25 @@ class RequestIdTest {
     void valueBased() {
         assertThat(new RequestId(1, 2)).isEqualTo(new RequestId(1, 2)).isNotEqualTo(new RequestId(2, 1));
     }
+
+    @Test
+    void anInnerWritesIdIsTheSameForEveryRunOfItsOuterRequestAndDiffersByRank() {
+        RequestId outer = RequestId.parse("0123456789abcdef0123456789abcdef");
+        assertThat(outer.derived(1)).isEqualTo(RequestId.parse("0123456789abcdef0123456789abcdef").derived(1))
+                .isNotEqualTo(outer).isNotEqualTo(outer.derived(2));
+        Set<RequestId> ids = new HashSet<>();
+        for (long high = 0; high < 100; high++) {
+            for (int rank = 1; rank <= 100; rank++) {
+                ids.add(new RequestId(high, 1).derived(rank));
+            }
+        }
+        assertThat(ids).as("ids derived from 100 ids by 100 ranks").hasSize(10_000).doesNotContain(RequestId.NONE);
+    }
+
+    @Test
+    void anInnerWriteOfARequestWithoutAnIdGetsAFreshOneEachTime() {
+        assertThat(RequestId.NONE.derived(1)).isNotEqualTo(RequestId.NONE.derived(1)).isNotEqualTo(RequestId.NONE);
+        assertThatThrownBy(() -> RequestId.random().derived(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rank: 0 (expected: >= 1)");
+    }
 }

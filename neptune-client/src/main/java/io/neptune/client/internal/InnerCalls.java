@@ -1,0 +1,181 @@
+package io.neptune.client.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import io.neptune.client.CallOptions;
+import io.neptune.client.NeptuneHandle;
+import io.neptune.core.AccessMode;
+import io.neptune.core.DeadlineExceededException;
+import io.neptune.core.ServiceCalls;
+import io.neptune.core.ServiceClass;
+import io.neptune.core.internal.wire.RequestId;
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The inner calls of one call a node serves ({@link io.neptune.core.RequestContext#client()}), made
+ * through the node's client: each takes the outer call's deadline less a margin, its service class,
+ * one session for all of them, and for a write an id derived from the outer call's and the write's
+ * rank ({@link RequestId#derived}). A blocking call to the outer call's own service is refused unless
+ * its method is reentrant.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class InnerCalls implements ServiceCalls, Proxies.Calls {
+    /**
+     * The margin left to the outer method after an inner call's deadline, at most: time for it to
+     * answer, and for its answer to reach the caller, before the caller gives up.
+     */
+    static final long MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** An inner call takes at most this fraction of what is left as margin (1/10). */
+    private static final int MARGIN_DIVISOR = 10;
+
+    /**
+     * What the inner calls inherit from the call being served.
+     *
+     * @param service the service whose method is serving the call
+     * @param method that method's name
+     * @param serviceClass the outer call's service class
+     * @param deadlineNanos the {@link System#nanoTime} by which the outer caller wants the answer, or
+     *     {@link #NO_DEADLINE} (a replicated write applied from the log)
+     * @param id the outer call's request id ({@link RequestId#NONE} for a read)
+     * @param reentrant whether the method may wait for calls to its own service
+     */
+    public record Outer(String service, String method, String serviceClass, long deadlineNanos, RequestId id,
+            boolean reentrant) {
+        /** The deadline of a call nobody waits for. */
+        public static final long NO_DEADLINE = Long.MIN_VALUE;
+
+        /** Validates the fields. */
+        public Outer {
+            requireNonNull(service, "service");
+            requireNonNull(method, "method");
+            requireNonNull(serviceClass, "serviceClass");
+            requireNonNull(id, "id");
+        }
+
+        String target() {
+            return service + "." + method;
+        }
+    }
+
+    private final DefaultNeptuneClient client;
+    private final Outer outer;
+    private final NeptuneHandle session = NeptuneHandle.create();
+    /** The inner writes started so far: the rank of the next one, less one. */
+    private final AtomicInteger writes = new AtomicInteger();
+
+    /** The inner calls of {@code outer}, through the node's {@code client}. */
+    public InnerCalls(DefaultNeptuneClient client, Outer outer) {
+        this.client = requireNonNull(client, "client");
+        this.outer = requireNonNull(outer, "outer");
+    }
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(String service, int partition, String method, AccessMode mode,
+            Object request, Class<T> responseType) {
+        return invoke(service, partition, method, mode, request, responseType);
+    }
+
+    @Override
+    public <T> T call(String service, int partition, String method, AccessMode mode, Object request,
+            Class<T> responseType) {
+        refuseBlocking(service);
+        return await(callAsync(service, partition, method, mode, request, responseType));
+    }
+
+    @Override
+    public <I> I proxy(Class<I> serviceInterface, String service) {
+        requireNonNull(service, "service");
+        return Proxies.create(this, serviceInterface, service);
+    }
+
+    @Override
+    public int partitions(String service) {
+        return client.partitions(service);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> invoke(String service, int partition, String method, AccessMode mode,
+            Object request, Type responseType) {
+        requireNonNull(mode, "mode");
+        CallOptions.Builder options = options(service + "#" + partition + "." + method);
+        if (options == null) {
+            return CompletableFuture.failedFuture(expired(service + "#" + partition + "." + method));
+        }
+        if (mode == AccessMode.WRITE) {
+            options.requestId(outer.id().derived(writes.incrementAndGet()).toString());
+        }
+        return client.invoke(session, service, partition, method, mode, request, responseType, options.build());
+    }
+
+    @Override
+    public <T> Flow.Publisher<T> stream(String service, int partition, String method, @Nullable Object request,
+            Flow.@Nullable Publisher<?> input, Type itemType) {
+        CallOptions.Builder options = options(service + "#" + partition + "." + method);
+        if (options == null) {
+            return DefaultNeptuneClient.failed(expired(service + "#" + partition + "." + method));
+        }
+        return client.stream(session, service, partition, method, request, input, itemType, options.build());
+    }
+
+    /**
+     * Refuses to wait on an I/O thread; in a replicated write applied from the log, whose waiting would
+     * hold its partition's log applier; and for a call to the outer method's own service unless that
+     * method is reentrant: a worker waiting for another worker of its service can deadlock it.
+     */
+    @Override
+    public void refuseBlocking(String service) {
+        client.refuseBlockingOnIoThread();
+        if (outer.deadlineNanos() == Outer.NO_DEADLINE) {
+            throw new IllegalStateException("NEP-CALL-002 " + outer.target() + " made a blocking inner call to "
+                    + service + " while applying a replicated write: the method runs on its partition's log"
+                    + " applier, on every replica and again when a replica recovers, and waiting there stalls the"
+                    + " partition's replication (and the partitions sharing its thread); use callAsync, whose"
+                    + " writes every replica sends with the same derived request id so they run once, or make"
+                    + " the call from a read or an unreplicated service");
+        }
+        if (service.equals(outer.service()) && !outer.reentrant()) {
+            throw new IllegalStateException("NEP-CALL-001 " + outer.target() + " made a blocking inner call to its"
+                    + " own service '" + service + "': it would hold a worker of " + service + " while it waits"
+                    + " for another, and when every worker does that the service deadlocks; use callAsync, or"
+                    + " declare the method reentrant (@Read(reentrant = true) or @Write(reentrant = true)) once"
+                    + " the workers outnumber such calls in flight");
+        }
+    }
+
+    @Override
+    public <T> T await(CompletableFuture<T> future) {
+        return client.await(future);
+    }
+
+    /**
+     * The options of an inner call to {@code target} made now: the outer class and what is left of its
+     * deadline less the margin; null if nothing is left.
+     */
+    private CallOptions.@Nullable Builder options(String target) {
+        CallOptions.Builder options = CallOptions.builder();
+        if (!outer.serviceClass().equals(ServiceClass.DEFAULT_NAME)) {
+            options.serviceClass(outer.serviceClass());
+        }
+        if (outer.deadlineNanos() == Outer.NO_DEADLINE) {
+            return options;
+        }
+        long left = outer.deadlineNanos() - System.nanoTime();
+        long timeout = left - Math.min(MARGIN_NANOS, left / MARGIN_DIVISOR);
+        if (timeout < TimeUnit.MILLISECONDS.toNanos(1)) {
+            return null;
+        }
+        return options.timeout(Duration.ofNanos(timeout));
+    }
+
+    private DeadlineExceededException expired(String target) {
+        return new DeadlineExceededException(target, Duration.ZERO, "the call it is part of, "
+                + outer.target() + ", has no time left");
+    }
+}
