@@ -2,18 +2,24 @@ package io.neptune.client.internal;
 
 import static java.util.Objects.requireNonNullElse;
 
+import io.neptune.core.AccessMode;
 import io.neptune.core.internal.wire.Message;
+import io.neptune.core.internal.wire.Metadata;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
 import io.neptune.core.internal.wire.StreamData;
+import io.neptune.core.internal.wire.WireFormat;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -37,8 +43,19 @@ import org.slf4j.LoggerFactory;
 final class ResponseHandler extends ChannelDuplexHandler {
     private static final Logger logger = LoggerFactory.getLogger(ResponseHandler.class);
 
+    /** The correlation id of the hello that asks the peer for its wire version; the pool's ids are positive. */
+    static final long HELLO_ID = -1;
+    /** How long a node may take to answer the hello; it answers on the I/O thread, without a worker. */
+    private static final int HELLO_TIMEOUT_MILLIS = 10_000;
+
     private final String peer;
-    /** The calls written and not answered, by request id; event loop only. */
+    /**
+     * The highest wire version the peer reads, as its answer to the hello said; 0 before. Asked on the
+     * first call that carries metadata, the one feature of version 2. Event loop only.
+     */
+    private int peerVersion;
+    /** Calls written while the hello is out, held in their order until it is answered; event loop only. */
+    private @Nullable ArrayDeque<HeldCall> held;
     private final LongObjectMap<PendingCall> inflight = new LongObjectHashMap<>();
     /** {@code inflight.size()}, for other threads. */
     private volatile int inflightCount;
@@ -56,27 +73,73 @@ final class ResponseHandler extends ChannelDuplexHandler {
         context = ctx;
     }
 
+    /** A call written while the hello was out, and the promise of its write. */
+    private record HeldCall(PendingCall call, ChannelPromise promise) {}
+
     /**
      * Registers a call as it is written; a call written after the connection closed fails without
-     * leaving (it never ran). Everything else passes unchanged.
+     * leaving (it never ran). The first call that carries metadata first asks the peer its wire
+     * version ({@link WireFormat#HELLO_SERVICE}), and it and the calls after it wait, in order, for
+     * the answer; to a peer of version 1 they go without their metadata. Everything else passes
+     * unchanged, but a stream's request loses its metadata unless the peer is known to read it.
      */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (!(msg instanceof PendingCall call)) {
-            ctx.write(msg, promise);
+            ctx.write(msg instanceof RequestMessage request ? forPeer(request) : msg, promise);
             return;
         }
         if (closed) {
             promise.tryFailure(new CallFailure("connection to " + peer + " closed", false));
             return;
         }
+        if (held == null && peerVersion == 0 && !call.request().metadata().isEmpty()) {
+            held = new ArrayDeque<>();
+            ctx.writeAndFlush(new RequestMessage(HELLO_ID, WireFormat.HELLO_SERVICE, 0, WireFormat.HELLO_METHOD,
+                    AccessMode.READ, HELLO_TIMEOUT_MILLIS, 0, RequestId.NONE, new byte[0]));
+        }
+        if (held != null) {
+            held.add(new HeldCall(call, promise));
+            return;
+        }
+        send(ctx, call, promise);
+    }
+
+    private void send(ChannelHandlerContext ctx, PendingCall call, ChannelPromise promise) {
         call.registered(this); // before it is in the map: a call that ends from now on forgets itself
         inflight.put(call.requestId(), call);
         inflightCount = inflight.size();
         if (call.isDone()) { // the caller gave up before the write: sent as before, but not kept
             remove(call.requestId());
         }
-        ctx.write(call.request(), promise);
+        ctx.write(forPeer(call.request()), promise);
+    }
+
+    /** {@code request} as the peer reads it: without its metadata unless the peer reads version 2. */
+    private RequestMessage forPeer(RequestMessage request) {
+        return peerVersion >= WireFormat.VERSION_2 || request.metadata().isEmpty() ? request
+                : request.withMetadata(Metadata.NONE);
+    }
+
+    /** The hello was answered: the peer's version is known, and the calls held for it leave in their order. */
+    private void helloAnswered(ChannelHandlerContext ctx, ResponseMessage answer) {
+        // a node of version 1 answers UNKNOWN_SERVICE; a later one its highest version, of which we speak ours at most
+        peerVersion = answer.status() == Status.OK
+                ? (int) Math.max(WireFormat.VERSION_1, Math.min(WireFormat.LATEST, answer.version()))
+                : WireFormat.VERSION_1;
+        ArrayDeque<HeldCall> waiting = held;
+        held = null;
+        if (waiting != null) {
+            for (HeldCall h : waiting) {
+                send(ctx, h.call(), h.promise());
+            }
+            ctx.flush();
+        }
+    }
+
+    /** The peer's wire version as its answer to the hello said; 0 before it answered (or was asked). */
+    int peerVersion() {
+        return peerVersion;
     }
 
     /** Forgets a call that ended (answered, failed, or given up by its caller); any thread. */
@@ -152,6 +215,10 @@ final class ResponseHandler extends ChannelDuplexHandler {
             stream.response(response);
             return;
         }
+        if (response.requestId() == HELLO_ID) {
+            helloAnswered(ctx, response);
+            return;
+        }
         if (response.requestId() == 0 && response.status() == Status.PROTOCOL_ERROR) {
             failAll(ctx.channel(), new CallFailure(peer + " closed the connection: " + response.errorMessage(), true));
             ctx.close();
@@ -202,6 +269,14 @@ final class ResponseHandler extends ChannelDuplexHandler {
 
     private void failAll(Channel channel, CallFailure failure) {
         closed = true;
+        ArrayDeque<HeldCall> waiting = held;
+        held = null;
+        if (waiting != null) { // held for the hello, never sent: they did not run
+            for (HeldCall h : waiting) {
+                h.promise().tryFailure(new CallFailure("connection to " + peer + " closed before the call was sent: "
+                        + failure.getMessage(), false));
+            }
+        }
         for (Long id : streams.keySet()) {
             ClientStream<?> stream = streams.remove(id);
             if (stream != null) {

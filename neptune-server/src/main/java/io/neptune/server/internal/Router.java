@@ -17,6 +17,7 @@ import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
+import io.neptune.core.internal.wire.WireFormat;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
@@ -88,6 +89,10 @@ public final class Router {
     public void route(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply,
             @Nullable StreamSink stream) {
         long id = request.requestId();
+        if (request.service().equals(WireFormat.HELLO_SERVICE)) {
+            reply.accept(hello(request));
+            return;
+        }
         if (request.service().equals(ReplicationEngine.SERVICE)) {
             replication.handlePeer(request, caller, reply);
             return;
@@ -113,6 +118,18 @@ public final class Router {
             return;
         }
         routeCall(bound(request, caller), caller, reply, stream);
+    }
+
+    /**
+     * The answer to a connection's hello: the highest wire version this node reads, as the version of
+     * an OK answer (a node of version 1 answers UNKNOWN_SERVICE). Any caller may ask; it takes no worker.
+     */
+    private static ResponseMessage hello(RequestMessage request) {
+        if (!request.method().equals(WireFormat.HELLO_METHOD)) {
+            return ResponseMessage.error(request.requestId(), Status.UNKNOWN_METHOD, "wire method '"
+                    + request.method() + "' (expected: " + WireFormat.HELLO_METHOD + ")");
+        }
+        return ResponseMessage.ok(request.requestId(), WireFormat.LATEST, new byte[0]);
     }
 
     /**

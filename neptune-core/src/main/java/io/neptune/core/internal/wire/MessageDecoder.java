@@ -7,7 +7,9 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.MessageToMessageDecoder;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Decodes one frame (length prefix already stripped by the frame decoder) into a {@link Message}.
@@ -17,30 +19,44 @@ import java.util.List;
  */
 @Sharable
 public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
-    /** The shared instance. */
-    public static final MessageDecoder INSTANCE = new MessageDecoder();
+    /** The shared instance, which reads every version this build speaks. */
+    public static final MessageDecoder INSTANCE = new MessageDecoder(WireFormat.LATEST);
+    /** A decoder that reads version-1 frames only, as a node of a release before version 2 does. */
+    public static final MessageDecoder VERSION_1_ONLY = new MessageDecoder(WireFormat.VERSION_1);
 
     private static final AccessMode[] MODES = AccessMode.values();
 
-    private MessageDecoder() {
+    private final int maxVersion;
+
+    private MessageDecoder(int maxVersion) {
         super(ByteBuf.class);
+        this.maxVersion = maxVersion;
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
-        out.add(decode(frame));
+        out.add(decode(frame, maxVersion));
     }
 
-    /** Decodes one frame body (without length prefix); the frame must hold exactly one message. */
+    /** Decodes one frame body (without length prefix) of any version this build speaks. */
     public static Message decode(ByteBuf frame) {
-        WireFormat.readPreamble(frame);
+        return decode(frame, WireFormat.LATEST);
+    }
+
+    /**
+     * Decodes one frame body (without length prefix) of version 1 to {@code maxVersion}; the frame must
+     * hold exactly one message.
+     */
+    public static Message decode(ByteBuf frame, int maxVersion) {
+        int version = WireFormat.readPreamble(frame, maxVersion);
         WireFormat.readableCheck(frame, 1 + 8 + 1, "header");
         byte type = frame.readByte();
         long requestId = frame.readLong();
         int flags = frame.readUnsignedByte();
         int known = switch (type) {
             case WireFormat.TYPE_REQUEST -> WireFormat.FLAG_SERVICE_CLASS | WireFormat.FLAG_STREAM
-                    | WireFormat.FLAG_STREAM_INPUT | WireFormat.FLAG_RESUME;
+                    | WireFormat.FLAG_STREAM_INPUT | WireFormat.FLAG_RESUME
+                    | (version >= WireFormat.VERSION_2 ? WireFormat.FLAG_METADATA : 0);
             case WireFormat.TYPE_RESPONSE -> WireFormat.FLAG_LOAD;
             case WireFormat.TYPE_STREAM_DATA -> WireFormat.FLAG_RESUMABLE | WireFormat.FLAG_RAW;
             default -> 0;
@@ -96,9 +112,31 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
                 throw new CorruptedFrameException("resume from: " + resumeFrom + " (expected: >= 1 with flag 0x08)");
             }
         }
+        Metadata metadata = (flags & WireFormat.FLAG_METADATA) != 0 ? readMetadata(in) : Metadata.NONE;
         byte[] payload = WireFormat.readBytes(in, "payload");
         return new RequestMessage(requestId, service, partition, method, MODES[mode], timeoutMillis, minVersion, id,
-                payload, serviceClass, streaming(flags, payload), resumeFrom);
+                payload, serviceClass, streaming(flags, payload), resumeFrom, metadata);
+    }
+
+    private static Metadata readMetadata(ByteBuf in) {
+        int count = WireFormat.readableCheck(in, 1, "metadata count").readUnsignedByte();
+        if (count < 1 || count > Metadata.MAX_ENTRIES) {
+            throw new CorruptedFrameException("metadata count: " + count + " (expected: 1.." + Metadata.MAX_ENTRIES
+                    + " with flag 0x10)");
+        }
+        Map<String, String> entries = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            String key = WireFormat.readName(in, "metadata key", Metadata.MAX_KEY_BYTES);
+            String value = WireFormat.readName(in, "metadata value", Metadata.MAX_VALUE_BYTES);
+            if (entries.put(key, value) != null) {
+                throw new CorruptedFrameException("metadata key '" + key + "' twice (expected: once)");
+            }
+        }
+        try {
+            return new Metadata(entries);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptedFrameException(e.getMessage());
+        }
     }
 
     private static RequestMessage.Streaming streaming(int flags, byte[] payload) {

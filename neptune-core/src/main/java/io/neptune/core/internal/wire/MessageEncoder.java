@@ -36,7 +36,8 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         if (msg instanceof RequestMessage request) {
             return header + 2 + WireFormat.nameBytes(request.service()) + 4 + 2 + WireFormat.nameBytes(request.method())
                     + 1 + 4 + 8 + 16 + (request.hasServiceClass() ? 2 + WireFormat.nameBytes(request.serviceClass()) : 0)
-                    + (request.resumeFrom() > 0 ? 8 : 0) + 4 + request.payload().length;
+                    + (request.resumeFrom() > 0 ? 8 : 0) + (request.metadata().isEmpty() ? 0 : request.metadata().wireBytes())
+                    + 4 + request.payload().length;
         }
         if (msg instanceof StreamData data) {
             return header + 4 + data.payload().length;
@@ -56,7 +57,8 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
 
     private static int flags(RequestMessage request) {
         int flags = (request.hasServiceClass() ? WireFormat.FLAG_SERVICE_CLASS : 0)
-                | (request.resumeFrom() > 0 ? WireFormat.FLAG_RESUME : 0);
+                | (request.resumeFrom() > 0 ? WireFormat.FLAG_RESUME : 0)
+                | (request.metadata().isEmpty() ? 0 : WireFormat.FLAG_METADATA);
         return switch (request.streaming()) {
             case NONE -> flags;
             case OUTPUT -> flags | WireFormat.FLAG_STREAM;
@@ -64,12 +66,16 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         };
     }
 
-    /** Writes {@code msg} as one complete frame, length prefix included. */
+    /**
+     * Writes {@code msg} as one complete frame, length prefix included: a version-2 frame if it is a
+     * request with metadata, else a version-1 frame, which every node reads.
+     */
     public static void encode(Message msg, ByteBuf out) {
         int lengthIndex = out.writerIndex();
         out.writeInt(0);
         out.writeShort(WireFormat.MAGIC);
-        out.writeByte(WireFormat.VERSION);
+        boolean metadata = msg instanceof RequestMessage request && !request.metadata().isEmpty();
+        out.writeByte(metadata ? WireFormat.VERSION_2 : WireFormat.VERSION_1);
         if (msg instanceof RequestMessage request) {
             out.writeByte(WireFormat.TYPE_REQUEST);
             out.writeLong(request.requestId());
@@ -87,6 +93,9 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             }
             if (request.resumeFrom() > 0) {
                 out.writeLong(request.resumeFrom());
+            }
+            if (metadata) {
+                writeMetadata(out, request.metadata());
             }
             out.writeInt(request.payload().length);
             out.writeBytes(request.payload());
@@ -119,6 +128,14 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
             WireFormat.writeName(out, cancel.reason());
         }
         out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
+    }
+
+    private static void writeMetadata(ByteBuf out, Metadata metadata) {
+        out.writeByte(metadata.entries().size());
+        metadata.entries().forEach((key, value) -> {
+            WireFormat.writeName(out, key, Metadata.MAX_KEY_BYTES);
+            WireFormat.writeName(out, value, Metadata.MAX_VALUE_BYTES);
+        });
     }
 
     private static void header(ByteBuf out, byte type, long requestId) {

@@ -93,7 +93,7 @@ public final class Poll {
      */
     public static void encode(Request request, ByteBuf out) {
         Nonce nonce = request.nonce();
-        out.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION)
+        out.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION_1)
                 .writeByte(nonce == null ? WireFormat.TYPE_POLL : WireFormat.TYPE_MAC_POLL);
         out.writeLong(request.pollId());
         if (nonce != null) {
@@ -111,7 +111,7 @@ public final class Poll {
      * client that names none may predate classes and would refuse the extra field).
      */
     public static void encode(Reply reply, boolean withClassLoad, ByteBuf out) {
-        out.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION).writeByte(WireFormat.TYPE_POLL_REPLY);
+        out.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION_1).writeByte(WireFormat.TYPE_POLL_REPLY);
         out.writeLong(reply.pollId()).writeInt(reply.load()).writeLong(reply.version());
         if (withClassLoad) {
             out.writeInt(reply.classLoad());
@@ -173,7 +173,7 @@ public final class Poll {
 
     /** Writes a reply of type {@link WireFormat#TYPE_MAC_POLL_REPLY} up to (without) its MAC. */
     static void encodeMacReplyFields(Reply reply, ByteBuf out) {
-        out.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION).writeByte(WireFormat.TYPE_MAC_POLL_REPLY);
+        out.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION_1).writeByte(WireFormat.TYPE_MAC_POLL_REPLY);
         out.writeLong(reply.pollId()).writeInt(reply.load()).writeLong(reply.version()).writeInt(reply.classLoad());
     }
 
@@ -196,7 +196,7 @@ public final class Poll {
     }
 
     private static byte readType(ByteBuf in) {
-        WireFormat.readPreamble(in);
+        WireFormat.readPreamble(in, WireFormat.VERSION_1);
         return WireFormat.readableCheck(in, 1, "type").readByte();
     }
 

@@ -22,6 +22,8 @@ import io.neptune.core.ServiceClass;
  * @param streaming whether the request opens a stream, and of which kind
  * @param resumeFrom for a stream resumed on another replica, the items the client already has: the
  *     server skips that many of the method's output (wire flag {@code 0x08}); 0 otherwise
+ * @param metadata what travels with the call across hops (a trace context, baggage); wire version 2,
+ *     flag {@code 0x10}; {@link Metadata#NONE} for none
  */
 public record RequestMessage(
         long requestId,
@@ -35,7 +37,8 @@ public record RequestMessage(
         byte[] payload,
         String serviceClass,
         Streaming streaming,
-        long resumeFrom)
+        long resumeFrom,
+        Metadata metadata)
         implements Message {
     /** Whether a request opens a stream (wire flags {@code 0x02} and {@code 0x04}). */
     public enum Streaming {
@@ -56,6 +59,7 @@ public record RequestMessage(
         requireNonNull(id, "id");
         requireNonNull(payload, "payload");
         requireNonNull(streaming, "streaming");
+        requireNonNull(metadata, "metadata");
         if (streaming == Streaming.BIDIRECTIONAL && payload.length != 0) {
             throw new IllegalArgumentException("payload: " + payload.length
                     + " bytes (expected: 0 for a bidirectional stream, whose input comes as DATA frames)");
@@ -67,6 +71,14 @@ public record RequestMessage(
             throw new IllegalArgumentException("resumeFrom: " + resumeFrom + " (expected: >= 0, and 0 unless the"
                     + " request opens an output stream)");
         }
+    }
+
+    /** A request without metadata. */
+    public RequestMessage(long requestId, String service, int partition, String method, AccessMode mode,
+            int timeoutMillis, long minVersion, RequestId id, byte[] payload, String serviceClass,
+            Streaming streaming, long resumeFrom) {
+        this(requestId, service, partition, method, mode, timeoutMillis, minVersion, id, payload, serviceClass,
+                streaming, resumeFrom, Metadata.NONE);
     }
 
     /** A request that resumes no stream. */
@@ -94,19 +106,25 @@ public record RequestMessage(
     /** Returns a copy with another correlation id and time left, for a retry or a forward. */
     public RequestMessage withRequestId(long newRequestId, int newTimeoutMillis) {
         return new RequestMessage(newRequestId, service, partition, method, mode, newTimeoutMillis, minVersion, id,
-                payload, serviceClass, streaming, resumeFrom);
+                payload, serviceClass, streaming, resumeFrom, metadata);
     }
 
     /** Returns a copy that opens a stream of kind {@code newStreaming}. */
     public RequestMessage withStreaming(Streaming newStreaming) {
         return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
-                payload, serviceClass, newStreaming, resumeFrom);
+                payload, serviceClass, newStreaming, resumeFrom, metadata);
     }
 
     /** Returns a copy that resumes its output stream after the {@code items} the client already has. */
     public RequestMessage resumingFrom(long items) {
         return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
-                payload, serviceClass, streaming, items);
+                payload, serviceClass, streaming, items, metadata);
+    }
+
+    /** Returns a copy that carries {@code newMetadata}. */
+    public RequestMessage withMetadata(Metadata newMetadata) {
+        return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
+                payload, serviceClass, streaming, resumeFrom, newMetadata);
     }
 
     /** Whether the request opens a stream. */
@@ -117,7 +135,7 @@ public record RequestMessage(
     /** Returns a copy in another service class. */
     public RequestMessage withServiceClass(String newServiceClass) {
         return new RequestMessage(requestId, service, partition, method, mode, timeoutMillis, minVersion, id,
-                payload, newServiceClass, streaming, resumeFrom);
+                payload, newServiceClass, streaming, resumeFrom, metadata);
     }
 
     /** Whether the request names a class other than the default (the wire then carries its name). */

@@ -16,8 +16,20 @@ import java.nio.charset.StandardCharsets;
 public final class WireFormat {
     /** {@code 'N' 'P'}: the first two bytes after the length of every frame and datagram. */
     public static final short MAGIC = 0x4E50;
-    /** The protocol version this build speaks. */
-    public static final byte VERSION = 1;
+    /** The version of frames that use nothing newer (most frames), and of every load poll. */
+    public static final byte VERSION_1 = 1;
+    /** The version of a REQUEST frame that carries {@link Metadata} ({@link #FLAG_METADATA}). */
+    public static final byte VERSION_2 = 2;
+    /** The highest version this build speaks, which a node answers to a {@link #HELLO_SERVICE} hello. */
+    public static final byte LATEST = VERSION_2;
+    /**
+     * The reserved service a client calls, method {@link #HELLO_METHOD}, as the first request on a new
+     * connection: a node that speaks version 2 or later answers OK with its highest version as the
+     * response's version; an older one answers UNKNOWN_SERVICE, and the connection stays at version 1.
+     */
+    public static final String HELLO_SERVICE = "$wire";
+    /** The method of the hello. */
+    public static final String HELLO_METHOD = "hello";
     /** Bytes of the header after the length prefix. */
     public static final int HEADER_BYTES = 2 + 1 + 1 + 8 + 1;
     /** Longest service or method name on the wire, in UTF-8 bytes. */
@@ -50,6 +62,12 @@ public final class WireFormat {
      * (or the request id): the items the client already has, which the server skips.
      */
     public static final int FLAG_RESUME = 0x08;
+    /**
+     * Request flag, version-2 frames only: a metadata section ({@link Metadata}) follows the resume
+     * count (or the service class, or the request id): {@code count:int8} (1..16), then each key and
+     * value as a name ({@code length:int16} and UTF-8).
+     */
+    public static final int FLAG_METADATA = 0x10;
     /** RESPONSE flag: the serving node's load ({@code load:int32}) follows the version. */
     public static final int FLAG_LOAD = 0x01;
     /**
@@ -77,20 +95,12 @@ public final class WireFormat {
 
     /** Writes a short-length-prefixed UTF-8 name, encoding it straight into {@code out}. */
     static void writeName(ByteBuf out, String name) {
-        int length = ByteBufUtil.utf8Bytes(name);
-        if (length > MAX_NAME_BYTES) {
-            throw new IllegalArgumentException("name: " + length + " bytes (expected: <= " + MAX_NAME_BYTES + ")");
-        }
-        out.writeShort(length);
-        ByteBufUtil.writeUtf8(out, name);
+        writeName(out, name, MAX_NAME_BYTES);
     }
 
     /** Reads a name written by {@link #writeName}, rejecting over-long or truncated ones. */
     static String readName(ByteBuf in, String field) {
-        int length = nameLength(in, field);
-        String value = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
-        in.skipBytes(length);
-        return value;
+        return readName(in, field, MAX_NAME_BYTES);
     }
 
     /**
@@ -174,16 +184,43 @@ public final class WireFormat {
         return in;
     }
 
-    /** Checks magic and version at the reader index, throwing a clear error on mismatch. */
-    static void readPreamble(ByteBuf in) {
+    /**
+     * Checks magic and version at the reader index, throwing a clear error on mismatch; returns the
+     * version, 1 to {@code maxVersion}.
+     */
+    static int readPreamble(ByteBuf in, int maxVersion) {
         readableCheck(in, 4, "header");
         short magic = in.readShort();
         if (magic != MAGIC) {
             throw new CorruptedFrameException(String.format("magic: 0x%04x (expected: 0x%04x)", magic & 0xffff, MAGIC));
         }
         byte version = in.readByte();
-        if (version != VERSION) {
-            throw new CorruptedFrameException("protocol version: " + version + " (expected: " + VERSION + ")");
+        if (version < VERSION_1 || version > maxVersion) {
+            throw new CorruptedFrameException("protocol version: " + version + " (expected: " + VERSION_1
+                    + (maxVersion > VERSION_1 ? ".." + maxVersion : "") + ")");
         }
+        return version;
+    }
+
+    /** Writes a name of up to {@code maxBytes} UTF-8 bytes. */
+    static void writeName(ByteBuf out, String name, int maxBytes) {
+        int length = ByteBufUtil.utf8Bytes(name);
+        if (length > maxBytes) {
+            throw new IllegalArgumentException("name: " + length + " bytes (expected: <= " + maxBytes + ")");
+        }
+        out.writeShort(length);
+        ByteBufUtil.writeUtf8(out, name);
+    }
+
+    /** Reads a name of up to {@code maxBytes} UTF-8 bytes, rejecting over-long or truncated ones. */
+    static String readName(ByteBuf in, String field, int maxBytes) {
+        int length = readableCheck(in, 2, field).readUnsignedShort();
+        if (length > maxBytes) {
+            throw new CorruptedFrameException(field + ": " + length + " bytes (expected: <= " + maxBytes + ")");
+        }
+        readableCheck(in, length, field);
+        String value = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
+        in.skipBytes(length);
+        return value;
     }
 }

@@ -292,7 +292,7 @@ class MessageCodecTest {
         try {
             assertThat(encoded.getInt(0)).isEqualTo(encoded.readableBytes() - 4);
             assertThat(encoded.getShort(4)).isEqualTo(WireFormat.MAGIC);
-            assertThat(encoded.getByte(6)).isEqualTo(WireFormat.VERSION);
+            assertThat(encoded.getByte(6)).isEqualTo(WireFormat.VERSION_1);
             assertThat(encoded.getByte(TYPE_OFFSET)).isEqualTo(WireFormat.TYPE_RESPONSE);
         } finally {
             encoded.release();
@@ -326,9 +326,9 @@ class MessageCodecTest {
     @Test
     void badProtocolVersionIsRejected() {
         ByteBuf frame = encode(sampleRequest());
-        frame.setByte(6, 2);
+        frame.setByte(6, 3);
 
-        assertRejected(frame, "protocol version: 2 (expected: 1)");
+        assertRejected(frame, "protocol version: 3 (expected: 1..2)");
     }
 
     @Test
@@ -377,14 +377,14 @@ class MessageCodecTest {
 
     @Test
     void frameShorterThanTheHeaderIsRejected() {
-        ByteBuf frame = frame(body -> body.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION));
+        ByteBuf frame = frame(body -> body.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION_1));
 
         assertRejected(frame, "truncated frame at header: 3 bytes left (expected: >= 4)");
     }
 
     @Test
     void frameEndingInsideTheHeaderIsRejected() {
-        ByteBuf frame = frame(body -> body.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION)
+        ByteBuf frame = frame(body -> body.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION_1)
                 .writeByte(WireFormat.TYPE_RESPONSE).writeInt(0));
 
         assertRejected(frame, "truncated frame at header");
@@ -676,7 +676,7 @@ class MessageCodecTest {
     }
 
     private static void header(ByteBuf body, byte type) {
-        body.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION).writeByte(type).writeLong(1).writeByte(0);
+        body.writeShort(WireFormat.MAGIC).writeByte(WireFormat.VERSION_1).writeByte(type).writeLong(1).writeByte(0);
     }
 
     private ByteBuf track(ByteBuf buf) {
