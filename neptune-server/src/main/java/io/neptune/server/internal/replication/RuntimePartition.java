@@ -20,7 +20,7 @@ final class RuntimePartition implements PartitionService {
 
     @Override
     public ResponseMessage execute(LogRecord record) {
-        return runtime.executeWrite(partition, record.method(), record.payload(), record.lsn());
+        return runtime.executeWrite(partition, record.method(), record.payload(), record.lsn(), record.requestId());
     }
 
     @Override
