@@ -126,7 +126,7 @@ class DistributionIT {
                     .anyMatch(l -> l.contains(node.name() + ": SIGTERM: draining"))
                     .anyMatch(l -> l.contains(node.name() + " is drained"));
         }
-        // The shipped logging config stamps every line with its time (config/simplelogger.properties).
+        // The shipped logging config stamps every line with its time (config/logback.xml).
         assertThat(Files.readAllLines(directory.resolve("node-1.log")))
                 .anyMatch(l -> l.matches("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}.* INFO .*"));
     }

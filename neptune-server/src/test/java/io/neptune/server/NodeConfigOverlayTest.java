@@ -141,6 +141,15 @@ class NodeConfigOverlayTest {
     }
 
     @Test
+    void theLogFormatAndLevelTheLogbackConfigsReadAreNotRefusedAsKeys() throws IOException {
+        assertThat(load("", Map.of("NEPTUNE_LOG_FORMAT", "json"), Map.of("neptune.log.format", "json",
+                "neptune.log.level", "INFO")).ioThreads()).isPositive();
+        assertThatThrownBy(() -> load("", Map.of("NEPTUNE_LOG_LEVEL", "INFO"), NONE)) // the property only
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("environment variable NEPTUNE_LOG_LEVEL: names no config key");
+    }
+
+    @Test
     void stringValuesExpandVariablesDefaultsAndFilesAndDoubleDollarIsALiteral() throws IOException {
         Path secret = dir.resolve("token");
         Files.writeString(secret, "s3cret-token\n");

@@ -21,7 +21,10 @@ import picocli.CommandLine.Command;
             "             docs/RELIABILITY.md (launcher only): ./neptune bench all --quick;",
             "             ./neptune bench alone lists every experiment.",
             "  simulate Run seeds of the deterministic replication simulation (launcher only):",
-            "             ./neptune simulate --seeds 1000 [--seed S] [--modes all] [--trace]."})
+            "             ./neptune simulate --seeds 1000 [--seed S] [--modes all] [--trace].",
+            "  --log-format text|json",
+            "           Log lines as text (the default) or JSON lines (launcher option,",
+            "             anywhere on the line; or NEPTUNE_LOG_FORMAT=json)."})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

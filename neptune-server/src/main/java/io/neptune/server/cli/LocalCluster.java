@@ -25,9 +25,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: thread-safe.
  */
 public final class LocalCluster implements AutoCloseable {
-    /** JVM options of a node process: small heap, as the machine has 2 cores and few GiB to spare. */
+    /**
+     * JVM options of a node process: small heap, as the machine has 2 cores and few GiB to spare, and
+     * Neptune's INFO lines in its log, whether the class path logs through the examples' Logback config
+     * ({@code neptune.log.level}; the format follows this process's {@code NEPTUNE_LOG_FORMAT}, which
+     * the child inherits) or through slf4j-simple (the benchmarks).
+     */
     public static final List<String> NODE_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
-            "-Dorg.slf4j.simpleLogger.log.io.neptune=info",
+            "-Dneptune.log.level=INFO", "-Dorg.slf4j.simpleLogger.log.io.neptune=info",
             "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
 
     /** How long {@link #start} waits for a node to report it is serving. */

@@ -20,7 +20,8 @@ import picocli.CommandLine.Command;
         description = "Partitioned, replicated, load-balanced cluster services.",
         subcommands = {NodeCommand.class, AdminCommand.class, CertsCommand.class},
         footer = {"", "Service classes are loaded from the class path: put their jar in lib/ or name it in"
-                + " NEPTUNE_CLASSPATH."})
+                + " NEPTUNE_CLASSPATH.", "Logs are text lines on stderr; --log-format json (an option of bin/neptune,"
+                + " anywhere on the line) or NEPTUNE_LOG_FORMAT=json makes them JSON lines."})
 public final class NeptuneCli implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

@@ -18,6 +18,7 @@ import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.core.internal.wire.WireFormat;
+import io.neptune.server.internal.logging.RequestMdc;
 import io.neptune.server.internal.replication.ReplicationEngine;
 import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
@@ -76,7 +77,10 @@ public final class Router {
         return serviceClass.equals(request.serviceClass()) ? request : request.withServiceClass(serviceClass);
     }
 
-    /** Routes {@code request} sent by {@code caller}; {@code reply} receives exactly one response. */
+    /**
+     * Routes {@code request} sent by {@code caller}; {@code reply} receives exactly one response. Lines
+     * logged while it is routed, and while a worker serves it, carry its {@link RequestMdc} keys.
+     */
     public void route(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply) {
         route(request, caller, reply, null);
     }
@@ -87,6 +91,14 @@ public final class Router {
      * cannot carry a stream, so a stream request is refused).
      */
     public void route(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply,
+            @Nullable StreamSink stream) {
+        try (RequestMdc mdc = RequestMdc.serving(node, request)) {
+            routeServing(request, caller, reply, stream);
+        }
+    }
+
+    /** {@link #route}, with the request's {@link RequestMdc} keys set on this thread. */
+    private void routeServing(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply,
             @Nullable StreamSink stream) {
         long id = request.requestId();
         if (request.service().equals(WireFormat.HELLO_SERVICE)) {

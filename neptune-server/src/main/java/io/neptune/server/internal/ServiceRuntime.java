@@ -20,6 +20,7 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.SchedulingConfig;
+import io.neptune.server.internal.logging.RequestMdc;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.management.ManagementFactory;
@@ -145,12 +146,6 @@ public final class ServiceRuntime implements AutoCloseable {
     }
 
     /**
-     * Runs a replicated write at {@code lsn} on the calling thread (the partition's replication
-     * executor) and returns its response; a method that throws yields METHOD_FAILED.
-     *
-     * @throws NeptuneException if the partition is not hosted here (any more): the write did not run
-     */
-    /**
      * Why a replicated write's payload is no request of its method (the INVALID_REQUEST message), or
      * null: checked before the write is logged, since a record is applied on every replica and its
      * LSN taken whether or not the apply can decode it.
@@ -173,14 +168,22 @@ public final class ServiceRuntime implements AutoCloseable {
                 + e.getMessage();
     }
 
-    public ResponseMessage executeWrite(int partition, String methodName, byte[] payload, long lsn, RequestId id) {
+    /**
+     * Runs the replicated write {@code write} at {@code lsn} on the calling thread (the partition's
+     * replication executor) and returns its response; a method that throws yields METHOD_FAILED. Lines
+     * logged meanwhile carry the write's {@link RequestMdc} keys, and its inner calls derive their
+     * write ids from {@code write}.
+     *
+     * @throws NeptuneException if the partition is not hosted here (any more): the write did not run
+     */
+    public ResponseMessage executeWrite(int partition, String methodName, byte[] payload, long lsn, RequestId write) {
         MethodDescriptor method = descriptor.methods().get(methodName);
         if (method == null) {
             return ResponseMessage.error(0, Status.UNKNOWN_METHOD, "no method '" + methodName + "' in " + descriptor.name());
         }
         partitions.enter(partition);
-        try {
-            return executeHosted(partition, method, payload, lsn, id);
+        try (RequestMdc mdc = RequestMdc.applying(node, descriptor.name(), partition, write)) {
+            return executeHosted(partition, method, payload, lsn, write);
         } finally {
             partitions.exit(partition);
         }
@@ -427,13 +430,15 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     private void answer(Task task) {
         active.incrementAndGet();
-        try {
-            ResponseMessage response = classAware != null ? runMeasured(task) : runAnswering(task);
-            if (response != null) {
-                task.reply().accept(response);
+        try (RequestMdc mdc = RequestMdc.serving(node, task.request())) {
+            try {
+                ResponseMessage response = classAware != null ? runMeasured(task) : runAnswering(task);
+                if (response != null) {
+                    task.reply().accept(response);
+                }
+            } catch (RuntimeException e) {
+                logger.error("{}: reply to {} failed", node, task.request(), e);
             }
-        } catch (RuntimeException e) {
-            logger.error("{}: reply to {} failed", node, task.request(), e);
         } finally {
             active.decrementAndGet();
         }
@@ -510,10 +515,12 @@ public final class ServiceRuntime implements AutoCloseable {
 
     /** Answers a request the scheduler took out of its queue unrun (dropped, pushed out or expired). */
     private void unserved(Task task, Status status, String reason) {
-        try {
-            task.reply().accept(ResponseMessage.error(task.request().requestId(), status, reason + " on " + node));
-        } catch (RuntimeException e) {
-            logger.error("{}: reply to {} failed", node, task.request(), e);
+        try (RequestMdc mdc = RequestMdc.serving(node, task.request())) {
+            try {
+                task.reply().accept(ResponseMessage.error(task.request().requestId(), status, reason + " on " + node));
+            } catch (RuntimeException e) {
+                logger.error("{}: reply to {} failed", node, task.request(), e);
+            }
         }
     }
 

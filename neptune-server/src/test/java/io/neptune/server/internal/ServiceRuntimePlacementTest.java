@@ -106,8 +106,8 @@ class ServiceRuntimePlacementTest {
 
     @Test
     void callsIntoTheServiceForAPartitionNotHostedAreRefused() {
-        assertThatThrownBy(() -> runtime.executeWrite(0, "hold", "{}".getBytes(StandardCharsets.UTF_8), 1,
-                RequestId.NONE))
+        byte[] payload = "{}".getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> runtime.executeWrite(0, "hold", payload, 1, RequestId.NONE))
                 .isInstanceOf(NeptuneException.class).hasMessage("n1 does not host latch#0");
         assertThat(runtime.digest(0)).isEmpty();   // no @Digest method: nothing to refuse
         assertThatThrownBy(() -> runtime.partitions().partitionAdded(-1)).isInstanceOf(IllegalArgumentException.class);

@@ -33,10 +33,16 @@ public final class ConfigSources {
     public static final String PROPERTY_PREFIX = "neptune.";
     /**
      * The variables with {@link #ENVIRONMENT_PREFIX} that are not config keys, and so are never refused: the
-     * launchers' own ({@code ./neptune}, {@code bin/neptune}) and the cluster secret, which its own rule reads.
+     * launchers' own ({@code ./neptune}, {@code bin/neptune}), the log format their Logback configs read,
+     * and the cluster secret, which its own rule reads.
      */
-    public static final Set<String> NOT_KEYS = Set.of("NEPTUNE_JAVA_OPTS", "NEPTUNE_CLASSPATH",
+    public static final Set<String> NOT_KEYS = Set.of("NEPTUNE_JAVA_OPTS", "NEPTUNE_CLASSPATH", "NEPTUNE_LOG_FORMAT",
             ClusterSecret.ENVIRONMENT_VARIABLE);
+    /**
+     * The system properties with {@link #PROPERTY_PREFIX} that are not config keys, and so are never refused:
+     * the log format and Neptune's log level, read by the Logback configs of the distribution and the demo.
+     */
+    public static final Set<String> NOT_KEY_PROPERTIES = Set.of("neptune.log.format", "neptune.log.level");
 
     private final String file;
     private final Map<String, String> environment;
@@ -108,7 +114,7 @@ public final class ConfigSources {
 
     /**
      * Refuses the first {@code NEPTUNE_*} variable (but {@link #NOT_KEYS}) and {@code neptune.*}
-     * property that names no key looked up; call it once every key has been read.
+     * property (but {@link #NOT_KEY_PROPERTIES}) that names no key looked up; call it once every key has been read.
      */
     void rejectUnused() {
         for (String variable : new TreeMap<>(environment).keySet()) {
@@ -118,7 +124,8 @@ public final class ConfigSources {
             }
         }
         for (String property : new TreeMap<>(properties).keySet()) {
-            if (property.startsWith(PROPERTY_PREFIX) && !lookedUp.containsKey(property)) {
+            if (property.startsWith(PROPERTY_PREFIX) && !NOT_KEY_PROPERTIES.contains(property)
+                    && !lookedUp.containsKey(property)) {
                 throw unused("system property " + property, property, PROPERTY_PREFIX);
             }
         }
