@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -85,9 +86,16 @@ final class PerRequestRun {
     private ProcessResponse await(Process process) {
         byte[] input = request.input().getBytes(StandardCharsets.UTF_8);
         TailBuffer stderr = new TailBuffer(ProcessFailedException.STDERR_TAIL_BYTES + 512);
-        Future<?> writer = runner.io().submit(() -> write(process.getOutputStream(), input));
-        Future<byte[]> reader = runner.io().submit(() -> read(process));
-        Future<?> drainer = runner.io().submit(() -> stderr.drain(process.getErrorStream()));
+        Future<?> writer;
+        Future<byte[]> reader;
+        Future<?> drainer;
+        try {
+            writer = runner.io().submit(() -> write(process.getOutputStream(), input));
+            reader = runner.io().submit(() -> read(process));
+            drainer = runner.io().submit(() -> stderr.drain(process.getErrorStream()));
+        } catch (RejectedExecutionException e) { // the node stopped since the process registered: run's finally kills it
+            throw runner.failure(target, Reason.ABORTED, -1, "", "was killed: " + runner.node() + " is shutting down");
+        }
         boolean exited;
         try {
             exited = process.waitFor(deadline.nanosLeft(), TimeUnit.NANOSECONDS);

@@ -276,6 +276,21 @@ class ProcessRunnerTest {
                 .isInstanceOfSatisfying(ProcessFailedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.ABORTED));
     }
 
+    /**
+     * The window stopKillsRunningRequestsAndRefusesNewOnes hits now and then: the node stops after a
+     * run registered its process but before it started the threads that pump the process's pipes. The
+     * run must end ABORTED like any other the stop cut short, not with the pool's own rejection.
+     */
+    @Test
+    void aRunWhosePipesCannotStartBecauseTheNodeStoppedIsAborted() {
+        runner(sh("cat"));
+        runner.io().shutdownNow();   // stop() does this right after abort(); here the run sees only the second
+
+        assertThatThrownBy(() -> call(0, ProcessRequest.of("")))
+                .isInstanceOfSatisfying(ProcessFailedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.ABORTED));
+        ProcessTable.awaitNone(token);
+    }
+
     @Test
     void maxProcessesBoundsConcurrentRuns() throws Exception {
         runner(sh("sleep 1000").maxProcesses(1));
