@@ -82,6 +82,8 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private volatile boolean closed;
     private final Map<NodeId, java.util.concurrent.atomic.LongAdder> responses = new ConcurrentHashMap<>();
     private final ClientMetrics metrics;
+    private final RetryBackoff backoff;
+    private final RetryBudget retryBudget;
 
     /**
      * Creates a client over an existing yellow page and event loop group (the embedding node owns both).
@@ -108,6 +110,9 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.metrics = requireNonNull(metrics, "metrics");
         this.node = requireNonNull(node, "node");
         this.config = requireNonNull(config, "config");
+        this.backoff = RetryBackoff.of(config);
+        this.retryBudget = RetryBudget.of(config);
+        metrics.bindRetryBudget(retryBudget);
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
         this.group = requireNonNull(group, "group");
         this.local = local;
@@ -445,6 +450,14 @@ public final class DefaultNeptuneClient implements NeptuneClient {
 
     ClientMetrics metrics() {
         return metrics;
+    }
+
+    RetryBackoff backoff() {
+        return backoff;
+    }
+
+    RetryBudget retryBudget() {
+        return retryBudget;
     }
 
     @Override

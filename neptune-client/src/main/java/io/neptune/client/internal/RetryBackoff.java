@@ -14,13 +14,13 @@ import java.util.function.DoubleSupplier;
  * of sending them back in one burst, and the growing bound makes a call that keeps failing cost a
  * number of attempts logarithmic, not linear, in its deadline.
  *
- * <p>The call's deadline caps the wait ({@link #capped}): the wait never reaches it, so the last
- * attempt still has time to run.
+ * <p>The call's deadline caps the waits ({@link #withinDeadline}): a call whose next wait would reach
+ * it ends instead of waiting.
  *
  * <p>Thread-safety: immutable; the random source is the caller's.
  */
 final class RetryBackoff {
-    /** Below this much time left before the deadline, a call does not wait to try again: it would not get an answer. */
+    /** The least time an attempt after a wait must have before the deadline; less would not be answered. */
     static final long MIN_TIME_LEFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final long initialNanos;
@@ -61,15 +61,12 @@ final class RetryBackoff {
     }
 
     /**
-     * {@code delayNanos} cut to fit before the deadline, {@code leftNanos} away: at most half of what
-     * is left, so the attempt after it keeps the other half; -1 when less than
-     * {@link #MIN_TIME_LEFT_NANOS} is left, when no attempt would be answered in time.
+     * {@code delayNanos} if the attempt after it would still start {@link #MIN_TIME_LEFT_NANOS} before the
+     * deadline, {@code leftNanos} away; else -1: the call does not wait past its deadline, it ends at once
+     * with its last error (as the fixed pause of earlier versions did).
      */
-    static long capped(long delayNanos, long leftNanos) {
-        if (leftNanos < MIN_TIME_LEFT_NANOS) {
-            return -1;
-        }
-        return Math.min(delayNanos, leftNanos / 2);
+    static long withinDeadline(long delayNanos, long leftNanos) {
+        return delayNanos <= leftNanos - MIN_TIME_LEFT_NANOS ? delayNanos : -1;
     }
 
     @Override

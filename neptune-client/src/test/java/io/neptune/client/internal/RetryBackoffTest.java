@@ -53,16 +53,16 @@ class RetryBackoffTest {
     }
 
     @Test
-    void aWaitNeverTakesMoreThanHalfTheTimeLeftBeforeTheDeadline() {
-        assertThat(RetryBackoff.capped(400 * MS, 1000 * MS)).isEqualTo(400 * MS);
-        assertThat(RetryBackoff.capped(400 * MS, 300 * MS)).isEqualTo(150 * MS);
-        assertThat(RetryBackoff.capped(0, 300 * MS)).isZero();
+    void aWaitThatEndsBeforeTheDeadlineIsKept() {
+        assertThat(RetryBackoff.withinDeadline(400 * MS, 1000 * MS)).isEqualTo(400 * MS);
+        assertThat(RetryBackoff.withinDeadline(0, 300 * MS)).isZero();
     }
 
     @Test
-    void aCallWithAlmostNoTimeLeftDoesNotWaitToTryAgain() {
-        assertThat(RetryBackoff.capped(1 * MS, RetryBackoff.MIN_TIME_LEFT_NANOS - 1)).isEqualTo(-1);
-        assertThat(RetryBackoff.capped(1 * MS, -5 * MS)).isEqualTo(-1);
+    void aCallWhoseNextWaitWouldReachItsDeadlineDoesNotWait() {
+        assertThat(RetryBackoff.withinDeadline(400 * MS, 300 * MS)).isEqualTo(-1);
+        assertThat(RetryBackoff.withinDeadline(299 * MS, 300 * MS)).as("under 2 ms left after it").isEqualTo(-1);
+        assertThat(RetryBackoff.withinDeadline(0, -5 * MS)).isEqualTo(-1);
     }
 
     @Test
