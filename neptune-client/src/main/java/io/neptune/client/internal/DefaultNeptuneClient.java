@@ -2,6 +2,7 @@ package io.neptune.client.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JavaType;
 import io.neptune.client.Aggregate;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
@@ -84,6 +85,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private final ClientMetrics metrics;
     private final RetryBackoff backoff;
     private final RetryBudget retryBudget;
+    private final ReadLatencies readLatencies = new ReadLatencies();
 
     /**
      * Creates a client over an existing yellow page and event loop group (the embedding node owns both).
@@ -183,9 +185,12 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         // what OutcomeUnknownException.retryAsync() sends: the same write with the same id
         Supplier<CompletableFuture<Object>> retry = mode == AccessMode.READ ? null : () -> invoke(handle, service,
                 partition, method, mode, request, responseType, options.toBuilder().requestId(id.toString()).build());
-        Call<T> call = new Call<>(this, handle, message, Json.mapper().constructType(responseType), policy,
-                timeoutNanos, retry);
-        return call.start();
+        JavaType type = Json.mapper().constructType(responseType);
+        if (HedgedRead.applies(this, message)) {
+            return new HedgedRead<T>(this, message, timeoutNanos, left -> new Call<>(this, handle, message, type, policy,
+                    left, null)).start();
+        }
+        return new Call<T>(this, handle, message, type, policy, timeoutNanos, retry).start();
     }
 
     @Override
@@ -458,6 +463,10 @@ public final class DefaultNeptuneClient implements NeptuneClient {
 
     RetryBudget retryBudget() {
         return retryBudget;
+    }
+
+    ReadLatencies readLatencies() {
+        return readLatencies;
     }
 
     @Override
