@@ -33,7 +33,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -149,11 +148,9 @@ final class Call<T> implements TimerTask {
 
     /**
      * The call's future: however it ends (answered, failed, past its deadline, or completed or
-     * cancelled by the caller), the deadline is cancelled and the call counted in the metrics. A
-     * subclass rather than a callback on the future: the callback, its stage and its lambda were
-     * about 100 bytes per call.
+     * cancelled by the caller), the deadline is cancelled and the call counted in the metrics.
      */
-    final class Result extends CompletableFuture<T> {
+    final class Result extends EndingFuture<T> {
         /**
          * Ends the call because its caller stopped waiting ({@code why}): no attempt follows. A write that
          * an attempt may have run (one is out, or one failed in doubt) ends in {@link OutcomeUnknownException},
@@ -164,30 +161,8 @@ final class Call<T> implements TimerTask {
         }
 
         @Override
-        public boolean complete(T value) {
-            boolean ended = super.complete(value);
-            if (ended) {
-                ended(null);
-            }
-            return ended;
-        }
-
-        @Override
-        public boolean completeExceptionally(Throwable failure) {
-            boolean ended = super.completeExceptionally(failure);
-            if (ended) {
-                ended(failure);
-            }
-            return ended;
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean ended = super.cancel(mayInterruptIfRunning);
-            if (ended) {
-                ended(new CancellationException());
-            }
-            return ended;
+        void ended(@Nullable Throwable failure) {
+            Call.this.ended(failure);
         }
     }
 

@@ -6,7 +6,6 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -140,35 +139,9 @@ final class HedgedRead<T> implements TimerTask {
     }
 
     /** The read's future: however it ends, the hedge timer and the other leg are cancelled, and the read is counted once. */
-    final class Result extends CompletableFuture<T> {
+    final class Result extends EndingFuture<T> {
         @Override
-        public boolean complete(T value) {
-            boolean ended = super.complete(value);
-            if (ended) {
-                ended(null);
-            }
-            return ended;
-        }
-
-        @Override
-        public boolean completeExceptionally(Throwable failure) {
-            boolean ended = super.completeExceptionally(failure);
-            if (ended) {
-                ended(failure);
-            }
-            return ended;
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean ended = super.cancel(mayInterruptIfRunning);
-            if (ended) {
-                ended(new CancellationException());
-            }
-            return ended;
-        }
-
-        private void ended(@Nullable Throwable failure) {
+        void ended(@Nullable Throwable failure) {
             Timeout armed = timer;
             if (armed != null) {
                 armed.cancel();
