@@ -212,11 +212,13 @@ class NodeConfigFileTest {
 
     @Test
     void badRetrySettingsAreNamedWithWhatIsExpected() {
-        assertThatThrownBy(() -> load("client:\n  retry-backoff-multiplier: 0.5\n")).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> load("client:\n  retry-backoff-multiplier: 0.5\n"))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("retryBackoffMultiplier: 0.5 (expected: 1 to 100)");
         assertThatThrownBy(() -> load("client:\n  retry-backoff: 2s\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("(expected: >= retryBackoff, PT2S)");
-        assertThatThrownBy(() -> load("client:\n  retry-budget-tokens: 5000\n")).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> load("client:\n  retry-budget-tokens: 5000\n"))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("retryBudgetTokens: 5000 (expected: 0 for no budget, or 1 to 1000)");
         assertThatThrownBy(() -> load("client:\n  hedged-reads: sometimes\n")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("client.hedged-reads: 'sometimes' (expected: true or false)");

@@ -78,8 +78,8 @@ class RetryBudgetIT {
         @Override
         public String toString() {
             return String.format("%-8s %5d attempts for %d calls in %.2f s: %6.1f attempts/s, %.1f per call, %d ended"
-                    + " by the budget", caller, attempts, calls, seconds, attemptsPerSecond(), attempts / (double) calls,
-                    throttled);
+                    + " by the budget", caller, attempts, calls, seconds, attemptsPerSecond(),
+                    attempts / (double) calls, throttled);
         }
     }
 
@@ -100,7 +100,8 @@ class RetryBudgetIT {
                     "put", AccessMode.WRITE, new HeldService.Put(0), HeldService.Put.class,
                     CallOptions.timeout(Duration.ofSeconds(60)));
             try {
-                assertThat(held.entered.await(30, TimeUnit.SECONDS)).as("the holding write reached the service").isTrue();
+                assertThat(held.entered.await(30, TimeUnit.SECONDS)).as("the holding write reached the service")
+                        .isTrue();
                 runs.add(run(cluster, offer, "fixed", fixed));
                 runs.add(run(cluster, offer, "backoff", backoff));
                 runs.add(run(cluster, offer, "budget", ClientConfig.defaults()));

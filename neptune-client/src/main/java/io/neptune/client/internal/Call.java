@@ -318,8 +318,8 @@ final class Call<T> implements TimerTask {
      * the attempt after it would not start before the deadline.
      */
     private boolean retryLater() {
-        long wait = RetryBackoff.withinDeadline(client.backoff().delayNanos(waits, ThreadLocalRandom.current()::nextDouble),
-                deadlineNanos - System.nanoTime());
+        long backoff = client.backoff().delayNanos(waits, ThreadLocalRandom.current()::nextDouble);
+        long wait = RetryBackoff.withinDeadline(backoff, deadlineNanos - System.nanoTime());
         if (wait < 0) {
             return false;
         }

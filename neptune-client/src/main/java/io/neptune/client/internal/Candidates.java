@@ -45,7 +45,8 @@ final class Candidates {
                 live.add(primary);
             }
         }
-        if (live.size() > 1 && live.stream().anyMatch(Replica::draining) && !live.stream().allMatch(Replica::draining)) {
+        if (live.size() > 1 && live.stream().anyMatch(Replica::draining)
+                && !live.stream().allMatch(Replica::draining)) {
             live.removeIf(Replica::draining);
         }
         return live;

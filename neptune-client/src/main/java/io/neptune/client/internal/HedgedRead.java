@@ -138,7 +138,10 @@ final class HedgedRead<T> implements TimerTask {
         result.completeExceptionally(DefaultNeptuneClient.unwrap(reported));
     }
 
-    /** The read's future: however it ends, the hedge timer and the other leg are cancelled, and the read is counted once. */
+    /**
+     * The read's future: however it ends, the hedge timer and the other leg are cancelled, and the read
+     * is counted once.
+     */
     final class Result extends EndingFuture<T> {
         @Override
         void ended(@Nullable Throwable failure) {

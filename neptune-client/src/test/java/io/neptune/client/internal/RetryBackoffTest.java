@@ -76,6 +76,7 @@ class RetryBackoffTest {
         assertThatThrownBy(() -> ClientConfig.builder().retryBackoffMultiplier(Double.NaN).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retryBackoffMultiplier: NaN");
         assertThatThrownBy(() -> ClientConfig.builder().retryBackoff(Duration.ZERO).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retryBackoff: PT0S (expected: > 0)");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("retryBackoff: PT0S (expected: > 0)");
     }
 }
