@@ -56,8 +56,9 @@ class HedgedReadTest {
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).as("read %d, ms", i)
                     .isLessThan(2_000);
         }
-        assertThat(count("neptune.client.hedges")).isGreaterThanOrEqualTo(4);
-        assertThat(count("neptune.client.hedges.won")).isEqualTo(count("neptune.client.hedges"));
+        // a read the fast replica holds past the percentile is hedged too, and may still be answered by it first
+        assertThat(count("neptune.client.hedges.won")).isGreaterThanOrEqualTo(4)
+                .isLessThanOrEqualTo(count("neptune.client.hedges"));
         assertThat(registry.get("neptune.client.calls").tag("outcome", "ok").timer().count())
                 .as("a hedged read is one call").isEqualTo(50);
     }
