@@ -359,6 +359,15 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                 .discardSlowPolls(s.bool("discard-slow-polls", true))
                 .timeout(s.duration("timeout", ClientConfig.DEFAULT_TIMEOUT))
                 .retries(s.integer("retries", ClientConfig.DEFAULT_RETRIES))
+                .retryBackoff(s.duration("retry-backoff", ClientConfig.DEFAULT_RETRY_BACKOFF))
+                .retryBackoffMultiplier(s.number("retry-backoff-multiplier",
+                        ClientConfig.DEFAULT_RETRY_BACKOFF_MULTIPLIER))
+                .retryBackoffMax(s.duration("retry-backoff-max", ClientConfig.DEFAULT_RETRY_BACKOFF_MAX))
+                .retryJitter(s.bool("retry-jitter", true))
+                .retryBudgetTokens(s.integer("retry-budget-tokens", ClientConfig.DEFAULT_RETRY_BUDGET_TOKENS))
+                .retryBudgetTokenRatio(s.number("retry-budget-token-ratio",
+                        ClientConfig.DEFAULT_RETRY_BUDGET_TOKEN_RATIO))
+                .hedgedReads(s.bool("hedged-reads", false))
                 .connectionsPerNode(s.integer("connections-per-node", ClientConfig.DEFAULT_CONNECTIONS_PER_NODE))
                 .connectTimeout(s.duration("connect-timeout", ClientConfig.DEFAULT_CONNECT_TIMEOUT))
                 .maxFrameBytes(s.size("max-frame-size", ClientConfig.DEFAULT_MAX_FRAME_BYTES))

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.neptune.client.BalancingPolicy;
+import io.neptune.client.ClientConfig;
 import io.neptune.core.ClusterSecret;
 import io.neptune.core.ConfigException;
 import io.neptune.core.MembershipConfig;
@@ -185,6 +186,42 @@ class NodeConfigFileTest {
         assertThat(m.dnsQuery()).isEqualTo("_neptune._tcp.shop.test");
         assertThat(m.dnsRecordType()).isEqualTo(MembershipConfig.DnsRecordType.SRV);
         assertThat(m.dnsServer()).isEqualTo("127.0.0.1:5353");
+    }
+
+    @Test
+    void theRetryBackoffBudgetAndHedgingKeysAreRead() throws IOException {
+        NodeConfigFile file = load("""
+                client:
+                  retry-backoff: 20ms
+                  retry-backoff-multiplier: 1.5
+                  retry-backoff-max: 500ms
+                  retry-jitter: false
+                  retry-budget-tokens: 0
+                  retry-budget-token-ratio: 0.25
+                  hedged-reads: true
+                """);
+        ClientConfig c = file.node().client();
+        assertThat(c.retryBackoff()).isEqualTo(Duration.ofMillis(20));
+        assertThat(c.retryBackoffMultiplier()).isEqualTo(1.5);
+        assertThat(c.retryBackoffMax()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.retryJitter()).isFalse();
+        assertThat(c.retryBudgetTokens()).isZero();
+        assertThat(c.retryBudgetTokenRatio()).isEqualTo(0.25);
+        assertThat(c.hedgedReads()).isTrue();
+    }
+
+    @Test
+    void badRetrySettingsAreNamedWithWhatIsExpected() {
+        assertThatThrownBy(() -> load("client:\n  retry-backoff-multiplier: 0.5\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("retryBackoffMultiplier: 0.5 (expected: 1 to 100)");
+        assertThatThrownBy(() -> load("client:\n  retry-backoff: 2s\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("(expected: >= retryBackoff, PT2S)");
+        assertThatThrownBy(() -> load("client:\n  retry-budget-tokens: 5000\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("retryBudgetTokens: 5000 (expected: 0 for no budget, or 1 to 1000)");
+        assertThatThrownBy(() -> load("client:\n  hedged-reads: sometimes\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("client.hedged-reads: 'sometimes' (expected: true or false)");
     }
 
     @Test

@@ -10,7 +10,6 @@ import io.neptune.core.DeadlineExceededException;
 import io.neptune.core.InvalidRequestException;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NoMajorityException;
-import io.neptune.core.NoReplicaAvailableException;
 import io.neptune.core.NodeId;
 import io.neptune.core.NotPrimaryException;
 import io.neptune.core.OutcomeUnknownException;
@@ -34,9 +33,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -51,8 +50,6 @@ import org.jspecify.annotations.Nullable;
  * previous one, so the mutable fields are handed over with happens-before by the futures.
  */
 final class Call<T> implements TimerTask {
-    /** Pause before a write tries again while its partition has no primary (fail-over). */
-    static final long RETRY_DELAY_MILLIS = 50;
     /** How often one call follows a NOT_PRIMARY answer's named primary before it waits for the yellow page. */
     static final int MAX_REDIRECTS = 3;
 
@@ -77,6 +74,10 @@ final class Call<T> implements TimerTask {
     private volatile List<NodeId> tried = List.of();
     private int retriesLeft;
     private int redirects;
+    /** The waits so far before trying again: the next one's number in the {@link RetryBackoff} schedule. */
+    private int waits;
+    /** Whether the call counts in {@code neptune.client.calls}: not when it is one leg of a {@link HedgedRead}. */
+    private boolean counted = true;
     /**
      * A replica refused an attempt as catching up or not fresh enough (STALE): once none is left to
      * try, the call waits briefly and offers them all again rather than fail.
@@ -116,6 +117,23 @@ final class Call<T> implements TimerTask {
         this.retry = retry;
     }
 
+    /** Makes the call leave {@code node} out of its candidates: a hedge, sent while {@code node} has the read. */
+    Call<T> avoiding(NodeId node) {
+        tried = List.of(node);
+        return this;
+    }
+
+    /** Makes the call count nowhere: it is one leg of a {@link HedgedRead}, which counts the read once. */
+    Call<T> uncounted() {
+        counted = false;
+        return this;
+    }
+
+    /** Where the current attempt went, until it is answered; null between attempts. */
+    @Nullable NodeId awaiting() {
+        return awaiting;
+    }
+
     CompletableFuture<T> start() {
         startedNanos = System.nanoTime();
         try {
@@ -130,11 +148,9 @@ final class Call<T> implements TimerTask {
 
     /**
      * The call's future: however it ends (answered, failed, past its deadline, or completed or
-     * cancelled by the caller), the deadline is cancelled and the call counted in the metrics. A
-     * subclass rather than a callback on the future: the callback, its stage and its lambda were
-     * about 100 bytes per call.
+     * cancelled by the caller), the deadline is cancelled and the call counted in the metrics.
      */
-    final class Result extends CompletableFuture<T> {
+    final class Result extends EndingFuture<T> {
         /**
          * Ends the call because its caller stopped waiting ({@code why}): no attempt follows. A write that
          * an attempt may have run (one is out, or one failed in doubt) ends in {@link OutcomeUnknownException},
@@ -145,30 +161,8 @@ final class Call<T> implements TimerTask {
         }
 
         @Override
-        public boolean complete(T value) {
-            boolean ended = super.complete(value);
-            if (ended) {
-                ended(null);
-            }
-            return ended;
-        }
-
-        @Override
-        public boolean completeExceptionally(Throwable failure) {
-            boolean ended = super.completeExceptionally(failure);
-            if (ended) {
-                ended(failure);
-            }
-            return ended;
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean ended = super.cancel(mayInterruptIfRunning);
-            if (ended) {
-                ended(new CancellationException());
-            }
-            return ended;
+        void ended(@Nullable Throwable failure) {
+            Call.this.ended(failure);
         }
     }
 
@@ -183,7 +177,9 @@ final class Call<T> implements TimerTask {
             // forgotten by its connection, and its in-flight count ended, now rather than when (if ever) the node answers
             out.cancel(false);
         }
-        client.metrics().callEnded(message.service(), message.method(), failure, System.nanoTime() - startedNanos);
+        if (counted) {
+            client.metrics().callEnded(message.service(), message.method(), failure, System.nanoTime() - startedNanos);
+        }
     }
 
     /** Who the call tried and why the last failed attempt did: what a deadline's message ends with. */
@@ -280,7 +276,8 @@ final class Call<T> implements TimerTask {
             fail(new UnknownPartitionException(service, message.partition(), partitions.getAsInt()));
             return;
         }
-        List<Replica> candidates = eligible();
+        List<Replica> candidates = Candidates.eligible(client.yellowPage().replicas(service, message.partition()),
+                level(), needsPrimary(), message.minVersion(), tried);
         if (candidates.isEmpty()) {
             if (refusedAsStale && retryFromTheStart()) {
                 return; // each replica tried refused as stale: one may have caught up in a moment
@@ -317,61 +314,17 @@ final class Call<T> implements TimerTask {
     }
 
     /**
-     * The replicas that may serve this call (DESIGN §6): any live one for level 1; the primary for
-     * level 2 and 3 writes; non-recovering ones for reads, and at level 3 only those whose version
-     * reaches both the staleness bound and the session's version, else the primary. Replicas on a
-     * draining node are left out while another one qualifies: that node is about to leave.
+     * Tries again after the next wait of the client's {@link RetryBackoff} (exponential, jittered); false if
+     * the attempt after it would not start before the deadline.
      */
-    private List<Replica> eligible() {
-        List<Replica> all = client.yellowPage().replicas(message.service(), message.partition());
-        ConsistencyLevel level = level();
-        Replica primary = null;
-        for (Replica r : all) {
-            if (r.role() == ReplicaRole.PRIMARY && (primary == null || r.epoch() > primary.epoch())) {
-                primary = r;
-            }
-        }
-        if (needsPrimary()) {
-            return primary == null ? List.of() : List.of(primary);
-        }
-        if (level != ConsistencyLevel.LEVEL_3 && allEligible(all)) {
-            return all; // the yellow page's immutable list as it is: nothing to filter (the usual first attempt)
-        }
-        List<Replica> live = new ArrayList<>(all.size());
-        for (Replica r : all) {
-            if (r.role() != ReplicaRole.RECOVERING && !tried.contains(r.node())) {
-                live.add(r);
-            }
-        }
-        if (level == ConsistencyLevel.LEVEL_3 && primary != null) {
-            long bound = Math.max(primary.boundVersion(), message.minVersion());
-            live.removeIf(r -> r.version() < bound);
-            if (live.isEmpty() && !tried.contains(primary.node())) {
-                live.add(primary);
-            }
-        }
-        if (live.size() > 1 && live.stream().anyMatch(Replica::draining) && !live.stream().allMatch(Replica::draining)) {
-            live.removeIf(Replica::draining);
-        }
-        return live;
-    }
-
-    private boolean allEligible(List<Replica> all) {
-        List<NodeId> triedNow = tried;
-        for (Replica r : all) {
-            if (r.role() == ReplicaRole.RECOVERING || r.draining() || triedNow.contains(r.node())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Tries again in a moment if the deadline allows; false if it does not. */
     private boolean retryLater() {
-        long wait = TimeUnit.MILLISECONDS.toNanos(RETRY_DELAY_MILLIS);
-        if (System.nanoTime() + wait >= deadlineNanos) {
+        long backoff = client.backoff().delayNanos(waits, ThreadLocalRandom.current()::nextDouble);
+        long wait = RetryBackoff.withinDeadline(backoff, deadlineNanos - System.nanoTime());
+        if (wait < 0) {
             return false;
         }
+        waits++;
+        client.metrics().retried(message.service());
         try {
             client.group().schedule(this::attempt, wait, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) { // the I/O threads are stopping: the client is closing
@@ -432,7 +385,10 @@ final class Call<T> implements TimerTask {
             return;
         }
         switch (response.status()) {
-            case OK -> complete(replica, response);
+            case OK -> {
+                client.retryBudget().succeeded();
+                complete(replica, response);
+            }
             case NOT_HOSTED, UNAVAILABLE -> retryOrFail(new CallFailure(replica + ": " + response.errorMessage(), false));
             case IN_DOUBT -> {
                 CallFailure failure = new CallFailure(replica + ": " + response.errorMessage(), true);
@@ -554,16 +510,33 @@ final class Call<T> implements TimerTask {
      */
     private void retryOrFail(NeptuneException failure) {
         lastFailure = failure;
-        if (needsPrimary()) {
+        RetryBudget budget = client.retryBudget();
+        budget.failed();
+        if (!budget.allowsRetry() && wouldRetry()) {
+            client.metrics().throttled(message.service());
+            fail(Exhaustion.budgetSpent(message, tried, failure));
+        } else if (needsPrimary()) {
             if (!retryLater()) {
                 fail(exhausted());
             }
         } else if (retriesLeft > 0 && System.nanoTime() < deadlineNanos) {
             retriesLeft--;
+            client.metrics().retried(message.service());
             attempt();
         } else if (!(refusedAsStale && retryFromTheStart())) { // a replica catching up may serve it in a moment
             fail(exhausted());
         }
+    }
+
+    /**
+     * Whether {@link #retryOrFail} would try again rather than fail: what the retry budget may hold
+     * back. The budget counts only failures that tell of a replica in trouble (the ones that reach
+     * {@code retryOrFail}); a STALE or NOT_PRIMARY answer, and a wait for a primary or a replica that
+     * catches up, neither cost a token nor are held back: those are the cluster changing hands, which
+     * backoff alone paces, and reads waiting for a restarted replica must keep waiting.
+     */
+    private boolean wouldRetry() {
+        return needsPrimary() || retriesLeft > 0 || refusedAsStale;
     }
 
     private void addTried(NodeId node) {
@@ -586,13 +559,6 @@ final class Call<T> implements TimerTask {
     }
 
     private NeptuneException exhausted() {
-        NeptuneException last = lastFailure;
-        if (last instanceof OverloadedException || last instanceof NoMajorityException) {
-            return last;
-        }
-        // a replica that answered "not the primary" leaves the tried list (the next attempt may go to it again)
-        String detail = !tried.isEmpty() ? "tried " + tried + (last == null ? "" : "; last: " + last.getMessage())
-                : last != null ? "last: " + last.getMessage() : "none in the yellow page";
-        return new NoReplicaAvailableException(message.service(), message.partition(), detail, last);
+        return Exhaustion.noReplicaLeft(message, tried, lastFailure);
     }
 }

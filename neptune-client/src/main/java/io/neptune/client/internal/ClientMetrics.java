@@ -2,8 +2,10 @@ package io.neptune.client.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
@@ -11,8 +13,10 @@ import io.neptune.core.NeptuneException;
 import io.neptune.core.internal.wire.Poll;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  * method and outcome ({@code neptune.client.calls}), the round trip of answered load polls
  * ({@code neptune.client.poll.round.trip}), the load they reported ({@code neptune.client.poll.load}),
  * the polls sent ({@code neptune.client.polls.sent}) and the poll replies dropped by reason
- * ({@code neptune.client.poll.replies.dropped}), both read from the poller's own counters.
+ * ({@code neptune.client.poll.replies.dropped}), both read from the poller's own counters; and by service
+ * the retries calls made ({@code neptune.client.retries}), the calls the retry budget ended
+ * ({@code neptune.client.retries.throttled}), the budget's tokens ({@code neptune.client.retry.budget.tokens})
+ * and the hedged reads, by which leg answered ({@code neptune.client.hedges}).
  *
  * <p>Thread-safety: thread-safe; recording takes no lock.
  */
@@ -45,6 +52,8 @@ public final class ClientMetrics {
     private final CallTimers calls;
     private final Timer pollRoundTrip;
     private final DistributionSummary pollLoad;
+    /** Counters by name, then service: the retry and hedging counts, made on first use. */
+    private final Map<String, Map<String, Counter>> counters = new ConcurrentHashMap<>();
 
     private ClientMetrics(MeterRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
@@ -82,6 +91,35 @@ public final class ClientMetrics {
     /** Records a call of {@code service.method} that ended after {@code nanos}. */
     void callEnded(String service, String method, @Nullable Throwable failure, long nanos) {
         calls.record(service, method, outcome(failure), nanos);
+    }
+
+    /** Counts a retry of a call of {@code service}: an attempt after a failed one, or after a wait. */
+    void retried(String service) {
+        count("neptune.client.retries", service, "Attempts calls made after a failed attempt or a wait");
+    }
+
+    /** Counts a call of {@code service} that the spent retry budget ended instead of retrying it. */
+    void throttled(String service) {
+        count("neptune.client.retries.throttled", service,
+                "Calls that would have retried but ended because the client's retry budget was spent");
+    }
+
+    /** Counts a hedged read of {@code service}: the second leg was sent; {@code won}: it answered first. */
+    void hedged(String service, boolean won) {
+        count(won ? "neptune.client.hedges.won" : "neptune.client.hedges", service,
+                won ? "Hedged reads the second replica answered first" : "Reads sent to a second replica (hedged)");
+    }
+
+    /** Exposes the tokens left in {@code budget}. */
+    void bindRetryBudget(RetryBudget budget) {
+        Gauge.builder("neptune.client.retry.budget.tokens", budget, RetryBudget::tokens)
+                .description("Tokens left in the client's retry budget; retries stop at half the maximum")
+                .register(registry);
+    }
+
+    private void count(String name, String service, String description) {
+        counters.computeIfAbsent(name, n -> new ConcurrentHashMap<>()).computeIfAbsent(service, s ->
+                Counter.builder(name).description(description).tag("service", s).register(registry)).increment();
     }
 
     /**

@@ -2,6 +2,7 @@ package io.neptune.client.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JavaType;
 import io.neptune.client.Aggregate;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
@@ -82,6 +83,9 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private volatile boolean closed;
     private final Map<NodeId, java.util.concurrent.atomic.LongAdder> responses = new ConcurrentHashMap<>();
     private final ClientMetrics metrics;
+    private final RetryBackoff backoff;
+    private final RetryBudget retryBudget;
+    private final ReadLatencies readLatencies = new ReadLatencies();
 
     /**
      * Creates a client over an existing yellow page and event loop group (the embedding node owns both).
@@ -108,6 +112,9 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         this.metrics = requireNonNull(metrics, "metrics");
         this.node = requireNonNull(node, "node");
         this.config = requireNonNull(config, "config");
+        this.backoff = RetryBackoff.of(config);
+        this.retryBudget = RetryBudget.of(config);
+        metrics.bindRetryBudget(retryBudget);
         this.yellowPage = requireNonNull(yellowPage, "yellowPage");
         this.group = requireNonNull(group, "group");
         this.local = local;
@@ -178,9 +185,12 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         // what OutcomeUnknownException.retryAsync() sends: the same write with the same id
         Supplier<CompletableFuture<Object>> retry = mode == AccessMode.READ ? null : () -> invoke(handle, service,
                 partition, method, mode, request, responseType, options.toBuilder().requestId(id.toString()).build());
-        Call<T> call = new Call<>(this, handle, message, Json.mapper().constructType(responseType), policy,
-                timeoutNanos, retry);
-        return call.start();
+        JavaType type = Json.mapper().constructType(responseType);
+        if (HedgedRead.applies(this, message)) {
+            return new HedgedRead<T>(this, message, timeoutNanos, left -> new Call<>(this, handle, message, type, policy,
+                    left, null)).start();
+        }
+        return new Call<T>(this, handle, message, type, policy, timeoutNanos, retry).start();
     }
 
     @Override
@@ -445,6 +455,18 @@ public final class DefaultNeptuneClient implements NeptuneClient {
 
     ClientMetrics metrics() {
         return metrics;
+    }
+
+    RetryBackoff backoff() {
+        return backoff;
+    }
+
+    RetryBudget retryBudget() {
+        return retryBudget;
+    }
+
+    ReadLatencies readLatencies() {
+        return readLatencies;
     }
 
     @Override

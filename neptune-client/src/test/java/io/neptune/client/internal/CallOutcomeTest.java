@@ -17,29 +17,18 @@ import io.neptune.core.NodeId;
 import io.neptune.core.OutcomeUnknownException;
 import io.neptune.core.Read;
 import io.neptune.core.PartitionKey;
-import io.neptune.core.ReplicaRole;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.UndecodableResponseException;
 import io.neptune.core.Write;
-import io.neptune.core.internal.membership.Announcement;
-import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.InvalidRequestException;
 import io.neptune.core.internal.json.JsonCodec;
-import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,12 +50,11 @@ import org.junit.jupiter.api.Test;
  * case was found by review and failed before its fix.
  */
 class CallOutcomeTest {
-    private static final String SERVICE = "svc";
+    private static final String SERVICE = ScriptedReplicas.SERVICE;
 
-    private final EventLoopGroup group = EventLoops.create("call-outcome-test", 2);
-    private final AtomicInteger received = new AtomicInteger();
-    private final List<Channel> servers = new ArrayList<>();
-    private final List<DefaultNeptuneClient> clients = new ArrayList<>();
+    private final ScriptedReplicas replicas = new ScriptedReplicas("call-outcome-test");
+    private final EventLoopGroup group = replicas.group();
+    private final AtomicInteger received = replicas.received();
 
     record Change(String text) {}
 
@@ -74,9 +62,7 @@ class CallOutcomeTest {
 
     @AfterEach
     void stop() {
-        clients.forEach(DefaultNeptuneClient::close);
-        servers.forEach(s -> s.close().syncUninterruptibly());
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        replicas.close();
     }
 
     @Test
@@ -282,22 +268,7 @@ class CallOutcomeTest {
 
     /** A replica on loopback that hands each request to {@code onRequest}, counting them. */
     private int replica(BiConsumer<RequestMessage, Channel> onRequest) {
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        Frames.install(ch.pipeline(), 1 << 20);
-                        ch.pipeline().addLast(new SimpleChannelInboundHandler<RequestMessage>() {
-                            @Override
-                            protected void channelRead0(ChannelHandlerContext ctx, RequestMessage request) {
-                                received.incrementAndGet();
-                                onRequest.accept(request, ctx.channel());
-                            }
-                        });
-                    }
-                }).bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
-        servers.add(server);
-        return ((InetSocketAddress) server.localAddress()).getPort();
+        return replicas.replica(onRequest);
     }
 
     /** A client whose yellow page shows one node, "ghost", primary of every partition of a level-3 service. */
@@ -306,18 +277,7 @@ class CallOutcomeTest {
     }
 
     private DefaultNeptuneClient client(int port, Duration timeout, int maxFrameBytes) {
-        YellowPage page = new YellowPage(NodeId.of("client"), Duration.ofMinutes(1), System::nanoTime);
-        List<Announcement.ReplicaState> replicas = new ArrayList<>();
-        for (int p = 0; p < 4; p++) {
-            replicas.add(new Announcement.ReplicaState(p, 1, ReplicaRole.PRIMARY, 0, 1, 0, 1, 0));
-        }
-        page.update(new Announcement("ghost", "127.0.0.1", port, port, ProcessHandle.current().pid(), 1,
-                System.nanoTime(), 0, List.of(new Announcement.HostedService(SERVICE, 4, 0, replicas,
-                        ConsistencyLevel.LEVEL_3, 0))));
-        DefaultNeptuneClient client = new DefaultNeptuneClient(NodeId.of("client"), ClientConfig.builder()
-                .timeout(timeout).maxFrameBytes(maxFrameBytes).build(), page, group, "127.0.0.1", null, new LoadTracker(),
-                List.of());
-        clients.add(client);
-        return client;
+        return replicas.client(ClientConfig.builder().timeout(timeout).maxFrameBytes(maxFrameBytes).build(),
+                ConsistencyLevel.LEVEL_3, port);
     }
 }
