@@ -204,7 +204,7 @@ final class PartitionIndex implements Closeable {
                     String snippet = snippets[i] == null ? "" : snippets[i].replaceAll("\\s+", " ").strip();
                     hits.add(new Hit(doc.get(ID), doc.get(TITLE), scoreDoc.score, snippet));
                 }
-                return new Hits(hits, version);
+                return new Hits(hits, version, searcher.getIndexReader().numDocs());
             } finally {
                 searchers.release(searcher);
             }

@@ -150,8 +150,10 @@ public final class SearchService implements ServiceLifecycle {
      *
      * @param hits at most k hits, best first
      * @param version the partition version they were read at
+     * @param documents the documents the partition's index held when it searched: while a loader is
+     *     still filling the index (the demo's, minutes after the cluster is up), what it has so far
      */
-    public record Hits(List<Hit> hits, long version) {
+    public record Hits(List<Hit> hits, long version, long documents) {
         /** Copies the list. */
         public Hits {
             hits = List.copyOf(hits);

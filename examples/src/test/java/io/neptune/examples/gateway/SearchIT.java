@@ -134,8 +134,10 @@ class SearchIT {
         Reply reply = http.get("/api/search?q=cluster&k=5");
         assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
         JsonNode json = reply.json();
-        assertThat(json.fieldNames()).toIterable().containsExactly("hits", "failedPartitions", "partitions");
+        assertThat(json.fieldNames()).toIterable().containsExactly("hits", "failedPartitions", "partitions",
+                "documents");
         assertThat(json.get("partitions").asInt()).isEqualTo(SearchService.PARTITIONS);
+        assertThat(json.get("documents").asLong()).as("every document loaded, all indexed").isEqualTo(DOCUMENTS);
         assertThat(json.get("failedPartitions")).isEmpty();
         assertThat(json.get("hits")).hasSize(5);
         JsonNode first = json.get("hits").get(0);

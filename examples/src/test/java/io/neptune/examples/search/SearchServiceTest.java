@@ -198,8 +198,8 @@ class SearchServiceTest {
 
     @Test
     void topHitsBreaksTiesByIdAndCutsAtK() {
-        Hits a = new Hits(List.of(new Hit("b", "B", 2f, ""), new Hit("d", "D", 1f, "")), 1);
-        Hits b = new Hits(List.of(new Hit("a", "A", 2f, ""), new Hit("c", "C", 3f, "")), 1);
+        Hits a = new Hits(List.of(new Hit("b", "B", 2f, ""), new Hit("d", "D", 1f, "")), 1, 2);
+        Hits b = new Hits(List.of(new Hit("a", "A", 2f, ""), new Hit("c", "C", 3f, "")), 1, 2);
         assertThat(ids(TopHits.merge(List.of(a, b), 3))).containsExactly("c", "a", "b");
         assertThat(ids(TopHits.merge(List.of(a, b), 10))).containsExactly("c", "a", "b", "d");
         assertThat(TopHits.merge(List.of(), 5)).isEmpty();

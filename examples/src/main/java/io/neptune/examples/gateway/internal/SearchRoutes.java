@@ -20,7 +20,8 @@ import java.util.stream.IntStream;
  * partition of {@link SearchService} with {@code aggregateAsync}, in the request's service class,
  * and merges the partial top-k lists by score ({@link TopHits}). Partitions that do not answer are
  * listed in {@code failedPartitions} and the others' hits are still returned (harvest); only when
- * none answers is it an error.
+ * none answers is it an error. {@code documents} counts what the answering partitions had indexed,
+ * so a query made while the index is still being built says so.
  *
  * <p>Thread-safety: stateless; thread-safe.
  */
@@ -82,6 +83,8 @@ public final class SearchRoutes {
         ArrayNode failed = json.putArray("failedPartitions");
         aggregate.failures().keySet().forEach(failed::add);
         json.put("partitions", SearchService.PARTITIONS);
+        // a loader may still be filling the index: an empty answer then says how far it got
+        json.put("documents", aggregate.results().values().stream().mapToLong(Hits::documents).sum());
         return GatewayResponse.json(200, json);
     }
 }

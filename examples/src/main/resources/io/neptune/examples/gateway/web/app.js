@@ -294,7 +294,8 @@ async function search(event) {
         el('div', { class: 'snippet' }, ...snippetNodes(hit.snippet))));
     }
     $('search-meta').textContent = data.hits.length + ' results from ' + (data.partitions - data.failedPartitions.length)
-      + ' of ' + data.partitions + ' partitions in ' + Math.round(performance.now() - started) + ' ms';
+      + ' of ' + data.partitions + ' partitions in ' + Math.round(performance.now() - started) + ' ms \u00b7 '
+      + data.documents.toLocaleString() + ' documents indexed so far';
     $('search-failed').hidden = data.failedPartitions.length === 0;
     $('search-failed').textContent = 'Partial results: partitions ' + data.failedPartitions.join(', ')
       + ' did not answer.';
