@@ -57,7 +57,7 @@ class DistributionIT {
         assertThat(Files.getPosixFilePermissions(home.resolve("bin/neptune"))).contains(PosixFilePermission.OWNER_EXECUTE);
         assertThat(jarNames(home.resolve("lib"))).anyMatch(n -> n.startsWith("neptune-server-"))
                 .anyMatch(n -> n.startsWith("jgroups-")).anyMatch(n -> n.startsWith("h2-"))
-                .anyMatch(n -> n.startsWith("slf4j-simple-"));
+                .anyMatch(n -> n.startsWith("logback-classic-")).noneMatch(n -> n.startsWith("slf4j-simple-"));
 
         String version = home.getFileName().toString().substring("neptune-".length());
         assertThat(run(home, "bin/neptune", "--version")).as("the version the build stamped into the jars")

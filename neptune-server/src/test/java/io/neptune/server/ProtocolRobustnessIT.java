@@ -100,7 +100,7 @@ class ProtocolRobustnessIT {
         byte[] frame = encode(echoRequest(1, "x"));
         frame[6] = 9;
 
-        assertRejectedAndClosed(node, frame, "protocol version: 9 (expected: 1)");
+        assertRejectedAndClosed(node, frame, "protocol version: 9 (expected: 1..2)");
     }
 
     @Test
