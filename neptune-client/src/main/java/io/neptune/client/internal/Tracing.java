@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,6 +47,10 @@ public final class Tracing {
     static final AttributeKey<String> NODE = AttributeKey.stringKey("neptune.node");
     static final AttributeKey<String> RPC_SYSTEM = AttributeKey.stringKey("rpc.system");
     static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("neptune.outcome");
+    static final AttributeKey<String> URL_PATH = AttributeKey.stringKey("url.path");
+    static final AttributeKey<Long> HTTP_STATUS = AttributeKey.longKey("http.response.status_code");
+    /** The header (and metadata key) of the W3C trace context. */
+    public static final String TRACEPARENT = "traceparent";
 
     private static final TextMapPropagator PROPAGATOR = TextMapPropagator.composite(
             W3CTraceContextPropagator.getInstance(), W3CBaggagePropagator.getInstance());
@@ -59,6 +64,19 @@ public final class Tracing {
         @Override
         public @Nullable String get(@Nullable Metadata carrier, String key) {
             return carrier == null ? null : carrier.entries().get(key);
+        }
+    };
+
+    private static final TextMapGetter<Function<String, @Nullable String>> FROM_HEADERS = new TextMapGetter<>() {
+        @Override
+        @SuppressWarnings("deprecation") // still abstract in the API; the W3C propagators only call get()
+        public Iterable<String> keys(Function<String, @Nullable String> carrier) {
+            return java.util.List.of();
+        }
+
+        @Override
+        public @Nullable String get(@Nullable Function<String, @Nullable String> carrier, String key) {
+            return carrier == null ? null : carrier.apply(key);
         }
     };
 
@@ -140,6 +158,34 @@ public final class Tracing {
         tracer.spanBuilder("queue").setParent(context).setSpanKind(SpanKind.INTERNAL)
                 .setStartTimestamp(start.getEpochSecond() * 1_000_000_000L + start.getNano(), TimeUnit.NANOSECONDS)
                 .startSpan().end(end.getEpochSecond() * 1_000_000_000L + end.getNano(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * A SERVER span for an HTTP request a gateway serves, named {@code name} (its method and route),
+     * continuing the trace of its {@code traceparent} header when it has one; or null when tracing is
+     * off and none came in.
+     */
+    public @Nullable Span httpSpan(String name, String path, Function<String, @Nullable String> headers) {
+        Context parent = PROPAGATOR.extract(Context.root(), headers, FROM_HEADERS);
+        Span span = tracer.spanBuilder(name).setSpanKind(SpanKind.SERVER).setParent(parent)
+                .setAttribute(URL_PATH, path).startSpan();
+        return span.getSpanContext().isValid() ? span : null;
+    }
+
+    /** Ends an HTTP span with the answer's {@code status}: an error from 500 on, as OpenTelemetry's conventions say. */
+    public static void endHttp(Span span, int status) {
+        span.setAttribute(HTTP_STATUS, (long) status);
+        if (status >= 500) {
+            span.setStatus(StatusCode.ERROR);
+        }
+        span.end();
+    }
+
+    /** The W3C {@code traceparent} of {@code span}, for a response header. */
+    public static String traceparent(Span span) {
+        Map<String, String> carrier = new LinkedHashMap<>();
+        W3CTraceContextPropagator.getInstance().inject(Context.root().with(span), carrier, Map::put);
+        return carrier.getOrDefault(TRACEPARENT, "");
     }
 
     private SpanBuilder spanOf(RequestMessage message, SpanKind kind, Context parent) {
