@@ -13,10 +13,13 @@ import io.neptune.core.internal.Lifecycle;
 import io.neptune.server.internal.NodeRuntime;
 import io.neptune.server.internal.ServiceRuntime;
 import io.neptune.server.internal.SignalledStop;
+import io.neptune.server.internal.Telemetry;
 import io.neptune.server.process.ProcessConfig;
 import io.neptune.server.process.ProcessRequest;
 import io.neptune.server.process.ProcessResponse;
 import io.neptune.server.process.internal.ProcessRunner;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;
@@ -63,11 +66,11 @@ public final class NeptuneNode implements AutoCloseable {
     /** The drain under way, if any: a second one waits for it. */
     private final AtomicReference<@Nullable CompletableFuture<Boolean>> drainUnderWay = new AtomicReference<>();
 
-    private final @Nullable MeterRegistry meterRegistry;
+    private final Telemetry telemetry;
 
-    private NeptuneNode(NodeConfig config, Map<String, ServiceRuntime> services, @Nullable MeterRegistry meterRegistry) {
+    private NeptuneNode(NodeConfig config, Map<String, ServiceRuntime> services, Telemetry telemetry) {
         this.config = config;
-        this.meterRegistry = meterRegistry;
+        this.telemetry = telemetry;
         this.node = config.node();
         this.lifecycle = new Lifecycle("node " + node);
         this.services = Map.copyOf(services);
@@ -83,7 +86,7 @@ public final class NeptuneNode implements AutoCloseable {
         logger.info("{}: starting with {}", node, config);
         try {
             NodeRuntime started = new NodeRuntime(config, services, this::isRunning, this::drainInBackground,
-                    meterRegistry);
+                    telemetry);
             runtime = started;
             lifecycle.transition(Lifecycle.State.RUNNING);
             logger.info("{}: running; requests on {}, polls on {}, admin on {}, hosting {}", node,
@@ -390,6 +393,7 @@ public final class NeptuneNode implements AutoCloseable {
         private final NodeConfig config;
         private final Map<String, ServiceRuntime> services = new LinkedHashMap<>();
         private @Nullable MeterRegistry meterRegistry;
+        private @Nullable OpenTelemetry openTelemetry;
 
         private Builder(NodeConfig config) {
             this.config = requireNonNull(config, "config");
@@ -447,9 +451,23 @@ public final class NeptuneNode implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Records the node's spans with {@code openTelemetry} (docs/OPERATIONS.md, Tracing): a SERVER span
+         * for each call it serves, continuing the trace the caller sent, with the time it waited in its
+         * queue as a child; a CLIENT span for each call it makes (inner calls, a gateway's), whose context
+         * goes with the request. Without this, the node uses {@link GlobalOpenTelemetry#get()}, which is
+         * the no-op implementation unless an agent or the application installed an SDK: then no span is
+         * made and requests carry no trace context.
+         */
+        public Builder openTelemetry(OpenTelemetry openTelemetry) {
+            this.openTelemetry = requireNonNull(openTelemetry, "openTelemetry");
+            return this;
+        }
+
         /** Starts the node: binds its servers, joins the cluster and announces its replicas. */
         public NeptuneNode start() {
-            return new NeptuneNode(config, services, meterRegistry).start();
+            OpenTelemetry tracing = openTelemetry != null ? openTelemetry : GlobalOpenTelemetry.get();
+            return new NeptuneNode(config, services, new Telemetry(meterRegistry, tracing)).start();
         }
     }
 }

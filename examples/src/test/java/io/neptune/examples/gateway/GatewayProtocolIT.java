@@ -69,6 +69,25 @@ class GatewayProtocolIT {
         return client.get("/admin/metrics").json().get("sessions");
     }
 
+    /**
+     * The gateway continues the trace an HTTP request comes with and names it in its answer: with no SDK
+     * installed no span is recorded, but the {@code traceparent} is passed on (to the answer, and to the
+     * calls the request makes); a request without one gets none.
+     */
+    @Test
+    void aRequestsTraceparentIsContinuedAndAnswered() {
+        Http client = new Http(cluster.baseUrl(), Optional.empty());
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        Reply traced = client.send(client.request("/api/discussion/" + unique("t") + "/headers")
+                .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01").GET());
+        assertThat(traced.status()).isEqualTo(200);
+        assertThat(traced.header("traceparent")).hasValueSatisfying(t -> assertThat(t).startsWith("00-" + traceId + "-"));
+
+        Reply untraced = client.get("/api/discussion/" + unique("t") + "/headers");
+        assertThat(untraced.status()).isEqualTo(200);
+        assertThat(untraced.header("traceparent")).isEmpty();
+    }
+
     @Test
     void anInvalidCookieFallsBackToAValidHeader() {
         String valid = "fallback-" + UUID.randomUUID();

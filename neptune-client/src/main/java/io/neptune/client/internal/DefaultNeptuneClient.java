@@ -31,6 +31,7 @@ import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
+import io.opentelemetry.api.trace.Span;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -86,6 +87,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
     private final RetryBackoff backoff;
     private final RetryBudget retryBudget;
     private final ReadLatencies readLatencies = new ReadLatencies();
+    private volatile Tracing tracing = Tracing.OFF;
 
     /**
      * Creates a client over an existing yellow page and event loop group (the embedding node owns both).
@@ -181,6 +183,24 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         if (invalid != null) {
             return CompletableFuture.failedFuture(new InvalidRequestException(invalid));
         }
+        Span span = tracing.clientSpan(node, message);
+        if (span != null) {
+            message = Tracing.carrying(span, message);
+        }
+        CompletableFuture<T> call = start(handle, message, responseType, options, request, id);
+        if (span != null) {
+            call.whenComplete((answer, failure) -> Tracing.end(span, failure));
+        }
+        return call;
+    }
+
+    private <T> CompletableFuture<T> start(NeptuneHandle handle, RequestMessage message, Type responseType,
+            CallOptions options, Object request, RequestId id) {
+        String service = message.service();
+        int partition = message.partition();
+        String method = message.method();
+        AccessMode mode = message.mode();
+        long timeoutNanos = options.timeout().orElse(config.timeout()).toNanos();
         BalancingPolicy policy = options.policy().orElse(config.policy());
         // what OutcomeUnknownException.retryAsync() sends: the same write with the same id
         Supplier<CompletableFuture<Object>> retry = mode == AccessMode.READ ? null : () -> invoke(handle, service,
@@ -389,6 +409,19 @@ public final class DefaultNeptuneClient implements NeptuneClient {
         Replica replica = new Replica(target, new InetSocketAddress(a.host(), a.tcpPort()),
                 new InetSocketAddress(a.host(), a.udpPort()), 0, ReplicaRole.SECONDARY, 0, 0);
         return pool.sendOrdered(replica, request, affinity);
+    }
+
+    /**
+     * Traces the calls made from now on with {@code tracing}: a CLIENT span each, its context in the
+     * request's metadata. Set by the embedding node before its first call; off by default.
+     */
+    public void traceWith(Tracing tracing) {
+        this.tracing = requireNonNull(tracing, "tracing");
+    }
+
+    /** How this client traces its calls. */
+    public Tracing tracing() {
+        return tracing;
     }
 
     @Override

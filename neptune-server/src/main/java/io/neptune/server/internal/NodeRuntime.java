@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.NeptuneClient;
 import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.client.internal.Tracing;
 import io.neptune.client.internal.EventLoops;
 import io.neptune.client.internal.LoadTracker;
 import io.neptune.client.internal.LocalEndpoint;
@@ -77,16 +78,17 @@ public final class NodeRuntime implements AutoCloseable {
      * @param running whether the node counts as running (its lifecycle), for {@code /health/ready}
      * @param drainRequested starts draining and then stopping the node with the given timeout, when an
      *     operator asks for it over the network ({@link NodeControl}); must not block
-     * @param meterRegistry the application's registry to record the node's meters into; null: a registry
-     *     of the node's own ({@link NodeMetrics})
+     * @param telemetry where the node's meters and spans go
      */
     public NodeRuntime(NodeConfig config, Map<String, ServiceRuntime> services, BooleanSupplier running,
-            Consumer<Duration> drainRequested, @Nullable MeterRegistry meterRegistry) {
+            Consumer<Duration> drainRequested, Telemetry telemetry) {
         this.node = config.node();
         this.services = Map.copyOf(services);
         this.running = running;
         try {
+            MeterRegistry meterRegistry = telemetry.meterRegistry();
             metrics = meterRegistry == null ? NodeMetrics.own(node) : NodeMetrics.into(node, meterRegistry);
+            Tracing tracing = new Tracing(telemetry.openTelemetry());
             resources.add(metrics);
             EventLoopGroup io = EventLoops.create(node.value(), config.ioThreads());
             resources.add(() -> io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly());
@@ -124,6 +126,7 @@ public final class NodeRuntime implements AutoCloseable {
             router = new Router(node, services, yellowPage, replication, metrics.serverCalls(),
                     new NodeControl(node, replication, drainRequested, placementThread),
                     new CallerClasses(config.scheduling().callerClasses()));
+            router.traceWith(tracing);
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     config.frameTimeout(), router, new ConnectionSecurity(node, config.security()),
                     new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress(),
@@ -151,6 +154,7 @@ public final class NodeRuntime implements AutoCloseable {
             client = new DefaultNeptuneClient(node, config.client(), yellowPage, io, config.bindAddress(),
                     new Local(router), new LoadTracker(), List.of(), metrics.client(), config.security());
             resources.add(client);
+            client.traceWith(tracing);
             for (ServiceRuntime service : services.values()) {
                 service.callThrough(client);
             }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.neptune.client.internal.CallTimers;
+import io.neptune.client.internal.Tracing;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MethodDescriptor;
@@ -23,6 +24,8 @@ import io.neptune.server.internal.replication.ReplicationEngine;
 import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
 import io.neptune.server.internal.security.CallerClasses;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -43,6 +46,7 @@ public final class Router {
     private final Map<String, ServiceRuntime> services;
     private final YellowPage yellowPage;
     private final ReplicationEngine replication;
+    private volatile Tracing tracing = Tracing.OFF;
     private final CallTimers calls;
     private final NodeControl control;
     private final CallerClasses callerClasses;
@@ -129,7 +133,36 @@ public final class Router {
                     + " (the call did not run; another replica serves it)"));
             return;
         }
-        routeCall(bound(request, caller), caller, reply, stream);
+        routeTraced(bound(request, caller), caller, reply, stream);
+    }
+
+    /**
+     * Traces the calls served from now on with {@code tracing}: each gets a SERVER span; set once, before
+     * the node takes calls.
+     */
+    public void traceWith(Tracing tracing) {
+        this.tracing = requireNonNull(tracing, "tracing");
+    }
+
+    /**
+     * {@link #routeCall} in the request's SERVER span when it is traced: the span is current while the
+     * call is routed (and queued, so its worker runs the method in it too), and ends with its answer.
+     */
+    private void routeTraced(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply,
+            @Nullable StreamSink stream) {
+        Span span = tracing.serverSpan(node, request);
+        if (span == null) {
+            routeCall(request, caller, reply, stream);
+            return;
+        }
+        Consumer<ResponseMessage> traced = response -> {
+            Tracing.endServer(span, response.status().name());
+            reply.accept(response);
+        };
+        try (Scope scope = span.makeCurrent()) {
+            RequestMdc.traced(); // the route's RequestMdc puts back what the thread had
+            routeCall(request, caller, traced, stream);
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.neptune.server.internal;
 import static java.util.Objects.requireNonNull;
 
 import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.client.internal.Tracing;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ClassStats;
 import io.neptune.core.MethodDescriptor;
@@ -21,6 +22,7 @@ import io.neptune.core.internal.wire.Status;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.internal.logging.RequestMdc;
+import io.opentelemetry.context.Scope;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.management.ManagementFactory;
@@ -430,7 +432,8 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     private void answer(Task task) {
         active.incrementAndGet();
-        try (RequestMdc mdc = RequestMdc.serving(node, task.request())) {
+        try (Scope scope = task.trace().makeCurrent(); RequestMdc mdc = RequestMdc.serving(node, task.request())) {
+            tracing().queued(task.trace(), task.arrivalNanos());
             try {
                 ResponseMessage response = classAware != null ? runMeasured(task) : runAnswering(task);
                 if (response != null) {
@@ -614,6 +617,12 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     public void callThrough(DefaultNeptuneClient client) {
         this.client = requireNonNull(client, "client");
+    }
+
+    /** How the node traces its calls: its client's tracing, off until the node started its client. */
+    private Tracing tracing() {
+        DefaultNeptuneClient through = client;
+        return through == null ? Tracing.OFF : through.tracing();
     }
 
     private CallContext context(RequestMessage request, long lsn, long deadlineNanos) {

@@ -3,6 +3,7 @@ package io.neptune.server.internal;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
+import io.opentelemetry.context.Context;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -18,9 +19,18 @@ import org.jspecify.annotations.Nullable;
  *     to the replication engine, which answers {@code reply} once it commits); null for other requests
  * @param stream for a request that opens a stream, where the method's stream goes; {@code reply} then
  *     only gets errors and is the stream's end. Null for other requests
+ * @param trace the trace context it was queued in (its server span, if traced): current on the worker
+ *     while the method runs, so its inner calls are children of it
  */
 public record Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
-        Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff, @Nullable StreamSink stream) {
+        Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff, @Nullable StreamSink stream,
+        Context trace) {
+
+    /** A task queued in the current trace context. */
+    public Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
+            Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff, @Nullable StreamSink stream) {
+        this(request, method, arrivalNanos, deadlineNanos, reply, handoff, stream, Context.current());
+    }
 
     /** A replicated write handed off by the worker ({@code handoff}), or with a null handoff, a plain request. */
     public Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,

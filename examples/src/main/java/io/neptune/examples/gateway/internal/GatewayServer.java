@@ -2,6 +2,8 @@ package io.neptune.examples.gateway.internal;
 
 import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneClient;
+import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.client.internal.Tracing;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.internal.RequestDeadline;
 import io.neptune.core.internal.tls.TlsContext;
@@ -64,6 +66,8 @@ public final class GatewayServer implements AutoCloseable {
         String owner = node.node().value();
         Optional<TlsContext> tls = TlsContext.server(settings.security());
         NeptuneClient client = node.client();
+        // the node's tracing: an HTTP request's span continues its traceparent, and its calls are children
+        Tracing tracing = client instanceof DefaultNeptuneClient nodeClient ? nodeClient.tracing() : Tracing.OFF;
         CallOptions options = CallOptions.timeout(settings.callTimeout());
         GatewayMetrics metrics = new GatewayMetrics(List.of(DiscussionRoutes.SERVICE, AuctionRoutes.SERVICE,
                 CacheRoutes.SERVICE, SearchRoutes.SERVICE, BlastRoutes.SERVICE), System::nanoTime);
@@ -89,7 +93,7 @@ public final class GatewayServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         HttpRequestHandler handler = new HttpRequestHandler(router, sessions, metrics,
-                                settings.classifier(), settings.access());
+                                settings.classifier(), settings.access(), tracing);
                         RequestDeadline deadline = new RequestDeadline(settings.requestTimeout(),
                                 timedOut -> timedOut.pipeline().fireUserEventTriggered(HttpRequestHandler.TimedOut.INSTANCE),
                                 event -> event instanceof BoundedAggregatorHandler.RefusedRequest

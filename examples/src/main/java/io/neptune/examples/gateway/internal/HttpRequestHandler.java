@@ -1,5 +1,6 @@
 package io.neptune.examples.gateway.internal;
 
+import io.neptune.client.internal.Tracing;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.ReadingResumed;
 import io.neptune.examples.gateway.RequestClassifier;
@@ -23,11 +24,14 @@ import io.netty.handler.codec.http.cookie.DefaultCookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -71,6 +75,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     private final GatewayMetrics metrics;
     private final RequestClassifier classifier;
     private final AccessPolicy access;
+    private final Tracing tracing;
     private final Map<Long, Outgoing> ready = new HashMap<>();
     private long received;
     private long written;
@@ -84,7 +89,8 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     private record Outgoing(GatewayResponse response, @Nullable String issuedSession, boolean keepAlive) {}
 
     HttpRequestHandler(Router router, Sessions sessions, GatewayMetrics metrics, RequestClassifier classifier,
-            AccessPolicy access) {
+            AccessPolicy access, Tracing tracing) {
+        this.tracing = tracing;
         this.classifier = classifier;
         this.access = access;
         this.router = router;
@@ -157,12 +163,28 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
         GatewayRequest decoded = new GatewayRequest(request.method().name(), path,
                 ByteBufUtil.getBytes(request.content()), session.handle(), serviceClass, query);
         String issued = session.issued() ? session.id() : null;
-        router.route(decoded).handle((response, failure) -> failure == null ? response : HttpErrors.response(failure))
+        Span span = tracing.httpSpan(spanName(request.method().name(), path), "/" + String.join("/", path),
+                request.headers()::get);
+        CompletableFuture<GatewayResponse> routed;
+        try (Scope scope = span == null ? Scope.noop() : span.makeCurrent()) { // its calls are the span's children
+            routed = router.route(decoded);
+        }
+        routed.handle((response, failure) -> failure == null ? response : HttpErrors.response(failure))
                 .thenAcceptAsync(response -> {
                     logger.debug("gateway: {} by {} -> {}", decoded, caller, response);
                     metrics.record(decoded.path());
-                    send(ctx, sequence, new Outgoing(response, issued, keepAlive));
+                    GatewayResponse answer = response;
+                    if (span != null) {
+                        Tracing.endHttp(span, response.status());
+                        answer = response.withHeader(Tracing.TRACEPARENT, Tracing.traceparent(span));
+                    }
+                    send(ctx, sequence, new Outgoing(answer, issued, keepAlive));
                 }, ctx.executor());
+    }
+
+    /** A span's name: the method and the route's first two segments ({@code GET /api/search}), not its ids. */
+    private static String spanName(String method, List<String> path) {
+        return method + " /" + String.join("/", path.subList(0, Math.min(2, path.size())));
     }
 
     @Override

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -34,9 +36,10 @@ public final class RequestMdc implements AutoCloseable {
      */
     public static final String REQUEST_ID = "requestId";
     /**
-     * What joins the lines of one request across nodes and retries: until tracing lands, a write's
-     * request id (32 hex digits), drawn once by the client, kept across its retries and stored with the
-     * write in every replica's log; absent for reads and peer messages.
+     * What joins the lines of one request across nodes and retries: the OpenTelemetry trace id (32 hex
+     * digits) when the request is traced; otherwise a write's request id (32 hex digits too), drawn once
+     * by the client, kept across its retries and stored with the write in every replica's log; absent
+     * for untraced reads and peer messages.
      */
     public static final String TRACE_ID = "traceId";
 
@@ -55,7 +58,16 @@ public final class RequestMdc implements AutoCloseable {
         RequestMdc scope = new RequestMdc(MDC.getCopyOfContextMap());
         put(node, request.service(), request.partition(), request.id());
         MDC.put(REQUEST_ID, Long.toString(request.requestId()));
+        traced();
         return scope;
+    }
+
+    /** Makes {@value #TRACE_ID} the trace of the span current on this thread, if there is one. */
+    public static void traced() {
+        SpanContext span = Span.current().getSpanContext();
+        if (span.isValid()) {
+            MDC.put(TRACE_ID, span.getTraceId());
+        }
     }
 
     /**
