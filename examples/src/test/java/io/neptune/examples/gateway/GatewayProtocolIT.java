@@ -13,6 +13,8 @@ import io.neptune.server.NeptuneNode;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +88,14 @@ class GatewayProtocolIT {
         Reply untraced = client.get("/api/discussion/" + unique("t") + "/headers");
         assertThat(untraced.status()).isEqualTo(200);
         assertThat(untraced.header("traceparent")).isEmpty();
+
+        for (String malformed : List.of("garbage", "00-" + "0".repeat(32) + "-00f067aa0ba902b7-01", "ff-" + traceId
+                + "-00f067aa0ba902b7-01-extra", "00-" + traceId.toUpperCase(Locale.ROOT) + "-00f067aa0ba902b7-01")) {
+            Reply ignored = client.send(client.request("/api/discussion/" + unique("t") + "/headers")
+                    .header("traceparent", malformed).GET());
+            assertThat(ignored.status()).as(malformed).isEqualTo(200);
+            assertThat(ignored.header("traceparent")).as("a malformed trace is not continued: %s", malformed).isEmpty();
+        }
     }
 
     @Test
