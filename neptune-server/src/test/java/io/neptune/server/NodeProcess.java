@@ -128,6 +128,11 @@ public final class NodeProcess implements AutoCloseable {
         awaitCondition(() -> nodes.equals(expected), timeout, "yellow page " + expected + " (last: " + nodes + ")");
     }
 
+    /** The next output line not read yet, or null if there is none now (it does not wait). */
+    @Nullable String nextLine() {
+        return lines.poll();
+    }
+
     /** Waits for the next output line that matches {@code matcher} and returns it. */
     public String awaitLine(Predicate<String> matcher, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.concurrent.locks.LockSupport;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -104,7 +106,8 @@ class PlacementKillIT {
                         "node-4 to install the snapshot");
                 Set<String> all = Set.copyOf(NODES);
                 logger.info("add-replica node-4 with node-4 killed: {}", outcome(adding));
-                change(adding, () -> observer.admin().addReplica(SERVICE, PARTITION, "node-4", CHANGE_TIMEOUT), all);
+                change(cluster, adding, () -> observer.admin().addReplica(SERVICE, PARTITION, "node-4", CHANGE_TIMEOUT),
+                        all, "node-4");
                 awaitServing(cluster, all, Duration.ofSeconds(90));
                 awaitWrites(load, 100);
 
@@ -113,11 +116,13 @@ class PlacementKillIT {
                 String removed = primary.equals("node-2") ? "node-3" : "node-2";   // a secondary
                 Set<String> without = new TreeSet<>(all);
                 without.remove(removed);
-                CompletableFuture<String> removing = observer.admin().removeReplica(SERVICE, PARTITION, removed);
-                killWhenLogging(cluster, primary, "remove-replica " + removed);
-                logger.info("remove-replica {} with primary {} killed: {}", removed, primary, outcome(removing));
-                change(removing, () -> observer.admin().removeReplica(SERVICE, PARTITION, removed), without);
-                cluster.start(primary);
+                Killed removing = killWhenLogging(cluster, "remove-replica " + removed,
+                        () -> observer.admin().removeReplica(SERVICE, PARTITION, removed));
+                primary = removing.node();
+                logger.info("remove-replica {} with primary {} killed: {}", removed, primary, outcome(removing.run()));
+                change(cluster, removing.run(), () -> observer.admin().removeReplica(SERVICE, PARTITION, removed),
+                        without, primary);
+                restartIfDown(cluster, primary);
                 awaitServing(cluster, without, Duration.ofSeconds(90));
                 awaitVoters(cluster, without, without);
                 assertThat(lastVoters(cluster, removed)).as("the voters %s last logged", removed)
@@ -125,13 +130,14 @@ class PlacementKillIT {
                 awaitWrites(load, 100);
 
                 // 3. the primary killed as it logs the configuration of an add-replica (the removed node back)
-                primary = awaitServing(cluster, without, Duration.ofSeconds(90));
-                CompletableFuture<String> readding = observer.admin().addReplica(SERVICE, PARTITION, removed,
-                        CHANGE_TIMEOUT);
-                killWhenLogging(cluster, primary, "add-replica " + removed);
-                logger.info("add-replica {} with primary {} killed: {}", removed, primary, outcome(readding));
-                change(readding, () -> observer.admin().addReplica(SERVICE, PARTITION, removed, CHANGE_TIMEOUT), all);
-                cluster.start(primary);
+                awaitServing(cluster, without, Duration.ofSeconds(90));
+                Killed readding = killWhenLogging(cluster, "add-replica " + removed,
+                        () -> observer.admin().addReplica(SERVICE, PARTITION, removed, CHANGE_TIMEOUT));
+                primary = readding.node();
+                logger.info("add-replica {} with primary {} killed: {}", removed, primary, outcome(readding.run()));
+                change(cluster, readding.run(),
+                        () -> observer.admin().addReplica(SERVICE, PARTITION, removed, CHANGE_TIMEOUT), all, primary);
+                restartIfDown(cluster, primary);
                 awaitServing(cluster, all, Duration.ofSeconds(90));
                 awaitWrites(load, 100);
             } finally {
@@ -192,38 +198,106 @@ class PlacementKillIT {
         return primary[0];
     }
 
-    /** SIGKILLs {@code node} (the primary) as soon as it logs a configuration for the operator's {@code change}. */
-    private static void killWhenLogging(ReplicatedProcesses cluster, String node, String change) {
-        cluster.process(node).awaitLine(line -> line.contains("logging configuration")
-                && line.contains("for an operator's " + change), Duration.ofSeconds(90), node + " to log " + change);
-        cluster.kill(node);
+    /**
+     * Runs the operator's {@code change} ({@code run}, which keeps the run it started) and SIGKILLs whichever
+     * node logs a configuration for it first: the primary, as it logs it. A run answered before any node
+     * logged one (the primary moved between the test's look and the change, and refused it) is run again.
+     * Returns the node killed and the run under way when it was.
+     */
+    private static Killed killWhenLogging(ReplicatedProcesses cluster, String change,
+            Supplier<CompletableFuture<String>> run) {
+        AtomicReference<CompletableFuture<String>> attempt = new AtomicReference<>(run.get());
+        String[] logged = {null};
+        ReplicatedProcesses.await(() -> {
+            for (String node : NODES) {
+                if (cluster.running(node) && loggedConfiguration(cluster.process(node), change)) {
+                    logged[0] = node;
+                    return true;
+                }
+            }
+            if (attempt.get().isDone()) {
+                logger.info("{} answered before a primary logged it: {}; running it again", change,
+                        outcome(attempt.get()));
+                attempt.set(run.get());
+            }
+            return false;
+        }, Duration.ofSeconds(90), "a primary to log a configuration for " + change);
+        cluster.kill(logged[0]);
+        return new Killed(logged[0], attempt.get());
+    }
+
+    /** The primary {@link #killWhenLogging} killed, and the run of the change it was logging. */
+    private record Killed(String node, CompletableFuture<String> run) {}
+
+    /** Whether {@code node} printed, since last asked, that it logs a configuration for the operator's change. */
+    private static boolean loggedConfiguration(NodeProcess node, String change) {
+        for (String line = node.nextLine(); line != null; line = node.nextLine()) {
+            if (line.contains("logging configuration") && line.contains("for an operator's " + change)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
      * Lets {@code first} (a change issued before a kill) finish, then, if it failed, runs the change again
      * ({@code retry}) every half second, as an operator would (docs: "running it again is safe"), until a run
-     * succeeds; the successful answer must name {@code voters}.
+     * succeeds; the successful answer must name {@code voters}. A run refused with NEP-PLACE-009 (the change
+     * would leave too few voters that take records while {@code killed} is down) restarts {@code killed}
+     * first, as that refusal tells the operator to do.
      */
-    private static void change(CompletableFuture<String> first, Supplier<CompletableFuture<String>> retry,
-            Set<String> voters) {
+    private static void change(ReplicatedProcesses cluster, CompletableFuture<String> first,
+            Supplier<CompletableFuture<String>> retry, Set<String> voters, String killed) {
         String expected = "voters now " + new TreeSet<>(voters);
         List<String> failures = new ArrayList<>();
         AtomicReference<CompletableFuture<String>> attempt = new AtomicReference<>(first);
         String[] result = {null};
-        await("a run of the change to " + expected + " to succeed").atMost(CHANGE_TIMEOUT.multipliedBy(2))
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(500)).failFast(() -> failures.size() > 100)
-                .until(() -> {
-                    try {
-                        result[0] = attempt.get().get(CHANGE_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS);
-                        return true;
-                    } catch (ExecutionException e) {
-                        failures.add(String.valueOf(e.getCause().getMessage()));
-                        attempt.set(retry.get());   // polled after the pause
-                        return false;
-                    }
-                });
+        try {
+            await("a run of the change to " + expected + " to succeed").atMost(CHANGE_TIMEOUT.multipliedBy(2))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(500))
+                    .failFast("more than 100 failed runs", () -> failures.size() > 100)
+                    .until(() -> {
+                        try {
+                            result[0] = attempt.get().get(CHANGE_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS);
+                            return true;
+                        } catch (ExecutionException e) {
+                            String failure = String.valueOf(e.getCause().getMessage());
+                            failures.add(failure);
+                            if (failure.contains("NEP-PLACE-009")) {
+                                restartIfDown(cluster, killed);
+                            }
+                            attempt.set(retry.get());   // polled after the pause
+                            return false;
+                        }
+                    });
+        } catch (ConditionTimeoutException | TerminalFailureException e) {
+            throw new AssertionError(e.getMessage() + "; the replicas now: " + roles(cluster) + "; the failed runs: "
+                    + failures, e);
+        }
         logger.info("placement change: {} (failed runs before: {})", result[0], failures);
         assertThat(result[0]).as("the change's answer (failed runs before: %s)", failures).contains(expected);
+    }
+
+    /** Starts {@code node} again (on its data) unless it runs. */
+    private static void restartIfDown(ReplicatedProcesses cluster, String node) {
+        if (!cluster.running(node)) {
+            logger.info("restarting {}", node);
+            cluster.start(node);
+        }
+    }
+
+    /** What each node says of its replica of the partition, for a failure's message. */
+    private static Map<String, String> roles(ReplicatedProcesses cluster) {
+        Map<String, String> roles = new java.util.TreeMap<>();
+        for (String node : NODES) {
+            try {
+                Map<String, Object> status = cluster.status(node, SERVICE, PARTITION);
+                roles.put(node, String.valueOf(status));
+            } catch (AssertionError | RuntimeException e) {
+                roles.put(node, "no answer: " + e.getMessage());
+            }
+        }
+        return roles;
     }
 
     private static String outcome(CompletableFuture<String> change) {

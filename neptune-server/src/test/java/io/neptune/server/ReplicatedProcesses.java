@@ -239,6 +239,11 @@ final class ReplicatedProcesses implements AutoCloseable {
         }
     }
 
+    /** Whether node {@code name} was started and has not been killed or stopped since. */
+    boolean running(String name) {
+        return processes.containsKey(name);
+    }
+
     /** Kills node {@code name} with SIGKILL. */
     void kill(String name) {
         NodeProcess process = processes.remove(name);
