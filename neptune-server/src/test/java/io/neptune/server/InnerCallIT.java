@@ -113,6 +113,12 @@ class InnerCallIT {
             }
         }
 
+        /** Adds {@code add} to the ledger with a blocking inner write; answers the ledger's entries. */
+        @Read
+        public Ledger.Entries addToLedger(RequestContext context, Ledger.Add add) {
+            return context.client().call("ledger", 0, "add", AccessMode.WRITE, add, Ledger.Entries.class);
+        }
+
         @Read
         public String hello(RequestContext context, Ledger.Probe probe) {
             return "hello from " + context.node();

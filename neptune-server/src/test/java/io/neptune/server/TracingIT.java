@@ -11,6 +11,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -19,8 +20,10 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,17 +31,24 @@ import org.junit.jupiter.api.Test;
  * method calls the ledger on node-2 through an inner proxy. The trace is one, connected: the client's
  * CLIENT span, the front's SERVER span (with its queue wait as a child), the inner CLIENT span as the
  * SERVER span's child, and the ledger's SERVER span under it; each names its service, partition,
- * method, node and outcome.
+ * method, node and outcome. A replicated write's replication is a span on its primary and on the
+ * secondary that receives its record; a stream is a span on each side from its open to its end.
  */
 class TracingIT {
     private static final AttributeKey<String> NODE = AttributeKey.stringKey("neptune.node");
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("neptune.outcome");
 
+    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    private final OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
+            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();
+
+    @AfterEach
+    void closeTheSdk() {
+        sdk.close();
+    }
+
     @Test
     void aThreeTierCallIsOneConnectedTrace() {
-        InMemorySpanExporter exporter = InMemorySpanExporter.create();
-        OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
-                .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();
         try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
             cluster.add("node-1", ClientConfig.defaults(), b -> b.openTelemetry(sdk)
                     .host(new InnerCallIT.Front(), HostingConfig.builder().build()));
@@ -84,8 +94,103 @@ class TracingIT {
             });
             assertThat(front.getStartEpochNanos()).isGreaterThanOrEqualTo(client.getStartEpochNanos());
             assertThat(ledger.getEndEpochNanos()).isLessThanOrEqualTo(front.getEndEpochNanos());
-        } finally {
-            sdk.close();
+        }
+    }
+
+    /**
+     * A client calls the front on node-1, whose method writes to the ledger, replicated on node-2 and
+     * node-3, through a blocking inner call. The ledger's primary records the write's replication as a
+     * {@code replicate} span under the write's SERVER span, and the secondary the record's arrival as a
+     * {@code replicate} span under that one, naming its LSN: all in the client's one trace.
+     */
+    @Test
+    void aReplicatedWriteTracesItsReplicationOnBothReplicas() {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            cluster.add("node-1", ClientConfig.defaults(), b -> b.openTelemetry(sdk)
+                    .host(new InnerCallIT.Front(), HostingConfig.builder().build()));
+            HostingConfig twoReplicas = HostingConfig.builder().replicas(2).build();
+            for (String node : List.of("node-2", "node-3")) {
+                cluster.add(node, ClientConfig.defaults(), b -> b.openTelemetry(sdk)
+                        .host(new InnerCallIT.Ledger(), twoReplicas));
+            }
+            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b.openTelemetry(sdk));
+            await().atMost(Duration.ofSeconds(30)).until(() -> observer.replicaRoles("front", 0).containsValue(
+                    ReplicaRole.PRIMARY));
+            await().atMost(Duration.ofSeconds(30)).until(() -> observer.replicaRoles("ledger", 0).values().stream()
+                    .sorted().toList().equals(List.of(ReplicaRole.PRIMARY, ReplicaRole.SECONDARY)));
+            exporter.reset();
+
+            InnerCallIT.Ledger.Entries entries = observer.client().call(NeptuneHandle.create(), "front", 0,
+                    "addToLedger", AccessMode.READ, new InnerCallIT.Ledger.Add("traced"),
+                    InnerCallIT.Ledger.Entries.class, CallOptions.timeout(Duration.ofSeconds(10)));
+            assertThat(entries.entries()).contains("traced");
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> exporter.getFinishedSpanItems().stream()
+                    .anyMatch(s -> s.getName().equals("replicate") && s.getKind() == SpanKind.SERVER));
+            List<SpanData> spans = exporter.getFinishedSpanItems();
+            assertThat(spans.stream().map(SpanData::getTraceId).collect(Collectors.toSet())).as("one trace: %s", spans)
+                    .hasSize(1);
+            SpanData front = only(spans, s -> s.getKind() == SpanKind.SERVER
+                    && s.getName().equals("front/addToLedger"));
+            SpanData inner = only(spans, s -> s.getKind() == SpanKind.CLIENT && s.getName().equals("ledger/add"));
+            SpanData write = only(spans, s -> s.getKind() == SpanKind.SERVER && s.getName().equals("ledger/add"));
+            SpanData replicate = only(spans, s -> s.getKind() == SpanKind.INTERNAL && s.getName().equals("replicate"));
+            List<SpanData> received = spans.stream()
+                    .filter(s -> s.getKind() == SpanKind.SERVER && s.getName().equals("replicate")).toList();
+
+            assertThat(inner.getParentSpanId()).isEqualTo(front.getSpanId());
+            assertThat(write.getParentSpanId()).isEqualTo(inner.getSpanId());
+            assertThat(replicate.getParentSpanId()).as("the primary's replication").isEqualTo(write.getSpanId());
+            assertThat(replicate.getAttributes().get(NODE)).isEqualTo(write.getAttributes().get(NODE));
+            assertThat(replicate.getAttributes().get(OUTCOME)).isEqualTo("OK");
+            assertThat(received).as("the secondary's span of the record").isNotEmpty().allSatisfy(s -> {
+                assertThat(s.getParentSpanId()).isEqualTo(replicate.getSpanId());
+                assertThat(s.getAttributes().get(NODE)).isIn("node-2", "node-3")
+                        .isNotEqualTo(write.getAttributes().get(NODE));
+                assertThat(s.getAttributes().get(AttributeKey.longKey("neptune.lsn"))).isPositive();
+                assertThat(s.getAttributes().get(AttributeKey.stringKey("neptune.service"))).isEqualTo("ledger");
+                assertThat(s.getAttributes().get(OUTCOME)).isEqualTo("OK");
+            });
+            assertThat(replicate.getEndEpochNanos()).isLessThanOrEqualTo(write.getEndEpochNanos());
+        }
+    }
+
+    /**
+     * A stream is one CLIENT span and one SERVER span, each from its open to its end: a stream that
+     * completes ends them OK, one whose producer fails ends them as errors.
+     */
+    @Test
+    void aStreamIsASpanFromItsOpenToItsEnd() throws Exception {
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            cluster.add("node-1", ClientConfig.defaults(), b -> b.openTelemetry(sdk)
+                    .host(new StreamTestService(), HostingConfig.builder().build()));
+            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b.openTelemetry(sdk));
+            await().atMost(Duration.ofSeconds(30)).until(() -> observer.knownNodes().contains(new NodeId("node-1")));
+
+            for (StreamTestService.Range range : List.of(StreamTestService.Range.of(100),
+                    new StreamTestService.Range(100, 16, 0, 5, -1))) {
+                exporter.reset();
+                RecordingSubscriber<StreamTestService.Item> subscriber = RecordingSubscriber.all();
+                observer.client().openStream(NeptuneHandle.create(), "streams", 0, "produce", range,
+                        StreamTestService.Item.class, CallOptions.timeout(Duration.ofSeconds(10))).subscribe(subscriber);
+                subscriber.done().handle((v, e) -> null).get(10, TimeUnit.SECONDS);
+                boolean fails = range.failAt() >= 0;
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> exporter.getFinishedSpanItems().stream()
+                        .filter(s -> s.getName().equals("streams/produce")).count() == 2);
+                List<SpanData> spans = exporter.getFinishedSpanItems();
+                SpanData client = only(spans, s -> s.getKind() == SpanKind.CLIENT
+                        && s.getName().equals("streams/produce"));
+                SpanData server = only(spans, s -> s.getKind() == SpanKind.SERVER
+                        && s.getName().equals("streams/produce"));
+                assertThat(server.getParentSpanId()).isEqualTo(client.getSpanId());
+                assertThat(server.getAttributes().get(OUTCOME)).isEqualTo(fails ? "METHOD_FAILED" : "OK");
+                assertThat(client.getAttributes().get(OUTCOME).equals("OK")).as("the client's outcome OK: %s",
+                        client.getAttributes().get(OUTCOME)).isEqualTo(!fails);
+                assertThat(List.of(client, server)).allSatisfy(s -> assertThat(s.getStatus().getStatusCode())
+                        .isEqualTo(fails ? StatusCode.ERROR : StatusCode.UNSET));
+                assertThat(server.getEndEpochNanos()).isLessThanOrEqualTo(client.getEndEpochNanos());
+            }
         }
     }
 

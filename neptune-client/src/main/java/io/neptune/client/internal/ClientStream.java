@@ -31,6 +31,8 @@ import io.neptune.core.internal.wire.StreamData;
 import io.neptune.core.internal.wire.StreamEnd;
 import io.netty.channel.Channel;
 import io.netty.util.Timeout;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
 import java.io.IOException;
 import java.util.List;
 import java.util.OptionalInt;
@@ -67,7 +69,12 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
     private static final Logger logger = LoggerFactory.getLogger(ClientStream.class);
 
     private final DefaultNeptuneClient client;
-    private final RequestMessage message;
+    /** The stream's REQUEST; once opened, with the trace context of its span if it has one. */
+    private volatile RequestMessage message;
+    /** The context the stream was made in: its span's parent. */
+    private final Context parent = Context.current();
+    /** The stream's CLIENT span, from its open to its end, or null when it is not traced. */
+    private volatile @Nullable Span span;
     private final Flow.@Nullable Publisher<?> input;
     private final BalancingPolicy policy;
     private final long timeoutNanos;
@@ -136,6 +143,11 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         } catch (IllegalStateException e) { // the wheel stopped: the client is closing
             end(new NeptuneException(message.target() + ": client is closed"), false);
             return;
+        }
+        Span traced = client.tracing().clientSpan(client.node(), message, parent);
+        if (traced != null) {
+            span = traced;
+            message = Tracing.carrying(traced, message, parent);
         }
         connect(message);
     }
@@ -447,6 +459,10 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
             if (out != null) {
                 ch.eventLoop().execute(out::cancel);
             }
+        }
+        Span traced = span;
+        if (traced != null) {
+            Tracing.end(traced, error);
         }
         if (error != null) {
             inbound.fail(error);

@@ -37,8 +37,11 @@ public final class MemberClient {
         channel.start();
         EventLoopGroup group = EventLoops.create(node.value(), EventLoops.defaultThreads());
         AutoCloseable shutdownGroup = EventLoops.shutdownOnClose(group);
-        return new DefaultNeptuneClient(node, config, yellowPage, group, membership.bindAddress(), null,
-                new LoadTracker(), List.of(channel, shutdownGroup), ClientMetrics.none(), security);
+        DefaultNeptuneClient client = new DefaultNeptuneClient(node, config, yellowPage, group,
+                membership.bindAddress(), null, new LoadTracker(), List.of(channel, shutdownGroup), ClientMetrics.none(),
+                security);
+        client.traceWith(Tracing.global());
+        return client;
     }
 
     private static void requireJGroups() {

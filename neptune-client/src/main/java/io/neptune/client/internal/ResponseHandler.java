@@ -17,6 +17,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
 import java.util.ArrayDeque;
@@ -54,8 +55,8 @@ final class ResponseHandler extends ChannelDuplexHandler {
      * first call that carries metadata, the one feature of version 2. Event loop only.
      */
     private int peerVersion;
-    /** Calls written while the hello is out, held in their order until it is answered; event loop only. */
-    private @Nullable ArrayDeque<HeldCall> held;
+    /** What was written while the hello is out, held in its order until it is answered; event loop only. */
+    private @Nullable ArrayDeque<Held> held;
     private final LongObjectMap<PendingCall> inflight = new LongObjectHashMap<>();
     /** {@code inflight.size()}, for other threads. */
     private volatile int inflightCount;
@@ -73,36 +74,54 @@ final class ResponseHandler extends ChannelDuplexHandler {
         context = ctx;
     }
 
-    /** A call written while the hello was out, and the promise of its write. */
-    private record HeldCall(PendingCall call, ChannelPromise promise) {}
+    /** A message (a call, a stream's request or frame) written while the hello was out, and the promise of its write. */
+    private record Held(Object message, ChannelPromise promise) {}
 
     /**
      * Registers a call as it is written; a call written after the connection closed fails without
      * leaving (it never ran). The first call that carries metadata first asks the peer its wire
      * version ({@link WireFormat#HELLO_SERVICE}), and it and the calls after it wait, in order, for
-     * the answer; to a peer of version 1 they go without their metadata. Everything else passes
-     * unchanged, but a stream's request loses its metadata unless the peer is known to read it.
+     * the answer; to a peer of version 1 they go without their metadata. A stream's request asks
+     * the same way, and while the hello is out everything written waits behind it, the frames of a
+     * stream too, so nothing overtakes the request it belongs to.
      */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (!(msg instanceof PendingCall call)) {
-            ctx.write(msg instanceof RequestMessage request ? forPeer(request) : msg, promise);
-            return;
-        }
-        if (closed) {
+        if (msg instanceof PendingCall && closed) {
             promise.tryFailure(new CallFailure("connection to " + peer + " closed", false));
             return;
         }
-        if (held == null && peerVersion == 0 && !call.request().metadata().isEmpty()) {
+        RequestMessage request = requestOf(msg);
+        if (held == null && peerVersion == 0 && request != null && !request.metadata().isEmpty()) {
             held = new ArrayDeque<>();
             ctx.writeAndFlush(new RequestMessage(HELLO_ID, WireFormat.HELLO_SERVICE, 0, WireFormat.HELLO_METHOD,
                     AccessMode.READ, HELLO_TIMEOUT_MILLIS, 0, RequestId.NONE, new byte[0]));
         }
         if (held != null) {
-            held.add(new HeldCall(call, promise));
+            held.add(new Held(msg, promise));
             return;
         }
-        send(ctx, call, promise);
+        release(ctx, msg, promise);
+    }
+
+    /** The request {@code msg} carries (a call's, or a stream's own), or null for a stream's frame. */
+    private static @Nullable RequestMessage requestOf(Object msg) {
+        if (msg instanceof PendingCall call) {
+            return call.request();
+        }
+        if (msg instanceof RequestMessage request) {
+            return request;
+        }
+        return null;
+    }
+
+    /** Writes {@code msg}, the peer's wire version known (or not needed): a call is registered first. */
+    private void release(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof PendingCall call) {
+            send(ctx, call, promise);
+        } else {
+            ctx.write(msg instanceof RequestMessage request ? forPeer(request) : msg, promise);
+        }
     }
 
     private void send(ChannelHandlerContext ctx, PendingCall call, ChannelPromise promise) {
@@ -127,11 +146,11 @@ final class ResponseHandler extends ChannelDuplexHandler {
         peerVersion = answer.status() == Status.OK
                 ? (int) Math.max(WireFormat.VERSION_1, Math.min(WireFormat.LATEST, answer.version()))
                 : WireFormat.VERSION_1;
-        ArrayDeque<HeldCall> waiting = held;
+        ArrayDeque<Held> waiting = held;
         held = null;
         if (waiting != null) {
-            for (HeldCall h : waiting) {
-                send(ctx, h.call(), h.promise());
+            for (Held h : waiting) {
+                release(ctx, h.message(), h.promise());
             }
             ctx.flush();
         }
@@ -269,12 +288,15 @@ final class ResponseHandler extends ChannelDuplexHandler {
 
     private void failAll(Channel channel, CallFailure failure) {
         closed = true;
-        ArrayDeque<HeldCall> waiting = held;
+        ArrayDeque<Held> waiting = held;
         held = null;
         if (waiting != null) { // held for the hello, never sent: they did not run
-            for (HeldCall h : waiting) {
-                h.promise().tryFailure(new CallFailure("connection to " + peer + " closed before the call was sent: "
-                        + failure.getMessage(), false));
+            for (Held h : waiting) {
+                ReferenceCountUtil.release(h.message());
+                if (!h.promise().isVoid()) {   // a void one would fire this handler's exceptionCaught again
+                    h.promise().tryFailure(new CallFailure("connection to " + peer + " closed before the call was"
+                            + " sent: " + failure.getMessage(), false));
+                }
             }
         }
         for (Long id : streams.keySet()) {

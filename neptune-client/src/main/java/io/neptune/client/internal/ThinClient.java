@@ -45,6 +45,7 @@ public final class ThinClient {
                 config.seeds().stream().map(Seed::parse).toList(), config.directoryRefresh(), config.connectTimeout());
         DefaultNeptuneClient client = new DefaultNeptuneClient(node, config, yellowPage, group, ANY_ADDRESS, null,
                 new LoadTracker(), List.of(follower, shutdownGroup), metrics, security);
+        client.traceWith(Tracing.global());
         try {
             follower.start();
             follower.awaitFirstPage(config.timeout());

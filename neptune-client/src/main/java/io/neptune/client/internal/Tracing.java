@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.wire.Metadata;
 import io.neptune.core.internal.wire.RequestMessage;
+import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.baggage.propagation.W3CBaggagePropagator;
 import io.opentelemetry.api.common.AttributeKey;
@@ -49,6 +50,7 @@ public final class Tracing {
     static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("neptune.outcome");
     static final AttributeKey<String> URL_PATH = AttributeKey.stringKey("url.path");
     static final AttributeKey<Long> HTTP_STATUS = AttributeKey.longKey("http.response.status_code");
+    static final AttributeKey<Long> LSN = AttributeKey.longKey("neptune.lsn");
     /** The header (and metadata key) of the W3C trace context. */
     public static final String TRACEPARENT = "traceparent";
 
@@ -80,7 +82,29 @@ public final class Tracing {
         }
     };
 
+    /** A single {@code traceparent} value as its carrier. */
+    private static final TextMapGetter<String> FROM_VALUE = new TextMapGetter<>() {
+        @Override
+        @SuppressWarnings("deprecation") // still abstract in the API; the W3C propagators only call get()
+        public Iterable<String> keys(String carrier) {
+            return java.util.List.of(TRACEPARENT);
+        }
+
+        @Override
+        public @Nullable String get(@Nullable String carrier, String key) {
+            return TRACEPARENT.equals(key) ? carrier : null;
+        }
+    };
+
     private final Tracer tracer;
+
+    /**
+     * Spans of {@link GlobalOpenTelemetry}'s tracer provider: an agent's, or the SDK the application
+     * installed before this was called; the no-op implementation when there is none.
+     */
+    public static Tracing global() {
+        return new Tracing(GlobalOpenTelemetry.get());
+    }
 
     /** Spans of {@code openTelemetry}'s tracer provider. */
     public Tracing(OpenTelemetry openTelemetry) {
@@ -92,14 +116,24 @@ public final class Tracing {
      * and there is no trace to continue.
      */
     @Nullable Span clientSpan(NodeId client, RequestMessage message) {
-        Span span = spanOf(message, SpanKind.CLIENT, Context.current()).setAttribute(NODE, client.value()).startSpan();
+        return clientSpan(client, message, Context.current());
+    }
+
+    /** A CLIENT span for {@code message}, a child of {@code parent}, or null when that is not traced and tracing is off. */
+    @Nullable Span clientSpan(NodeId client, RequestMessage message, Context parent) {
+        Span span = spanOf(message, SpanKind.CLIENT, parent).setAttribute(NODE, client.value()).startSpan();
         return span.getSpanContext().isValid() ? span : null;
     }
 
     /** {@code message} carrying {@code span}'s context (and the current baggage) in its metadata. */
-    static RequestMessage carrying(Span span, RequestMessage message) {
+    public static RequestMessage carrying(Span span, RequestMessage message) {
+        return carrying(span, message, Context.current());
+    }
+
+    /** {@code message} carrying {@code span}'s context (and {@code context}'s baggage) in its metadata. */
+    static RequestMessage carrying(Span span, RequestMessage message, Context context) {
         Map<String, String> carrier = new LinkedHashMap<>(message.metadata().entries());
-        PROPAGATOR.inject(Context.current().with(span), carrier, (map, key, value) -> {
+        PROPAGATOR.inject(context.with(span), carrier, (map, key, value) -> {
             if (map != null) {
                 map.put(key, value);
             }
@@ -108,7 +142,7 @@ public final class Tracing {
             return message.withMetadata(new Metadata(carrier));
         } catch (IllegalArgumentException e) { // baggage over the metadata's limits: the trace context alone
             Map<String, String> traceOnly = new LinkedHashMap<>();
-            W3CTraceContextPropagator.getInstance().inject(Context.current().with(span), traceOnly, Map::put);
+            W3CTraceContextPropagator.getInstance().inject(context.with(span), traceOnly, Map::put);
             return message.withMetadata(new Metadata(traceOnly));
         }
     }
@@ -137,11 +171,7 @@ public final class Tracing {
 
     /** Ends a server span with the status its answer had ({@code status}: OK or the error's name). */
     public static void endServer(Span span, String status) {
-        span.setAttribute(OUTCOME, status);
-        if (!status.equals("OK")) {
-            span.setStatus(StatusCode.ERROR, status);
-        }
-        span.end();
+        endWith(span, status);
     }
 
     /**
@@ -158,6 +188,43 @@ public final class Tracing {
         tracer.spanBuilder("queue").setParent(context).setSpanKind(SpanKind.INTERNAL)
                 .setStartTimestamp(start.getEpochSecond() * 1_000_000_000L + start.getNano(), TimeUnit.NANOSECONDS)
                 .startSpan().end(end.getEpochSecond() * 1_000_000_000L + end.getNano(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * An INTERNAL span named {@code replicate}, a child of the current context (the write's SERVER
+     * span): from when the replication engine takes {@code message}, a write of a replicated service,
+     * until it answers it (committed, or not). Null when the current context has no valid span.
+     */
+    public @Nullable Span replicateSpan(NodeId node, RequestMessage message) {
+        if (!Span.current().getSpanContext().isValid()) {
+            return null;
+        }
+        return spanOf("replicate", message.service(), message.partition(), SpanKind.INTERNAL, Context.current())
+                .setAttribute(METHOD, message.method()).setAttribute(NODE, node.value()).startSpan();
+    }
+
+    /**
+     * A SERVER span named {@code replicate} on a replica that received record {@code lsn} of
+     * {@code service#partition} from its primary, continuing the trace of {@code traceparent} (the
+     * primary's {@link #replicateSpan}); null when tracing is off or the value is no valid context.
+     */
+    public @Nullable Span followerSpan(NodeId node, String service, int partition, long lsn, String traceparent) {
+        Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), traceparent, FROM_VALUE);
+        if (!Span.fromContext(parent).getSpanContext().isValid()) {
+            return null;
+        }
+        Span span = spanOf("replicate", service, partition, SpanKind.SERVER, parent).setAttribute(LSN, lsn)
+                .setAttribute(NODE, node.value()).startSpan();
+        return span.getSpanContext().isValid() ? span : null;
+    }
+
+    /** Ends {@code span} with {@code outcome} (OK, or why not), an error unless OK. */
+    public static void endWith(Span span, String outcome) {
+        span.setAttribute(OUTCOME, outcome);
+        if (!outcome.equals("OK")) {
+            span.setStatus(StatusCode.ERROR, outcome);
+        }
+        span.end();
     }
 
     /**
@@ -189,9 +256,13 @@ public final class Tracing {
     }
 
     private SpanBuilder spanOf(RequestMessage message, SpanKind kind, Context parent) {
-        return tracer.spanBuilder(message.service() + "/" + message.method()).setSpanKind(kind).setParent(parent)
-                .setAttribute(RPC_SYSTEM, "neptune").setAttribute(SERVICE, message.service())
-                .setAttribute(PARTITION, (long) message.partition()).setAttribute(METHOD, message.method())
+        return spanOf(message.service() + "/" + message.method(), message.service(), message.partition(), kind, parent)
+                .setAttribute(RPC_SYSTEM, "neptune").setAttribute(METHOD, message.method())
                 .setAttribute(CLASS, message.serviceClass());
+    }
+
+    private SpanBuilder spanOf(String name, String service, int partition, SpanKind kind, Context parent) {
+        return tracer.spanBuilder(name).setSpanKind(kind).setParent(parent).setAttribute(SERVICE, service)
+                .setAttribute(PARTITION, (long) partition);
     }
 }

@@ -6,9 +6,12 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.wire.Metadata;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.StreamCredit;
+import io.neptune.core.internal.wire.WireFormat;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeoutException;
@@ -88,5 +91,30 @@ class ResponseHandlerTest {
         assertThat(call).isCompletedExceptionally();
         assertThat(call.handle((r, e) -> e).join()).isInstanceOf(CallFailure.class)
                 .satisfies(e -> assertThat(((CallFailure) e).maybeExecuted()).isFalse());
+    }
+    /**
+     * A stream's REQUEST with a trace context on a fresh connection asks the peer's wire version first
+     * and keeps its metadata for a node of version 2; the stream's frames written meanwhile wait behind
+     * it, so none overtakes it (a node drops the frames of a stream it does not know).
+     */
+    @Test
+    void aStreamRequestWithMetadataWaitsForTheHelloAndItsFramesWaitBehindIt() {
+        RequestMessage open = new RequestMessage(11, "svc", 0, "produce", AccessMode.READ, 1000, 0, RequestId.NONE,
+                new byte[0], "default", RequestMessage.Streaming.OUTPUT)
+                .withMetadata(Metadata.NONE.with("traceparent",
+                        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
+        channel.writeAndFlush(open);
+        channel.writeAndFlush(new StreamCredit(11, 256));
+
+        RequestMessage hello = channel.readOutbound();
+        assertThat(hello.service()).isEqualTo(WireFormat.HELLO_SERVICE);
+        assertThat(channel.<Object>readOutbound()).as("held behind the hello").isNull();
+
+        channel.writeInbound(ResponseMessage.ok(ResponseHandler.HELLO_ID, WireFormat.VERSION_2, new byte[0]));
+
+        RequestMessage sent = channel.readOutbound();
+        assertThat(sent.requestId()).isEqualTo(11);
+        assertThat(sent.metadata().get("traceparent")).isPresent();
+        assertThat(channel.<Object>readOutbound()).isInstanceOf(StreamCredit.class);
     }
 }

@@ -127,6 +127,7 @@ public final class NodeRuntime implements AutoCloseable {
                     new NodeControl(node, replication, drainRequested, placementThread),
                     new CallerClasses(config.scheduling().callerClasses()));
             router.traceWith(tracing);
+            replication.traceWith(tracing);
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     config.frameTimeout(), router, new ConnectionSecurity(node, config.security()),
                     new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress(),

@@ -155,10 +155,15 @@ public final class Router {
             routeCall(request, caller, reply, stream);
             return;
         }
-        Consumer<ResponseMessage> traced = response -> {
-            Tracing.endServer(span, response.status().name());
-            reply.accept(response);
-        };
+        Consumer<ResponseMessage> traced = reply;
+        if (stream != null) {   // its every answer ends it, and so does a cancel: the span ends with the stream
+            stream.whenEnded(outcome -> Tracing.endServer(span, outcome));
+        } else {
+            traced = response -> {
+                Tracing.endServer(span, response.status().name());
+                reply.accept(response);
+            };
+        }
         try (Scope scope = span.makeCurrent()) {
             RequestMdc.traced(); // the route's RequestMdc puts back what the thread had
             routeCall(request, caller, traced, stream);

@@ -25,6 +25,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +62,7 @@ final class ServerStream implements StreamSink {
     private @Nullable OutboundSubscriber output;
     private long pendingCredit;
     private volatile boolean done;
+    private volatile Consumer<String> ended = outcome -> { };
 
     /**
      * Opens the stream of {@code request} on the event loop of {@code channel} and registers it.
@@ -181,13 +183,13 @@ final class ServerStream implements StreamSink {
     /** The client cancelled the stream: nothing more is sent for it. */
     void cancelledByClient(String reason) {
         assert loop.inEventLoop();
-        end("the client cancelled the stream: " + reason);
+        end("the client cancelled the stream: " + reason, "CANCELLED");
     }
 
     /** The connection closed. */
     void connectionClosed() {
         assert loop.inEventLoop();
-        end("the connection closed");
+        end("the connection closed", "CONNECTION_CLOSED");
     }
 
     /** The node is shutting down: ends the stream with UNAVAILABLE. */
@@ -211,13 +213,21 @@ final class ServerStream implements StreamSink {
     }
 
     private void finishNow(ResponseMessage response) {
-        if (end(request.target() + " ended: " + response.status())) {
+        if (end(request.target() + " ended: " + response.status(), response.status().name())) {
             channel.writeAndFlush(response.fittingError(maxFrameBytes), channel.voidPromise());
         }
     }
 
-    /** Ends the stream (cancels its producer, fails its input); false if it had ended already. */
-    private boolean end(String why) {
+    @Override
+    public void whenEnded(Consumer<String> listener) {
+        this.ended = requireNonNull(listener, "listener");
+    }
+
+    /**
+     * Ends the stream (cancels its producer, fails its input) and tells its listener the {@code outcome};
+     * false if it had ended already.
+     */
+    private boolean end(String why, String outcome) {
         assert loop.inEventLoop();
         if (done) {
             return false;
@@ -232,6 +242,11 @@ final class ServerStream implements StreamSink {
             input.fail(new NeptuneException(why));
         }
         logger.debug("{}: {}", node, why);
+        try {
+            ended.accept(outcome);
+        } catch (RuntimeException e) {
+            logger.warn("{}: the end listener of stream {} failed", node, request.target(), e);
+        }
         return true;
     }
 

@@ -7,6 +7,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
+import io.neptune.core.internal.wire.Metadata;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.Status;
@@ -59,6 +60,12 @@ final class ClientPeers implements Peers {
     @Override
     public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
             Class<T> replyType) {
+        return call(node, service, partition, method, message, Metadata.NONE, replyType);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
+            Metadata metadata, Class<T> replyType) {
         DefaultNeptuneClient c = client;
         if (c == null) {
             return CompletableFuture.failedFuture(new NeptuneException(self + ": replication not started"));
@@ -70,7 +77,7 @@ final class ClientPeers implements Peers {
             return CompletableFuture.failedFuture(e);
         }
         RequestMessage request = new RequestMessage(0, PeerMessages.SERVICE, partition, method, AccessMode.WRITE,
-                timeoutMillis, 0, RequestId.NONE, payload);
+                timeoutMillis, 0, RequestId.NONE, payload).withMetadata(metadata);
         return c.sendTo(node, request, partition).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
             if (response.status() != Status.OK) {
                 throw new NeptuneException(node + " answered " + method + " with " + response.status() + ": "

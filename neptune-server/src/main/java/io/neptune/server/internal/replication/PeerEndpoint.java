@@ -37,10 +37,12 @@ final class PeerEndpoint {
 
     private final NodeId self;
     private final Replicas replicas;
+    private final ReplicationTracing tracing;
 
-    PeerEndpoint(NodeId self, Replicas replicas) {
+    PeerEndpoint(NodeId self, Replicas replicas, ReplicationTracing tracing) {
         this.self = self;
         this.replicas = replicas;
+        this.tracing = tracing;
     }
 
     /**
@@ -86,14 +88,18 @@ final class PeerEndpoint {
         if (PeerAccess.isOperatorAction(message)) {
             Audit.operatorAction(self, caller, request.method(), target);
         }
-        replica.onPeerMessage(request.method(), message, answer -> {
+        Consumer<Object> answering = answer -> {
             try {
                 reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(answer)));
             } catch (IOException e) {
                 reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED,
                         requireNonNullElse(e.getMessage(), e.toString())));
             }
-        });
+        };
+        if (message instanceof PeerMessages.Replicate replicate) {   // a span per traced record, if any
+            answering = tracing.received(replicate.service(), request.partition(), request.metadata(), answering);
+        }
+        replica.onPeerMessage(request.method(), message, answering);
     }
 
     private void refuse(RequestMessage request, String reason, Consumer<ResponseMessage> reply) {

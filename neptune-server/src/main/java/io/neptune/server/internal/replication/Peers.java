@@ -2,6 +2,7 @@ package io.neptune.server.internal.replication;
 
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Replica;
+import io.neptune.core.internal.wire.Metadata;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -19,6 +20,15 @@ interface Peers {
      */
     <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
             Class<T> replyType);
+
+    /**
+     * {@link #call}, the request carrying {@code metadata} too (trace contexts: {@link LoggedTraces});
+     * a network that cannot carry metadata drops it.
+     */
+    default <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
+            Metadata metadata, Class<T> replyType) {
+        return call(node, service, partition, method, message, replyType);
+    }
 
     /** Publishes this node's announcement now, e.g. after a role change. */
     void announce();

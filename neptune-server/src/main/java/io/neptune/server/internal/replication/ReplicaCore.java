@@ -107,6 +107,8 @@ final class ReplicaCore {
     final Peers peers;
     final SerialExecutor exec;
     final ScheduledExecutorService timer;
+    /** The trace contexts of the traced writes logged here lately, for the replicate messages that carry them. */
+    final LoggedTraces traces = new LoggedTraces();
 
     /** The LSN of the last write applied to the service. */
     long applied;
@@ -553,7 +555,9 @@ final class ReplicaCore {
             logged.accept(at.lsn());
             return null;
         }
-        return WriteDedup.record(request, log.lastLsn(), epoch, self);
+        LogRecord record = WriteDedup.record(request, log.lastLsn(), epoch, self);
+        traces.logged(record.lsn(), request.metadata());
+        return record;
     }
 
     CompletableFuture<Boolean> awaitVersion(long version, long timeoutMillis) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.neptune.client.internal.DefaultNeptuneClient;
+import io.neptune.client.internal.Tracing;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.FailoverMode;
@@ -77,6 +78,7 @@ public final class ReplicationEngine implements AutoCloseable {
     private final @Nullable PlacementStore placement;
     private final ClientPeers peers;
     private final PeerEndpoint endpoint;
+    private final ReplicationTracing tracing;
     private volatile boolean started;
     private final LogWriterPool logWriters;
     private final ExecutorService pool;
@@ -118,7 +120,8 @@ public final class ReplicationEngine implements AutoCloseable {
         });
         this.logWriters = new LogWriterPool("neptune-" + self + "-log-writer", config.logWriterThreads());
         this.peers = new ClientPeers(self, yellowPage, config.ackTimeout());
-        this.endpoint = new PeerEndpoint(self, this::replica);
+        this.tracing = new ReplicationTracing(self);
+        this.endpoint = new PeerEndpoint(self, this::replica, tracing);
         try {
             for (ServiceRuntime runtime : services.values()) {
                 if (!isReplicated(runtime)) {
@@ -497,7 +500,7 @@ public final class ReplicationEngine implements AutoCloseable {
                     + " replication message under max-frame-size " + config.maxFrameBytes() + ")"));
             return;
         }
-        replica.write(request, reply);
+        tracing.write(request, reply, replica::write);
     }
 
     /** The role of this node's replica of {@code service#partition}; SECONDARY for unreplicated services. */
@@ -554,6 +557,14 @@ public final class ReplicationEngine implements AutoCloseable {
      */
     public void handlePeer(RequestMessage request, Caller caller, Consumer<ResponseMessage> reply) {
         endpoint.handle(request, caller, reply);
+    }
+
+    /**
+     * Traces replicated writes with {@code tracing} from now on: a {@code replicate} span on the primary
+     * and on each replica it sends the record to ({@link ReplicationTracing}); set before the node takes calls.
+     */
+    public void traceWith(Tracing tracing) {
+        this.tracing.traceWith(tracing);
     }
 
     @Override
