@@ -12,9 +12,11 @@ import io.neptune.core.SecurityConfig;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.MiniCluster;
 import io.neptune.server.NeptuneNode;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,15 +75,27 @@ final class EchoCluster implements AutoCloseable {
         return start(MiniCluster.builder().tls(provider));
     }
 
+    /**
+     * {@link #start()} with every node recording its spans with {@code openTelemetry} (the client's
+     * CLIENT spans on {@code node-a}, the SERVER and queue spans where the calls are served).
+     */
+    static EchoCluster startTraced(OpenTelemetry openTelemetry) {
+        return start(MiniCluster.builder(), b -> b.openTelemetry(openTelemetry));
+    }
+
     private static EchoCluster start(MiniCluster.Builder builder) {
+        return start(builder, UnaryOperator.identity());
+    }
+
+    private static EchoCluster start(MiniCluster.Builder builder, UnaryOperator<NeptuneNode.Builder> eachNode) {
         EchoCluster echo = new EchoCluster(builder.name("bench").defaultMembershipTiming().ioThreads(IO_THREADS)
                 .build());
         try {
-            echo.cluster.add(echo.cluster.config("node-a"), b -> b);
-            echo.cluster.add(echo.cluster.config("node-b"),
-                    b -> b.host(new BenchEchoService(), hosting(FIXED_PARTITION, SHARED_PARTITION)));
-            echo.cluster.add(echo.cluster.config("node-c"),
-                    b -> b.host(echo.onC, hosting(SHARED_PARTITION, HOLD_PARTITION)));
+            echo.cluster.add(echo.cluster.config("node-a"), eachNode);
+            echo.cluster.add(echo.cluster.config("node-b"), b -> eachNode.apply(b)
+                    .host(new BenchEchoService(), hosting(FIXED_PARTITION, SHARED_PARTITION)));
+            echo.cluster.add(echo.cluster.config("node-c"), b -> eachNode.apply(b)
+                    .host(echo.onC, hosting(SHARED_PARTITION, HOLD_PARTITION)));
             echo.awaitYellowPage();
             return echo;
         } catch (RuntimeException e) {

@@ -4,6 +4,7 @@ import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.json.Json;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +25,10 @@ import java.util.function.Supplier;
  *   <li>raw Netty TCP ping-pong ({@link NettyTcpEcho}), the floor;
  *   <li>Neptune to a partition with a single replica, so no policy polls ({@link EchoCluster#FIXED_PARTITION});
  *   <li>the same with the method declared {@code @Read(blocking = false)}: it runs on the server's I/O thread;
+ *   <li>the same fixed-node calls with an OpenTelemetry SDK on every node ({@link TracingSdk}): once with
+ *       the always-off sampler (installed, nothing recorded) and once always-on (every span recorded and
+ *       exported in batches to the SDK's no-op exporter), against the rows above, whose nodes have the
+ *       no-op API;
  *   <li>Neptune with random polling over two replicas ({@link EchoCluster#SHARED_PARTITION});
  *   <li>the same two replicas with the {@code load-aware} policy (polls only stale load reports) and
  *       with {@code p2c} (power of two choices over the caller's own calls in flight, no polls);
@@ -47,6 +52,10 @@ public final class InvocationOverheadExperiment {
     static final String INLINE = "Neptune fixed node non-blocking";
     static final String FIXED_TLS = "Neptune fixed node, TLS (JDK)";
     static final String FIXED_OPENSSL = "Neptune fixed node, TLS (OpenSSL)";
+    static final String TRACED_UNSAMPLED = "Neptune fixed node tracing SDK unsampled";
+    static final String TRACED_SAMPLED = "Neptune fixed node tracing SDK sampled";
+    /** The caller counts of the tracing table: one call at a time, and the most outstanding. */
+    static final List<Integer> TRACING_CALLERS = List.of(1, 64);
     static final String POLLING = "Neptune random polling";
     static final String LOAD_AWARE = "Neptune load-aware";
     static final String P2C = "Neptune P2C";
@@ -98,6 +107,7 @@ public final class InvocationOverheadExperiment {
                 loadAfter);
         String context = String.format(Locale.ROOT, "Run time %.0f s; load average (1, 5, 15 min) %s at the start and"
                 + " %s at the end (other work shares this host).", seconds, loadBefore, loadAfter);
+        System.out.println(tracingTable(measurements));
         report(plan, measurements, context).write(root, "./neptune bench overhead" + (quick ? " --quick" : ""));
         System.out.println("wrote docs/benchmarks/invocation-overhead.*");
     }
@@ -114,11 +124,17 @@ public final class InvocationOverheadExperiment {
                 GrpcEcho grpcDirect = new GrpcEcho(payload, true);
                 EchoCluster neptune = EchoCluster.start();
                 EchoCluster neptuneTls = EchoCluster.startWithTls(SecurityConfig.TlsProvider.JDK);
-                EchoCluster neptuneOpenSsl = EchoCluster.startWithTls(SecurityConfig.TlsProvider.OPENSSL)) {
+                EchoCluster neptuneOpenSsl = EchoCluster.startWithTls(SecurityConfig.TlsProvider.OPENSSL);
+                OpenTelemetrySdk unsampledSdk = TracingSdk.UNSAMPLED.open();
+                EchoCluster neptuneUnsampled = EchoCluster.startTraced(unsampledSdk);
+                OpenTelemetrySdk sampledSdk = TracingSdk.SAMPLED.open();
+                EchoCluster neptuneSampled = EchoCluster.startTraced(sampledSdk)) {
             neptune.verifyPollingPrefersIdleReplica();
             Map<String, Supplier<CompletableFuture<?>>> systems = new LinkedHashMap<>();
             systems.put(RAW, raw::roundTripAsync);
             systems.put(FIXED, () -> neptune.echo(EchoCluster.FIXED_PARTITION, random));
+            systems.put(TRACED_UNSAMPLED, () -> neptuneUnsampled.echo(EchoCluster.FIXED_PARTITION, random));
+            systems.put(TRACED_SAMPLED, () -> neptuneSampled.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(FIXED_TLS, () -> neptuneTls.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(FIXED_OPENSSL, () -> neptuneOpenSsl.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(INLINE, () -> neptune.echo(EchoCluster.FIXED_PARTITION, "echoInline", random));
@@ -175,6 +191,7 @@ public final class InvocationOverheadExperiment {
                 + " and calls: each is a thread that slept and was woken, the hand-offs a call pays (raw Netty pays"
                 + " about one per side).");
         report.note(overheadTable(measurements));
+        report.note(tracingTable(measurements));
         report.note(context);
         return report;
     }
@@ -188,10 +205,35 @@ public final class InvocationOverheadExperiment {
         ClosedLoop.Result floor = find(measurements, RAW, 1);
         StringBuilder md = new StringBuilder("Overhead over raw Netty TCP at 1 caller (the dissertation: 97 µs):\n\n");
         md.append("| system | p50 − raw p50 (µs) | mean − raw mean (µs) |\n| --- | --- | --- |\n");
-        for (String system : List.of(FIXED, FIXED_TLS, FIXED_OPENSSL, INLINE, POLLING, LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {
+        for (String system : List.of(FIXED, TRACED_UNSAMPLED, TRACED_SAMPLED, FIXED_TLS, FIXED_OPENSSL, INLINE, POLLING,
+                LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {
             ClosedLoop.Result r = find(measurements, system, 1);
             md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f |%n", system, r.p50() - floor.p50(),
                     r.mean() - floor.mean()));
+        }
+        return md.toString().stripTrailing();
+    }
+
+    /**
+     * The cost of tracing on the fixed-node call: throughput and latency with the SDK unsampled and
+     * sampled, and their ratios to the same calls with tracing off (the no-op API) in the same run.
+     */
+    static String tracingTable(List<Measurement> measurements) {
+        StringBuilder md = new StringBuilder("Tracing on the fixed-node call (ratios: to tracing off, same run):\n\n");
+        md.append("| tracing | callers | calls/s | p50 (µs) | p99 (µs) | calls/s ratio | p50 ratio | p99 ratio |\n");
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(FIXED, "off (no-op API)");
+        labels.put(TRACED_UNSAMPLED, "SDK always-off sampler");
+        labels.put(TRACED_SAMPLED, "SDK always-on sampler");
+        for (int callers : TRACING_CALLERS) {
+            ClosedLoop.Result off = find(measurements, FIXED, callers);
+            for (Map.Entry<String, String> label : labels.entrySet()) {
+                ClosedLoop.Result r = find(measurements, label.getKey(), callers);
+                md.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.1f | %.1f | %.2f | %.2f | %.2f |%n",
+                        label.getValue(), callers, r.throughput(), r.p50(), r.p99(), r.throughput() / off.throughput(),
+                        r.p50() / off.p50(), r.p99() / off.p99()));
+            }
         }
         return md.toString().stripTrailing();
     }

@@ -35,6 +35,7 @@ import io.neptune.server.cli.LocalCluster;
 import io.neptune.server.process.ProcessConfig;
 import io.neptune.server.process.ProcessRequest;
 import io.neptune.server.process.ProcessResponse;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,6 +126,15 @@ public final class DemoCommand implements Callable<Integer> {
                     + " 'Authorization: Bearer TOKEN' (default: a random one, kept in DIR/" + DemoAdminToken.FILE + ").")
     private @Nullable String adminToken;
 
+    @Option(names = "--no-tracing",
+            description = "Record no spans (by default every process writes its spans to DIR/" + DemoTracing.FILE + ").")
+    private boolean noTracing;
+
+    @Option(names = "--otlp-endpoint", paramLabel = "URL",
+            description = "Also send the spans to this OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318 (default: "
+                    + DemoTracing.ENDPOINT_VARIABLE + " if set, else nowhere).")
+    private @Nullable String otlpEndpoint;
+
     @Option(names = "--data", defaultValue = "neptune-data", paramLabel = "DIR",
             description = "Data directory, kept between runs unless --fresh (default: ${DEFAULT-VALUE}).")
     private Path data;
@@ -145,6 +155,7 @@ public final class DemoCommand implements Callable<Integer> {
             throw new ConfigException("--policy", requireNonNullElse(e.getMessage(), e.toString()));
         }
         validate();
+        DemoTracing tracing = noTracing ? null : DemoTracing.of(data, otlpEndpoint, System.getenv());
         if (fresh) {
             deleteTree(data);
         }
@@ -154,24 +165,36 @@ public final class DemoCommand implements Callable<Integer> {
         String cluster = "demo-" + ProcessHandle.current().pid();
         blast = noBlast ? null : prepareBlast();
         certificates = DemoCertificates.open(data.resolve("certs"));
-        LocalCluster processes = new LocalCluster(data.resolve("config"), data.resolve("logs"));
+        LocalCluster processes = localCluster(tracing);
+        OpenTelemetrySdk sdk = null;
+        if (tracing != null) {
+            tracing.clearFile();
+            sdk = tracing.openSdk();
+        }
+        OpenTelemetrySdk demoSdk = sdk;
         List<AutoCloseable> resources = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(1);
-        Thread cleanup = new Thread(() -> closeAll(resources, processes, done), "neptune-demo-shutdown");
+        Thread cleanup = new Thread(() -> closeAll(resources, demoSdk, processes, tracing, done),
+                "neptune-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             System.out.printf("Starting %d Neptune nodes (data in %s, logs in %s)%n", nodes, data.toAbsolutePath(),
                     data.resolve("logs").toAbsolutePath());
+            System.out.println("Tracing: " + (tracing == null ? "off (--no-tracing)" : tracing.description()));
             for (int i = 0; i < nodes; i++) {
                 Process process = processes.start(nodeConfig(i, cluster, discovery));
                 System.out.printf("  %s started (pid %d)%n", name(i), process.pid());
             }
             // the gateway's node: an operator, as its dashboard drains, kills and starts nodes
-            NeptuneNode client = NeptuneNode.builder(NodeConfig.builder().node("demo-client").ioThreads(2)
-                    .dataDirectory(data.resolve("demo-client"))
+            NeptuneNode.Builder clientBuilder = NeptuneNode.builder(NodeConfig.builder().node("demo-client")
+                    .ioThreads(2).dataDirectory(data.resolve("demo-client"))
                     .security(certificates().security(new Principal(Principal.Role.OPERATOR, "demo")))
                     .membership(MembershipConfig.builder().cluster(cluster).discoveryDirectory(discovery).build())
-                    .client(ClientConfig.builder().policy(balancing).build()).build()).start();
+                    .client(ClientConfig.builder().policy(balancing).build()).build());
+            if (demoSdk != null) {
+                clientBuilder.openTelemetry(demoSdk); // the gateway's HTTP spans and the workload's CLIENT spans
+            }
+            NeptuneNode client = clientBuilder.start();
             resources.add(client);
             awaitReplicas(client, blast);
             System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions, search with"
@@ -214,9 +237,19 @@ public final class DemoCommand implements Callable<Integer> {
         } finally {
             if (exit) {
                 Runtime.getRuntime().removeShutdownHook(cleanup);
-                closeAll(resources, processes, done);
+                closeAll(resources, demoSdk, processes, tracing, done);
             }
         }
+    }
+
+    /** The node processes: with tracing, each runs {@link DemoNodeMain}, which installs its SDK first. */
+    private LocalCluster localCluster(@Nullable DemoTracing tracing) {
+        Path config = data.resolve("config");
+        Path logs = data.resolve("logs");
+        if (tracing == null) {
+            return new LocalCluster(config, logs);
+        }
+        return new LocalCluster(config, logs, tracing.nodeJvmOptions(), DemoNodeMain.class.getName());
     }
 
     /**
@@ -478,7 +511,12 @@ public final class DemoCommand implements Callable<Integer> {
         return true;
     }
 
-    private static void closeAll(List<AutoCloseable> resources, LocalCluster processes, CountDownLatch done) {
+    /**
+     * Stops the gateway and the demo's node, closes the SDK (its last spans are written), then stops
+     * the node processes (each writes its last spans as it exits) and says where the traces are.
+     */
+    private static void closeAll(List<AutoCloseable> resources, @Nullable OpenTelemetrySdk sdk,
+            LocalCluster processes, @Nullable DemoTracing tracing, CountDownLatch done) {
         for (AutoCloseable resource : resources) {
             try {
                 resource.close();
@@ -487,8 +525,27 @@ public final class DemoCommand implements Callable<Integer> {
             }
         }
         resources.clear();
+        if (sdk != null) {
+            sdk.close();
+        }
         processes.close();
+        if (tracing != null && done.getCount() > 0) {
+            System.out.println(tracesWritten(tracing));
+        }
         done.countDown();
+    }
+
+    /** The summary's tracing line: where the traces went and how much was written. */
+    static String tracesWritten(DemoTracing tracing) {
+        long bytes;
+        try {
+            bytes = Files.exists(tracing.file()) ? Files.size(tracing.file()) : 0;
+        } catch (IOException e) {
+            bytes = 0;
+        }
+        String sent = tracing.tracesUrl().map(url -> "; also sent to " + url).orElse("");
+        return String.format(Locale.ROOT, "Traces: %,d bytes of OTLP JSON lines in %s%s", bytes, tracing.file(),
+                sent);
     }
 
     private static void deleteTree(Path root) throws IOException {

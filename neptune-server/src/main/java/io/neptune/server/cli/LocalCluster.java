@@ -41,6 +41,7 @@ public final class LocalCluster implements AutoCloseable {
     private final Path workDirectory;
     private final Path logDirectory;
     private final List<String> jvmOptions;
+    private final String mainClass;
     private final Map<String, Process> processes = new ConcurrentHashMap<>();
 
     /**
@@ -56,9 +57,19 @@ public final class LocalCluster implements AutoCloseable {
      * {@code jvmOptions} instead (e.g. a smaller heap when many nodes share the machine).
      */
     public LocalCluster(Path workDirectory, Path logDirectory, List<String> jvmOptions) {
+        this(workDirectory, logDirectory, jvmOptions, NeptuneCli.class.getName());
+    }
+
+    /**
+     * Creates an empty cluster like {@link #LocalCluster(Path, Path, List)} whose node processes run
+     * {@code mainClass} instead of {@link NeptuneCli}: a main of this class path that prepares the JVM
+     * (the demo installs its OpenTelemetry SDK) and then runs {@link NeptuneCli#main} with the same arguments.
+     */
+    public LocalCluster(Path workDirectory, Path logDirectory, List<String> jvmOptions, String mainClass) {
         this.workDirectory = workDirectory;
         this.logDirectory = logDirectory;
         this.jvmOptions = List.copyOf(jvmOptions);
+        this.mainClass = mainClass;
         try {
             Files.createDirectories(workDirectory);
             Files.createDirectories(logDirectory);
@@ -96,7 +107,7 @@ public final class LocalCluster implements AutoCloseable {
             command.addAll(jvmOptions);
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
-            command.add(NeptuneCli.class.getName());
+            command.add(mainClass);
             command.addAll(List.of("node", "--config", configFile.toString(),
                     "--parent-pid", Long.toString(ProcessHandle.current().pid())));
             Process process = new ProcessBuilder(command)
