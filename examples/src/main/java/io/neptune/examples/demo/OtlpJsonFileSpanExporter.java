@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,11 +32,18 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: thread-safe (the batch span processor calls it from its worker thread).
  */
 final class OtlpJsonFileSpanExporter implements SpanExporter {
+    /**
+     * The file's bound: a batch that finds it this large is dropped (a demo left running keeps about 2 KB
+     * a call, some 700 MB an hour at the demo's rate, and would fill the disk).
+     */
+    static final long MAX_FILE_BYTES = 256L * 1024 * 1024;
+
     private static final Logger logger = LoggerFactory.getLogger(OtlpJsonFileSpanExporter.class);
 
     private final Path file;
     private final OutputStream out;
     private final AtomicBoolean failureLogged = new AtomicBoolean();
+    private final AtomicBoolean fullLogged = new AtomicBoolean();
     private boolean shutDown;
 
     /**
@@ -57,6 +65,13 @@ final class OtlpJsonFileSpanExporter implements SpanExporter {
             return CompletableResultCode.ofSuccess();
         }
         try {
+            if (Files.size(file) >= MAX_FILE_BYTES) { // every process appends: the file's size, not this one's share
+                if (fullLogged.compareAndSet(false, true)) {
+                    logger.warn("{} reached {} MB: this process drops its spans from now on", file,
+                            MAX_FILE_BYTES >> 20);
+                }
+                return CompletableResultCode.ofSuccess();
+            }
             ByteArrayOutputStream line = new ByteArrayOutputStream();
             TraceRequestMarshaler.create(spans).writeJsonTo(line);
             line.write('\n');
