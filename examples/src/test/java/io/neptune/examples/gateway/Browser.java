@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -63,9 +64,14 @@ final class Browser implements AutoCloseable {
         return driver;
     }
 
-    /** A wait of {@link #WAIT}. */
+    /**
+     * A wait of {@link #WAIT} that looks again when an element it read went stale: the page re-renders
+     * its lists (headers, items, nodes) while a test reads them.
+     */
     WebDriverWait waiting() {
-        return new WebDriverWait(driver, WAIT);
+        WebDriverWait wait = new WebDriverWait(driver, WAIT);
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
     }
 
     /** Saves a screenshot to the repository's docs/images (the README shows them). */
