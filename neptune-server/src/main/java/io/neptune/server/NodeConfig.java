@@ -7,6 +7,7 @@ import io.neptune.core.MembershipConfig;
 import io.neptune.core.NodeId;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.Checks;
+import io.neptune.core.internal.wire.WireFormat;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -48,6 +49,10 @@ import org.jspecify.annotations.Nullable;
  *     client certificate: probes have none); needs {@code security.tls: required}
  * @param drainTimeout how long a stop signal (SIGTERM, Ctrl-C) lets a node served by
  *     {@link NeptuneNode#runUntilStopped()} drain before it closes anyway
+ * @param wireVersion the highest version of the wire protocol (docs/protocols/wire.md) the node reads
+ *     and sends; {@link WireFormat#LATEST} by default. At 1 it behaves as a node of a release before
+ *     version 2: it reads version-1 frames only, answers a hello as such a node does, and records no spans
+ *     (it cannot pass a trace context on); for a rolling upgrade that must keep version 2 off the wire
  */
 public record NodeConfig(
         NodeId node,
@@ -72,7 +77,8 @@ public record NodeConfig(
         SecurityConfig security,
         @Nullable Path adminTokenFile,
         boolean adminTls,
-        Duration drainTimeout) {
+        Duration drainTimeout,
+        int wireVersion) {
 
     /** {@link #adminPort()} of a node that serves no admin port (a command-line tool's node, say). */
     public static final int NO_ADMIN_PORT = -1;
@@ -113,6 +119,10 @@ public record NodeConfig(
                     + " (expected: security.tls: required, whose certificate the admin port serves)");
         }
         Checks.positive("drainTimeout", drainTimeout);
+        if (wireVersion < WireFormat.VERSION_1 || wireVersion > WireFormat.LATEST) {
+            throw new IllegalArgumentException("wireVersion: " + wireVersion + " (expected: " + WireFormat.VERSION_1
+                    + ".." + WireFormat.LATEST + ")");
+        }
     }
 
     /** Whether the node serves an admin port. */
@@ -219,7 +229,8 @@ public record NodeConfig(
                 .logSync(logSync).logWriterThreads(logWriterThreads).ackTimeout(ackTimeout).scheduling(scheduling).adminPort(adminPort)
                 .logRetention(logRetention).maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress).maxStreamsPerConnection(maxStreamsPerConnection)
-                .security(security).adminTokenFile(adminTokenFile).adminTls(adminTls).drainTimeout(drainTimeout);
+                .security(security).adminTokenFile(adminTokenFile).adminTls(adminTls).drainTimeout(drainTimeout)
+                .wireVersion(wireVersion);
     }
 
     /** Returns a builder with every default set and a node id of {@code node-<pid>}. */
@@ -252,8 +263,15 @@ public record NodeConfig(
         private @Nullable Path adminTokenFile;
         private boolean adminTls;
         private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
+        private int wireVersion = WireFormat.LATEST;
 
         private Builder() {}
+
+        /** Sets {@link NodeConfig#wireVersion()}; {@link WireFormat#LATEST} by default. */
+        public Builder wireVersion(int wireVersion) {
+            this.wireVersion = wireVersion;
+            return this;
+        }
 
         /** Sets {@link NodeConfig#maxStreamsPerConnection()}. */
         public Builder maxStreamsPerConnection(int maxStreamsPerConnection) {
@@ -404,7 +422,7 @@ public record NodeConfig(
             return new NodeConfig(node, bindAddress, port, pollPort, ioThreads, maxFrameBytes, frameTimeout, membership, client, data,
                     logSync, logWriterThreads, ackTimeout, scheduling, adminPort, logRetention, maxConnections,
                     maxConnectionsPerAddress, maxStreamsPerConnection, security, adminTokenFile, adminTls,
-                    drainTimeout);
+                    drainTimeout, wireVersion);
         }
     }
 }

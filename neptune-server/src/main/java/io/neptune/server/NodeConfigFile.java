@@ -16,6 +16,7 @@ import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.YieldFunction;
 import io.neptune.core.internal.config.ConfigNode;
 import io.neptune.core.internal.config.ConfigSources;
+import io.neptune.core.internal.wire.WireFormat;
 import io.neptune.server.internal.BindAddresses;
 import io.neptune.server.internal.NodeConfigYaml;
 import io.neptune.server.process.ProcessConfig;
@@ -171,7 +172,8 @@ public record NodeConfigFile(NodeConfig node, List<HostedService> services, List
                             r.integer("request-id-window", LogRetentionConfig.DEFAULT_REQUEST_IDS, 1,
                                     LogRetentionConfig.MAX_REQUEST_IDS)))
                     .ackTimeout(r.duration("ack-timeout", NodeConfig.DEFAULT_ACK_TIMEOUT))
-                    .drainTimeout(r.duration("drain-timeout", NodeConfig.DEFAULT_DRAIN_TIMEOUT));
+                    .drainTimeout(r.duration("drain-timeout", NodeConfig.DEFAULT_DRAIN_TIMEOUT))
+                    .wireVersion(r.integer("wire-version", WireFormat.LATEST, WireFormat.VERSION_1, WireFormat.LATEST));
         });
         node.membership(membership(root.section("membership"), bindAddress));
         node.client(client(root.section("client")));

@@ -79,6 +79,14 @@ class NodeConfigFileTest {
     }
 
     @Test
+    void wireVersionIsTheLatestUnlessPinnedToOne() throws IOException {
+        assertThat(load("").node().wireVersion()).isEqualTo(2);
+        assertThat(load("wire-version: 1\n").node().wireVersion()).isEqualTo(1);
+        assertThatThrownBy(() -> load("wire-version: 3\n")).isInstanceOf(ConfigException.class)
+                .hasMessage(inFile() + "wire-version: '3' (expected: 1..2)");
+    }
+
+    @Test
     void logWriterThreadsAreReadWithADefaultThatDoesNotDependOnPartitions() throws IOException {
         assertThat(load("").node().logWriterThreads()).isEqualTo(NodeConfig.DEFAULT_LOG_WRITER_THREADS);
         assertThat(load("log-writer-threads: 3\n").node().logWriterThreads()).isEqualTo(3);

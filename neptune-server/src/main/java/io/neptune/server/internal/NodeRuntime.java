@@ -19,6 +19,7 @@ import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.tls.TlsContext;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.WireFormat;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.NodeConfig;
 import io.neptune.server.internal.replication.ReplicationEngine;
@@ -88,7 +89,9 @@ public final class NodeRuntime implements AutoCloseable {
         try {
             MeterRegistry meterRegistry = telemetry.meterRegistry();
             metrics = meterRegistry == null ? NodeMetrics.own(node) : NodeMetrics.into(node, meterRegistry);
-            Tracing tracing = new Tracing(telemetry.openTelemetry());
+            // a node that speaks version 1 cannot pass a trace context on: it records no spans either
+            Tracing tracing = config.wireVersion() >= WireFormat.VERSION_2 ? new Tracing(telemetry.openTelemetry())
+                    : Tracing.OFF;
             resources.add(metrics);
             EventLoopGroup io = EventLoops.create(node.value(), config.ioThreads());
             resources.add(() -> io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly());
@@ -127,6 +130,7 @@ public final class NodeRuntime implements AutoCloseable {
                     new NodeControl(node, replication, drainRequested, placementThread),
                     new CallerClasses(config.scheduling().callerClasses()));
             router.traceWith(tracing);
+            router.speak(config.wireVersion());
             replication.traceWith(tracing);
             requestServer = new RequestServer(node, io, config.bindAddress(), config.port(), config.maxFrameBytes(),
                     config.frameTimeout(), router, new ConnectionSecurity(node, config.security()),

@@ -8,6 +8,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.ReadingResumed;
 import io.neptune.core.internal.wire.Frames;
 import io.neptune.core.internal.wire.Message;
+import io.neptune.core.internal.wire.MessageDecoder;
 import io.neptune.core.internal.wire.MessageEncoder;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -16,6 +17,7 @@ import io.neptune.core.internal.wire.StreamCancel;
 import io.neptune.core.internal.wire.StreamCredit;
 import io.neptune.core.internal.wire.StreamData;
 import io.neptune.core.internal.wire.StreamEnd;
+import io.neptune.core.internal.wire.WireFormat;
 import io.neptune.server.internal.security.ConnectionLimits;
 import io.neptune.server.internal.security.ConnectionSecurity;
 import io.netty.bootstrap.ServerBootstrap;
@@ -117,6 +119,10 @@ public final class RequestServer implements AutoCloseable {
                         channels.add(ch);
                         security.install(ch);
                         Frames.install(ch.pipeline(), maxFrameBytes, frameTimeout);
+                        if (router.wireVersion() == WireFormat.VERSION_1) {   // a version-2 frame is malformed to it
+                            ch.pipeline().replace(Frames.MESSAGE_DECODER, Frames.MESSAGE_DECODER,
+                                    MessageDecoder.VERSION_1_ONLY);
+                        }
                         ch.pipeline().addLast("dispatcher", dispatcher);
                     }
                 })

@@ -47,6 +47,8 @@ public final class Router {
     private final YellowPage yellowPage;
     private final ReplicationEngine replication;
     private volatile Tracing tracing = Tracing.OFF;
+    /** The highest wire version this node speaks ({@link io.neptune.server.NodeConfig#wireVersion()}). */
+    private volatile int wireVersion = WireFormat.LATEST;
     private final CallTimers calls;
     private final NodeControl control;
     private final CallerClasses callerClasses;
@@ -106,7 +108,7 @@ public final class Router {
             @Nullable StreamSink stream) {
         long id = request.requestId();
         if (request.service().equals(WireFormat.HELLO_SERVICE)) {
-            reply.accept(hello(request));
+            reply.accept(wireVersion == WireFormat.VERSION_1 ? unknownToVersion1(request) : hello(request));
             return;
         }
         if (request.service().equals(ReplicationEngine.SERVICE)) {
@@ -145,6 +147,19 @@ public final class Router {
     }
 
     /**
+     * Speaks wire version {@code version} at most from now on: at 1 the node answers a hello as a node
+     * of a release before version 2 does; set once, before the node takes calls.
+     */
+    public void speak(int version) {
+        this.wireVersion = version;
+    }
+
+    /** The highest wire version this node speaks. */
+    public int wireVersion() {
+        return wireVersion;
+    }
+
+    /**
      * {@link #routeCall} in the request's SERVER span when it is traced: the span is current while the
      * call is routed (and queued, so its worker runs the method in it too), and ends with its answer.
      */
@@ -180,6 +195,12 @@ public final class Router {
                     + request.method() + "' (expected: " + WireFormat.HELLO_METHOD + ")");
         }
         return ResponseMessage.ok(request.requestId(), WireFormat.LATEST, new byte[0]);
+    }
+
+    /** A hello as a node of version 1 answers it: a service it does not know, the connection kept. */
+    private ResponseMessage unknownToVersion1(RequestMessage request) {
+        return ResponseMessage.error(request.requestId(), Status.UNKNOWN_SERVICE, "no service '" + request.service()
+                + "' on " + node);
     }
 
     /**
