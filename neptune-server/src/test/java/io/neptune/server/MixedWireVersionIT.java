@@ -13,9 +13,7 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +25,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A rolling upgrade's mixed cluster (docs/protocols/wire.md, "Versions"): node-3 speaks wire version 1
@@ -43,14 +41,10 @@ class MixedWireVersionIT {
     private static final Duration LOAD = Duration.ofSeconds(5);
     private static final int THREADS = 8;
 
-    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    private final OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();
-
-    @AfterEach
-    void closeTheSdk() {
-        sdk.close();
-    }
+    @RegisterExtension
+    final InMemoryTracing tracing = new InMemoryTracing();
+    private final InMemorySpanExporter exporter = tracing.exporter;
+    private final OpenTelemetrySdk sdk = tracing.sdk;
 
     @Test
     void versionOneAndTwoNodesServeOneReplicatedPartitionUnderTracedLoad() throws Exception {

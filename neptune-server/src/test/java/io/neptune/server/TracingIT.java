@@ -14,17 +14,15 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * OpenTelemetry spans across three tiers on real nodes: a client calls the front on node-1, whose
@@ -38,14 +36,10 @@ class TracingIT {
     private static final AttributeKey<String> NODE = AttributeKey.stringKey("neptune.node");
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("neptune.outcome");
 
-    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    private final OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();
-
-    @AfterEach
-    void closeTheSdk() {
-        sdk.close();
-    }
+    @RegisterExtension
+    final InMemoryTracing tracing = new InMemoryTracing();
+    private final InMemorySpanExporter exporter = tracing.exporter;
+    private final OpenTelemetrySdk sdk = tracing.sdk;
 
     @Test
     void aThreeTierCallIsOneConnectedTrace() {
