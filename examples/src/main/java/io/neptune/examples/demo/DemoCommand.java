@@ -8,6 +8,7 @@ import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.ConfigException;
+import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.MembershipConfig;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
@@ -22,6 +23,7 @@ import io.neptune.examples.blast.BlastQuery;
 import io.neptune.examples.blast.SyntheticSequences;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.discussion.DiscussionService;
+import io.neptune.examples.front.FrontService;
 import io.neptune.examples.gateway.DemoControl;
 import io.neptune.examples.gateway.HttpGateway;
 import io.neptune.examples.search.DocumentLoader;
@@ -60,7 +62,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code neptune demo}: a local cluster of node processes hosting the discussion group, the
  * auction and the persistent cache (64 partitions each, replicated) and the document search
- * service (8 partitions, indexing the system's man pages in the background), NCBI's {@code blastn}
+ * service (8 partitions, indexing the system's man pages in the background), the multi-tier front
+ * service (4 unreplicated partitions, each page a fan-out to the discussion group and the auction), NCBI's {@code blastn}
  * as the process-backed BLAST service when it is installed (4 partitions of a synthetic nucleotide
  * database), a gateway node, and the
  * dissertation's mixed workload with progress lines and a RESULT line that also counts lost
@@ -71,7 +74,7 @@ import picocli.CommandLine.Option;
         description = "Start a local replicated cluster with the example applications and drive a workload.")
 public final class DemoCommand implements Callable<Integer> {
     static final List<Class<?>> SERVICES = List.of(DiscussionService.class, AuctionService.class, CacheService.class,
-            SearchService.class);
+            SearchService.class, FrontService.class);
     /** The sequences of the demo's BLAST database. */
     static final SyntheticSequences BLAST_SEQUENCES = SyntheticSequences.DEMO;
 
@@ -198,8 +201,9 @@ public final class DemoCommand implements Callable<Integer> {
             resources.add(client);
             awaitReplicas(client, blast);
             System.out.printf("Cluster ready: %d nodes; discussion, auction and cache with %d partitions, search with"
-                    + " %d%s, each partition with %d replicas%n", nodes, MixedWorkload.PARTITIONS, SearchService.PARTITIONS,
-                    blast == null ? "" : ", blast with " + blast.partitions(), replicas);
+                    + " %d%s, front with %d, each partition with %d replicas%n", nodes, MixedWorkload.PARTITIONS,
+                    SearchService.PARTITIONS, blast == null ? "" : ", blast with " + blast.partitions(),
+                    FrontService.PARTITIONS, replicas);
             DemoAdminToken token = DemoAdminToken.open(adminToken, data);
             HttpGateway.Builder gatewayBuilder = HttpGateway.builder(client).port(port).adminToken(token.token())
                     .demoControl(new ProcessControl(processes, cluster, discovery));
@@ -490,6 +494,12 @@ public final class DemoCommand implements Callable<Integer> {
         for (Class<?> type : SERVICES) {
             ServiceDescriptor descriptor = ServiceDescriptor.of(type);
             String service = descriptor.name();
+            if (descriptor.consistency() == ConsistencyLevel.LEVEL_1) { // unreplicated: no primary to wait for
+                if (!serving(client, service, descriptor.partitions())) {
+                    return false;
+                }
+                continue;
+            }
             for (int p = 0; p < descriptor.partitions(); p++) {
                 Map<NodeId, ReplicaRole> roles = client.replicaRoles(service, p);
                 if (roles.size() < replicas || roles.containsValue(ReplicaRole.RECOVERING) || !roles.containsValue(ReplicaRole.PRIMARY)) {
@@ -500,7 +510,7 @@ public final class DemoCommand implements Callable<Integer> {
         return true;
     }
 
-    /** Whether every partition of a service without a primary (a process-backed one) has all its replicas serving. */
+    /** Whether every partition of a service without a primary (process-backed or level 1) has all its replicas serving. */
     private boolean serving(NeptuneNode client, String service, int partitions) {
         for (int p = 0; p < partitions; p++) {
             Map<NodeId, ReplicaRole> roles = client.replicaRoles(service, p);

@@ -25,11 +25,11 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An HTTP/1.1 server that serves the discussion, auction, cache, search and BLAST services as JSON, a web UI and
- * a cluster dashboard, calling the cluster through the client module of a {@link NeptuneNode}
- * (normally one that hosts nothing). Each browser session (cookie {@code neptune-session} or
- * header {@code X-Neptune-Session}) gets its own {@link io.neptune.client.NeptuneHandle}, so a user
- * never sees a partition go back in time.
+ * An HTTP/1.1 server that serves the discussion, auction, cache, search, BLAST and multi-tier front
+ * services as JSON, a web UI and a cluster dashboard, calling the cluster through the client
+ * module of a {@link NeptuneNode} (normally one that hosts nothing). Each browser session (cookie
+ * {@code neptune-session} or header {@code X-Neptune-Session}) gets its own
+ * {@link io.neptune.client.NeptuneHandle}, so a user never sees a partition go back in time.
  *
  * <pre>{@code
  * try (NeptuneNode node = NeptuneNode.builder(NodeConfig.builder().node("gateway").build()).start();

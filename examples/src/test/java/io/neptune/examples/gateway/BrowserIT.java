@@ -30,7 +30,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The web UI in headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, driven
  * through Selenium with explicit paths, so Selenium Manager never downloads anything): posts a
- * message and sees it in the thread, places a bid and sees the new highest bid, and the dashboard
+ * message and sees it in the thread, places a bid and sees the new highest bid, opens the front page
+ * (the multi-tier service) and sees both parts and the request's trace id, and the dashboard
  * shows every node. Saves {@code docs/images/ui.png} and {@code docs/images/dashboard.png}.
  * Skipped when the browser or the driver is not installed.
  */
@@ -58,6 +59,7 @@ class BrowserIT {
             try (Browser browser = Browser.open(profile)) {
                 WebDriver driver = browser.driver();
                 WebDriverWait wait = browser.waiting();
+                wait.ignoring(StaleElementReferenceException.class); // a list redrawn while a check reads it
                 // as the demo prints it: the token in the fragment, which the page keeps and the browser never sends
                 driver.get(cluster.baseUrl() + "/#token=" + GatewayCluster.ADMIN_TOKEN);
                 wait.until(d -> d.findElements(By.cssSelector("#headers li")).size() >= 4);
@@ -86,6 +88,8 @@ class BrowserIT {
                 assertThat(item.get("highestBid").asLong()).isEqualTo(2500);
                 browser.save("ui.png");
 
+                seesTheFrontPage(driver, wait, subject);
+
                 AtomicInteger tick = new AtomicInteger();
                 load.scheduleAtFixedRate(() -> background(http, itemId, tick.incrementAndGet()), 0, 20,
                         TimeUnit.MILLISECONDS);
@@ -94,7 +98,7 @@ class BrowserIT {
                 WebDriverWait live = browser.waiting();
                 live.ignoring(StaleElementReferenceException.class);
                 live.until(d -> d.findElements(By.cssSelector("#partitions .cell")).size()
-                        == GatewayCluster.SERVICES.size() * GatewayCluster.PARTITIONS);
+                        == GatewayCluster.ANNOUNCED_PARTITIONS);
                 live.until(d -> d.findElements(By.cssSelector("#nodes tbody tr[data-node][data-state='RUNNING']"))
                         .stream().map(e -> e.getAttribute("data-node")).collect(Collectors.toSet())
                         .equals(cluster.nodeIds()));
@@ -102,7 +106,8 @@ class BrowserIT {
                         == cluster.nodeIds().size());
                 live.until(d -> d.findElements(By.cssSelector("#nodes button[data-action='kill']")).size()
                         == cluster.nodeIds().size());
-                live.until(d -> d.findElements(By.cssSelector("#partitions .cell[data-primary='']")).isEmpty());
+                live.until(d -> d.findElements(By.cssSelector(
+                        "#partitions .cell[data-primary='']:not([data-service='front'])")).isEmpty()); // front: level 1
                 live.until(d -> Integer.parseInt(d.findElement(By.id("gateway-rate")).getText()) > 0);
                 live.until(d -> d.findElement(By.cssSelector("#rate-history polyline")).getAttribute("points")
                         .split(" ").length >= 5);
@@ -126,6 +131,36 @@ class BrowserIT {
                 load.shutdownNow();
             }
         }
+    }
+
+    /**
+     * The multi-tier front page shows the topic's posts, newest (the browser's) first, the category's
+     * items, both parts answered, and the request's trace id with the command that finds its spans.
+     */
+    private static void seesTheFrontPage(WebDriver driver, WebDriverWait wait, String newestSubject) {
+        driver.findElement(By.id("nav-front")).click();
+        try {
+            wait.until(d -> {
+                if (d.findElements(By.cssSelector("#front-posts li")).size() == 6
+                        && d.findElements(By.cssSelector("#front-items tbody tr")).size() == 3
+                        && d.findElements(By.cssSelector("#front-parts li[data-ok='true']")).size() == 2
+                        && !d.findElements(By.id("front-trace-id")).isEmpty()) {
+                    return true;
+                }
+                d.findElement(By.id("front-submit")).click(); // the front's own reads may lag: load again
+                return false;
+            });
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError("front page: " + driver.findElement(By.id("front-meta")).getText() + " / "
+                    + driver.findElement(By.id("front-parts")).getText() + " / "
+                    + driver.findElement(By.id("front-trace")).getText(), e);
+        }
+        assertThat(driver.findElements(By.cssSelector("#front-posts li .subject")).get(0).getText())
+                .isEqualTo(newestSubject);
+        String traceId = driver.findElement(By.id("front-trace-id")).getText();
+        assertThat(traceId).matches("[0-9a-f]{32}");
+        assertThat(driver.findElement(By.id("front-trace")).getText())
+                .contains("grep " + traceId + " neptune-data/traces.jsonl");
     }
 
     /** Seeds a topic with threads and replies and three categories with items and bids; returns an item to bid on. */

@@ -7,6 +7,7 @@ import io.neptune.core.ReplicaRole;
 import io.neptune.examples.auction.AuctionService;
 import io.neptune.examples.cache.CacheService;
 import io.neptune.examples.discussion.DiscussionService;
+import io.neptune.examples.front.FrontService;
 import io.neptune.server.ClusterAdmin.AnnouncedReplica;
 import io.neptune.server.HostingConfig;
 import io.neptune.server.MiniCluster;
@@ -21,13 +22,16 @@ import java.util.stream.Collectors;
 
 /**
  * An in-JVM cluster for gateway tests: {@code nodes} nodes hosting the discussion, auction and
- * cache services (every partition on every node, primaries spread evenly by priority), a node
+ * cache services (every partition on every node, primaries spread evenly by priority) and the
+ * unreplicated front service calling the first two (every partition on every node), a node
  * {@code gateway} hosting nothing, and an {@link HttpGateway} on a free loopback port whose admin
  * token is {@link #ADMIN_TOKEN}.
  */
 final class GatewayCluster implements AutoCloseable {
     static final List<String> SERVICES = List.of("auction", "cache", "discussion");
     static final int PARTITIONS = 64;
+    /** The partitions the nodes announce: those of {@link #SERVICES} and the front service's. */
+    static final int ANNOUNCED_PARTITIONS = SERVICES.size() * PARTITIONS + FrontService.PARTITIONS;
     /** The admin token of the gateway {@link #start} starts (unless its settings replace it). */
     static final String ADMIN_TOKEN = "test-admin-token-" + java.util.UUID.randomUUID();
 
@@ -41,7 +45,10 @@ final class GatewayCluster implements AutoCloseable {
         this.gateway = gateway;
     }
 
-    /** Starts the cluster and waits until every partition of every service has a primary and no replica recovers. */
+    /**
+     * Starts the cluster and waits until every partition of every service has all its replicas, a
+     * primary (but the front's) and no replica recovering.
+     */
     static GatewayCluster start(int nodes, Consumer<HttpGateway.Builder> gatewaySettings) {
         return start(nodes, gatewaySettings, SchedulingConfig.defaults());
     }
@@ -57,9 +64,11 @@ final class GatewayCluster implements AutoCloseable {
                     priorities.put(p, nodes - Math.floorMod(p - i, nodes));
                 }
                 HostingConfig hosting = HostingConfig.builder().replicas(nodes).priorities(priorities).workers(2).build();
+                HostingConfig front = HostingConfig.builder().replicas(nodes).workers(2).build();
                 cluster.add(cluster.config("node-" + i, ClientConfig.defaults()).toBuilder().scheduling(scheduling).build(),
                         b -> b.host(new DiscussionService(), hosting)
-                        .host(new AuctionService(), hosting).host(new CacheService(), hosting));
+                        .host(new AuctionService(), hosting).host(new CacheService(), hosting)
+                        .host(new FrontService(), front));
             }
             NeptuneNode gatewayNode = cluster.add("gateway", ClientConfig.defaults(), b -> b);
             await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(250))
@@ -76,11 +85,12 @@ final class GatewayCluster implements AutoCloseable {
     private static boolean serving(NeptuneNode node, int replicas) {
         Map<String, List<AnnouncedReplica>> byPartition = node.admin().announcedReplicas().stream()
                 .collect(Collectors.groupingBy(r -> r.service() + "#" + r.partition()));
-        if (byPartition.size() != SERVICES.size() * PARTITIONS) {
+        if (byPartition.size() != ANNOUNCED_PARTITIONS) {
             return false;
         }
         return byPartition.values().stream().allMatch(list -> list.size() == replicas
-                && list.stream().filter(r -> r.role() == ReplicaRole.PRIMARY).count() == 1
+                && list.stream().filter(r -> r.role() == ReplicaRole.PRIMARY).count()
+                        == (list.get(0).service().equals(FrontService.NAME) ? 0 : 1) // level 1: no primary
                 && list.stream().noneMatch(r -> r.role() == ReplicaRole.RECOVERING));
     }
 

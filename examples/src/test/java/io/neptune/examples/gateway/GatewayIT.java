@@ -358,6 +358,45 @@ class GatewayIT {
         assertThat(http.get("/api/cache/" + encoded).text()).isEqualTo("v");
     }
 
+    // ---- front (multi-tier) --------------------------------------------------------------------
+
+    /**
+     * The front's page holds the topic's post and the category's item, fetched by its inner calls
+     * (which have their own session: a replica may lag, so the page is awaited), both parts ok, and
+     * the answer continues the request's trace.
+     */
+    @Test
+    void frontPageAggregatesTheDiscussionAndTheAuctionAndAnswersItsTrace() {
+        String topic = unique("front-topic");
+        String category = unique("front-books");
+        assertThat(http.post("/api/discussion/" + topic + "/messages",
+                "{\"author\":\"ada\",\"subject\":\"On the front\",\"body\":\"hello\"}").status()).isEqualTo(201);
+        assertThat(http.post("/api/auction/categories/" + category + "/items",
+                "{\"title\":\"Dune\",\"seller\":\"frank\",\"startingPrice\":500}").status()).isEqualTo(201);
+        String traceId = "0af7651916cd43dd8448eb211c80319c";
+        String path = "/api/front?topic=" + topic + "&category=" + category;
+        Reply[] page = new Reply[1];
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    page[0] = http.send(http.request(path).header("traceparent", "00-" + traceId
+                            + "-b7ad6b7169203331-01").GET());
+                    return page[0].status() == 200 && page[0].json().get("posts").size() == 1
+                            && page[0].json().get("items").size() == 1;
+                });
+        JsonNode json = page[0].json();
+        assertThat(json.fieldNames()).toIterable().containsExactly("topic", "posts", "category", "items", "parts");
+        assertThat(json.get("posts").get(0).get("subject").asText()).isEqualTo("On the front");
+        assertThat(json.get("items").get(0).get("title").asText()).isEqualTo("Dune");
+        assertThat(json.get("parts")).extracting(part -> part.get("name").asText() + " " + part.get("ok").asBoolean())
+                .containsExactly("discussion true", "auction true");
+        assertThat(page[0].header("traceparent")).hasValueSatisfying(t -> assertThat(t).startsWith("00-" + traceId
+                + "-"));
+
+        Reply missing = http.get("/api/front?topic=" + topic);
+        assertThat(missing.status()).isEqualTo(400);
+        assertThat(missing.error()).startsWith("category: missing");
+    }
+
     // ---- sessions and protocol errors ----------------------------------------------------------
 
     @Test
@@ -454,7 +493,7 @@ class GatewayIT {
             ids.add(node.get("id").asText());
         }
         assertThat(ids).containsExactlyInAnyOrderElementsOf(cluster.nodeIds());
-        assertThat(json.get("partitions")).hasSize(GatewayCluster.SERVICES.size() * GatewayCluster.PARTITIONS);
+        assertThat(json.get("partitions")).hasSize(GatewayCluster.ANNOUNCED_PARTITIONS);
         JsonNode first = json.get("partitions").get(0);
         assertThat(first.fieldNames()).toIterable().containsExactly("service", "partition", "replicas");
         assertThat(first.get("service").asText()).isEqualTo("auction");
@@ -465,7 +504,10 @@ class GatewayIT {
                 assertThat(replica.fieldNames()).toIterable().containsExactly("node", "role", "priority", "version");
                 roles.add(replica.get("role").asText());
             }
-            assertThat(roles).as(partition.toString()).containsExactlyInAnyOrder("primary", "secondary");
+            // the front is level 1: its replicas are all secondaries
+            assertThat(roles).as(partition.toString()).containsExactlyInAnyOrderElementsOf(
+                    partition.get("service").asText().equals("front") ? List.of("secondary", "secondary")
+                            : List.of("primary", "secondary"));
         }
 
         Reply replicas = http.get("/admin/replicas/cache/5");

@@ -70,7 +70,7 @@ public final class GatewayServer implements AutoCloseable {
         Tracing tracing = client instanceof DefaultNeptuneClient nodeClient ? nodeClient.tracing() : Tracing.OFF;
         CallOptions options = CallOptions.timeout(settings.callTimeout());
         GatewayMetrics metrics = new GatewayMetrics(List.of(DiscussionRoutes.SERVICE, AuctionRoutes.SERVICE,
-                CacheRoutes.SERVICE, SearchRoutes.SERVICE, BlastRoutes.SERVICE), System::nanoTime);
+                CacheRoutes.SERVICE, SearchRoutes.SERVICE, BlastRoutes.SERVICE, FrontRoutes.SERVICE), System::nanoTime);
         ExecutorService killExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
                 "neptune-gateway-demo-kill", true));
         ExecutorService startExecutor = Executors.newSingleThreadExecutor(new DefaultThreadFactory(
@@ -83,6 +83,7 @@ public final class GatewayServer implements AutoCloseable {
         new CacheRoutes(client, options).register(router);
         new SearchRoutes(client, options).register(router);
         new BlastRoutes(client, options, settings.blastExample()).register(router);
+        new FrontRoutes(client, options).register(router);
         new AdminRoutes(node, metrics, sessions, demo, killExecutor, startExecutor).register(router);
         new WebResources().register(router);
 

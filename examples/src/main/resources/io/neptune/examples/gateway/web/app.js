@@ -18,7 +18,12 @@ const TOKEN_KEY = 'neptune-token';
 })();
 
 async function api(method, path, body) {
-  const init = { method, headers: { 'Accept': 'application/json' }, cache: 'no-store' };
+  return (await exchange(method, path, body)).json;
+}
+
+/** Sends a request; answers the JSON body and the response headers, or throws the gateway's error. */
+async function exchange(method, path, body, headers) {
+  const init = { method, headers: { 'Accept': 'application/json', ...headers }, cache: 'no-store' };
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) init.headers['Authorization'] = 'Bearer ' + token;
   if (body !== undefined) {
@@ -34,7 +39,7 @@ async function api(method, path, body) {
     error.status = response.status;
     throw error;
   }
-  return json;
+  return { json, headers: response.headers };
 }
 
 function el(tag, attrs, ...children) {
@@ -83,12 +88,13 @@ const when = (millis) => new Date(millis).toLocaleString();
 // ---- views --------------------------------------------------------------------------------------
 
 function showView() {
-  const views = { '#cluster': 'cluster', '#search': 'search', '#blast': 'blast' };
+  const views = { '#cluster': 'cluster', '#search': 'search', '#blast': 'blast', '#front': 'front' };
   const view = views[location.hash] || 'apps';
   for (const section of document.querySelectorAll('section.view')) section.hidden = section.dataset.view !== view;
   for (const link of document.querySelectorAll('nav a')) link.classList.toggle('active', link.dataset.view === view);
   if (view === 'cluster') refreshCluster();
   if (view === 'blast') loadBlastInfo();
+  if (view === 'front') loadFront();
 }
 
 // ---- discussion ---------------------------------------------------------------------------------
@@ -306,6 +312,64 @@ async function search(event) {
   }
 }
 
+// ---- front page (multi-tier) --------------------------------------------------------------------
+
+// The front service answers the page from two back ends; the gateway's traceparent header
+// (version-traceid-spanid-flags) names the trace that holds the page's call and both inner calls.
+// The page starts that trace itself (a new sampled traceparent), so the answer names it even when
+// the gateway records no spans of its own.
+const hex = (bytes) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)),
+  (b) => b.toString(16).padStart(2, '0')).join('');
+const newTraceparent = () => '00-' + hex(16) + '-' + hex(8) + '-01';
+let frontLoads = 0;
+
+async function loadFront(event) {
+  if (event) event.preventDefault();
+  const topic = $('front-topic').value.trim();
+  const category = $('front-category').value.trim();
+  if (!topic || !category) return;
+  const load = ++frontLoads; // only the latest load draws the page
+  $('front-meta').textContent = 'Loading\u2026';
+  try {
+    const started = performance.now();
+    const { json: page, headers } = await exchange('GET', '/api/front?topic=' + seg(topic) + '&category=' + seg(category),
+      undefined, { 'traceparent': newTraceparent() });
+    if (load !== frontLoads) return;
+    const posts = $('front-posts');
+    posts.replaceChildren();
+    for (const h of page.posts) {
+      posts.append(el('li', { 'data-id': h.id }, el('span', { class: 'subject' }, h.subject), ' ',
+        el('span', { class: 'meta' }, h.author + ', ' + when(h.postedAt))));
+    }
+    const items = $('front-items').tBodies[0];
+    items.replaceChildren();
+    for (const item of page.items) {
+      items.append(el('tr', { 'data-id': item.id }, el('td', {}, item.title), el('td', {}, item.seller),
+        el('td', { class: 'num' }, money(item.highestBid || item.startingPrice)), el('td', { class: 'num' }, item.bidCount)));
+    }
+    $('front-parts').replaceChildren(...page.parts.map((part) => el('li', { 'data-part': part.name,
+      'data-ok': part.ok, class: part.ok ? 'part-ok' : 'part-missing', title: part.error },
+      part.name + (part.ok ? ' \u2713 ' + part.millis + ' ms' : ' missing: ' + part.error))));
+    $('front-meta').textContent = page.posts.length + ' posts of "' + page.topic + '" and ' + page.items.length
+      + ' items of "' + page.category + '" in ' + Math.round(performance.now() - started) + ' ms'
+      + (page.parts.every((part) => part.ok) ? '' : ' (partial page)');
+    const traceparent = headers.get('traceparent');
+    const traceId = traceparent ? traceparent.split('-')[1] : '';
+    $('front-trace').dataset.traceId = traceId;
+    $('front-trace').replaceChildren(...(traceId
+      ? ['Trace id ', el('code', { id: 'front-trace-id' }, traceId), ' \u00b7 its spans: ',
+        el('code', {}, 'grep ' + traceId + ' neptune-data/traces.jsonl')]
+      : ['No trace id: the gateway answered no traceparent.']));
+  } catch (e) {
+    if (load !== frontLoads) return;
+    $('front-posts').replaceChildren();
+    $('front-items').tBodies[0].replaceChildren();
+    $('front-parts').replaceChildren();
+    $('front-trace').replaceChildren();
+    $('front-meta').textContent = 'Cannot load the page: ' + e.message;
+  }
+}
+
 // ---- cluster dashboard --------------------------------------------------------------------------
 
 const colors = new Map();
@@ -500,6 +564,7 @@ function init() {
   $('item-form').addEventListener('submit', offerItem);
   $('search-form').addEventListener('submit', search);
   $('blast-form').addEventListener('submit', blast);
+  $('front-form').addEventListener('submit', loadFront);
   window.addEventListener('hashchange', showView);
   setInterval(refreshCluster, 1000);
   showView();
