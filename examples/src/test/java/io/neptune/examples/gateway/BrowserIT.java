@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -59,7 +58,6 @@ class BrowserIT {
             try (Browser browser = Browser.open(profile)) {
                 WebDriver driver = browser.driver();
                 WebDriverWait wait = browser.waiting();
-                wait.ignoring(StaleElementReferenceException.class); // a list redrawn while a check reads it
                 // as the demo prints it: the token in the fragment, which the page keeps and the browser never sends
                 driver.get(cluster.baseUrl() + "/#token=" + GatewayCluster.ADMIN_TOKEN);
                 wait.until(d -> d.findElements(By.cssSelector("#headers li")).size() >= 4);
@@ -96,7 +94,6 @@ class BrowserIT {
                 driver.findElement(By.id("nav-cluster")).click();
                 // The dashboard redraws every second, so elements go stale: every check is a retried wait.
                 WebDriverWait live = browser.waiting();
-                live.ignoring(StaleElementReferenceException.class);
                 live.until(d -> d.findElements(By.cssSelector("#partitions .cell")).size()
                         == GatewayCluster.ANNOUNCED_PARTITIONS);
                 live.until(d -> d.findElements(By.cssSelector("#nodes tbody tr[data-node][data-state='RUNNING']"))
