@@ -12,6 +12,7 @@ import io.neptune.core.AccessMode;
 import io.neptune.core.Check;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.DeadlineExceededException;
+import io.neptune.core.NeptuneException;
 import io.neptune.core.NeptuneService;
 import io.neptune.core.NodeId;
 import io.neptune.core.PartitionKey;
@@ -26,7 +27,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Flow;
+import java.util.concurrent.SubmissionPublisher;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -78,11 +86,30 @@ class InnerCallIT {
             return new Seen(left, context.serviceClass(), context.node().value());
         }
 
+        /** Holds its worker until {@link #RELEASED} or {@code sleepMillis}, whichever comes first. */
+        @Read
+        public Seen hold(RequestContext context, Probe request) throws InterruptedException {
+            HOLDING.incrementAndGet();
+            try {
+                RELEASED.await(request.sleepMillis(), TimeUnit.MILLISECONDS);
+            } finally {
+                HOLDING.decrementAndGet();
+            }
+            return new Seen(0, context.serviceClass(), context.node().value());
+        }
+
         @Check
         public synchronized boolean check(int partition, long lsn) {
             return applied >= lsn;
         }
     }
+
+    /** Ledger holds in progress, on any replica. */
+    private static final AtomicInteger HOLDING = new AtomicInteger();
+    /** Ends every ledger hold; counted down when the class's tests end. */
+    private static final CountDownLatch RELEASED = new CountDownLatch(1);
+    /** How each inner call that a dropped call was waiting for ended, as the front saw it. */
+    private static final Queue<String> INNER_ENDINGS = new ConcurrentLinkedQueue<>();
 
     /** The typed view of the ledger's read. */
     public interface LedgerApi {
@@ -117,6 +144,42 @@ class InnerCallIT {
         @Read
         public Ledger.Entries addToLedger(RequestContext context, Ledger.Add add) {
             return context.client().call("ledger", 0, "add", AccessMode.WRITE, add, Ledger.Entries.class);
+        }
+
+        /** Waits for a ledger hold (a blocking inner call); says in {@link #INNER_ENDINGS} how it ended. */
+        @Read
+        public Ledger.Seen waitForLedger(RequestContext context, Ledger.Probe probe) {
+            long start = System.nanoTime();
+            try {
+                return context.client().call("ledger", 0, "hold", AccessMode.READ, probe, Ledger.Seen.class);
+            } catch (NeptuneException e) {
+                INNER_ENDINGS.add(ended(e, start));
+                throw e;
+            }
+        }
+
+        /** A stream whose one item is a ledger hold's answer (an async inner call); see {@link #waitForLedger}. */
+        @Read
+        public Flow.Publisher<Ledger.Seen> streamFromLedger(RequestContext context, Ledger.Probe probe) {
+            return subscriber -> {
+                SubmissionPublisher<Ledger.Seen> items = new SubmissionPublisher<>(Runnable::run, 1);
+                items.subscribe(subscriber);
+                long start = System.nanoTime();
+                context.client().callAsync("ledger", 0, "hold", AccessMode.READ, probe, Ledger.Seen.class)
+                        .whenComplete((seen, failure) -> {
+                            if (failure != null) {
+                                INNER_ENDINGS.add(ended(failure, start));
+                                items.closeExceptionally(failure);
+                            } else {
+                                items.submit(seen);
+                                items.close();
+                            }
+                        });
+            };
+        }
+
+        private static String ended(Throwable failure, long start) {
+            return failure + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms";
         }
 
         @Read
@@ -216,6 +279,7 @@ class InnerCallIT {
 
     @AfterAll
     static void stop() {
+        RELEASED.countDown();
         if (cluster != null) {
             cluster.close();
         }
@@ -293,5 +357,62 @@ class InnerCallIT {
         // both were answered after they committed, so the ledger's primary (node-1) applied whatever ran
         assertThat(LEDGERS.get(0).entries(null, new Ledger.Probe(0)).entries()).as("the ledger's primary")
                 .containsOnlyOnce("front#" + lsn);
+    }
+
+    @Test
+    void aCallWhoseCallerClosedItsConnectionEndsTheInnerCallItWaitsFor() {
+        NeptuneNode node = cluster.nodes().get(0);
+        String seed = node.requestAddress().getHostString() + ":" + node.requestAddress().getPort();
+        int holding = HOLDING.get();
+        INNER_ENDINGS.clear();
+        try (NeptuneClient outside = NeptuneClient.connect(ClientConfig.builder().seeds(seed).build())) {
+            outside.callAsync(NeptuneHandle.create(), "front", 0, "waitForLedger", AccessMode.READ,
+                    new Ledger.Probe(60_000), Ledger.Seen.class, CallOptions.timeout(Duration.ofSeconds(60)));
+            await().atMost(WAIT).until(() -> HOLDING.get() > holding);
+        }   // its connections close with it, while the front still waits for the ledger
+
+        await().atMost(WAIT).until(() -> !INNER_ENDINGS.isEmpty());
+        assertThat(INNER_ENDINGS.peek()).as("how the front's inner call ended")
+                .contains("ledger#0.hold: the call it is part of, front.waitForLedger, was dropped: its connection closed");
+        assertThat(tookMillis(INNER_ENDINGS.peek())).as("the inner call's wait, of a hold of 60 s").isLessThan(30_000);
+    }
+
+    @Test
+    void aStreamWhoseCallerCancelsItEndsTheInnerCallItWaitsFor() {
+        int holding = HOLDING.get();
+        INNER_ENDINGS.clear();
+        Flow.Publisher<Ledger.Seen> stream = client.openStream(NeptuneHandle.create(), "front", 0, "streamFromLedger",
+                new Ledger.Probe(60_000), Ledger.Seen.class, CallOptions.timeout(Duration.ofSeconds(60)));
+        AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
+        stream.subscribe(new Flow.Subscriber<>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                subscription.set(s);
+                s.request(1);
+            }
+
+            @Override
+            public void onNext(Ledger.Seen item) {}
+
+            @Override
+            public void onError(Throwable failure) {}
+
+            @Override
+            public void onComplete() {}
+        });
+        await().atMost(WAIT).until(() -> HOLDING.get() > holding);
+
+        subscription.get().cancel();
+
+        await().atMost(WAIT).until(() -> !INNER_ENDINGS.isEmpty());
+        assertThat(INNER_ENDINGS.peek()).as("how the front's inner call ended")
+                .contains("ledger#0.hold: the call it is part of, front.streamFromLedger, was dropped: the client"
+                        + " cancelled the stream");
+        assertThat(tookMillis(INNER_ENDINGS.peek())).as("the inner call's wait, of a hold of 60 s").isLessThan(30_000);
+    }
+
+    /** The milliseconds in an {@link #INNER_ENDINGS} entry. */
+    private static long tookMillis(String ending) {
+        return Long.parseLong(ending.replaceAll(".* after (\\d+) ms$", "$1"));
     }
 }

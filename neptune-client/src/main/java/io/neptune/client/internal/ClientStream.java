@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,6 +101,11 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
     private String lastMove = "";
     private long deadlineNanos;
     private final java.util.Set<NodeId> failedNodes = new java.util.HashSet<>();
+    /** The caller whose going ends this inner stream ({@link #endWhen}), or null: not an inner stream. */
+    private volatile @Nullable CallerGone endWhen;
+    private volatile Function<String, NeptuneException> endFailure = NeptuneException::new;
+    /** The watch on {@link #endWhen} from the open to the end. */
+    private volatile CallerGone.@Nullable Watch watch;
 
     ClientStream(DefaultNeptuneClient client, RequestMessage message, Flow.@Nullable Publisher<?> input,
             JavaType itemType, BalancingPolicy policy, long timeoutNanos) {
@@ -124,6 +130,16 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         }
     }
 
+    /**
+     * Ends this stream with the failure {@code failure} makes of the reason, and cancels it on its node,
+     * when {@code caller} goes (the caller of the call it is an inner stream of); set before it is
+     * subscribed.
+     */
+    void endWhen(CallerGone caller, Function<String, NeptuneException> failure) {
+        this.endFailure = requireNonNull(failure, "failure");
+        this.endWhen = requireNonNull(caller, "caller");
+    }
+
     @Override
     public void subscribe(Flow.Subscriber<? super T> subscriber) {
         inbound.subscribe(subscriber);
@@ -143,6 +159,15 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         } catch (IllegalStateException e) { // the wheel stopped: the client is closing
             end(new NeptuneException(message.target() + ": client is closed"), false);
             return;
+        }
+        CallerGone caller = endWhen;
+        if (caller != null) {
+            watch = caller.watch(why -> end(endFailure.apply(why), true));
+            synchronized (lock) {
+                if (ended) {    // the caller had gone already
+                    return;
+                }
+            }
         }
         Span traced = client.tracing().clientSpan(client.node(), message, parent);
         if (traced != null) {
@@ -445,6 +470,10 @@ final class ClientStream<T> implements Flow.Publisher<T>, InboundPublisher.Upstr
         }
         if (t != null) {
             t.cancel();
+        }
+        CallerGone.Watch w = watch;
+        if (w != null) {
+            w.close();
         }
         if (h != null) {
             h.removeStream(id);

@@ -338,11 +338,7 @@ public final class DefaultNeptuneClient implements NeptuneClient {
             return future.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            if (future instanceof Call<?>.Result call) {
-                call.abandon("interrupted while waiting for the call", e);
-            } else {
-                future.cancel(false);
-            }
+            abandon(future, "interrupted while waiting for the call", e);
             try {
                 return future.getNow(null);   // answered meanwhile
             } catch (CompletionException | java.util.concurrent.CancellationException ended) {
@@ -351,6 +347,22 @@ public final class DefaultNeptuneClient implements NeptuneClient {
             }
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());
+        }
+    }
+
+    /**
+     * Gives up {@code future}, a call this client started, for {@code why}: no attempt follows, and a
+     * write that may have been sent ends in {@link io.neptune.core.OutcomeUnknownException}.
+     */
+    static void abandon(CompletableFuture<?> future, String why) {
+        abandon(future, why, new NeptuneException(why));
+    }
+
+    private static void abandon(CompletableFuture<?> future, String why, Throwable cause) {
+        if (future instanceof Call<?>.Result call) {
+            call.abandon(why, cause);
+        } else {
+            future.cancel(false);
         }
     }
 

@@ -6,6 +6,7 @@ import io.neptune.client.CallOptions;
 import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.DeadlineExceededException;
+import io.neptune.core.NeptuneException;
 import io.neptune.core.ServiceCalls;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.wire.RequestId;
@@ -22,7 +23,10 @@ import org.jspecify.annotations.Nullable;
  * through the node's client: each takes the outer call's deadline less a margin, its service class,
  * one session for all of them, and for a write an id derived from the outer call's and the write's
  * rank ({@link RequestId#derived}). A blocking call to the outer call's own service is refused unless
- * its method is reentrant.
+ * its method is reentrant. When the outer call's caller goes ({@link CallerGone}: its connection closed,
+ * or it cancelled the stream), the inner calls still in flight end: a call is abandoned (no attempt
+ * follows; a write that may have been sent ends in {@link io.neptune.core.OutcomeUnknownException}), a
+ * stream is cancelled on its node.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -45,9 +49,10 @@ public final class InnerCalls implements ServiceCalls, Proxies.Calls {
      *     {@link #NO_DEADLINE} (a replicated write applied from the log)
      * @param id the outer call's request id ({@link RequestId#NONE} for a read)
      * @param reentrant whether the method may wait for calls to its own service
+     * @param caller the signal that the outer call's caller went ({@link CallerGone#NEVER}: it cannot)
      */
     public record Outer(String service, String method, String serviceClass, long deadlineNanos, RequestId id,
-            boolean reentrant) {
+            boolean reentrant, CallerGone caller) {
         /** The deadline of a call nobody waits for. */
         public static final long NO_DEADLINE = Long.MIN_VALUE;
 
@@ -57,6 +62,7 @@ public final class InnerCalls implements ServiceCalls, Proxies.Calls {
             requireNonNull(method, "method");
             requireNonNull(serviceClass, "serviceClass");
             requireNonNull(id, "id");
+            requireNonNull(caller, "caller");
         }
 
         String target() {
@@ -104,24 +110,49 @@ public final class InnerCalls implements ServiceCalls, Proxies.Calls {
     public <T> CompletableFuture<T> invoke(String service, int partition, String method, AccessMode mode,
             Object request, Type responseType) {
         requireNonNull(mode, "mode");
-        CallOptions.Builder options = options(service + "#" + partition + "." + method);
+        String target = service + "#" + partition + "." + method;
+        String gone = outer.caller().reason();
+        if (gone != null) {
+            return CompletableFuture.failedFuture(dropped(target, "not sent", gone));
+        }
+        CallOptions.Builder options = options(target);
         if (options == null) {
-            return CompletableFuture.failedFuture(expired(service + "#" + partition + "." + method));
+            return CompletableFuture.failedFuture(expired(target));
         }
         if (mode == AccessMode.WRITE) {
             options.requestId(outer.id().derived(writes.incrementAndGet()).toString());
         }
-        return client.invoke(session, service, partition, method, mode, request, responseType, options.build());
+        CompletableFuture<T> call = client.invoke(session, service, partition, method, mode, request, responseType,
+                options.build());
+        return outer.caller() == CallerGone.NEVER ? call : endedWhenTheCallerGoes(call);
     }
 
     @Override
     public <T> Flow.Publisher<T> stream(String service, int partition, String method, @Nullable Object request,
             Flow.@Nullable Publisher<?> input, Type itemType) {
-        CallOptions.Builder options = options(service + "#" + partition + "." + method);
-        if (options == null) {
-            return DefaultNeptuneClient.failed(expired(service + "#" + partition + "." + method));
+        String target = service + "#" + partition + "." + method;
+        String gone = outer.caller().reason();
+        if (gone != null) {
+            return DefaultNeptuneClient.failed(dropped(target, "not sent", gone));
         }
-        return client.stream(session, service, partition, method, request, input, itemType, options.build());
+        CallOptions.Builder options = options(target);
+        if (options == null) {
+            return DefaultNeptuneClient.failed(expired(target));
+        }
+        Flow.Publisher<T> stream = client.stream(session, service, partition, method, request, input, itemType,
+                options.build());
+        if (stream instanceof ClientStream<T> opened) {
+            opened.endWhen(outer.caller(), why -> dropped(target, "cancelled", why));
+        }
+        return stream;
+    }
+
+    /** {@code call}, abandoned if the outer call's caller goes before it ends. */
+    private <T> CompletableFuture<T> endedWhenTheCallerGoes(CompletableFuture<T> call) {
+        CallerGone.Watch watch = outer.caller().watch(why -> DefaultNeptuneClient.abandon(call,
+                "the call it is part of, " + outer.target() + ", was dropped: " + why));
+        call.whenComplete((answer, failure) -> watch.close());
+        return call;
     }
 
     /**
@@ -172,6 +203,12 @@ public final class InnerCalls implements ServiceCalls, Proxies.Calls {
             return null;
         }
         return options.timeout(Duration.ofNanos(timeout));
+    }
+
+    /** The failure of an inner call to {@code target} that {@code ended} ("not sent") as its caller went. */
+    private NeptuneException dropped(String target, String ended, String why) {
+        return new NeptuneException(target + ": " + ended + ", as the call it is part of, " + outer.target()
+                + ", was dropped: " + why);
     }
 
     private DeadlineExceededException expired(String target) {

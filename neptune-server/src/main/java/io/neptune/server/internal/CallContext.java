@@ -1,5 +1,6 @@
 package io.neptune.server.internal;
 
+import io.neptune.client.internal.CallerGone;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.client.internal.InnerCalls;
 import io.neptune.core.AccessMode;
@@ -29,22 +30,25 @@ final class CallContext implements RequestContext {
     private final long deadlineNanos;
     private final boolean reentrant;
     private final @Nullable DefaultNeptuneClient nodeClient;
+    private final CallerGone caller;
     /** What the method reported it cost, or -1. */
     private volatile long reportedNanos = -1;
     private volatile @Nullable InnerCalls innerCalls;
 
     /**
      * The context of {@code request} on {@code node}, logged at {@code lsn} (0: not a replicated write);
-     * its method {@code reentrant} or not; inner calls through {@code nodeClient} (null: not started).
+     * its method {@code reentrant} or not; inner calls through {@code nodeClient} (null: not started), which
+     * end when {@code caller} goes.
      */
     CallContext(NodeId node, RequestMessage request, long lsn, long deadlineNanos, boolean reentrant,
-            @Nullable DefaultNeptuneClient nodeClient) {
+            @Nullable DefaultNeptuneClient nodeClient, CallerGone caller) {
         this.node = node;
         this.request = request;
         this.lsn = lsn;
         this.deadlineNanos = deadlineNanos;
         this.reentrant = reentrant;
         this.nodeClient = nodeClient;
+        this.caller = caller;
     }
 
     /** What the method reported the call cost, or -1 if it did not. */
@@ -73,7 +77,7 @@ final class CallContext implements RequestContext {
                 calls = innerCalls;
                 if (calls == null) {
                     calls = new InnerCalls(through, new InnerCalls.Outer(request.service(), request.method(),
-                            request.serviceClass(), deadlineNanos, request.id(), reentrant));
+                            request.serviceClass(), deadlineNanos, request.id(), reentrant, caller));
                     innerCalls = calls;
                 }
             }

@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.client.internal.CallerGone;
 import io.neptune.core.MethodDescriptor;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
@@ -40,6 +41,8 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -80,6 +83,12 @@ public final class RequestServer implements AutoCloseable {
 
     /** The open streams of a connection, by request id (created at its first stream). */
     private static final AttributeKey<Map<Long, ServerStream>> STREAMS = AttributeKey.valueOf("neptune.streams");
+
+    /**
+     * The context the calls of a connection are routed in (created at its first call): it carries the
+     * signal that the connection closed, which ends their inner calls ({@link CallerGone}).
+     */
+    private static final AttributeKey<Context> CALLS = AttributeKey.valueOf("neptune.calls-context");
 
     /** Most threads delivering clients' stream items to services at once (a slow service holds one). */
     static final int DELIVERY_THREADS = 64;
@@ -277,12 +286,24 @@ public final class RequestServer implements AutoCloseable {
                 openStream(ctx, request);
                 return;
             }
-            router.route(request, ConnectionSecurity.caller(channel), response -> {
-                if (channel.isActive()) {
-                    channel.writeAndFlush(fitting(request, response).withLoad(router.load(request)),
-                            channel.voidPromise());
-                }
-            });
+            try (Scope scope = callerContext(channel).makeCurrent()) {
+                router.route(request, ConnectionSecurity.caller(channel), response -> {
+                    if (channel.isActive()) {
+                        channel.writeAndFlush(fitting(request, response).withLoad(router.load(request)),
+                                channel.voidPromise());
+                    }
+                });
+            }
+        }
+
+        /** The context of the calls of {@code channel}; on its event loop. */
+        private Context callerContext(Channel channel) {
+            Context context = channel.attr(CALLS).get();
+            if (context == null) {
+                context = new CallerGone().into(Context.root());
+                channel.attr(CALLS).set(context);
+            }
+            return context;
         }
 
         private void openStream(ChannelHandlerContext ctx, RequestMessage request) {
@@ -309,7 +330,9 @@ public final class RequestServer implements AutoCloseable {
             Type inputType = method.flatMap(MethodDescriptor::inputItem).orElse(null);
             ServerStream stream = new ServerStream(node, ctx.channel(), request, inputType, resumable, deliveries,
                     maxFrameBytes, streams);
-            router.route(request, ConnectionSecurity.caller(ctx.channel()), stream::finish, stream);
+            try (Scope scope = stream.caller().into(Context.root()).makeCurrent()) {
+                router.route(request, ConnectionSecurity.caller(ctx.channel()), stream::finish, stream);
+            }
         }
 
         /**
@@ -360,6 +383,10 @@ public final class RequestServer implements AutoCloseable {
             Map<Long, ServerStream> streams = ctx.channel().attr(STREAMS).get();
             if (streams != null) {
                 streams.values().forEach(ServerStream::connectionClosed);
+            }
+            Context calls = ctx.channel().attr(CALLS).get();
+            if (calls != null) {
+                CallerGone.in(calls).signal("its connection closed");
             }
             ctx.fireChannelInactive();
         }

@@ -3,6 +3,7 @@ package io.neptune.server.internal;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JavaType;
+import io.neptune.client.internal.CallerGone;
 import io.neptune.core.NeptuneException;
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
@@ -63,6 +64,8 @@ final class ServerStream implements StreamSink {
     private long pendingCredit;
     private volatile boolean done;
     private volatile Consumer<String> ended = outcome -> { };
+    /** The signal, to the method's inner calls, that the stream ended before it completed. */
+    private final CallerGone caller = new CallerGone();
 
     /**
      * Opens the stream of {@code request} on the event loop of {@code channel} and registers it.
@@ -218,6 +221,15 @@ final class ServerStream implements StreamSink {
         }
     }
 
+    /**
+     * The signal that the client stopped waiting for this stream: it ended other than by completing
+     * (the client cancelled it, the connection closed, it failed or its deadline passed). The stream is
+     * routed with it, so the method's inner calls end with the stream.
+     */
+    CallerGone caller() {
+        return caller;
+    }
+
     @Override
     public void whenEnded(Consumer<String> listener) {
         this.ended = requireNonNull(listener, "listener");
@@ -246,6 +258,9 @@ final class ServerStream implements StreamSink {
             ended.accept(outcome);
         } catch (RuntimeException e) {
             logger.warn("{}: the end listener of stream {} failed", node, request.target(), e);
+        }
+        if (!outcome.equals(Status.OK.name())) {
+            caller.signal(why);
         }
         return true;
     }

@@ -2,6 +2,7 @@ package io.neptune.server.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.neptune.client.internal.CallerGone;
 import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.client.internal.Tracing;
 import io.neptune.core.AccessMode;
@@ -197,7 +198,7 @@ public final class ServiceRuntime implements AutoCloseable {
         RequestMessage request = new RequestMessage(0, descriptor.name(), partition, methodName, AccessMode.WRITE, 1,
                 0, id, payload);
         long cpu = classAware != null ? CPU.getCurrentThreadCpuTime() : 0;
-        CallContext context = context(request, lsn, CallContext.NO_DEADLINE);
+        CallContext context = context(request, lsn, CallContext.NO_DEADLINE, CallerGone.NEVER);
         ResponseMessage response = requireNonNull(invoke(request, method, context, null), "response");
         if (classAware != null) {
             replicatedWrites.applied(methodName, context.reportedNanos() >= 0 ? context.reportedNanos()
@@ -432,8 +433,8 @@ public final class ServiceRuntime implements AutoCloseable {
      */
     private void answer(Task task) {
         active.incrementAndGet();
-        try (Scope scope = task.trace().makeCurrent(); RequestMdc mdc = RequestMdc.serving(node, task.request())) {
-            tracing().queued(task.trace(), task.arrivalNanos());
+        try (Scope scope = task.context().makeCurrent(); RequestMdc mdc = RequestMdc.serving(node, task.request())) {
+            tracing().queued(task.context(), task.arrivalNanos());
             try {
                 ResponseMessage response = classAware != null ? runMeasured(task) : runAnswering(task);
                 if (response != null) {
@@ -461,8 +462,13 @@ public final class ServiceRuntime implements AutoCloseable {
             task.handoff().accept(task); // the engine answers, and the scheduler hears of it, when it commits
             return null;
         }
+        ResponseMessage callerGone = callerGone(task);
+        if (callerGone != null) {
+            scheduler.expired(task);
+            return callerGone;
+        }
         long cpu = CPU.getCurrentThreadCpuTime();
-        CallContext context = context(task.request(), 0, task.deadlineNanos());
+        CallContext context = context(task);
         @Nullable ResponseMessage response = null;
         boolean answered = false;
         try {
@@ -537,7 +543,24 @@ public final class ServiceRuntime implements AutoCloseable {
         if (System.nanoTime() - task.deadlineNanos() > 0) {
             return expired(task);
         }
-        return runAnswering(task, context(task.request(), 0, task.deadlineNanos()));
+        if (task.handoff() == null) {
+            ResponseMessage callerGone = callerGone(task);
+            if (callerGone != null) {
+                return callerGone;
+            }
+        }
+        return runAnswering(task, context(task));
+    }
+
+    /**
+     * The answer to {@code task}, not run, if its caller went while it was queued (its connection closed,
+     * or it cancelled the stream); null if the caller still waits. A replicated write is not asked: the
+     * engine takes it whatever happened to its caller, as its retry may come by another connection.
+     */
+    private @Nullable ResponseMessage callerGone(Task task) {
+        String why = CallerGone.in(task.context()).reason();
+        return why == null ? null : ResponseMessage.error(task.request().requestId(), Status.DROPPED,
+                "not run on " + node + ": its caller went while it was queued (" + why + ")");
     }
 
     private @Nullable ResponseMessage runAnswering(Task task, CallContext context) {
@@ -625,9 +648,15 @@ public final class ServiceRuntime implements AutoCloseable {
         return through == null ? Tracing.OFF : through.tracing();
     }
 
-    private CallContext context(RequestMessage request, long lsn, long deadlineNanos) {
+    private CallContext context(RequestMessage request, long lsn, long deadlineNanos, CallerGone caller) {
         MethodDescriptor method = descriptor.methods().get(request.method());
-        return new CallContext(node, request, lsn, deadlineNanos, method != null && method.reentrant(), client);
+        return new CallContext(node, request, lsn, deadlineNanos, method != null && method.reentrant(), client,
+                caller);
+    }
+
+    /** The context {@code task} runs in: its deadline, and the signal that its caller went. */
+    private CallContext context(Task task) {
+        return context(task.request(), 0, task.deadlineNanos(), CallerGone.in(task.context()));
     }
 
     /** Stops the workers and refuses what is still queued; idempotent. */

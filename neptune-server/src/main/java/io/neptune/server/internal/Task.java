@@ -19,14 +19,15 @@ import org.jspecify.annotations.Nullable;
  *     to the replication engine, which answers {@code reply} once it commits); null for other requests
  * @param stream for a request that opens a stream, where the method's stream goes; {@code reply} then
  *     only gets errors and is the stream's end. Null for other requests
- * @param trace the trace context it was queued in (its server span, if traced): current on the worker
- *     while the method runs, so its inner calls are children of it
+ * @param context the context it was queued in: its server span, if traced, and the signal that its
+ *     caller went ({@link io.neptune.client.internal.CallerGone}). Current on the worker while the method
+ *     runs, so its inner calls are children of it and end when its caller goes
  */
 public record Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
         Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff, @Nullable StreamSink stream,
-        Context trace) {
+        Context context) {
 
-    /** A task queued in the current trace context. */
+    /** A task queued in the current context. */
     public Task(RequestMessage request, MethodDescriptor method, long arrivalNanos, long deadlineNanos,
             Consumer<ResponseMessage> reply, @Nullable Consumer<Task> handoff, @Nullable StreamSink stream) {
         this(request, method, arrivalNanos, deadlineNanos, reply, handoff, stream, Context.current());

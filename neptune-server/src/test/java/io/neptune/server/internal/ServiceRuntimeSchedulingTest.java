@@ -3,6 +3,7 @@ package io.neptune.server.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.neptune.client.internal.CallerGone;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ClassStats;
 import io.neptune.core.MethodDescriptor;
@@ -19,6 +20,8 @@ import io.neptune.server.HostingConfig;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.SchedulingPolicy;
 import io.neptune.server.internal.FaultInjectingYieldFunction.Fault;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -163,6 +166,29 @@ class ServiceRuntimeSchedulingTest {
         ResponseMessage answer = response.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(answer.status()).isEqualTo(Status.UNAVAILABLE);
         assertThat(answer.errorMessage()).isEqualTo("n1 is shutting down");
+    }
+
+    @Test
+    void aCallWhoseCallerWentWhileItWasQueuedIsNotRun() throws Exception {
+        runtime.start(data);
+        CompletableFuture<ResponseMessage> busy = new CompletableFuture<>();
+        runtime.submit(new RequestMessage(0, "echo", 0, "sleep", AccessMode.READ, 30_000, 0, RequestId.NONE,
+                JsonCodec.encode(new EchoTestService.Sleep(500))), method("sleep"), busy::complete);
+        await().atMost(WAIT).until(() -> runtime.active() == 1 && runtime.queued() == 0);  // the one worker's
+        CallerGone caller = new CallerGone();
+        CompletableFuture<ResponseMessage> queued;
+        try (Scope scope = caller.into(Context.root()).makeCurrent()) {
+            queued = call("echo", ServiceClass.DEFAULT_NAME);   // behind the sleep on the one worker
+        }
+
+        caller.signal("its connection closed");
+
+        assertThat(busy.get(WAIT.toSeconds(), TimeUnit.SECONDS).status()).isEqualTo(Status.OK);
+        ResponseMessage answer = queued.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(answer.status()).isEqualTo(Status.DROPPED);
+        assertThat(answer.errorMessage()).isEqualTo("not run on n1: its caller went while it was queued (its"
+                + " connection closed)");
+        assertThat(defaultClassStats().completed()).as("only the sleep ran").isEqualTo(1);
     }
 
     private CompletableFuture<ResponseMessage> call(String method, String serviceClass) throws IOException {
