@@ -223,7 +223,7 @@ public final class DemoCommand implements Callable<Integer> {
                 blastExample(client, gateway.port());
             }
             if (searchDocuments > 0) {
-                indexInBackground(client, gateway.port());
+                indexInBackground(client, gateway.port(), resources);
             }
             if (!workloadTime.isZero()) {
                 runWorkload(client, processes, cluster, discovery, workloadTime);
@@ -304,27 +304,39 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Indexes the man pages (or the synthetic fallback) through the cluster on a daemon thread, and says when done. */
-    private void indexInBackground(NeptuneNode client, int port) {
+    private void indexInBackground(NeptuneNode client, int port, List<AutoCloseable> resources) {
         Thread thread = new Thread(() -> {
             long start = System.nanoTime();
             DocumentLoader.Corpus corpus = DocumentLoader.manPagesOrSynthetic(ManPages.DEFAULT_DIRECTORY,
                     searchDocuments);
             System.out.printf("Search: indexing %s in the background%n", corpus.description());
-            try {
-                // a few writes at a time: the index fills in the background while the workload keeps its latency
-                DocumentLoader.Result result = DocumentLoader.load(client.client(), corpus.documents(), 4,
-                        CallOptions.timeout(Duration.ofSeconds(30)));
+            // a few writes at a time: the index fills in the background while the workload keeps its latency
+            DocumentLoader.Result result = DocumentLoader.load(client.client(), corpus.documents(), 4,
+                    CallOptions.timeout(Duration.ofSeconds(30)));
+            String failed = result.failed() == 0 ? ""
+                    : " (" + result.failed() + " failed, first: " + result.firstFailure() + ")";
+            if (result.notSent() > 0) {
+                System.out.printf(Locale.ROOT, "Search: indexing stopped as the demo stops, after %,d documents in"
+                        + " %.1f s%s; %,d not sent%n", result.indexed(), (System.nanoTime() - start) / 1e9, failed,
+                        result.notSent());
+            } else {
                 System.out.printf(Locale.ROOT, "Search: indexed %,d documents in %.1f s%s; try"
                         + " http://127.0.0.1:%d/#search%n", result.indexed(), (System.nanoTime() - start) / 1e9,
-                        result.failed() == 0 ? "" : " (" + result.failed() + " failed, first: " + result.firstFailure()
-                                + ")", port);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                        failed, port);
             }
         }, "neptune-demo-search-indexer");
         thread.setDaemon(true);
         indexer = thread;
+        resources.add(0, () -> stopIndexing(thread)); // before the client it writes through closes
         thread.start();
+    }
+
+    /** Stops the search indexer if it still runs, and waits for its writes in flight (30 s timeout each). */
+    private static void stopIndexing(Thread thread) throws InterruptedException {
+        if (thread.isAlive()) {
+            thread.interrupt();
+            thread.join(TimeUnit.MINUTES.toMillis(1));
+        }
     }
 
     private void runWorkload(NeptuneNode client, LocalCluster processes, String cluster, Path discovery,

@@ -37,8 +37,9 @@ public final class DocumentLoader {
      * @param indexed documents acknowledged
      * @param failed documents whose write failed
      * @param firstFailure the first failure's message; empty if none failed
+     * @param notSent documents not written because the load was interrupted
      */
-    public record Result(long indexed, long failed, String firstFailure) {}
+    public record Result(long indexed, long failed, String firstFailure, long notSent) {}
 
     /**
      * A corpus to index.
@@ -73,12 +74,12 @@ public final class DocumentLoader {
     }
 
     /**
-     * Writes every document, at most {@code inFlight} at a time, and waits for all of them.
-     *
-     * @throws InterruptedException if interrupted while waiting (writes in flight still complete)
+     * Writes every document, at most {@code inFlight} at a time, and waits for all of them. Interrupted,
+     * it sends no more, waits for the writes in flight (each ends by the timeout of {@code options}),
+     * and returns with the thread's interrupt status set and the rest counted as not sent: stop it that
+     * way before closing {@code client}, whose close would fail every write still to come.
      */
-    public static Result load(NeptuneClient client, List<PutDocument> documents, int inFlight, CallOptions options)
-            throws InterruptedException {
+    public static Result load(NeptuneClient client, List<PutDocument> documents, int inFlight, CallOptions options) {
         if (inFlight < 1) {
             throw new IllegalArgumentException("inFlight: " + inFlight + " (expected: >= 1)");
         }
@@ -87,8 +88,16 @@ public final class DocumentLoader {
         AtomicLong indexed = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicReference<String> firstFailure = new AtomicReference<>("");
+        long sent = 0;
+        boolean interrupted = false;
         for (PutDocument document : documents) {
-            permits.acquire();
+            try {
+                permits.acquire();
+            } catch (InterruptedException e) {
+                interrupted = true;
+                break;
+            }
+            sent++;
             client.callAsync(handle, SearchService.NAME, document.partition(), "PutDocument", AccessMode.WRITE,
                     document, Indexed.class, options).whenComplete((ok, failure) -> {
                         if (failure == null) {
@@ -100,7 +109,11 @@ public final class DocumentLoader {
                         permits.release();
                     });
         }
-        permits.acquire(inFlight);
-        return new Result(indexed.get(), failed.get(), requireNonNull(firstFailure.get(), "firstFailure: starts empty"));
+        permits.acquireUninterruptibly(inFlight);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return new Result(indexed.get(), failed.get(), requireNonNull(firstFailure.get(), "firstFailure: starts empty"),
+                documents.size() - sent);
     }
 }

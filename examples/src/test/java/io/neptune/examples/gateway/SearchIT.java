@@ -30,6 +30,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -54,12 +56,13 @@ class SearchIT {
 
     private static MiniCluster cluster;
     private static NeptuneNode lone;
+    private static NeptuneNode gatewayNode;
     private static HttpGateway gateway;
     private static Http http;
 
     @BeforeAll
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
-    static void startCluster() throws InterruptedException {
+    static void startCluster() {
         SchedulingConfig classes = SchedulingConfig.builder().policy(SchedulingPolicy.YID)
                 .serviceClass(new ServiceClass("gold", YieldFunction.hybrid(4, Duration.ofSeconds(1), 2,
                         Duration.ofSeconds(5)), 0.2))
@@ -81,7 +84,7 @@ class SearchIT {
         lone = cluster.add(cluster.config("node-2", ClientConfig.defaults()).toBuilder().scheduling(classes).build(),
                 b -> b.host(new SearchService(), HostingConfig.builder().partitions(LONE).replicas(1).workers(2)
                         .build()));
-        NeptuneNode gatewayNode = cluster.add("gateway", ClientConfig.defaults(), b -> b);
+        gatewayNode = cluster.add("gateway", ClientConfig.defaults(), b -> b);
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() -> serving(gatewayNode));
         DocumentLoader.Result loaded = DocumentLoader.load(gatewayNode.client(), documents(), 8,
                 CallOptions.timeout(Duration.ofSeconds(20)));
@@ -240,5 +243,29 @@ class SearchIT {
             assertThat(json.get("partitions").asInt()).isEqualTo(SearchService.PARTITIONS);
             assertThat(ids(json)).containsExactlyInAnyOrderElementsOf(expected);
         });
+    }
+
+    /** What the demo does when it stops while its indexer still runs: interrupt it before closing the client. */
+    @Test
+    @Order(5)
+    void anInterruptedLoadSendsNoMoreWaitsForItsWritesInFlightAndCountsTheRestNotSent() throws Exception {
+        List<PutDocument> more = IntStream.range(0, 5_000).mapToObj(i -> new PutDocument("more-" + i, "More " + i,
+                "more text " + i)).toList();
+        AtomicReference<DocumentLoader.Result> result = new AtomicReference<>();
+        AtomicBoolean interruptKept = new AtomicBoolean();
+        Thread loader = new Thread(() -> {
+            result.set(DocumentLoader.load(gatewayNode.client(), more, 2, CallOptions.timeout(Duration.ofSeconds(20))));
+            interruptKept.set(Thread.currentThread().isInterrupted());
+        }, "search-it-loader");
+        loader.start();
+
+        loader.interrupt();
+        loader.join(Duration.ofMinutes(1).toMillis());
+
+        assertThat(loader.isAlive()).as("the loader returned").isFalse();
+        DocumentLoader.Result loaded = result.get();
+        assertThat(loaded.notSent()).as("%s", loaded).isPositive();
+        assertThat(loaded.indexed() + loaded.failed() + loaded.notSent()).as("%s", loaded).isEqualTo(more.size());
+        assertThat(interruptKept).as("the thread's interrupt status, for its caller").isTrue();
     }
 }
