@@ -15,7 +15,6 @@ import io.neptune.core.ServiceDescriptor;
 import io.neptune.core.ServiceEnvironment;
 import io.neptune.core.ServiceLifecycle;
 import io.neptune.core.Snapshottable;
-import io.neptune.core.internal.json.JsonCodec;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
@@ -24,23 +23,17 @@ import io.neptune.server.HostingConfig;
 import io.neptune.server.SchedulingConfig;
 import io.neptune.server.internal.logging.RequestMdc;
 import io.opentelemetry.context.Scope;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,7 +46,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One hosted service: its bounded queue ({@link Scheduler}), its worker threads, and the load index
- * (active + queued requests) that polls and announcements report.
+ * (active + queued requests) that polls and announcements report. A worker runs a call through
+ * {@link ServiceMethods}, which turns it into a call of the service's method and its result into the
+ * answer.
  *
  * <p>Every call into the service for a partition (its methods, {@code @Check}, {@code @Digest} and
  * {@link Snapshottable} calls) runs only while this node hosts the partition ({@link PartitionGate}):
@@ -76,7 +71,7 @@ public final class ServiceRuntime implements AutoCloseable {
     private final Scheduler scheduler;
     /** The scheduler when it is class-aware, else null: then no per-request cost is measured. */
     private final @Nullable ClassAwareScheduler classAware;
-    private final Map<String, MethodHandle> handles = new HashMap<>();
+    private final ServiceMethods methods;
     private final List<Thread> workers = new ArrayList<>();
     private final AtomicInteger active = new AtomicInteger();
     /** Replicated writes this node accepted and has not answered yet (they run on the replication engine). */
@@ -84,7 +79,6 @@ public final class ServiceRuntime implements AutoCloseable {
     private final AtomicLong served = new AtomicLong();
     private volatile boolean closed;
     private volatile @Nullable DefaultNeptuneClient client;
-    private volatile ToLongFunction<Integer> versions = partition -> 0;
     /** The partitions hosted here now; a call of one runs only while it is. */
     private final HostedPartitions partitions;
     /** The service's snapshot support behind the gate, or null if it is not {@link Snapshottable}. */
@@ -104,15 +98,7 @@ public final class ServiceRuntime implements AutoCloseable {
         this.replicatedWrites = new ReplicatedWrites(node, descriptor.name(), hosting.queueCapacity(), scheduler);
         this.partitions = new HostedPartitions(node, descriptor, hosting, instance);
         this.snapshots = instance instanceof Snapshottable s ? partitions.gated(s) : null;
-        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-        for (MethodDescriptor method : descriptor.methods().values()) {
-            try {
-                handles.put(method.name(), lookup.unreflect(method.javaMethod()).bindTo(instance));
-            } catch (IllegalAccessException e) {
-                throw new IllegalArgumentException(descriptor.serviceClass().getName() + "." + method.javaMethod().getName()
-                        + "(): not accessible (expected: public method of a public class)", e);
-            }
-        }
+        this.methods = new ServiceMethods(node, descriptor, instance);
     }
 
     /**
@@ -145,7 +131,7 @@ public final class ServiceRuntime implements AutoCloseable {
      * the LSN of every write whose effects the read may have seen.
      */
     public void versions(ToLongFunction<Integer> versions) {
-        this.versions = requireNonNull(versions, "versions");
+        methods.versions(versions);
     }
 
     /**
@@ -154,21 +140,7 @@ public final class ServiceRuntime implements AutoCloseable {
      * LSN taken whether or not the apply can decode it.
      */
     public @Nullable String undecodable(RequestMessage request) {
-        MethodDescriptor method = descriptor.methods().get(request.method());
-        if (method == null) {
-            return null; // the router answered UNKNOWN_METHOD already
-        }
-        try {
-            JsonCodec.decode(request.payload(), method.requestType());
-            return null;
-        } catch (Exception e) {
-            return undecodableMessage(request, method, e);
-        }
-    }
-
-    private static String undecodableMessage(RequestMessage request, MethodDescriptor method, Exception e) {
-        return "cannot decode request of " + request.target() + " as " + method.requestType().getSimpleName() + ": "
-                + e.getMessage();
+        return methods.undecodable(request);
     }
 
     /**
@@ -199,7 +171,7 @@ public final class ServiceRuntime implements AutoCloseable {
                 0, id, payload);
         long cpu = classAware != null ? CPU.getCurrentThreadCpuTime() : 0;
         CallContext context = context(request, lsn, CallContext.NO_DEADLINE, CallerGone.NEVER);
-        ResponseMessage response = requireNonNull(invoke(request, method, context, null), "response");
+        ResponseMessage response = requireNonNull(methods.invoke(request, method, context, null), "response");
         if (classAware != null) {
             replicatedWrites.applied(methodName, context.reportedNanos() >= 0 ? context.reportedNanos()
                     : CPU.getCurrentThreadCpuTime() - cpu);
@@ -220,7 +192,7 @@ public final class ServiceRuntime implements AutoCloseable {
                 + " has no @Check method"));
         partitions.enter(partition);
         try {
-            return (Boolean) call(check, partition, lsn);
+            return (Boolean) methods.callback(check, partition, lsn);
         } finally {
             partitions.exit(partition);
         }
@@ -243,22 +215,11 @@ public final class ServiceRuntime implements AutoCloseable {
         return descriptor.digestMethod().map(m -> {
             partitions.enter(partition);
             try {
-                return (String) call(m, partition);
+                return (String) methods.callback(m, partition);
             } finally {
                 partitions.exit(partition);
             }
         });
-    }
-
-    private Object call(Method method, Object... args) {
-        try {
-            return method.invoke(instance, args);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        } catch (InvocationTargetException e) {
-            throw new NeptuneException(descriptor.name() + "." + method.getName() + "() threw: " + e.getCause(),
-                    e.getCause());
-        }
     }
 
     /** The partitions hosted here now, and the operator's changes to them. */
@@ -580,7 +541,7 @@ public final class ServiceRuntime implements AutoCloseable {
         }
         ResponseMessage response;
         try {
-            response = invoke(request, task.method(), context, task.stream());
+            response = methods.invoke(request, task.method(), context, task.stream());
         } finally {
             partitions.exit(request.partition());
         }
@@ -588,49 +549,6 @@ public final class ServiceRuntime implements AutoCloseable {
             served.incrementAndGet();
         }
         return response;
-    }
-
-    /** Runs the method; null when it started a stream, which answers on its own. */
-    private @Nullable ResponseMessage invoke(RequestMessage request, MethodDescriptor method, CallContext context,
-            @Nullable StreamSink stream) {
-        Object argument;
-        try {
-            argument = stream != null && method.inputItemType() != null ? stream.input()
-                    : JsonCodec.decode(request.payload(), method.requestType());
-        } catch (Exception e) {
-            return ResponseMessage.error(request.requestId(), Status.INVALID_REQUEST, undecodableMessage(request, method, e));
-        }
-        Object result;
-        try {
-            result = requireNonNull(handles.get(method.name()), "handles: one per method").invoke(context, argument);
-        } catch (Throwable t) {
-            Throwable cause = t instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : t;
-            if (cause instanceof VirtualMachineError error && !(cause instanceof StackOverflowError)) {
-                throw error; // out of memory: not the method's answer, and a replicated write must not record it as one
-            }
-            if (cause instanceof Error) {
-                logger.warn("{}: {} threw {}", node, request.target(), cause.toString(), cause);
-            } else {
-                logger.debug("{}: {} threw", node, request.target(), cause);
-            }
-            return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED,
-                    cause.getClass().getName() + ": " + cause.getMessage());
-        }
-        if (stream != null) {
-            if (!(result instanceof Flow.Publisher<?> publisher)) {
-                return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, request.target()
-                        + " returned null (expected: a Flow.Publisher)");
-            }
-            stream.start(publisher);
-            return null;
-        }
-        try {
-            long version = context.lsn() > 0 ? context.lsn() : versions.applyAsLong(request.partition());
-            return ResponseMessage.ok(request.requestId(), version, JsonCodec.encode(result));
-        } catch (Exception e) {
-            return ResponseMessage.error(request.requestId(), Status.METHOD_FAILED, "cannot encode the response of "
-                    + request.target() + " as JSON: " + e.getMessage());
-        }
     }
 
     /**
