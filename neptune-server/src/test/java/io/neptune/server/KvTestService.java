@@ -15,11 +15,15 @@ import io.neptune.core.Write;
 import io.neptune.server.storage.PartitionDatabase;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,14 +52,21 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
     /** The database file name in the data directory. */
     public static final String DATABASE_NAME = "kv";
 
+    /**
+     * {@code vh} is the SHA-256 of {@code v}, written with it in the same statement: the digest hashes
+     * it instead of {@code v}. A {@code status} call computes the digest on the partition's executor,
+     * and tests that poll it (a primary watch, convergence waits) with megabytes of values in a
+     * partition kept that executor hashing them over and over, starving replication; {@code vh} changes
+     * whenever {@code v} does, so the digest tells replicas apart exactly as before.
+     */
     private static final String[] SCHEMA = {
-        "CREATE TABLE IF NOT EXISTS kv(partition_id INT, k VARCHAR(256), v VARCHAR(65536),"
+        "CREATE TABLE IF NOT EXISTS kv(partition_id INT, k VARCHAR(256), v VARCHAR(65536), vh VARCHAR(64),"
                 + " PRIMARY KEY(partition_id, k))",
         "CREATE TABLE IF NOT EXISTS kv_log(partition_id INT, lsn BIGINT, k VARCHAR(256),"
                 + " PRIMARY KEY(partition_id, lsn))",
     };
     private static final String[] DIGEST_QUERIES = {
-        "SELECT k, v FROM kv WHERE partition_id = ? ORDER BY k",
+        "SELECT k, vh FROM kv WHERE partition_id = ? ORDER BY k",
         "SELECT lsn, k FROM kv_log WHERE partition_id = ? ORDER BY lsn",
     };
 
@@ -285,11 +296,21 @@ public final class KvTestService implements ServiceLifecycle, Snapshottable {
         requireNonNull(k, "k");
         requireNonNull(v, "v");
         try (PreparedStatement merge = connection.prepareStatement(
-                "MERGE INTO kv(partition_id, k, v) KEY(partition_id, k) VALUES (?, ?, ?)")) {
+                "MERGE INTO kv(partition_id, k, v, vh) KEY(partition_id, k) VALUES (?, ?, ?, ?)")) {
             merge.setInt(1, partition);
             merge.setString(2, k);
             merge.setString(3, v);
+            merge.setString(4, sha256(v));
             merge.executeUpdate();
+        }
+    }
+
+    private static String sha256(String v) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(v.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
         }
     }
 

@@ -222,7 +222,9 @@ final class ReplicatedProcesses implements AutoCloseable {
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(jvmOptions);
-            command.addAll(List.of("-cp", System.getProperty("java.class.path")));
+            NodeClassDataSharing.Jvm jvm = NodeClassDataSharing.jvm();
+            command.addAll(jvm.options());
+            command.addAll(List.of("-cp", jvm.classPath()));
             if (nodeCommand) {
                 command.addAll(List.of(io.neptune.server.cli.NeptuneCli.class.getName(), "node", "--config",
                         config.toString(), "--parent-pid", Long.toString(ProcessHandle.current().pid())));
