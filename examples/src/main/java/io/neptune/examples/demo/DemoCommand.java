@@ -142,7 +142,6 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Data directory, kept between runs unless --fresh (default: ${DEFAULT-VALUE}).")
     private Path data;
 
-    private volatile @Nullable Thread indexer;
     /** The BLAST database the nodes search, or null if they host no BLAST service; set before the nodes start. */
     private volatile @Nullable BlastDatabase blast;
     /** The demo's certificate authority, opened at start. */
@@ -227,11 +226,6 @@ public final class DemoCommand implements Callable<Integer> {
             }
             if (!workloadTime.isZero()) {
                 runWorkload(client, processes, cluster, discovery, workloadTime);
-            }
-            Thread indexing = indexer;
-            if (exit && indexing != null && indexing.isAlive()) {
-                System.out.println("Search: waiting for the indexing to finish before stopping...");
-                indexing.join(TimeUnit.MINUTES.toMillis(2));
             }
             if (!exit) {
                 System.out.println("Cluster is up; press Ctrl-C to stop it.");
@@ -326,7 +320,6 @@ public final class DemoCommand implements Callable<Integer> {
             }
         }, "neptune-demo-search-indexer");
         thread.setDaemon(true);
-        indexer = thread;
         resources.add(0, () -> stopIndexing(thread)); // before the client it writes through closes
         thread.start();
     }
