@@ -10,6 +10,7 @@ import io.neptune.core.NeptuneException;
 import io.neptune.core.ServiceCalls;
 import io.neptune.core.ServiceClass;
 import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -42,31 +43,37 @@ public final class InnerCalls implements ServiceCalls, Proxies.Calls {
     /**
      * What the inner calls inherit from the call being served.
      *
-     * @param service the service whose method is serving the call
-     * @param method that method's name
-     * @param serviceClass the outer call's service class
+     * @param request the outer call: its service and method, service class, request id ({@link RequestId#NONE}
+     *     for a read), and the version floor its caller's session asked of its partition
      * @param deadlineNanos the {@link System#nanoTime} by which the outer caller wants the answer, or
      *     {@link #NO_DEADLINE} (a replicated write applied from the log)
-     * @param id the outer call's request id ({@link RequestId#NONE} for a read)
      * @param reentrant whether the method may wait for calls to its own service
      * @param caller the signal that the outer call's caller went ({@link CallerGone#NEVER}: it cannot)
      */
-    public record Outer(String service, String method, String serviceClass, long deadlineNanos, RequestId id,
-            boolean reentrant, CallerGone caller) {
+    public record Outer(RequestMessage request, long deadlineNanos, boolean reentrant, CallerGone caller) {
         /** The deadline of a call nobody waits for. */
         public static final long NO_DEADLINE = Long.MIN_VALUE;
 
         /** Validates the fields. */
         public Outer {
-            requireNonNull(service, "service");
-            requireNonNull(method, "method");
-            requireNonNull(serviceClass, "serviceClass");
-            requireNonNull(id, "id");
+            requireNonNull(request, "request");
             requireNonNull(caller, "caller");
         }
 
+        String service() {
+            return request.service();
+        }
+
+        String serviceClass() {
+            return request.serviceClass();
+        }
+
+        RequestId id() {
+            return request.id();
+        }
+
         String target() {
-            return service + "." + method;
+            return request.service() + "." + request.method();
         }
     }
 
@@ -76,10 +83,15 @@ public final class InnerCalls implements ServiceCalls, Proxies.Calls {
     /** The inner writes started so far: the rank of the next one, less one. */
     private final AtomicInteger writes = new AtomicInteger();
 
-    /** The inner calls of {@code outer}, through the node's {@code client}. */
+    /**
+     * The inner calls of {@code outer}, through the node's {@code client}. Their session starts at the
+     * floor the outer caller's session asked of the outer partition, so an inner read of that partition,
+     * on whichever replica, sees at least what the caller had seen there (level 3).
+     */
     public InnerCalls(DefaultNeptuneClient client, Outer outer) {
         this.client = requireNonNull(client, "client");
         this.outer = requireNonNull(outer, "outer");
+        session.observe(outer.request().service(), outer.request().partition(), outer.request().minVersion());
     }
 
     @Override

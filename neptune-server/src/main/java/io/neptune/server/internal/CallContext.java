@@ -76,8 +76,7 @@ final class CallContext implements RequestContext {
             synchronized (this) {
                 calls = innerCalls;
                 if (calls == null) {
-                    calls = new InnerCalls(through, new InnerCalls.Outer(request.service(), request.method(),
-                            request.serviceClass(), deadlineNanos, request.id(), reentrant, caller));
+                    calls = new InnerCalls(through, new InnerCalls.Outer(request, deadlineNanos, reentrant, caller));
                     innerCalls = calls;
                 }
             }
