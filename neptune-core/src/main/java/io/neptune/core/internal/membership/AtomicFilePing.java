@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jgroups.Address;
 import org.jgroups.Event;
 import org.jgroups.View;
@@ -25,7 +26,7 @@ import org.jgroups.protocols.PingData;
  * test's minute. With the rename a reader sees the old file or the new one, never a part of one. The
  * {@code .tmp} name does not end in {@code .list}, so readers never list it.
  *
- * <p>Thread-safety: as {@link FILE_PING}.
+ * <p>Thread-safety: as {@link FILE_PING}; the writes of this member's file are serialised.
  */
 public final class AtomicFilePing extends FILE_PING {
     /** This protocol's id in JGroups' registry (ids below 1024 are JGroups' own). */
@@ -35,8 +36,30 @@ public final class AtomicFilePing extends FILE_PING {
         ClassConfigurator.addProtocol(ID, AtomicFilePing.class);
     }
 
+    /**
+     * Held for each write of this member's file. Writes come from several threads (a view change, the
+     * info writer, a late discovery response, {@link #handleDiscoveryResponse}), and all of them go
+     * through one {@code .tmp} name: unserialised, one thread renamed the file another was still
+     * writing, and the other's rename then failed with NoSuchFileException (a CI run of
+     * CertificateRotationIT, whose coordinator's file then lacked a member for 30 s).
+     */
+    private final Object writing = new Object();
+    /** Writes of this member's file that failed. */
+    private final AtomicInteger failedWrites = new AtomicInteger();
+
     @Override
     protected void write(List<PingData> list, String clustername) {
+        synchronized (writing) {
+            writeNow(list, clustername);
+        }
+    }
+
+    /** Writes of this member's file that failed since it started (each is logged). */
+    int failedWrites() {
+        return failedWrites.get();
+    }
+
+    private void writeNow(List<PingData> list, String clustername) {
         File dir = new File(root_dir, clustername);
         if (!dir.exists() && !dir.mkdir() && !dir.isDirectory()) {
             log.error("%s: cannot create discovery directory %s", local_addr, dir);
@@ -49,6 +72,7 @@ public final class AtomicFilePing extends FILE_PING {
             Files.move(temporary.toPath(), destination.toPath(), StandardCopyOption.ATOMIC_MOVE,
                     StandardCopyOption.REPLACE_EXISTING);
         } catch (Exception e) {
+            failedWrites.incrementAndGet();
             log.error("%s: cannot write discovery file %s: %s", local_addr, destination, e);
             try {
                 Files.deleteIfExists(temporary.toPath());

@@ -60,6 +60,32 @@ class AtomicFilePingTest {
         }
     }
 
+    @Test
+    void twoThreadsRewritingTheFileAtOnceBothSucceed() throws Exception {
+        MembershipConfig config = MembershipConfig.builder().stack(MembershipConfig.Stack.LOOPBACK)
+                .bindAddress("127.0.0.1").discoveryDirectory(dir).cluster("concurrent-test").build();
+        try (JChannel channel = JGroupsStacks.create(config).name("coordinator")) {
+            channel.connect("concurrent-test");
+            AtomicFilePing ping = channel.getProtocolStack().findProtocol(AtomicFilePing.class);
+            int before = ping.failedWrites();
+            Runnable rewrites = () -> {
+                for (int i = 0; i < 2_000; i++) {
+                    ping.rewrite();
+                }
+            };
+            Thread other = new Thread(rewrites, "discovery-rewriter");
+            other.start();
+            try {
+                rewrites.run();
+            } finally {
+                other.join();
+            }
+
+            assertThat(ping.failedWrites() - before).as("writes that failed").isZero();
+            assertThat(Files.readAllBytes(listFile(dir.resolve("concurrent-test")))).isNotEmpty();
+        }
+    }
+
     private static Path listFile(Path clusterDir) throws Exception {
         try (Stream<Path> files = Files.list(clusterDir)) {
             List<Path> lists = files.filter(f -> f.getFileName().toString().endsWith(".list")).toList();
