@@ -349,8 +349,14 @@ public final class DemoCommand implements Callable<Integer> {
             } else if (chaos && second == 2 * seconds / 3) {
                 System.out.printf("CHAOS: restarting %s (it recovers in the background)%n", victim[0]);
                 Thread restart = new Thread(() -> {
-                    processes.start(nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster, discovery));
-                    System.out.printf("CHAOS: %s is back%n", victim[0]);
+                    try {
+                        processes.start(nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster,
+                                discovery));
+                        System.out.printf("CHAOS: %s is back%n", victim[0]);
+                    } catch (NeptuneException e) {
+                        // with --exit the demo may stop the cluster while the node still starts
+                        System.out.printf("CHAOS: %s did not come back: %s%n", victim[0], e.getMessage());
+                    }
                 }, "neptune-demo-restart");
                 restart.setDaemon(true);
                 restart.start();
