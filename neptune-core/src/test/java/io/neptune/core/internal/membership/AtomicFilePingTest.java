@@ -25,10 +25,7 @@ class AtomicFilePingTest {
 
     @Test
     void aReaderNeverSeesAPartOfAFileBeingRewritten() throws Exception {
-        MembershipConfig config = MembershipConfig.builder().stack(MembershipConfig.Stack.LOOPBACK)
-                .bindAddress("127.0.0.1").discoveryDirectory(dir).cluster("atomic-test").build();
-        try (JChannel channel = JGroupsStacks.create(config).name("coordinator")) {
-            channel.connect("atomic-test");
+        try (JChannel channel = coordinator("atomic-test")) {
             AtomicFilePing ping = channel.getProtocolStack().findProtocol(AtomicFilePing.class);
             assertThat(ping).as("the loopback stack's discovery").isNotNull();
             ping.rewrite();
@@ -62,10 +59,7 @@ class AtomicFilePingTest {
 
     @Test
     void twoThreadsRewritingTheFileAtOnceBothSucceed() throws Exception {
-        MembershipConfig config = MembershipConfig.builder().stack(MembershipConfig.Stack.LOOPBACK)
-                .bindAddress("127.0.0.1").discoveryDirectory(dir).cluster("concurrent-test").build();
-        try (JChannel channel = JGroupsStacks.create(config).name("coordinator")) {
-            channel.connect("concurrent-test");
+        try (JChannel channel = coordinator("concurrent-test")) {
             AtomicFilePing ping = channel.getProtocolStack().findProtocol(AtomicFilePing.class);
             int before = ping.failedWrites();
             Runnable rewrites = () -> {
@@ -84,6 +78,20 @@ class AtomicFilePingTest {
             assertThat(ping.failedWrites() - before).as("writes that failed").isZero();
             assertThat(Files.readAllBytes(listFile(dir.resolve("concurrent-test")))).isNotEmpty();
         }
+    }
+
+    /** A loopback channel alone in {@code cluster}, so its coordinator, discovering through {@link #dir}. */
+    private JChannel coordinator(String cluster) throws Exception {
+        MembershipConfig config = MembershipConfig.builder().stack(MembershipConfig.Stack.LOOPBACK)
+                .bindAddress("127.0.0.1").discoveryDirectory(dir).cluster(cluster).build();
+        JChannel channel = JGroupsStacks.create(config).name("coordinator");
+        try {
+            channel.connect(cluster);
+        } catch (Exception e) {
+            channel.close();
+            throw e;
+        }
+        return channel;
     }
 
     private static Path listFile(Path clusterDir) throws Exception {
