@@ -279,8 +279,11 @@ class MembershipSecurityIT {
     /** One member: its channel, its yellow page, and what it announces about itself. */
     private record Member(NodeId id, YellowPage page, MembershipChannel channel, long incarnation, AtomicLong sequence,
             int port) implements AutoCloseable {
+        /** Announces this member to the others and lists it in its own page, as a node's publisher does. */
         void announce() {
-            channel.publish(announcement(id.value(), incarnation, sequence.incrementAndGet(), port));
+            Announcement own = announcement(id.value(), incarnation, sequence.incrementAndGet(), port);
+            page.update(own);
+            channel.publish(own);
         }
 
         @Override

@@ -146,7 +146,11 @@ public final class MembershipChannel implements AutoCloseable {
                 security == null ? "plaintext" : security.describe(), channel == null ? "?" : channel.getAddress());
     }
 
-    /** Sends {@code announcement} to every member, this node included. */
+    /**
+     * Sends {@code announcement} to every other member. It does not come back to this node: the caller
+     * puts it in its own yellow page, and a looped-back copy would only be parsed and, with TLS, have its
+     * signature checked again.
+     */
     public void publish(Announcement announcement) {
         JChannel ch = channel;
         if (ch == null || closed) {
@@ -155,7 +159,8 @@ public final class MembershipChannel implements AutoCloseable {
         try {
             byte[] bytes = Json.mapper().writeValueAsBytes(announcement);
             MembershipSecurity secured = security;
-            ch.send(new BytesMessage(null, secured == null ? bytes : secured.sign(bytes)));
+            Message message = new BytesMessage(null, secured == null ? bytes : secured.sign(bytes));
+            ch.send(message.setFlag(Message.TransientFlag.DONT_LOOPBACK));
         } catch (Exception e) {
             if (!closed) {
                 logger.warn("{}: cannot publish announcement: {}", self, e.toString());
