@@ -17,7 +17,7 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.JournalTestService.Append;
 import io.neptune.server.JournalTestService.Appended;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

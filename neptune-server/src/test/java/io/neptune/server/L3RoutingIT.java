@@ -26,7 +26,7 @@ import io.neptune.server.VersionedTestService.Get;
 import io.neptune.server.VersionedTestService.Hold;
 import io.neptune.server.VersionedTestService.Value;
 import io.neptune.server.VersionedTestService.Written;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.time.Duration;

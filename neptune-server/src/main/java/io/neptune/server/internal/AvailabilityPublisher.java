@@ -4,7 +4,7 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.Announcement;
 import io.neptune.core.internal.membership.MembershipChannel;
 import io.neptune.core.internal.membership.YellowPage;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

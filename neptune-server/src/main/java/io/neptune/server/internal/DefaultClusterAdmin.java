@@ -19,7 +19,7 @@ import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.ClusterAdmin;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -8,7 +8,7 @@ import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

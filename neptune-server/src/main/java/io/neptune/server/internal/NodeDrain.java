@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.neptune.core.NodeId;
 import io.neptune.core.internal.membership.YellowPage;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -22,7 +22,7 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.WireFormat;
 import io.neptune.server.ClusterAdmin;
 import io.neptune.server.NodeConfig;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import io.neptune.server.internal.security.AdminToken;
 import io.neptune.server.internal.security.Caller;
 import io.neptune.server.internal.security.CallerClasses;

@@ -20,7 +20,7 @@ import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.core.internal.wire.WireFormat;
 import io.neptune.server.internal.logging.RequestMdc;
-import io.neptune.server.internal.replication.ReplicationEngine;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
 import io.neptune.server.internal.security.CallerClasses;

@@ -23,8 +23,8 @@
  * {@link io.neptune.server.internal.replication.protocol.WakeGrace}, {@code Election.vote}), and whether a
  * primary still holds a majority ({@link io.neptune.server.internal.replication.protocol.MajorityLease}). No I/O,
  * no threads, no futures, no logging, no clock reads: time comes in as an argument and the log is read
- * through {@link io.neptune.server.internal.replication.protocol.LogView}. The replication package
- * around it does the sending, persisting and answering; {@code ProtocolPurityTest} keeps this package
+ * through {@link io.neptune.server.internal.replication.protocol.LogView}. The
+ * {@code replication.runtime} package around it does the sending, persisting and answering; {@code ProtocolPurityTest} keeps this package
  * pure. Internal.
  */
 @NullMarked

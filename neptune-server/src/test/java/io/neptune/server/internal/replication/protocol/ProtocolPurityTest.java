@@ -40,10 +40,10 @@ class ProtocolPurityTest {
     }
 
     @Test
-    void theProtocolIsALeafThatTheReplicationPackageUsesNotTheOtherWayRound() {
+    void theProtocolIsALeafThatTheRuntimeUsesNotTheOtherWayRound() {
         ArchRule rule = noClasses().that().resideInAPackage(PROTOCOL)
-                .should().dependOnClassesThat().resideInAPackage("io.neptune.server.internal.replication")
-                .because("the replication package carries out what the protocol decides; a dependency back would"
+                .should().dependOnClassesThat().resideInAPackage("io.neptune.server.internal.replication.runtime")
+                .because("the runtime carries out what the protocol decides; a dependency back would"
                         + " let I/O in through its types");
         rule.check(PROTOCOL_CLASSES);
     }
