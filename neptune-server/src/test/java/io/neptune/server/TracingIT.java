@@ -1,14 +1,23 @@
 package io.neptune.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
 import io.neptune.client.NeptuneHandle;
+import io.neptune.client.internal.DefaultNeptuneClient;
 import io.neptune.core.AccessMode;
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
+import io.neptune.core.internal.json.Json;
+import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
+import io.neptune.core.internal.wire.ResponseMessage;
+import io.neptune.core.internal.wire.Status;
+import io.neptune.server.internal.replication.runtime.ReplicationEngine;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -18,7 +27,9 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -30,7 +41,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * CLIENT span, the front's SERVER span (with its queue wait as a child), the inner CLIENT span as the
  * SERVER span's child, and the ledger's SERVER span under it; each names its service, partition,
  * method, node and outcome. A replicated write's replication is a span on its primary and on the
- * secondary that receives its record; a stream is a span on each side from its open to its end.
+ * secondary that receives its record; a stream is a span on each side from its open to its end; a
+ * level-3 read that waited at a replica for its version runs in its own trace.
  */
 class TracingIT {
     private static final AttributeKey<String> NODE = AttributeKey.stringKey("neptune.node");
@@ -185,6 +197,54 @@ class TracingIT {
                         .isEqualTo(fails ? StatusCode.ERROR : StatusCode.UNSET));
                 assertThat(server.getEndEpochNanos()).isLessThanOrEqualTo(client.getEndEpochNanos());
             }
+        }
+    }
+
+    /**
+     * A level-3 read at a replica behind the version it asks for waits there for the version, and then
+     * runs in the read's own trace: its queue wait is a child of its SERVER span, however long the wait
+     * and whichever thread the version arrived on.
+     */
+    @Test
+    void aReadThatWaitedForItsVersionRunsInItsTrace() throws Exception {
+        VersionedTestService lagging = new VersionedTestService();
+        try (MiniCluster cluster = MiniCluster.start(0, b -> b)) {
+            for (int i = 1; i <= 3; i++) {   // node-1 the primary, node-3 the replica held behind
+                HostingConfig hosting = HostingConfig.builder().replicas(3).priority(4 - i).build();
+                VersionedTestService service = i == 3 ? lagging : new VersionedTestService();
+                cluster.add("node-" + i, ClientConfig.defaults(), b -> b.openTelemetry(sdk).host(service, hosting));
+            }
+            NeptuneNode observer = cluster.add("observer", ClientConfig.defaults(), b -> b.openTelemetry(sdk));
+            await().atMost(Duration.ofSeconds(30)).until(() -> observer.replicaRoles("versioned", 0).equals(Map.of(
+                    NodeId.of("node-1"), ReplicaRole.PRIMARY, NodeId.of("node-2"), ReplicaRole.SECONDARY,
+                    NodeId.of("node-3"), ReplicaRole.SECONDARY)));
+
+            CompletableFuture<ResponseMessage> read;
+            try (VersionedTestService.Hold hold = lagging.hold(VersionedTestService.Gate.BEFORE_APPLYING)) {
+                long lsn = observer.client().call(NeptuneHandle.create(), "versioned", 0, "set", AccessMode.WRITE,
+                        new VersionedTestService.Set("v"), VersionedTestService.Written.class).lsn();
+                hold.awaitHeld(Duration.ofSeconds(10));   // node-3 logged the write and cannot apply it yet
+                exporter.reset();
+                RequestMessage get = new RequestMessage(0, "versioned", 0, "get", AccessMode.READ, 10_000, lsn,
+                        RequestId.NONE, Json.mapper().writeValueAsBytes(new VersionedTestService.Get()));
+                read = ((DefaultNeptuneClient) observer.client()).sendTo(NodeId.of("node-3"), get, 0);
+                CompletableFuture<ResponseMessage> waiting = read;
+                // released well within the replica's bounded wait for the version
+                assertThatThrownBy(() -> waiting.get(50, TimeUnit.MILLISECONDS)).as("node-3 waits for version %d", lsn)
+                        .isInstanceOf(TimeoutException.class);
+            }
+            ResponseMessage response = read.get(10, TimeUnit.SECONDS);
+            assumeThat(response.status()).as("node-3 applied the write only after its %d ms wait: this run shows"
+                    + " nothing", ReplicationEngine.VERSION_WAIT_MILLIS).isNotEqualTo(Status.STALE);
+            assertThat(response.status()).as(response.errorMessage()).isEqualTo(Status.OK);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> exporter.getFinishedSpanItems().stream()
+                    .anyMatch(s -> s.getKind() == SpanKind.SERVER && s.getName().equals("versioned/get")));
+            List<SpanData> spans = exporter.getFinishedSpanItems();
+            SpanData server = only(spans, s -> s.getKind() == SpanKind.SERVER && s.getName().equals("versioned/get"));
+            SpanData queue = only(spans, s -> s.getName().equals("queue"));
+            assertThat(queue.getTraceId()).as("the queue span's trace").isEqualTo(server.getTraceId());
+            assertThat(queue.getParentSpanId()).as("the queue span's parent").isEqualTo(server.getSpanId());
         }
     }
 

@@ -25,6 +25,7 @@ import io.neptune.server.internal.security.Audit;
 import io.neptune.server.internal.security.Caller;
 import io.neptune.server.internal.security.CallerClasses;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.Arrays;
 import java.util.List;
@@ -302,17 +303,7 @@ public final class Router {
             // Level-1 versions are each replica's own LSNs: comparing them across replicas means nothing.
             if (runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1
                     && request.minVersion() > replication.version(request.service(), request.partition())) {
-                long arrived = System.nanoTime(); // the wait counts against the read's deadline
-                replication.awaitVersion(request.service(), request.partition(), request.minVersion()).thenAccept(ok -> {
-                    if (ok && fresh(runtime, request)) {
-                        runtime.submit(request, method, answer, stream, arrived);
-                    } else if (ok) {
-                        answer.accept(notFresh(request));
-                    } else {
-                        answer.accept(ResponseMessage.error(id, Status.STALE, node + " has not reached version "
-                                + request.minVersion() + " of " + request.service() + "#" + request.partition()));
-                    }
-                });
+                submitAtVersion(runtime, method, request, answer, stream);
                 return;
             }
         }
@@ -321,6 +312,28 @@ public final class Router {
             return;
         }
         runtime.submit(request, method, answer, stream);
+    }
+
+    /**
+     * Submits a read once this replica reached the version the read asks for, within the bounded wait,
+     * or answers STALE. The version arrives on the partition's executor or a timer: the read goes on
+     * there in its own context (its SERVER span, its caller's signal), as it would have without the wait.
+     */
+    private void submitAtVersion(ServiceRuntime runtime, MethodDescriptor method, RequestMessage request,
+            Consumer<ResponseMessage> answer, @Nullable StreamSink stream) {
+        long arrived = System.nanoTime(); // the wait counts against the read's deadline
+        Consumer<Boolean> afterWait = reached -> {
+            if (reached && fresh(runtime, request)) {
+                runtime.submit(request, method, answer, stream, arrived);
+            } else if (reached) {
+                answer.accept(notFresh(request));
+            } else {
+                answer.accept(ResponseMessage.error(request.requestId(), Status.STALE, node + " has not reached"
+                        + " version " + request.minVersion() + " of " + request.service() + "#" + request.partition()));
+            }
+        };
+        replication.awaitVersion(request.service(), request.partition(), request.minVersion())
+                .thenAccept(Context.current().wrapConsumer(afterWait));
     }
 
     /** From now on, refuses every client call with UNAVAILABLE before it runs (a drain's last step). */
