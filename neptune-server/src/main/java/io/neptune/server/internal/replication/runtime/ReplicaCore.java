@@ -1,9 +1,11 @@
 package io.neptune.server.internal.replication.runtime;
 
-import io.neptune.core.internal.wire.RequestMessage;
+import static java.util.Objects.requireNonNull;
+
 import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.RequestId;
+import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import io.neptune.server.LogRetentionConfig;
@@ -24,7 +26,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -38,6 +39,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -130,40 +132,24 @@ final class ReplicaCore {
     private volatile ReplicaState state = ReplicaState.INITIAL;
     /** The LSN of the write being applied, else of the last one applied: no read can see a newer state. */
     private volatile long applying;
-    /** The replica's clock ({@link System#nanoTime()}; tests may drive it by hand). */
-    LongSupplier clock = System::nanoTime;
-    /**
-     * The replica's randomness (election jitter). Confined to {@link #exec} like the rest; a
-     * simulation seeds it so that a run can be replayed.
-     */
-    RandomGenerator random = new SplittableRandom();
-    /**
-     * Runs the replica's slow background work off its executor (writing a snapshot): a thread per task
-     * here; a simulation runs it as one of its steps.
-     */
-    Executor background = this::onNewThread;
-    /** Told of every role change, from and to; the node's metrics count them. */
-    BiConsumer<ReplicaRole, ReplicaRole> roleChanged = (from, to) -> { };
-    /**
-     * Told, when this replica takes the primary role over from another, how long ago it last heard
-     * from that primary, in nanoseconds: the fail-over as this replica saw it (a metric).
-     */
-    LongConsumer tookOver = nanos -> { };
-    /** Whether the node drains: its replica neither stands for election nor asks for a handover by priority. */
-    BooleanSupplier draining = () -> false;
-    /**
-     * Hands records to the log: {@link RedoLog#appendAll}. Tests may put a log in front that refuses
-     * chosen records, as the log itself refuses one it cannot take (it stays usable then).
-     */
-    Function<List<LogRecord>, List<CompletableFuture<Void>>> logAppend;
-    /**
-     * Most bytes of records (as their JSON form on the wire estimates them) one replication message
-     * carries: half the frame limit by default, set from the node's {@code max-frame-size}, so a
-     * catch-up batch always fits in a frame the receiver accepts.
-     */
-    long maxBatchBytes = 2 * 1024 * 1024;
-    /** How much of the log {@link Snapshots#checkpoint} keeps; set from the node's config. */
-    LogRetentionConfig retention = LogRetentionConfig.DEFAULT;
+    /** The replica's clock; see {@link CoreSetup#clock}. */
+    final LongSupplier clock;
+    /** The replica's randomness, confined to {@link #exec}; see {@link CoreSetup#random}. */
+    final RandomGenerator random;
+    /** Runs slow background work off {@link #exec}; see {@link CoreSetup#background}. */
+    final Executor background;
+    /** Told of every role change; see {@link CoreSetup#roleChanged}. */
+    final BiConsumer<ReplicaRole, ReplicaRole> roleChanged;
+    /** Told how long a take-over from another primary took; see {@link CoreSetup#tookOver}. */
+    final LongConsumer tookOver;
+    /** Whether the node drains; see {@link CoreSetup#draining}. */
+    final BooleanSupplier draining;
+    /** Hands records to the log; see {@link CoreSetup#logAppend}. */
+    final Function<List<LogRecord>, List<CompletableFuture<Void>>> logAppend;
+    /** Most bytes of records one replication message carries; see {@link CoreSetup#maxBatchBytes}. */
+    final long maxBatchBytes;
+    /** How much of the log {@link Snapshots#checkpoint} keeps, read at each checkpoint; see {@link CoreSetup#retention}. */
+    final Supplier<LogRetentionConfig> retention;
     /**
      * Whether the service applied less than the log's boundary (it lost writes whose records were
      * dropped after a checkpoint): only a snapshot brings it back.
@@ -186,19 +172,27 @@ final class ReplicaCore {
 
     private record Waiter(long version, CompletableFuture<Boolean> future) {}
 
-    ReplicaCore(String service, int partition, NodeId self, Log log, Path directory, PartitionService app,
-            Peers peers, SerialExecutor exec, ScheduledExecutorService timer) {
-        this.service = service;
-        this.partition = partition;
-        this.name = service + "#" + partition + "@" + self;
-        this.self = self;
-        this.log = log;
-        this.directory = directory;
-        this.app = app;
-        this.peers = peers;
-        this.exec = exec;
-        this.timer = timer;
-        this.logAppend = log::appendAll;
+    /** A core built from {@code setup}: see {@link CoreSetup#build}. */
+    ReplicaCore(CoreSetup setup) {
+        this.service = setup.service;
+        this.partition = setup.partition;
+        this.name = service + "#" + partition + "@" + setup.self;
+        this.self = setup.self;
+        this.log = requireNonNull(setup.log, "log");
+        this.directory = requireNonNull(setup.directory, "directory");
+        this.app = requireNonNull(setup.app, "app");
+        this.peers = requireNonNull(setup.peers, "peers");
+        this.exec = requireNonNull(setup.exec, "exec");
+        this.timer = requireNonNull(setup.timer, "timer");
+        this.clock = setup.clock;
+        this.random = setup.random;
+        this.background = setup.background != null ? setup.background : this::onNewThread;
+        this.roleChanged = setup.roleChanged;
+        this.tookOver = setup.tookOver;
+        this.draining = setup.draining;
+        this.logAppend = setup.logAppend != null ? setup.logAppend : log::appendAll;
+        this.maxBatchBytes = setup.maxBatchBytes;
+        this.retention = setup.retention;
     }
 
     /**

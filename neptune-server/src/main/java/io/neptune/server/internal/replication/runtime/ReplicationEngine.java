@@ -172,12 +172,13 @@ public final class ReplicationEngine implements AutoCloseable {
         Path directory = logDirectory(service, partition);
         RedoLog log = RedoLog.open(directory, FsyncPolicy.valueOf(config.logSync().name()), logWriters,
                 config.logRetention().requestIds());
-        ReplicaCore core = new ReplicaCore(service, partition, self, log, directory,
-                new RuntimePartition(runtime, partition), peers, new SerialExecutor(pool, service + "#" + partition + "@" + self), timer);
+        CoreSetup setup = new CoreSetup(service, partition, self).storage(log, directory)
+                .app(new RuntimePartition(runtime, partition)).peers(peers)
+                .executors(new SerialExecutor(pool, service + "#" + partition + "@" + self), timer)
+                .maxBatchBytes(Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2)
+                .retention(config.logRetention()).draining(() -> draining);
+        ReplicaCore core = ReplicationMeters.countRoleChanges(registry, setup).build();
         cores.put(service + "#" + partition, core);
-        core.maxBatchBytes = Math.min(config.maxFrameBytes(), config.client().maxFrameBytes()) / 2;
-        core.retention = config.logRetention();
-        core.draining = () -> draining;
         ConsistencyLevel level = runtime.descriptor().consistency();
         PartitionReplica replica = stateMachine(runtime, core, learner);
         ReplicationMeters.bind(registry, log, core, replica, level, yellowPage);

@@ -49,17 +49,23 @@ final class ReplicationMeters {
         FunctionTimer.builder("neptune.redo.fsync", log, RedoLog::forces, RedoLog::forceNanos, TimeUnit.NANOSECONDS)
                 .tags(tags).description("Forces (fsync) of the partition's REDO log and the time they took")
                 .register(registry);
+    }
 
-        core.roleChanged = (from, to) -> Counter.builder("neptune.replica.role.changes")
-                .tags("service", core.service, "role", to.name().toLowerCase(Locale.ROOT))
-                .description("Role changes of this node's replicas, by the role taken").register(registry).increment();
-        Timer failover = Timer.builder("neptune.replica.failover").tag("service", core.service)
+    /**
+     * Sets {@code setup}'s seams that count the replica's role changes and time its take-overs
+     * ({@code neptune.replica.role.changes}, {@code neptune.replica.failover}).
+     */
+    static CoreSetup countRoleChanges(MeterRegistry registry, CoreSetup setup) {
+        setup.roleChanged((from, to) -> Counter.builder("neptune.replica.role.changes")
+                .tags("service", setup.service, "role", to.name().toLowerCase(Locale.ROOT))
+                .description("Role changes of this node's replicas, by the role taken").register(registry).increment());
+        Timer failover = Timer.builder("neptune.replica.failover").tag("service", setup.service)
                 .description("From the last word of the previous primary to this replica leading (majority mode)")
                 .serviceLevelObjectives(Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
                         Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10),
                         Duration.ofSeconds(30))
                 .register(registry);
-        core.tookOver = nanos -> failover.record(nanos, TimeUnit.NANOSECONDS);
+        return setup.tookOver(nanos -> failover.record(nanos, TimeUnit.NANOSECONDS));
     }
 
     /** LSNs behind the primary of the yellow page: 0 on the primary, NaN while none is known. */

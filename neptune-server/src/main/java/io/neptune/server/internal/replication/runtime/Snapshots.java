@@ -186,7 +186,7 @@ final class Snapshots {
      * records from the first one not applied, so an idle partition's checks end here.
      */
     private boolean dueFrom(long keepFrom) {
-        return keepFrom - core.log.startLsn() >= core.retention.checkpointRecords();
+        return keepFrom - core.log.startLsn() >= core.retention.get().checkpointRecords();
     }
 
     /**
@@ -206,7 +206,7 @@ final class Snapshots {
             return;
         }
         long keepFrom = Math.min(applied + 1, neededFrom);
-        keepFrom = Math.max(keepFrom, applied + 1 - core.retention.maxRecords());
+        keepFrom = Math.max(keepFrom, applied + 1 - core.retention.get().maxRecords());
         keepFrom = Math.min(keepFrom, keepAnyway);
         // whatever the retention says: the records after a snapshot being fetched are what its replica asks
         // for next; dropped under writes, the install ended below the log's start and began again, for ever

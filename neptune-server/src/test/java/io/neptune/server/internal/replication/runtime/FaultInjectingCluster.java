@@ -490,6 +490,12 @@ final class FaultInjectingCluster implements AutoCloseable {
         /** The records whose append completes only once {@link #releaseAppends} is called (a slow force). */
         Predicate<LogRecord> delayAppend = r -> false;
         final CompletableFuture<Void> appendsReleased = new CompletableFuture<>();
+        /** While set, records appended become durable only once it completes too (a disk slower than the log). */
+        @Nullable CompletableFuture<Void> durability;
+        /** What this node's checkpoints keep, read at each: the cluster's snapshot retention unless a test sets it. */
+        @Nullable LogRetentionConfig retention;
+        /** How long each take-over of the primary role took, as the replica measured it (its metric). */
+        final List<Long> failovers = new ArrayList<>();
 
         void releaseAppends() {
             appendsReleased.complete(null);
@@ -503,16 +509,14 @@ final class FaultInjectingCluster implements AutoCloseable {
             process.start();
             Path directory = dir.resolve(name);
             Log log = redoLogs ? RedoLog.open(directory, FsyncPolicy.GROUP) : disk(name, directory);
-            core = new ReplicaCore(SERVICE, 0, id, log, directory, app, new NetworkPeers(this),
-                    new SerialExecutor(task -> work(process, sim.random().nextInt(20_000), "task", task), name, sim::nanos), process.timer());
-            core.clock = sim::nanos;
-            core.random = new SplittableRandom(sim.random().nextLong());
-            core.background = task -> work(process, sim.millisBetween(1, 20), "background", task);
-            LogRetentionConfig retention = snapshots;
-            if (retention != null) {
-                core.retention = retention;
-            }
-            core.logAppend = records -> records.stream().map(this::append).toList();
+            this.retention = snapshots;
+            core = new CoreSetup(SERVICE, 0, id).storage(log, directory).app(app).peers(new NetworkPeers(this))
+                    .executors(new SerialExecutor(task -> work(process, sim.random().nextInt(20_000), "task", task), name,
+                            sim::nanos), process.timer())
+                    .clock(sim::nanos).random(new SplittableRandom(sim.random().nextLong()))
+                    .background(task -> work(process, sim.millisBetween(1, 20), "background", task))
+                    .retention(() -> retention != null ? retention : LogRetentionConfig.DEFAULT)
+                    .logAppend(this::appendAll).tookOver(failovers::add).build();
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
             replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
                     : mode == FailoverMode.MAJORITY
@@ -538,6 +542,12 @@ final class FaultInjectingCluster implements AutoCloseable {
         }
 
         /** What the log in front of this node's log does with one record (see {@link ReplicaCore#logAppend}). */
+        private List<CompletableFuture<Void>> appendAll(List<LogRecord> records) {
+            CompletableFuture<Void> disk = durability;
+            return records.stream().map(this::append).map(done -> disk == null ? done : done.thenCompose(v -> disk))
+                    .toList();
+        }
+
         private CompletableFuture<Void> append(LogRecord record) {
             Log log = core.log;
             if (throwOnAppend.test(record)) {

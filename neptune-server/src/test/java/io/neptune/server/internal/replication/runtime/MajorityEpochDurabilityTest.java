@@ -46,9 +46,9 @@ class MajorityEpochDurabilityTest {
     void start(@TempDir Path dir) {
         log = new InMemoryLog("a");
         log.writeEpochsThrough(epochWrites::add);
-        ReplicaCore core = new ReplicaCore("svc", 0, NODES.get(0), log, dir,
-                new SimService(new SimHistory(true), "a", false), new ThreeReplicas(ballots),
-                new SerialExecutor(pool::add, "svc#0@a"), timer);
+        ReplicaCore core = new CoreSetup("svc", 0, NODES.get(0)).storage(log, dir)
+                .app(new SimService(new SimHistory(true), "a", false)).peers(new ThreeReplicas(ballots))
+                .executors(new SerialExecutor(pool::add, "svc#0@a"), timer).build();
         replica = new MajorityReplica(core, 0, 3, Duration.ofSeconds(2), null, false);
         replica.start();
         runPool();

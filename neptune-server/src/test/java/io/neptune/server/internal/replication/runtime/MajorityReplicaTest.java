@@ -338,8 +338,8 @@ class MajorityReplicaTest {
         for (int i = 0; i < 600; i++) { // a leads for a minute
             cluster.advance(Duration.ofMillis(100));
         }
-        List<Long> failovers = new ArrayList<>();
-        a.core.tookOver = failovers::add;
+        a.failovers.clear();
+        List<Long> failovers = a.failovers;
 
         cluster.partition(List.of(a), List.of(b), List.of(c)); // no majority anywhere: a steps down, nobody wins
         cluster.runUntil(() -> a.role() != ReplicaRole.PRIMARY, "a stepped down");

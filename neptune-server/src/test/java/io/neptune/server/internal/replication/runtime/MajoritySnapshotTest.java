@@ -41,7 +41,7 @@ class MajoritySnapshotTest {
             Node a = abc.get(0);
             Node b = abc.get(1);
             Node c = abc.get(2);
-            b.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // b keeps its whole log
+            b.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // b keeps its whole log
             List<String> acknowledged = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
                 acknowledged.add(commit(cluster, a, "w" + i));
@@ -123,8 +123,8 @@ class MajoritySnapshotTest {
             Node first = cluster.start("c", 1, new RecordingService(true));
             cluster.runUntil(() -> first.role() == ReplicaRole.SECONDARY && first.applied().containsAll(acknowledged),
                     "c installed a's snapshot");
-            a.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // a's offer stays the same
-            first.core.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // c's log keeps what follows it
+            a.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // a's offer stays the same
+            first.retention = new LogRetentionConfig(1_000_000, 1_000_000);   // c's log keeps what follows it
 
             cluster.partition(List.of(a, first), List.of(b));
             for (int i = 0; i < 10; i++) {

@@ -7,7 +7,6 @@ import io.neptune.core.NodeId;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
-import io.neptune.server.internal.log.LogRecord;
 import io.neptune.server.internal.replication.runtime.FaultInjectingCluster.Node;
 import io.neptune.server.internal.replication.runtime.PeerMessages.Demote;
 import io.neptune.server.internal.replication.runtime.PeerMessages.Handover;
@@ -18,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -106,9 +104,7 @@ class PrimaryBackupPhaseTest {
         assertThat(answered(cluster.write(a, "w1")).status()).isEqualTo(Status.OK);
         c = cluster.start("c", 1);
         CompletableFuture<Void> disk = new CompletableFuture<>();
-        Function<List<LogRecord>, List<CompletableFuture<Void>>> append = c.core.logAppend;
-        c.core.logAppend = records -> append.apply(records).stream() // logged, durable once the disk says so
-                .map(done -> done.thenCompose(v -> disk)).toList();
+        c.durability = disk; // logged, durable once the disk says so
 
         cluster.runUntil(() -> c.core.log.lastLsn() == 1, "c logged w1 from a's join reply");
         c.replica.onPeerMessage("demote", new Demote(SERVICE, 0, a.epoch()), reply -> { });

@@ -34,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BiPredicate;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -334,9 +335,7 @@ class PrimaryBackupRacesTest {
         Node s = start("s", 2);
         CompletableFuture<Void> disk = new CompletableFuture<>();
         Log log = s.core.log;
-        java.util.function.Function<List<LogRecord>, List<CompletableFuture<Void>>> append = s.core.logAppend;
-        s.core.logAppend = records -> append.apply(records).stream() // logged, durable only once the disk says so
-                .map(done -> done.thenCompose(v -> disk)).toList();
+        s.durability = disk; // logged, durable only once the disk says so
         s.replica.tick(); // joins p: the reply carries w1, which s logs
         runUntil(() -> log.lastLsn() == 1, "s logged w1");
         nodes.remove(p.id); // p dies
@@ -489,19 +488,20 @@ class PrimaryBackupRacesTest {
         final PrimaryBackupReplica replica;
         final NetworkPeers peers;
         private final GroupCommit forces = new GroupCommit();
+        /** While set, records appended become durable only once it completes too (a disk slower than the log). */
+        @Nullable CompletableFuture<Void> durability;
 
         Node(String name, int priority) {
             this.id = NodeId.of(name);
             this.priority = priority;
             this.peers = new NetworkPeers(this);
             process.start();
-            core = new ReplicaCore(SERVICE, 0, id, disk(name), dir.resolve(name), app, peers,
-                    new SerialExecutor(task -> work(process, sim.random().nextInt(20_000), "task", task), name,
-                            sim::nanos), process.timer());
-            core.clock = sim::nanos;
-            core.random = new SplittableRandom(sim.random().nextLong());
-            core.background = task -> work(process, sim.millisBetween(1, 20), "background", task);
-            core.logAppend = records -> records.stream().map(this::append).toList();
+            core = new CoreSetup(SERVICE, 0, id).storage(disk(name), dir.resolve(name)).app(app).peers(peers)
+                    .executors(new SerialExecutor(task -> work(process, sim.random().nextInt(20_000), "task", task), name,
+                            sim::nanos), process.timer())
+                    .clock(sim::nanos).random(new SplittableRandom(sim.random().nextLong()))
+                    .background(task -> work(process, sim.millisBetween(1, 20), "background", task))
+                    .logAppend(this::appendAll).build();
             replica = new PrimaryBackupReplica(core, priority, 3, Duration.ofSeconds(2), null);
         }
 
@@ -535,6 +535,12 @@ class PrimaryBackupRacesTest {
          * what came before it), or to a REDO log whose writer is waited for at once, the record's
          * future completed as an event, so that no writer thread completes a future the replica sees.
          */
+        private List<CompletableFuture<Void>> appendAll(List<LogRecord> records) {
+            CompletableFuture<Void> disk = durability;
+            return records.stream().map(this::append).map(done -> disk == null ? done : done.thenCompose(v -> disk))
+                    .toList();
+        }
+
         private CompletableFuture<Void> append(LogRecord record) {
             if (core.log instanceof InMemoryLog memory) {
                 CompletableFuture<Void> appended = memory.append(record);

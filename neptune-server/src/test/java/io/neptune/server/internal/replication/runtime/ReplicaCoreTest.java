@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.neptune.core.NodeId;
+import io.neptune.core.internal.membership.Replica;
 import io.neptune.server.internal.log.InMemoryLog;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,8 +50,26 @@ class ReplicaCoreTest {
     private static ReplicaCore closing(Path dir) {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         timer.shutdown();
-        return new ReplicaCore("svc", 0, NodeId.of("n1"), new InMemoryLog("n1"), dir,
-                new SimService(new SimHistory(true), "n1", false), null, new SerialExecutor(Runnable::run, "n1"),
-                timer);
+        return new CoreSetup("svc", 0, NodeId.of("n1")).storage(new InMemoryLog("n1"), dir)
+                .app(new SimService(new SimHistory(true), "n1", false)).peers(new Alone(NodeId.of("n1")))
+                .executors(new SerialExecutor(Runnable::run, "n1"), timer).build();
+    }
+
+    /** The peers of a replica with none: it calls nobody. */
+    private record Alone(NodeId self) implements Peers {
+        @Override
+        public List<Replica> replicas(String service, int partition) {
+            return List.of();
+        }
+
+        @Override
+        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
+                Class<T> replyType) {
+            return CompletableFuture.failedFuture(new IllegalStateException("no peer " + node));
+        }
+
+        @Override
+        public void announce() {
+        }
     }
 }

@@ -80,16 +80,16 @@ final class SimNode {
             service = new SimService(cluster.history(), id.value(), cluster.options().snapshots());
         }
         log.writeEpochsThrough(write -> process.schedule(forceDelay(), "epoch fsync", write));
-        core = new ReplicaCore(SERVICE, 0, id, log, directory, service, cluster.network().peersOf(this),
-                new SerialExecutor(process.pool(), id.value(), sim::nanos), process.timer());
-        core.clock = sim::nanos;
-        core.random = new SplittableRandom(sim.random().nextLong());
-        core.background = task -> process.schedule(sim.millisBetween(1, 20), "background", task);
-        core.logAppend = this::append;
-        core.draining = () -> draining;
+        CoreSetup setup = new CoreSetup(SERVICE, 0, id).storage(log, directory).app(service)
+                .peers(cluster.network().peersOf(this))
+                .executors(new SerialExecutor(process.pool(), id.value(), sim::nanos), process.timer())
+                .clock(sim::nanos).random(new SplittableRandom(sim.random().nextLong()))
+                .background(task -> process.schedule(sim.millisBetween(1, 20), "background", task))
+                .logAppend(this::append).draining(() -> draining);
         if (service.durable()) {
-            core.retention = SimOptions.RETENTION;
+            setup.retention(SimOptions.RETENTION);
         }
+        core = setup.build();
         replica = cluster.options().newReplica(core, priority, learner);
         replica.start();
         process.schedule(sim.millisBetween(0, SimCluster.TICK_MILLIS), "tick", this::tick);
