@@ -113,6 +113,9 @@ public final class ManPages {
         boolean inName = false;
         boolean skipping = false; // inside a macro definition (.de ... ..)
         for (String line : source.split("\\R")) {
+            if (body.length() > SearchService.MAX_BODY_BYTES && title != null && !inName) {
+                break; // the body is cut to that many bytes, which as many characters hold at least
+            }
             if (skipping) {
                 skipping = !line.startsWith("..");
                 continue;
@@ -180,6 +183,9 @@ public final class ManPages {
 
     /** Removes roff escapes from a line of text, keeping the characters they stand for where it matters. */
     static String clean(String line) {
+        if (line.indexOf('\\') < 0) {
+            return line; // every escape, and a comment, starts with a backslash
+        }
         int comment = line.indexOf("\\\"");
         String text = comment >= 0 ? line.substring(0, comment) : line;
         text = text.replace("\\\\", "\u0000"); // a literal backslash, restored below
