@@ -179,9 +179,11 @@ public final class ReplicationEngine implements AutoCloseable {
                 .retention(config.logRetention()).draining(() -> draining);
         ReplicaCore core = ReplicationMeters.countRoleChanges(registry, setup).build();
         cores.put(service + "#" + partition, core);
-        ConsistencyLevel level = runtime.descriptor().consistency();
         PartitionReplica replica = stateMachine(runtime, core, learner);
-        ReplicationMeters.bind(registry, log, core, replica, level, yellowPage);
+        ReplicationMeters.bind(registry, log, core, replica);
+        if (runtime.descriptor().consistency() != ConsistencyLevel.LEVEL_1) {
+            ReplicationMeters.bindLag(registry, core, replica, yellowPage);
+        }
         return replica;
     }
 

@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.ReplicaRole;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
@@ -24,8 +23,7 @@ final class ReplicationMeters {
     private ReplicationMeters() {}
 
     /** Registers the meters of {@code core}'s partition, whose state machine is {@code replica}. */
-    static void bind(MeterRegistry registry, RedoLog log, ReplicaCore core, PartitionReplica replica,
-            ConsistencyLevel level, YellowPage yellowPage) {
+    static void bind(MeterRegistry registry, RedoLog log, ReplicaCore core, PartitionReplica replica) {
         Tags tags = Tags.of("service", core.service, "partition", Integer.toString(core.partition));
         Gauge.builder("neptune.replica.applied.lsn", replica, r -> r.state().applied()).tags(tags)
                 .description("LSN of the last write applied to the service here (the version reads see)")
@@ -38,16 +36,22 @@ final class ReplicationMeters {
                 .tags(tags).description("1 while this replica is the partition's primary").register(registry);
         Gauge.builder("neptune.replica.serving", replica, r -> r.state().role() == ReplicaRole.RECOVERING ? 0 : 1)
                 .tags(tags).description("1 while this replica serves (not RECOVERING)").register(registry);
-        if (level != ConsistencyLevel.LEVEL_1) { // level-1 LSNs are each replica's own: no lag to compare
-            Gauge.builder("neptune.replica.lag", replica, r -> lag(r, yellowPage, core))
-                    .tags(tags).baseUnit("lsns").description("Writes the primary applied (as last announced) that this"
-                            + " replica has not; 0 on the primary, NaN while no primary is known")
-                    .register(registry);
-        }
         Gauge.builder("neptune.redo.log.size", log, RedoLog::sizeBytes).tags(tags).baseUnit("bytes")
                 .description("Size of the partition's REDO log file").register(registry);
         FunctionTimer.builder("neptune.redo.fsync", log, RedoLog::forces, RedoLog::forceNanos, TimeUnit.NANOSECONDS)
                 .tags(tags).description("Forces (fsync) of the partition's REDO log and the time they took")
+                .register(registry);
+    }
+
+    /**
+     * Registers how far {@code replica} lags behind its primary as the yellow page shows it: for levels
+     * 2 and 3 only, since level-1 LSNs are each replica's own and comparing them means nothing.
+     */
+    static void bindLag(MeterRegistry registry, ReplicaCore core, PartitionReplica replica, YellowPage yellowPage) {
+        Gauge.builder("neptune.replica.lag", replica, r -> lag(r, yellowPage, core))
+                .tags("service", core.service, "partition", Integer.toString(core.partition)).baseUnit("lsns")
+                .description("Writes the primary applied (as last announced) that this replica has not; 0 on the"
+                        + " primary, NaN while no primary is known")
                 .register(registry);
     }
 
