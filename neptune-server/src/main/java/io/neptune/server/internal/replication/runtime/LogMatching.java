@@ -1,7 +1,8 @@
 package io.neptune.server.internal.replication.runtime;
 
-import io.neptune.server.internal.replication.runtime.PeerMessages.Entry;
 import io.neptune.server.internal.log.LogRecord;
+import io.neptune.server.internal.replication.runtime.PeerMessages.Entry;
+import io.neptune.server.internal.replication.runtime.PeerMessages.Replicate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,12 +44,16 @@ final class LogMatching {
     private LogMatching() {}
 
     /**
-     * Logs {@code entries}, which follow record {@code prevLsn} of the primary (epoch {@code prevEpoch},
-     * origin {@code prevOrigin}). {@code compareOrigins} also compares the primary that wrote each
-     * record, which only fail-stop mode needs (there a dead primary's epoch number may be reused).
+     * Logs the entries of {@code replicate}, which follow the primary's record {@code prevLsn} (of epoch
+     * {@code prevEpoch}, written by {@code prevOrigin}). {@code compareOrigins} also compares the primary
+     * that wrote each record, which only fail-stop mode needs (there a dead primary's epoch number may
+     * be reused).
      */
-    static Result accept(ReplicaCore core, long prevLsn, long prevEpoch, @Nullable String prevOrigin,
-            List<Entry> entries, boolean compareOrigins) {
+    static Result accept(ReplicaCore core, Replicate replicate, boolean compareOrigins) {
+        long prevLsn = replicate.prevLsn();
+        long prevEpoch = replicate.prevEpoch();
+        @Nullable String prevOrigin = replicate.prevOrigin();
+        List<Entry> entries = replicate.entries();
         if (prevLsn > core.log.lastLsn()) {
             return new Result(Outcome.GAP, core.log.lastLsn(), List.of());
         }

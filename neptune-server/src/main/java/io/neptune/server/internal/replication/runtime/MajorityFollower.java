@@ -66,8 +66,7 @@ final class MajorityFollower {
     void take(Replicate m, long epoch, Consumer<Object> reply, Runnable diverged) {
         membership.incoming(m.entries().stream().filter(e -> RecordKind.CONFIG.name().equals(e.kind()))
                 .map(e -> Membership.Config.of(e.toRecord(e.lsn()))).toList()); // the file before the log
-        LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
-                false);
+        LogMatching.Result result = LogMatching.accept(core, m, false);
         membership.reconcile(core.log);
         switch (result.outcome()) {
             case GAP, MISMATCH -> {

@@ -307,8 +307,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
         }
         primary = from;
         watch.heard(core.clock.getAsLong());
-        LogMatching.Result result = LogMatching.accept(core, m.prevLsn(), m.prevEpoch(), m.prevOrigin(), m.entries(),
-                true);
+        LogMatching.Result result = LogMatching.accept(core, m, true);
         for (Entry entry : m.entries()) {
             rejoin.noteEpochStart(entry.epoch(), entry.lsn());
         }
