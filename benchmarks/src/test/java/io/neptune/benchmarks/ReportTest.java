@@ -41,8 +41,9 @@ class ReportTest {
 
         JsonNode summary = new ObjectMapper().readTree(root.resolve("docs/benchmarks/summary.json").toFile());
         assertThat(summary.get("command").asText()).isEqualTo("./neptune bench test --quick");
-        assertThat(summary.get("date").asText()).isEqualTo(Files.readAllLines(root.resolve("docs/benchmarks/summary.md"))
-                .stream().filter(line -> line.startsWith("- Date: ")).findFirst().orElseThrow().substring(8));
+        String markdownDate = Files.readAllLines(root.resolve("docs/benchmarks/summary.md")).stream()
+                .filter(line -> line.startsWith("- Date: ")).findFirst().orElseThrow().substring("- Date: ".length());
+        assertThat(summary.get("date").asText()).isEqualTo(markdownDate);
         assertThat(summary.get("columns").toString()).isEqualTo("[\"system\",\"calls/s\"]");
         assertThat(summary.get("rows").toString())
                 .isEqualTo("[[\"gRPC-java, direct executor\",\"43413\"],[\"raw Netty TCP\",\"1.23\"]]");

@@ -60,7 +60,8 @@ final class BeyondRows {
 
     private static Optional<Measured> overhead(BenchData data) {
         return table(data, "invocation-overhead").flatMap(t -> {
-            Optional<Double> neptune = Extractors.number(t, "p50 (µs)", "system", "Neptune fixed node", "callers", "1");
+            Optional<Double> neptune = Extractors.number(t, "p50 (µs)", "system", "Neptune fixed node",
+                    "callers", "1");
             Optional<Double> raw = Extractors.number(t, "p50 (µs)", "system", "raw Netty TCP", "callers", "1");
             if (neptune.isEmpty() || raw.isEmpty()) {
                 return Optional.empty();
@@ -96,7 +97,8 @@ final class BeyondRows {
         return table(data, "invocation-overhead").flatMap(t -> {
             Optional<Double> fixed = Extractors.number(t, "calls/s", "system", "Neptune fixed node", "callers", "64");
             Optional<Double> raw = Extractors.number(t, "calls/s", "system", "raw Netty TCP", "callers", "64");
-            Optional<Double> bytes = Extractors.number(t, "bytes/call", "system", "Neptune fixed node", "callers", "64");
+            Optional<Double> bytes = Extractors.number(t, "bytes/call", "system", "Neptune fixed node",
+                    "callers", "64");
             if (fixed.isEmpty() || raw.isEmpty() || bytes.isEmpty()) {
                 return Optional.empty();
             }

@@ -28,8 +28,8 @@ final class ChapterFiveRows {
     static List<Row> rows() {
         List<Row> rows = new ArrayList<>();
         rows.add(Row.of(Claim.atLeast("Fig. 5.1", "replication costs little at 10% writes: the highest degree's"
-                + " throughput against NoRep's (level 2)", 1, "× NoRep"), data -> degreeAgainstNoRep(data, "10", false),
-                "every replica re-executes each write"));
+                + " throughput against NoRep's (level 2)", 1, "× NoRep"),
+                data -> degreeAgainstNoRep(data, "10", false), "every replica re-executes each write"));
         rows.add(Row.of(Claim.about("Fig. 5.1", "at 50% writes NoRep is about 2× degree 4 (level 2)", 2, "×", 1),
                 data -> degreeAgainstNoRep(data, "50", true), "every replica re-executes each write"));
         rows.add(Row.of(Claim.atLeast("Fig. 5.1", "throughput grows with the nodes: NoRep's gain from the fewest"
@@ -72,17 +72,25 @@ final class ChapterFiveRows {
         return table(data, "replication-scalability").flatMap(t -> {
             Table level2 = t.where("level", "L2").where("writes %", writes);
             Optional<Map<String, String>> highest = level2.rows().stream()
-                    .max(Comparator.comparingInt((Map<String, String> row) -> Integer.parseInt(Table.cell(row, "nodes")))
-                            .thenComparingInt(Extractors::degree));
+                    .max(Comparator.comparingInt(ChapterFiveRows::nodes).thenComparingInt(Extractors::degree));
             if (highest.isEmpty() || Extractors.degree(highest.get()) == 1) {
                 return Optional.empty();
             }
             double ratio = level2.number(highest.get(), "vs NoRep");
             double value = inverse ? 1 / ratio : ratio;
-            return Optional.of(Measured.of(value, Claim.format(value) + "× (degree " + Table.cell(highest.get(), "replicas")
-                    + " on " + Table.cell(highest.get(), "nodes") + " nodes; model " + Claim.format(inverse
-                    ? 1 / modelRatio(level2, highest.get()) : modelRatio(level2, highest.get())) + "×)", t));
+            double model = modelRatio(level2, highest.get());
+            return Optional.of(Measured.of(value, Claim.format(value) + "× (" + where(highest.get()) + "; model "
+                    + Claim.format(inverse ? 1 / model : model) + "×)", t));
         });
+    }
+
+    private static int nodes(Map<String, String> row) {
+        return Integer.parseInt(Table.cell(row, "nodes"));
+    }
+
+    /** "degree 3 on 4 nodes" for a row of a replication report. */
+    private static String where(Map<String, String> row) {
+        return "degree " + Table.cell(row, "replicas") + " on " + Table.cell(row, "nodes") + " nodes";
     }
 
     private static double modelRatio(Table level2, Map<String, String> row) {
@@ -123,8 +131,8 @@ final class ChapterFiveRows {
             double ratio = hot.number(highest.get(), "vs NoRep");
             double model = hot.number(highest.get(), "model req/s") / hot.where("replicas", "NoRep").number(
                     "model req/s");
-            return Optional.of(Measured.of(ratio, Claim.format(ratio) + "× (degree " + Table.cell(highest.get(), "replicas")
-                    + " on " + Table.cell(highest.get(), "nodes") + " nodes; model " + Claim.format(model) + "×)", t));
+            return Optional.of(Measured.of(ratio, Claim.format(ratio) + "× (" + where(highest.get()) + "; model "
+                    + Claim.format(model) + "×)", t));
         });
     }
 
@@ -133,8 +141,8 @@ final class ChapterFiveRows {
             List<Double> rates = Extractors.numbers(t, "saturation req/s", x -> x);
             double spread = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow()
                     / rates.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-            return Measured.of(spread, Claim.format(spread) + "× (" + Extractors.range(rates) + " req/s, degree "
-                    + Table.cell(t.rows().get(0), "replicas") + " on " + Table.cell(t.rows().get(0), "nodes") + " nodes)", t);
+            return Measured.of(spread, Claim.format(spread) + "× (" + Extractors.range(rates) + " req/s, "
+                    + where(t.rows().get(0)) + ")", t);
         });
     }
 
@@ -147,8 +155,7 @@ final class ChapterFiveRows {
             }
             double percent = (a.get() / b.get() - 1) * 100;
             return Optional.of(Measured.of(percent, Extractors.signedPercent(percent) + " (" + Claim.format(a.get())
-                    + " against " + Claim.format(b.get()) + " req/s; degree " + Table.cell(t.rows().get(0), "replicas")
-                    + " on " + Table.cell(t.rows().get(0), "nodes") + " nodes)", t));
+                    + " against " + Claim.format(b.get()) + " req/s; " + where(t.rows().get(0)) + ")", t));
         });
     }
 
@@ -188,8 +195,8 @@ final class ChapterFiveRows {
     }
 
     private static int firstEvent(Table t, String word) {
-        return t.rows().stream().filter(row -> Table.cell(row, "events").contains(word)).mapToInt(row -> (int) t.number(row,
-                "second")).findFirst().orElse(-1);
+        return t.rows().stream().filter(row -> Table.cell(row, "events").contains(word))
+                .mapToInt(row -> (int) t.number(row, "second")).findFirst().orElse(-1);
     }
 
     private static double meanOk(Table t, int from, int to) {
@@ -208,15 +215,14 @@ final class ChapterFiveRows {
         Table level2 = discussion.get().where("level", "L2").where("writes %", "10");
         for (Map<String, String> row : level2.rows().stream().sorted(Comparator.comparingInt(
                 Extractors::degree).reversed()).toList()) {
-            Optional<Double> auctionRatio = Extractors.number(auction.get(), "vs NoRep", "nodes", Table.cell(row, "nodes"),
-                    "replicas", Table.cell(row, "replicas"));
+            Optional<Double> auctionRatio = Extractors.number(auction.get(), "vs NoRep",
+                    "nodes", Table.cell(row, "nodes"), "replicas", Table.cell(row, "replicas"));
             if (Extractors.degree(row) > 1 && auctionRatio.isPresent()) {
                 double discussionRatio = level2.number(row, "vs NoRep");
                 double ratio = (1 - auctionRatio.get()) / (1 - discussionRatio);
-                return Optional.of(Measured.of(ratio, Claim.format(ratio) + "× (degree " + Table.cell(row, "replicas") + " on "
-                        + Table.cell(row, "nodes") + " nodes: auction " + Claim.format(auctionRatio.get()) + "× NoRep, discussion"
-                        + " group " + Claim.format(discussionRatio) + "×; different runs)", auction.get(),
-                        discussion.get()));
+                return Optional.of(Measured.of(ratio, Claim.format(ratio) + "× (" + where(row) + ": auction "
+                        + Claim.format(auctionRatio.get()) + "× NoRep, discussion group "
+                        + Claim.format(discussionRatio) + "×; different runs)", auction.get(), discussion.get()));
             }
         }
         return Optional.empty();

@@ -171,8 +171,9 @@ final class ChapterFourRows {
                 if (scope.number(row, "demand %") < 125) {
                     continue;
                 }
-                double partitioning = scope.where("servers", Table.cell(row, "servers")).where("demand %", Table.cell(row, "demand %"))
-                        .where("scheme", "server-partitioning").number("yield per s");
+                double partitioning = scope.where("servers", Table.cell(row, "servers"))
+                        .where("demand %", Table.cell(row, "demand %")).where("scheme", "server-partitioning")
+                        .number("yield per s");
                 double advantage = (scope.number(row, "yield per s") / partitioning - 1) * 100;
                 if (advantage > best) {
                     best = advantage;

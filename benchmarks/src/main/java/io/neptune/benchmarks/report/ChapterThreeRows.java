@@ -56,16 +56,19 @@ final class ChapterThreeRows {
 
     private static Optional<Measured> broadcast(BenchData data, String workload, String intervalMs) {
         return table(data, "broadcast-interval").flatMap(t -> Extractors.rows(t, "workload", workload,
-                "load_pct", "90", "interval_ms", intervalMs)).map(t -> Measured.of(t.number("vs_ideal"),
-                Claim.format(t.number("vs_ideal")) + "× (zero-overhead model: " + Claim.format(t.number("model_window"))
-                        + "× in the same window, " + Claim.format(t.number("model_steady")) + "× steady)", t));
+                "load_pct", "90", "interval_ms", intervalMs)).map(ChapterThreeRows::againstIdeal);
     }
 
     private static Optional<Measured> pollThree(BenchData data, String workload) {
         return table(data, "load-balancing").flatMap(t -> Extractors.rows(t, "workload", workload, "load_pct", "90",
-                "policy", "poll-3")).map(t -> Measured.of(t.number("vs_ideal"),
-                Claim.format(t.number("vs_ideal")) + "× (zero-overhead model: " + Claim.format(t.number("model_window"))
-                        + "× same window, " + Claim.format(t.number("model_steady")) + "× steady)", t));
+                "policy", "poll-3")).map(ChapterThreeRows::againstIdeal);
+    }
+
+    /** The single row's {@code vs_ideal}, with the zero-overhead model's figures for the same requests. */
+    private static Measured againstIdeal(Table t) {
+        return Measured.of(t.number("vs_ideal"), Claim.format(t.number("vs_ideal")) + "× (zero-overhead model: "
+                + Claim.format(t.number("model_window")) + "× in the same window, "
+                + Claim.format(t.number("model_steady")) + "× steady)", t);
     }
 
     private static Optional<Measured> pollEightAgainstRandom(BenchData data) {
@@ -88,24 +91,34 @@ final class ChapterThreeRows {
      * run, its own poll-3 rows with and without discarding are shown beside it (same formula).
      */
     private static Optional<Measured> discardSlowPolls(BenchData data) {
-        Optional<Table> lb = table(data, "load-balancing");
-        return table(data, "discard-slow-polls").flatMap(t -> Extractors.rows(t, "workload", "Fine-Grain"))
-                .map(t -> {
-                    String text = Extractors.signedPercent(t.number("improvement_pct")) + " (" + Claim.format(
-                            t.number("keep_slow_mean_ms")) + " → " + Claim.format(t.number("discard_mean_ms"))
-                            + " ms; " + Claim.format(t.number("polls_over_10ms_pct")) + "% of polls over 10 ms)";
-                    Optional<String> other = lb.filter(l -> !l.run().equals(t.run())).flatMap(l -> {
-                        Optional<Double> discard = number(l, "mean_ms", "workload", "Fine-Grain", "load_pct", "90",
-                                "policy", "poll-3");
-                        Optional<Double> keep = number(l, "mean_ms", "workload", "Fine-Grain", "load_pct", "90",
-                                "policy", "poll-3-keep-slow");
-                        return discard.isEmpty() || keep.isEmpty() ? Optional.empty() : Optional.of("; load-balancing.csv's own"
-                                + " run, its poll-3 rows: " + Extractors.signedPercent((keep.get()
-                                - discard.get()) / keep.get() * 100) + " (" + Claim.format(keep.get()) + " → "
-                                + Claim.format(discard.get()) + " ms)");
-                    });
-                    return other.isEmpty() ? Measured.of(t.number("improvement_pct"), text, t)
-                            : Measured.of(t.number("improvement_pct"), text + other.get(), t, lb.get());
-                });
+        Optional<Table> table = table(data, "discard-slow-polls").flatMap(t -> Extractors.rows(t, "workload",
+                "Fine-Grain"));
+        if (table.isEmpty()) {
+            return Optional.empty();
+        }
+        Table t = table.get();
+        String text = Extractors.signedPercent(t.number("improvement_pct")) + " (" + Claim.format(t.number(
+                "keep_slow_mean_ms")) + " → " + Claim.format(t.number("discard_mean_ms")) + " ms; "
+                + Claim.format(t.number("polls_over_10ms_pct")) + "% of polls over 10 ms)";
+        Optional<Table> lb = table(data, "load-balancing").filter(l -> !l.run().equals(t.run()));
+        Optional<String> other = lb.flatMap(ChapterThreeRows::discardInTheBalancingRun);
+        if (lb.isEmpty() || other.isEmpty()) {
+            return Optional.of(Measured.of(t.number("improvement_pct"), text, t));
+        }
+        return Optional.of(Measured.of(t.number("improvement_pct"), text + other.get(), t, lb.get()));
+    }
+
+    /** Table 3.2's figure from the Fine-Grain poll-3 rows of a load-balancing report, with and without discarding. */
+    private static Optional<String> discardInTheBalancingRun(Table lb) {
+        Optional<Double> discard = number(lb, "mean_ms", "workload", "Fine-Grain", "load_pct", "90", "policy",
+                "poll-3");
+        Optional<Double> keep = number(lb, "mean_ms", "workload", "Fine-Grain", "load_pct", "90", "policy",
+                "poll-3-keep-slow");
+        if (discard.isEmpty() || keep.isEmpty()) {
+            return Optional.empty();
+        }
+        double improvement = (keep.get() - discard.get()) / keep.get() * 100;
+        return Optional.of("; load-balancing.csv's own run, its poll-3 rows: " + Extractors.signedPercent(improvement)
+                + " (" + Claim.format(keep.get()) + " → " + Claim.format(discard.get()) + " ms)");
     }
 }

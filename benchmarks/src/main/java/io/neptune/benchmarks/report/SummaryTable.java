@@ -51,7 +51,8 @@ final class SummaryTable {
         md.append("\n").append(outcomes.size()).append(" rows: ")
                 .append(counts.getOrDefault(Verdict.AGREES, 0)).append(" agree, ")
                 .append(counts.getOrDefault(Verdict.DISAGREES, 0)).append(" do not, ")
-                .append(counts.getOrDefault(Verdict.NOT_RUN, 0)).append(" have no committed report (not run, or no report written), ")
+                .append(counts.getOrDefault(Verdict.NOT_RUN, 0))
+                .append(" have no committed report (not run, or no report written), ")
                 .append(counts.getOrDefault(Verdict.NO_CLAIM, 0)).append(" have no number to compare.\n");
         return md.toString();
     }

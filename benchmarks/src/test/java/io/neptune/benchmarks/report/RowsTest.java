@@ -1,6 +1,7 @@
 package io.neptune.benchmarks.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,13 +24,14 @@ class RowsTest {
                 "Medium-Grain,90,poll-3,100,0,363,1.21,1.28,1.27");
         BenchData data = BenchData.in(directory);
 
-        Outcome fine = row(ChapterThreeRows.rows(), "Fig. 3.3/3.5", "poll size 3 is within 20% of ideal at 90% load; Fine-Grain").evaluate(data);
+        Outcome fine = row(ChapterThreeRows.rows(), "Fig. 3.3/3.5", "90% load; Fine-Grain").evaluate(data);
         Outcome medium = row(ChapterThreeRows.rows(), "Fig. 3.3/3.5", "90% load; Medium-Grain").evaluate(data);
         Outcome poisson = row(ChapterThreeRows.rows(), "Fig. 3.3/3.5", "90% load; Poisson/Exp").evaluate(data);
 
         assertThat(fine.measured()).isNotNull();
         assertThat(fine.measured().value()).isEqualTo(1.20);
-        assertThat(fine.measured().text()).isEqualTo("1.2× (zero-overhead model: 1.33× same window, 1.33× steady)");
+        assertThat(fine.measured().text())
+                .isEqualTo("1.2× (zero-overhead model: 1.33× in the same window, 1.33× steady)");
         assertThat(fine.measured().sources()).singleElement().satisfies(table -> {
             assertThat(table.run().day()).isEqualTo("2026-11-22");
             assertThat(table.run().mode()).isEqualTo("quick");
@@ -54,11 +56,11 @@ class RowsTest {
         Outcome levelTwo = row(ChapterFiveRows.rows(), "Fig. 5.3", "level 2 is 9%").evaluate(data);
 
         assertThat(levelOne.measured()).isNotNull();
-        assertThat(levelOne.measured().value()).isCloseTo(12.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(levelOne.measured().value()).isCloseTo(12.0, offset(1e-9));
         assertThat(levelOne.measured().text()).isEqualTo("+12% (560 against 500 req/s; degree 4 on 8 nodes)");
         assertThat(levelOne.verdict()).isEqualTo(Verdict.AGREES);
         assertThat(levelTwo.measured()).isNotNull();
-        assertThat(levelTwo.measured().value()).as("500 / 480").isCloseTo(4.1667, org.assertj.core.data.Offset.offset(
+        assertThat(levelTwo.measured().value()).as("500 / 480").isCloseTo(4.1667, offset(
                 1e-3));
         assertThat(levelTwo.verdict()).as("4.2% is more than 20% below 9%").isEqualTo(Verdict.DISAGREES);
         assertThat(levelTwo.measured().sources().get(0).run().mode()).isEqualTo("full");
@@ -77,7 +79,7 @@ class RowsTest {
         Outcome levelOne = row(ChapterFiveRows.rows(), "Fig. 5.3", "level 1 is 12%").evaluate(BenchData.in(directory));
 
         assertThat(levelOne.measured()).isNotNull();
-        assertThat(levelOne.measured().value()).isCloseTo(20.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(levelOne.measured().value()).isCloseTo(20.0, offset(1e-9));
         assertThat(levelOne.measured().sources().get(0).run().day()).isEqualTo("2026-12-01");
     }
 
