@@ -1,5 +1,7 @@
 package io.neptune.benchmarks;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,11 +25,12 @@ import org.knowm.xchart.style.AxesChartStyler;
 import org.knowm.xchart.style.Styler;
 
 /**
- * The output of one experiment: a table written as CSV and Markdown, and a line or category plot as
- * PNG, under {@code docs/benchmarks/<name>.*}, each stamped with the machine, the command and the
+ * The output of one experiment: a table written as CSV, Markdown and a JSON summary, and a line or
+ * category plot as PNG, under {@code docs/benchmarks/<name>.*}, each stamped with the machine, the command and the
  * date. Thread-safety: not thread-safe; build it on one thread.
  */
 public final class Report {
+    private static final ObjectMapper JSON = new ObjectMapper();
     private final String name;
     private final String title;
     private final List<String> columns;
@@ -108,8 +111,13 @@ public final class Report {
         return '"' + value.replace("\"", "\"\"") + '"';
     }
 
-    /** Writes {@code docs/benchmarks/<name>.csv}, {@code .md} and, when there are points, {@code .png}. */
+    /**
+     * Writes {@code docs/benchmarks/<name>.csv}, {@code .md}, {@code .json} and, when there are points,
+     * {@code .png}. The JSON summary holds the run (date, machine, command) and the table's cells as
+     * the CSV has them, for {@code ./neptune bench report} ({@code io.neptune.benchmarks.report}).
+     */
     public void write(Path root, String command) {
+        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_INSTANT);
         try {
             Path directory = Files.createDirectories(root.resolve("docs").resolve("benchmarks"));
             StringBuilder csv = new StringBuilder(String.join(",", columns.stream().map(Report::csvCell).toList()))
@@ -123,7 +131,7 @@ public final class Report {
                 BitmapEncoder.saveBitmap(chart(), directory.resolve(name + ".png").toString(), BitmapEncoder.BitmapFormat.PNG);
             }
             StringBuilder md = new StringBuilder("# ").append(title).append("\n\n");
-            md.append("- Date: ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_INSTANT)).append('\n');
+            md.append("- Date: ").append(date).append('\n');
             md.append("- Machine: ").append(machine()).append('\n');
             md.append("- Command: `").append(command).append("`\n\n");
             md.append("| ").append(String.join(" | ", columns)).append(" |\n");
@@ -138,9 +146,23 @@ public final class Report {
                 md.append('\n').append(note).append('\n');
             }
             Files.writeString(directory.resolve(name + ".md"), md);
+            Files.writeString(directory.resolve(name + ".json"), summary(date, command));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the report " + name, e);
         }
+    }
+
+    /** The JSON summary: name, title, date, machine, command, columns, and rows of formatted cells. */
+    private String summary(String date, String command) throws JsonProcessingException {
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("name", name);
+        summary.put("title", title);
+        summary.put("date", date);
+        summary.put("machine", machine());
+        summary.put("command", command);
+        summary.put("columns", columns);
+        summary.put("rows", rows.stream().map(row -> row.stream().map(Report::format).toList()).toList());
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(summary) + "\n";
     }
 
     private Chart<?, ?> chart() {

@@ -2,6 +2,8 @@ package io.neptune.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -28,5 +30,22 @@ class ReportTest {
         assertThat(Files.readString(root.resolve("docs/benchmarks/quoting.md")))
                 .contains("| gRPC-java, direct executor | 43413 |")
                 .contains("./neptune bench test");
+    }
+
+    @Test
+    void theJsonSummaryHoldsTheRunAndTheCellsAsTheCsvHasThem() throws Exception {
+        new Report("summary", "Summary", "system", "calls/s")
+                .row("gRPC-java, direct executor", 43413.0)
+                .row("raw Netty TCP", 1.234567)
+                .write(root, "./neptune bench test --quick");
+
+        JsonNode summary = new ObjectMapper().readTree(root.resolve("docs/benchmarks/summary.json").toFile());
+        assertThat(summary.get("command").asText()).isEqualTo("./neptune bench test --quick");
+        String markdownDate = Files.readAllLines(root.resolve("docs/benchmarks/summary.md")).stream()
+                .filter(line -> line.startsWith("- Date: ")).findFirst().orElseThrow().substring("- Date: ".length());
+        assertThat(summary.get("date").asText()).isEqualTo(markdownDate);
+        assertThat(summary.get("columns").toString()).isEqualTo("[\"system\",\"calls/s\"]");
+        assertThat(summary.get("rows").toString())
+                .isEqualTo("[[\"gRPC-java, direct executor\",\"43413\"],[\"raw Netty TCP\",\"1.23\"]]");
     }
 }

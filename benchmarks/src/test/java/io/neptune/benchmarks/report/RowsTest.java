@@ -1,0 +1,98 @@
+package io.neptune.benchmarks.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Extractors on small reports with known numbers, written as the benches write them. */
+class RowsTest {
+    @TempDir
+    Path directory;
+
+    @Test
+    void pollThreeReadsItsVsIdealAtNinetyPercentAndHoldsItAgainstTheBound() throws Exception {
+        report("load-balancing", "./neptune bench lb --quick",
+                "workload,load_pct,policy,requests,failures,mean_ms,vs_ideal,model_window,model_steady",
+                "Fine-Grain,50,poll-3,100,0,25.0,1.50,1.07,1.07",
+                "Fine-Grain,90,poll-3,100,0,36.0,1.20,1.33,1.33",
+                "Fine-Grain,90,ideal,100,0,30.0,1.00,1.00,1.00",
+                "Medium-Grain,90,poll-3,100,0,363,1.21,1.28,1.27");
+        BenchData data = BenchData.in(directory);
+
+        Outcome fine = row(ChapterThreeRows.rows(), "Fig. 3.3/3.5", "90% load; Fine-Grain").evaluate(data);
+        Outcome medium = row(ChapterThreeRows.rows(), "Fig. 3.3/3.5", "90% load; Medium-Grain").evaluate(data);
+        Outcome poisson = row(ChapterThreeRows.rows(), "Fig. 3.3/3.5", "90% load; Poisson/Exp").evaluate(data);
+
+        assertThat(fine.measured()).isNotNull();
+        assertThat(fine.measured().value()).isEqualTo(1.20);
+        assertThat(fine.measured().text())
+                .isEqualTo("1.2× (zero-overhead model: 1.33× in the same window, 1.33× steady)");
+        assertThat(fine.measured().sources()).singleElement().satisfies(table -> {
+            assertThat(table.run().day()).isEqualTo("2026-11-22");
+            assertThat(table.run().mode()).isEqualTo("quick");
+        });
+        assertThat(fine.verdict()).as("1.20 is the bound itself").isEqualTo(Verdict.AGREES);
+        assertThat(medium.verdict()).as("1.21 is past a bound with no tolerance").isEqualTo(Verdict.DISAGREES);
+        assertThat(poisson.verdict()).as("no Poisson/Exp rows in the report").isEqualTo(Verdict.NOT_RUN);
+    }
+
+    @Test
+    void levelOneOverLevelTwoIsTheirSaturationRatioAtImbalanceOne() throws Exception {
+        report("consistency-levels", "./neptune bench replication",
+                "nodes,replicas,writes %,imbalance,level,saturation req/s,vs L2",
+                "8,4,10,1/64,L1,700,1.00",
+                "8,4,10,1/64,L2,700,1.00",
+                "8,4,10,1,L1,560,1.12",
+                "8,4,10,1,L2,500,1.00",
+                "8,4,10,1,L3,480,0.96");
+        BenchData data = BenchData.in(directory);
+
+        Outcome levelOne = row(ChapterFiveRows.rows(), "Fig. 5.3", "level 1 is 12%").evaluate(data);
+        Outcome levelTwo = row(ChapterFiveRows.rows(), "Fig. 5.3", "level 2 is 9%").evaluate(data);
+
+        assertThat(levelOne.measured()).isNotNull();
+        assertThat(levelOne.measured().value()).isCloseTo(12.0, offset(1e-9));
+        assertThat(levelOne.measured().text()).isEqualTo("+12% (560 against 500 req/s; degree 4 on 8 nodes)");
+        assertThat(levelOne.verdict()).isEqualTo(Verdict.AGREES);
+        assertThat(levelTwo.measured()).isNotNull();
+        assertThat(levelTwo.measured().value()).as("500 / 480").isCloseTo(4.1667, offset(
+                1e-3));
+        assertThat(levelTwo.verdict()).as("4.2% is more than 20% below 9%").isEqualTo(Verdict.DISAGREES);
+        assertThat(levelTwo.measured().sources().get(0).run().mode()).isEqualTo("full");
+    }
+
+    @Test
+    void aJsonSummaryIsReadBeforeTheCsv() throws Exception {
+        report("consistency-levels", "./neptune bench replication", "level,imbalance,saturation req/s", "L1,1,1");
+        Files.writeString(directory.resolve("consistency-levels.json"), """
+                {"name": "consistency-levels", "date": "2026-12-01T00:00:00Z", "machine": "2 cores",
+                 "command": "./neptune bench replication --quick",
+                 "columns": ["nodes", "replicas", "imbalance", "level", "saturation req/s"],
+                 "rows": [["8", "4", "1", "L1", "600"], ["8", "4", "1", "L2", "500"]]}
+                """);
+
+        Outcome levelOne = row(ChapterFiveRows.rows(), "Fig. 5.3", "level 1 is 12%").evaluate(BenchData.in(directory));
+
+        assertThat(levelOne.measured()).isNotNull();
+        assertThat(levelOne.measured().value()).isCloseTo(20.0, offset(1e-9));
+        assertThat(levelOne.measured().sources().get(0).run().day()).isEqualTo("2026-12-01");
+    }
+
+    private void report(String name, String command, String... lines) throws Exception {
+        Files.writeString(directory.resolve(name + ".csv"), String.join("\n", lines) + "\n");
+        Files.writeString(directory.resolve(name + ".md"), "# " + name + "\n\n- Date: 2026-11-22T06:00:09Z\n"
+                + "- Machine: 2 cores, test, Java 17\n- Command: `" + command + "`\n");
+    }
+
+    private static Row row(List<Row> rows, String figure, String claimPart) {
+        return rows.stream().filter(r -> r.claim().figure().equals(figure) && r.claim().claim().contains(claimPart))
+                .reduce((a, b) -> {
+                    throw new AssertionError("two rows match " + figure + " " + claimPart);
+                }).orElseThrow(() -> new AssertionError("no row " + figure + " " + claimPart));
+    }
+}
