@@ -107,8 +107,9 @@ final class LoadBalancingReports {
                 + "second per round, so that this JVM stays under about one core); each round has its own ideal "
                 + "(ideal_ms), and vs_ideal uses the ideal of the row's own round.");
         if (plan.equals(Plan.QUICK)) {
-            report.note("--quick: short rounds. The random policy's queues (M/G/1 at 90%) take longer than a round "
-                    + "to reach steady state, so its figures at 90% are below the steady state: compare vs_ideal with "
+            report.note("--quick: short rounds, and the poll sizes at 90% load only. The random policy's queues "
+                    + "(M/G/1 at 90%) take longer than a round to reach steady state, so its figures at 90% are "
+                    + "below the steady state: compare vs_ideal with "
                     + "model_window (same requests, same window) for what Neptune adds or loses, and model_steady "
                     + "with the dissertation.");
         }
