@@ -21,8 +21,8 @@ final class QosClusterReports {
     private QosClusterReports() {}
 
     /** Writes {@code qos-scalability}. */
-    static void scalability(List<Point> points, double perWorkerRate, boolean quick, String runNote, Path root,
-            String command) {
+    static void scalability(List<Point> points, QosScalability.Plan plan, double perWorkerRate, boolean quick,
+            String runNote, Path root, String command) {
         Report report = new Report("qos-scalability", "Figure 4.11: aggregate yield, Neptune vs server partitioning,"
                 + " normalized to Neptune at 200% demand", "servers", "demand %", "rate req/s", "scheme",
                 "yield per s", "normalized yield", "LossPercent", "gold loss %", "silver loss %", "bronze loss %",
@@ -54,8 +54,8 @@ final class QosClusterReports {
                 QosExperiment.ADAPTIVE_WINDOW.toSeconds(), QosWorkload.SCALE,
                 QosScalability.PARTITIONING_INTERVAL.toMillis(), QosWorkload.SCALE,
                 QosScalability.ANNOUNCE_INTERVAL.toMillis(), QosWorkload.SCALE, perWorkerRate,
-                quick ? "8 s per point after 4 s of warm-up (--quick: 2 and 8 servers)"
-                        : "20 s per point after 5 s of warm-up"));
+                String.format(Locale.ROOT, "%d s per point after %d s of warm-up%s", plan.measure().toSeconds(),
+                        plan.warmup().toSeconds(), quick ? " (--quick: " + plan.servers() + " servers)" : "")));
         report.note("Neptune's yield over server partitioning's (aim: ahead at 125% and 200%; the dissertation: up to"
                 + " +6%): " + String.join("; ", ratios) + ".");
         report.note("Yield per second from the response times the load generator measured (from each call's scheduled"
