@@ -82,9 +82,33 @@ public final class PerformanceReport {
         return changes;
     }
 
+    /**
+     * Whether {@code args} ask only to check ({@code --check}); no arguments rewrite the tables.
+     *
+     * @throws IllegalArgumentException naming an argument it does not know, so that a mistyped
+     *     {@code --check} does not rewrite the tables
+     */
+    static boolean checkOnly(String[] args) {
+        boolean check = false;
+        for (String arg : args) {
+            if (!arg.equals("--check")) {
+                throw new IllegalArgumentException("argument: " + arg + " (expected: none, or --check)");
+            }
+            check = true;
+        }
+        return check;
+    }
+
     /** Runs from the repository root: {@code [--check]}. */
     public static void main(String[] args) {
-        boolean check = List.of(args).contains("--check");
+        boolean check;
+        try {
+            check = checkOnly(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bench report: " + e.getMessage());
+            Runtime.getRuntime().exit(2);
+            return;
+        }
         Path root = Path.of("").toAbsolutePath();
         if (!Files.isDirectory(root.resolve("docs").resolve("benchmarks"))) {
             throw new IllegalStateException("run from the repository root (no docs/benchmarks in " + root + ")");

@@ -1,6 +1,7 @@
 package io.neptune.benchmarks.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -62,5 +63,14 @@ class PerformanceReportTest {
         assertThat(printed.toString(StandardCharsets.UTF_8)).contains("- | a stale table |", "+ | Fig. 3.1 |");
         assertThat(report.update(false, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
                 .as("a second run finds nothing to change").isFalse();
+    }
+
+    @Test
+    void anArgumentItDoesNotKnowIsRefusedByName() {
+        assertThat(PerformanceReport.checkOnly(new String[] {"--check"})).isTrue();
+        assertThat(PerformanceReport.checkOnly(new String[0])).isFalse();
+        assertThatThrownBy(() -> PerformanceReport.checkOnly(new String[] {"--chek"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--chek")
+                .hasMessageContaining("--check");
     }
 }
