@@ -67,7 +67,7 @@ class BrowserIT {
                 driver.findElement(By.id("post-subject")).sendKeys(subject);
                 driver.findElement(By.id("post-body")).sendKeys("Posted through the gateway by headless Chromium.");
                 driver.findElement(By.id("post-submit")).click();
-                wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("post-status"), "Posted message"));
+                untilStatus(driver, wait, "post-status", "Posted message");
                 wait.until(d -> d.findElements(By.cssSelector("#headers li .subject")).stream()
                         .anyMatch(e -> e.getText().equals(subject)));
                 wait.until(ExpectedConditions.textToBe(By.id("message-subject"), subject));
@@ -79,7 +79,7 @@ class BrowserIT {
                 driver.findElement(By.id("bid-bidder")).sendKeys("Selenium");
                 driver.findElement(By.id("bid-amount")).sendKeys("25");
                 driver.findElement(By.id("bid-submit")).click();
-                wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("bid-status"), "highest"));
+                untilStatus(driver, wait, "bid-status", "highest");
                 wait.until(ExpectedConditions.textToBe(By.id("item-highest-bid"), "$25.00"));
                 assertThat(driver.findElement(By.id("item-highest-bidder")).getText()).isEqualTo("by Selenium");
                 JsonNode item = http.get("/api/auction/items/" + itemId).json();
@@ -160,6 +160,16 @@ class BrowserIT {
                 .contains("grep " + traceId + " neptune-data/traces.jsonl");
     }
 
+    /** Waits until the status line {@code id} says {@code text}; on timeout, says what it showed instead. */
+    private static void untilStatus(WebDriver driver, WebDriverWait wait, String id, String text) {
+        try {
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id(id), text));
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError(id + " never said '" + text + "'; it says: '"
+                    + driver.findElement(By.id(id)).getText() + "'", e);
+        }
+    }
+
     /** Seeds a topic with threads and replies and three categories with items and bids; returns an item to bid on. */
     private static String seed(Http http) {
         long welcome = post(http, "Ada", "Welcome to Neptune", "Say hello and tell us what you are building.", null);
@@ -178,22 +188,23 @@ class BrowserIT {
     }
 
     private static long post(Http http, String author, String subject, String body, Long parentId) {
-        Reply reply = http.post("/api/discussion/general/messages", "{\"author\":\"" + author + "\",\"subject\":\""
-                + subject + "\",\"body\":\"" + body + "\"" + (parentId == null ? "" : ",\"parentId\":" + parentId) + "}");
+        Reply reply = http.postUntilAnswered("/api/discussion/general/messages", "{\"author\":\"" + author
+                + "\",\"subject\":\"" + subject + "\",\"body\":\"" + body + "\""
+                + (parentId == null ? "" : ",\"parentId\":" + parentId) + "}");
         assertThat(reply.status()).as(reply.toString()).isEqualTo(201);
         return reply.json().get("id").asLong();
     }
 
     private static String offer(Http http, String category, String title, String seller, long cents) {
-        Reply reply = http.post("/api/auction/categories/" + category + "/items", "{\"title\":\"" + title
+        Reply reply = http.postUntilAnswered("/api/auction/categories/" + category + "/items", "{\"title\":\"" + title
                 + "\",\"seller\":\"" + seller + "\",\"startingPrice\":" + cents + "}");
         assertThat(reply.status()).as(reply.toString()).isEqualTo(201);
         return reply.json().get("id").asText();
     }
 
     private static void bid(Http http, String itemId, String bidder, long cents) {
-        Reply reply = http.post("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"" + bidder + "\",\"amount\":"
-                + cents + "}");
+        Reply reply = http.postUntilAnswered("/api/auction/items/" + itemId + "/bids", "{\"bidder\":\"" + bidder
+                + "\",\"amount\":" + cents + "}");
         assertThat(reply.status()).as(reply.toString()).isEqualTo(201);
     }
 

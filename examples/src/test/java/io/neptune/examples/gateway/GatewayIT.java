@@ -180,6 +180,63 @@ class GatewayIT {
         assertThat(primaryDigest("discussion", Partitions.of(topic, 64))).isEqualTo(digestBefore);
     }
 
+    // ---- idempotency keys ----------------------------------------------------------------------
+
+    @Test
+    void aPostRetriedWithItsIdempotencyKeyRunsOnceAndAnswersAsTheFirstTime() {
+        String path = "/api/discussion/" + unique("retried") + "/messages";
+        String json = "{\"author\":\"ada\",\"subject\":\"Once\",\"body\":\"posted once, sent twice\"}";
+        String key = UUID.randomUUID().toString();
+        Reply first = http.post(path, json, key);
+        assertThat(first.status()).as(first.toString()).isEqualTo(201);
+        Reply retry = http.post(path, json, key);
+        assertThat(retry.status()).as(retry.toString()).isEqualTo(201);
+        assertThat(retry.json()).as("the retry answers the first post").isEqualTo(first.json());
+        Reply withoutKey = http.post(path, json);
+        assertThat(withoutKey.json().get("id")).as("no key: a new message").isNotEqualTo(first.json().get("id"));
+        // the same key on another request (here another body) is another request, never the first's answer
+        Reply otherBody = http.post(path, json.replace("posted once", "another"), key);
+        assertThat(otherBody.status()).as(otherBody.toString()).isEqualTo(201);
+        assertThat(otherBody.json().get("id")).isNotEqualTo(first.json().get("id"));
+        assertThat(http.get(path.replace("/messages", "/headers")).json().get("headers")).hasSize(3);
+    }
+
+    @Test
+    void aBidRetriedWithItsIdempotencyKeyIsPlacedOnce() {
+        Reply item = http.post("/api/auction/categories/" + unique("retried") + "/items",
+                "{\"title\":\"Lamp\",\"seller\":\"sam\",\"startingPrice\":100}");
+        String bids = "/api/auction/items/" + item.json().get("id").asText() + "/bids";
+        String key = UUID.randomUUID().toString();
+        Reply first = http.post(bids, "{\"bidder\":\"kim\",\"amount\":150}", key);
+        assertThat(first.status()).as(first.toString()).isEqualTo(201);
+        // without the key this retry is a bid no higher than the highest, refused with 409
+        Reply retry = http.post(bids, "{\"bidder\":\"kim\",\"amount\":150}", key);
+        assertThat(retry.status()).as(retry.toString()).isEqualTo(201);
+        assertThat(retry.json()).isEqualTo(first.json());
+    }
+
+    @Test
+    void aBadIdempotencyKeyIsRefusedWith400AndChangesNoData() {
+        String topic = unique("badkey");
+        String path = "/api/discussion/" + topic + "/messages";
+        String json = "{\"author\":\"ada\",\"subject\":\"s\",\"body\":\"b\"}";
+        for (String key : List.of("", "k".repeat(256), "tab\there")) {
+            Reply reply = http.send(http.request(path).header("Content-Type", "application/json")
+                    .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString(json)));
+            assertThat(reply.status()).as("key '%s': %s", key, reply).isEqualTo(400);
+            assertThat(reply.error()).startsWith("Idempotency-Key: ");
+        }
+        try (RawHttp raw = new RawHttp(cluster.gateway().port())) { // Java's client would not send these bytes
+            byte[] utf8Key = ("POST " + path + " HTTP/1.1\r\nHost: " + raw.host() + "\r\nContent-Type: application/json\r\n"
+                    + "Idempotency-Key: caf\u00e9\r\nContent-Length: " + json.length() + "\r\n\r\n" + json)
+                    .getBytes(StandardCharsets.UTF_8);
+            RawHttp.Response reply = raw.write(utf8Key).read();
+            assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+            assertThat(reply.body()).contains("Idempotency-Key: character");
+        }
+        assertThat(http.get("/api/discussion/" + topic + "/headers").json().get("headers")).isEmpty();
+    }
+
     // ---- auction -------------------------------------------------------------------------------
 
     @Test

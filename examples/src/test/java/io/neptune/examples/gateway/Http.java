@@ -65,6 +65,32 @@ final class Http {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /** A JSON POST with {@code Idempotency-Key: key}: sent again with the same key, it runs once. */
+    Reply post(String path, String json, String key) {
+        return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    /**
+     * A JSON POST as the web UI sends a write: under one {@code Idempotency-Key}, sent again (up to
+     * five times, a growing pause apart) while the answer is 503 (nothing ran) or 504 (the outcome is
+     * unknown), such as during a primary's step-down on a loaded machine. Answers the last reply.
+     */
+    Reply postUntilAnswered(String path, String json) {
+        String key = java.util.UUID.randomUUID().toString();
+        Reply reply = post(path, json, key);
+        for (int attempt = 1; attempt < 5 && (reply.status() == 503 || reply.status() == 504); attempt++) {
+            try {
+                Thread.sleep(250L << attempt);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            reply = post(path, json, key);
+        }
+        return reply;
+    }
+
     Reply post(String path, byte[] body) {
         return send(request(path).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }

@@ -135,19 +135,14 @@ public final class AuctionRoutes {
         if (id.partition() >= PARTITIONS) {
             throw unknownItem(id);
         }
-        return client.callAsync(request.session(), SERVICE, id.partition(), "ViewItem", AccessMode.READ,
-                new ViewItem(id.toString()), Item.class, request.options(options)).thenCompose(item -> {
-                    if (!item.found() && item.version() >= id.number()) {
-                        throw unknownItem(id);
-                    }
-                    if (item.found()) {
-                        AuctionService.bidRefusal(item, bid.amount()).ifPresent(refusal -> {
-                            throw new HttpStatusException(409, refusal);
-                        });
-                    }
-                    return client.callAsync(request.session(), SERVICE, id.partition(), "BidItem", AccessMode.WRITE,
-                            bid, BidResult.class, request.options(options));
-                }).thenApply(result -> {
+        // A retry of a bid that won would be refused by the read (its own bid is now the highest):
+        // with an idempotency key the write alone decides, and answers a retry as the first time.
+        CompletableFuture<Void> checked = request.idempotent() ? CompletableFuture.completedFuture(null)
+                : client.callAsync(request.session(), SERVICE, id.partition(), "ViewItem", AccessMode.READ,
+                        new ViewItem(id.toString()), Item.class, request.options(options))
+                        .thenAccept(item -> refuseEarly(id, bid, item));
+        return checked.thenCompose(ignored -> client.callAsync(request.session(), SERVICE, id.partition(), "BidItem",
+                AccessMode.WRITE, bid, BidResult.class, request.options(options))).thenApply(result -> {
                     if (!result.found()) {
                         throw unknownItem(id);
                     }
@@ -157,6 +152,18 @@ public final class AuctionRoutes {
                     return GatewayResponse.json(201, Json.mapper().createObjectNode()
                             .put("highestBid", result.highestBid()).put("version", result.version()));
                 });
+    }
+
+    /** Refuses, before any write, a bid the read shows would lose or an item that does not exist. */
+    private static void refuseEarly(ItemId id, BidItem bid, Item item) {
+        if (!item.found() && item.version() >= id.number()) {
+            throw unknownItem(id);
+        }
+        if (item.found()) {
+            AuctionService.bidRefusal(item, bid.amount()).ifPresent(refusal -> {
+                throw new HttpStatusException(409, refusal);
+            });
+        }
     }
 
     private static HttpStatusException unknownItem(ItemId id) {

@@ -159,9 +159,18 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
                     keepAlive));
             return;
         }
+        byte[] body = ByteBufUtil.getBytes(request.content());
+        Optional<String> requestId;
+        try {
+            requestId = IdempotencyKey.requestId(request.headers().get(IdempotencyKey.HEADER), caller,
+                    request.method().name(), path, body);
+        } catch (HttpStatusException e) {
+            send(ctx, sequence, new Outgoing(HttpErrors.response(e), null, keepAlive));
+            return;
+        }
         Sessions.Session session = sessions.resolve(cookie(request), request.headers().get(Sessions.HEADER));
-        GatewayRequest decoded = new GatewayRequest(request.method().name(), path,
-                ByteBufUtil.getBytes(request.content()), session.handle(), serviceClass, query);
+        GatewayRequest decoded = new GatewayRequest(request.method().name(), path, body, session.handle(),
+                serviceClass, query, requestId.orElse(null));
         String issued = session.issued() ? session.id() : null;
         Span span = tracing.httpSpan(spanName(request.method().name(), path), "/" + String.join("/", path),
                 request.headers()::get);

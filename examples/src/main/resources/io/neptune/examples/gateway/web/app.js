@@ -42,6 +42,37 @@ async function exchange(method, path, body, headers) {
   return { json, headers: response.headers };
 }
 
+// A write the page may send again: every attempt carries one Idempotency-Key, so the gateway runs it
+// once even when an attempt's outcome was unknown (504, such as a primary stepping down while the write
+// was in flight) or its connection dropped; 503 means nothing ran (no primary yet during a fail-over).
+// Any other answer is final. Up to five attempts, a quarter, a half, one and two seconds apart.
+const WRITE_ATTEMPTS = 5;
+
+async function sendWrite(path, body, onRetry) {
+  const headers = { 'Idempotency-Key': newIdempotencyKey() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await exchange('POST', path, body, headers)).json;
+    } catch (e) {
+      const unanswered = e.status === undefined || e.status === 503 || e.status === 504;
+      if (!unanswered || attempt === WRITE_ATTEMPTS) throw e;
+      onRetry(e, attempt);
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+function newIdempotencyKey() {
+  if (crypto.randomUUID) return crypto.randomUUID(); // only in secure contexts (https, loopback)
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// An onRetry for sendWrite: the status line with this id says why the write is being sent again.
+function retryStatus(id) {
+  return (e, attempt) => setStatus(id, 'Sending again (' + attempt + ' of ' + (WRITE_ATTEMPTS - 1)
+    + ' retries): ' + e.message, false);
+}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -64,7 +95,7 @@ function setStatus(id, text, ok) {
 // A list that could not be loaded for want of a primary (a fail-over under way: the gateway answered
 // 5xx or not at all), or that some partitions did not answer, is loaded again half a second later,
 // then after one, two, four and at most eight seconds, until it comes back whole or the page loads
-// another in its place. Writes are never sent again: a write that failed is the user's to retry.
+// another in its place. Writes are sent again only under their idempotency key (sendWrite, below).
 const reloads = new Map();
 
 function reloadLater(key, load) {
@@ -153,7 +184,8 @@ async function postMessage(event) {
   const body = { author: $('post-author').value, subject: $('post-subject').value, body: $('post-body').value };
   if ($('post-parent').value) body.parentId = Number($('post-parent').value);
   try {
-    const added = await api('POST', '/api/discussion/' + seg(currentTopic) + '/messages', body);
+    const added = await sendWrite('/api/discussion/' + seg(currentTopic) + '/messages', body,
+      retryStatus('post-status'));
     setStatus('post-status', 'Posted message #' + added.id + ' (version ' + added.version + ')', true);
     $('post-subject').value = '';
     $('post-body').value = '';
@@ -239,8 +271,8 @@ async function placeBid(event) {
   if (!currentItem) return;
   const amount = toCents($('bid-amount').value);
   try {
-    const result = await api('POST', '/api/auction/items/' + seg(currentItem.id) + '/bids',
-      { bidder: $('bid-bidder').value, amount });
+    const result = await sendWrite('/api/auction/items/' + seg(currentItem.id) + '/bids',
+      { bidder: $('bid-bidder').value, amount }, retryStatus('bid-status'));
     setStatus('bid-status', 'Your bid is the highest: ' + money(result.highestBid) + ' (version ' + result.version + ')', true);
   } catch (e) {
     setStatus('bid-status', 'Bid refused: ' + e.message, false);
@@ -253,9 +285,9 @@ async function offerItem(event) {
   event.preventDefault();
   const category = $('category').value;
   try {
-    const added = await api('POST', '/api/auction/categories/' + seg(category) + '/items', {
+    const added = await sendWrite('/api/auction/categories/' + seg(category) + '/items', {
       title: $('new-item-title').value, seller: $('new-item-seller').value,
-      startingPrice: toCents($('new-item-price').value) });
+      startingPrice: toCents($('new-item-price').value) }, retryStatus('new-item-status'));
     setStatus('new-item-status', 'Offered item ' + added.id + ' (version ' + added.version + ')', true);
     $('new-item-title').value = '';
     await loadCategory(category);
