@@ -143,7 +143,7 @@ final class Candidacies {
         Vote request = new Vote(core.service, core.partition, core.self.value(), ballot.epoch(), core.log.lastEpoch(),
                 core.log.lastLsn(), ballot.preVote(), ballot.transfer());
         for (NodeId voter : ballots.to()) {
-            core.within(core.peers.call(voter, core.service, core.partition, "vote", request, VoteReply.class),
+            core.within(core.peers.call(voter, core.request("vote", request), VoteReply.class),
                     TimeUnit.SECONDS.toMillis(1))
                     .whenComplete((reply, e) -> core.exec.execute(() -> answered(candidate, ballot, voter, reply)));
         }

@@ -7,7 +7,6 @@ import io.neptune.core.NodeId;
 import io.neptune.core.internal.json.Json;
 import io.neptune.core.internal.membership.Replica;
 import io.neptune.core.internal.membership.YellowPage;
-import io.neptune.core.internal.wire.Metadata;
 import io.neptune.core.internal.wire.RequestId;
 import io.neptune.core.internal.wire.RequestMessage;
 import io.neptune.core.internal.wire.Status;
@@ -58,29 +57,22 @@ final class ClientPeers implements Peers {
     }
 
     @Override
-    public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
-            Class<T> replyType) {
-        return call(node, service, partition, method, message, Metadata.NONE, replyType);
-    }
-
-    @Override
-    public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
-            Metadata metadata, Class<T> replyType) {
+    public <T> CompletableFuture<T> call(NodeId node, PeerRequest call, Class<T> replyType) {
         DefaultNeptuneClient c = client;
         if (c == null) {
             return CompletableFuture.failedFuture(new NeptuneException(self + ": replication not started"));
         }
         byte[] payload;
         try {
-            payload = Json.mapper().writeValueAsBytes(message);
+            payload = Json.mapper().writeValueAsBytes(call.message());
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        RequestMessage request = new RequestMessage(0, PeerMessages.SERVICE, partition, method, AccessMode.WRITE,
-                timeoutMillis, 0, RequestId.NONE, payload).withMetadata(metadata);
-        return c.sendTo(node, request, partition).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
+        RequestMessage request = new RequestMessage(0, PeerMessages.SERVICE, call.partition(), call.method(),
+                AccessMode.WRITE, timeoutMillis, 0, RequestId.NONE, payload).withMetadata(call.metadata());
+        return c.sendTo(node, request, call.partition()).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
             if (response.status() != Status.OK) {
-                throw new NeptuneException(node + " answered " + method + " with " + response.status() + ": "
+                throw new NeptuneException(node + " answered " + call.method() + " with " + response.status() + ": "
                         + response.errorMessage());
             }
             try {

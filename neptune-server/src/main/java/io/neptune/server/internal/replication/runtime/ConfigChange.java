@@ -33,8 +33,6 @@ final class ConfigChange {
     private final long epoch;
     private final Reconfigure request;
     private final long deadlineNanos;
-    /** How recently a voter must have answered the primary to count as live for a removal. */
-    private final long liveWithinNanos;
     private @Nullable Consumer<Object> reply;
     /** The LSN of a configuration this change logged and waits to see committed, or 0. */
     private long pending;
@@ -43,38 +41,36 @@ final class ConfigChange {
     /** A removal: the commit point the voters left must reach first (set at its first try), or 0. */
     private long removeFrom;
 
-    ConfigChange(ReplicaCore core, Membership membership, QuorumLeader leader, long epoch, Reconfigure request,
-            long liveWithinNanos, Consumer<Object> reply) {
+    private ConfigChange(ReplicaCore core, Membership membership, QuorumLeader leader, Reconfigure request,
+            Consumer<Object> reply) {
         this.core = core;
         this.membership = membership;
         this.leader = leader;
-        this.epoch = epoch;
+        this.epoch = core.log.epoch();
         this.request = request;
         this.reply = reply;
-        this.liveWithinNanos = liveWithinNanos;
         this.deadlineNanos = core.clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, request.timeoutMillis()));
     }
 
     /**
-     * Starts the change {@code m} asks for on the primary {@code leader}, or refuses it (no primary here,
-     * or another change under way); returns the change now under way. A voter counts as live for a
-     * removal if it answered the primary within {@code liveWithinNanos}.
+     * Starts the change {@code request} asks for on the primary {@code leader}, which runs no other;
+     * returns it. It may answer at once, and its first step may step the primary down.
      */
-    static @Nullable ConfigChange start(ReplicaCore core, Membership membership, @Nullable QuorumLeader leader,
-            @Nullable NodeId primary, @Nullable ConfigChange current, Reconfigure m, long liveWithinNanos,
+    static ConfigChange start(ReplicaCore core, Membership membership, QuorumLeader leader, Reconfigure request,
             Consumer<Object> reply) {
-        String refusal = leader == null ? "NEP-PLACE-002 not the primary" + (primary != null ? " (primary: " + primary
-                + ")" : "") : current != null && !current.done() ? "NEP-PLACE-002 another placement change is under way"
-                : null;
-        if (refusal != null || leader == null) {
-            Membership.Config latest = membership.latest();
-            reply.accept(new ReconfigureReply(false, String.valueOf(refusal), latest == null ? List.of()
-                    : List.copyOf(latest.voters())));
-            return current;
-        }
-        ConfigChange change = new ConfigChange(core, membership, leader, core.log.epoch(), m, liveWithinNanos, reply);
+        ConfigChange change = new ConfigChange(core, membership, leader, request, reply);
         change.tick(core.peers.replicas(core.service, core.partition));
         return change;
+    }
+
+    /**
+     * Refuses a change ({@code NEP-PLACE-002}: no primary here, or another change under way), telling
+     * the operator the voters of the latest configuration.
+     */
+    static void refuse(Membership membership, String why, Consumer<Object> reply) {
+        Membership.Config latest = membership.latest();
+        reply.accept(new ReconfigureReply(false, "NEP-PLACE-002 " + why, latest == null ? List.of()
+                : List.copyOf(latest.voters())));
     }
 
     /** Whether a configuration without this primary committed: then it steps down (Raft §4.2.2). */
@@ -172,7 +168,7 @@ final class ConfigChange {
         // etcd's strict reconfiguration check: a configuration whose majority cannot take records now could not
         // commit, and the partition would take no write until a voter down, installing or diverged came back. A
         // voter that answers but refuses records counts as down (it answered; that is not enough).
-        List<String> live = voters.stream().filter(v -> leader.takesRecords(NodeId.of(v), liveWithinNanos)).toList();
+        List<String> live = voters.stream().filter(v -> leader.takesRecords(NodeId.of(v))).toList();
         int quorum = Election.quorum(voters.size());
         if (live.size() < quorum) {
             answer(false, "NEP-PLACE-009 removing " + request.remove() + " would leave " + voters + ", of whom only "

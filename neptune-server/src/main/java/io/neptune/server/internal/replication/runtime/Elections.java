@@ -98,8 +98,8 @@ final class Elections {
     private void ask(List<NodeId> rivals, long round) {
         List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
         for (NodeId rival : rivals) {
-            statuses.add(core.within(core.peers.call(rival, core.service, core.partition, "status",
-                    new StatusRequest(core.service, core.partition), ReplicaStatus.class), STATUS_TIMEOUT_MILLIS)
+            statuses.add(core.within(core.peers.call(rival, core.request("status",
+                    new StatusRequest(core.service, core.partition)), ReplicaStatus.class), STATUS_TIMEOUT_MILLIS)
                     .exceptionally(e -> null));
         }
         CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(

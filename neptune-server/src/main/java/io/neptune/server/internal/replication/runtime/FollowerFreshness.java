@@ -44,7 +44,7 @@ final class FollowerFreshness {
         }
         inFlight = true;
         sentNanos = now;
-        core.peers.call(primary, core.service, core.partition, "readIndex", new ReadIndex(core.service, core.partition),
+        core.peers.call(primary, core.request("readIndex", new ReadIndex(core.service, core.partition)),
                 ReadIndexReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
                     inFlight = false;
                     if (r != null && r.ok() && r.epoch() == core.log.epoch()) {

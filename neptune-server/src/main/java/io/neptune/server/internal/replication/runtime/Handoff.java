@@ -8,9 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +26,21 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: confined to the partition's serial executor.
  */
 final class Handoff {
+    /** What a handoff asks of the primary's replica, in its mode's terms. */
+    interface Host {
+        /** Whether the replica still leads as it did when the handoff started. */
+        boolean leads();
+
+        /** Whether no write waits to commit and {@code target} logged every record of this log. */
+        boolean caughtUp(NodeId target);
+
+        /** Steps the replica down in favour of {@code target}. */
+        void stepDownFor(NodeId target);
+
+        /** Runs a write the handoff held, as the replica runs any write. */
+        void write(RequestMessage request, Consumer<ResponseMessage> reply);
+    }
+
     /**
      * The longest the primary holds writes for a handover: below the shortest peer-call timeout
      * (1 s), so the target still hears the answer.
@@ -40,31 +53,20 @@ final class Handoff {
 
     private final ReplicaCore core;
     private final NodeId target;
-    private final BooleanSupplier leads;
-    private final Predicate<NodeId> caughtUp;
-    private final Consumer<NodeId> stepDownFor;
-    private final PartitionReplica replica;
+    private final Host host;
     private final Consumer<Object> reply;
     private final long deadlineNanos;
     private final List<Held> held = new ArrayList<>();
     private boolean done;
 
     /**
-     * Starts handing {@code replica}'s primary role to {@code target}; {@code reply} gets the
+     * Starts handing {@code host}'s primary role to {@code target}; {@code reply} gets the
      * {@link HandoverReply} for the target.
-     *
-     * @param leads whether the replica still leads as it did when the handoff started
-     * @param caughtUp whether no write waits to commit and the given target logged every record of this log
-     * @param stepDownFor steps the replica down in favour of the given target
      */
-    Handoff(ReplicaCore core, NodeId target, BooleanSupplier leads, Predicate<NodeId> caughtUp,
-            Consumer<NodeId> stepDownFor, PartitionReplica replica, Consumer<Object> reply) {
+    Handoff(ReplicaCore core, NodeId target, Host host, Consumer<Object> reply) {
         this.core = core;
         this.target = target;
-        this.leads = leads;
-        this.caughtUp = caughtUp;
-        this.stepDownFor = stepDownFor;
-        this.replica = replica;
+        this.host = host;
         this.reply = reply;
         this.deadlineNanos = core.clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS);
         logger.info("{}: {} asks for the primary role (operator); holding new writes until it has every logged one",
@@ -97,11 +99,11 @@ final class Handoff {
         if (done) {
             return;
         }
-        if (!leads.getAsBoolean()) {
+        if (!host.leads()) {
             finish(false, core.self + " stopped being the primary meanwhile");
-        } else if (caughtUp.test(target)) {
+        } else if (host.caughtUp(target)) {
             logger.info("{}: handing the primary role to {} (operator) at {}", core.name, target, core.log.lastLsn());
-            stepDownFor.accept(target);
+            host.stepDownFor(target);
             finish(true, "");
         } else if (core.clock.getAsLong() - deadlineNanos >= 0) {
             finish(false, target + " did not catch up within " + TIMEOUT_MILLIS + " ms (the primary's log ends at "
@@ -125,7 +127,7 @@ final class Handoff {
             if (accepted) {
                 h.reply().accept(core.notPrimary(h.request().requestId(), target));
             } else {
-                replica.write(h.request(), h.reply());
+                host.write(h.request(), h.reply());
             }
         }
         held.clear();

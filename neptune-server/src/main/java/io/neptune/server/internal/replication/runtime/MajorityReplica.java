@@ -96,18 +96,18 @@ final class MajorityReplica implements PartitionReplica {
     /** Its side as a follower: the log it takes, the commit point, applying, freshness. */
     private final MajorityFollower following;
 
-    /** A {@code learner} (added by an operator's add-replica) counts for nothing until a configuration names it. */
-    MajorityReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
-            @Nullable Duration staleness, boolean learner) {
+    /** A {@linkplain ReplicaSettings#learner learner} counts for nothing until a configuration names it. */
+    MajorityReplica(ReplicaCore core, ReplicaSettings settings) {
         this.core = core;
         this.name = core.name;
-        this.priority = priority;
-        this.membership = new Membership(core.name, core.directory, core.self, configuredReplicas, learner);
-        this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), ackTimeout.toNanos() / 2);
+        this.priority = settings.priority();
+        this.membership = new Membership(core.name, core.directory, core.self, settings.configuredReplicas(),
+                settings.learner());
+        this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), settings.ackTimeout().toNanos() / 2);
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.timer = new ElectionTimer(electionTimeoutNanos, core.self, priority, bound -> core.random.nextLong(bound));
         this.priorityHandover = new PriorityHandover(core);
-        this.stalenessNanos = staleness == null ? 0 : staleness.toNanos();
+        this.stalenessNanos = settings.stalenessNanos();
         this.versions = new VersionSampler(stalenessNanos);
         this.following = new MajorityFollower(core, membership, stalenessNanos, () -> phase);
         this.candidacies = new Candidacies(core, membership, () -> phase, new Candidacies.Host() {
@@ -313,14 +313,16 @@ final class MajorityReplica implements PartitionReplica {
     }
 
     private void reconfigure(Reconfigure m, Consumer<Object> reply) {
-        if (phase instanceof Leader l) {
-            ConfigChange next = ConfigChange.start(core, membership, l.leader(), primary, l.change(), m,
-                    electionTimeoutNanos, reply);
+        if (!(phase instanceof Leader l)) {
+            ConfigChange.refuse(membership, "not the primary" + (primary != null ? " (primary: " + primary + ")" : ""),
+                    reply);
+        } else if (l.change() != null && !l.change().done()) {
+            ConfigChange.refuse(membership, "another placement change is under way", reply);
+        } else {
+            ConfigChange next = ConfigChange.start(core, membership, l.leader(), m, reply);
             if (phase == l) { // the change's first step may have stepped it down
                 enter(l.withChange(next));
             }
-        } else {
-            ConfigChange.start(core, membership, null, primary, null, m, electionTimeoutNanos, reply);
         }
     }
 
@@ -336,9 +338,27 @@ final class MajorityReplica implements PartitionReplica {
         }
         QuorumLeader leader = l.leader();
         if (m.operator()) {
-            Handoff handoff = new Handoff(core, node, () -> phase instanceof Leader now && now.leader() == leader,
-                    t -> leader.idle() && leader.match(t) >= core.log.lastLsn(), t -> handTo(t, "operator"), this,
-                    reply);
+            Handoff handoff = new Handoff(core, node, new Handoff.Host() {
+                @Override
+                public boolean leads() {
+                    return phase instanceof Leader now && now.leader() == leader;
+                }
+
+                @Override
+                public boolean caughtUp(NodeId target) {
+                    return leader.idle() && leader.match(target) >= core.log.lastLsn();
+                }
+
+                @Override
+                public void stepDownFor(NodeId target) {
+                    handTo(target, "operator");
+                }
+
+                @Override
+                public void write(RequestMessage request, Consumer<ResponseMessage> answer) {
+                    MajorityReplica.this.write(request, answer);
+                }
+            }, reply);
             if (phase == l) { // still leading: it waits for the target to catch up
                 enter(l.withHandoff(handoff));
             }
@@ -510,7 +530,7 @@ final class MajorityReplica implements PartitionReplica {
             public void publish() {
                 MajorityReplica.this.publish();
             }
-        }, candidacies.leaderOf(won));
+        }, candidacies.leaderOf(won), electionTimeoutNanos);
         enter(new Leader(leader, candidacy.pinOnWin(), null, null));
         primary = core.self;
         following.leads();

@@ -105,15 +105,14 @@ final class PrimaryBackupReplica implements PartitionReplica {
     /** Whether the primary it follows still counts it in sync. */
     private final PrimaryWatch watch;
 
-    PrimaryBackupReplica(ReplicaCore core, int priority, int configuredReplicas, Duration ackTimeout,
-            @Nullable Duration staleness) {
+    PrimaryBackupReplica(ReplicaCore core, ReplicaSettings settings) {
         this.core = core;
         this.name = core.name;
-        this.priority = priority;
-        this.ackTimeoutMillis = ackTimeout.toMillis();
+        this.priority = settings.priority();
+        this.ackTimeoutMillis = settings.ackTimeout().toMillis();
         this.rejoin = new Rejoin(core, () -> phase, () -> commitLsn, this::joinDecided);
         this.priorityHandover = new PriorityHandover(core);
-        this.versions = new VersionSampler(staleness == null ? 0 : staleness.toNanos());
+        this.versions = new VersionSampler(settings.stalenessNanos());
         this.watch = new PrimaryWatch(TimeUnit.MILLISECONDS.toNanos(2 * ackTimeoutMillis), core.clock.getAsLong());
         this.pipeline = new PrimaryPipeline(core, ackTimeoutMillis, new PrimaryPipeline.Host() {
             @Override
@@ -141,7 +140,7 @@ final class PrimaryBackupReplica implements PartitionReplica {
                 PrimaryBackupReplica.this.publish();
             }
         });
-        this.elections = new Elections(core, new FailStopElection(core.self, priority, configuredReplicas), pipeline,
+        this.elections = new Elections(core, new FailStopElection(core.self, priority, settings.configuredReplicas()), pipeline,
                 new Elections.Host() {
                     @Override
                     public PrimaryBackupPhase phase() {
@@ -386,8 +385,27 @@ final class PrimaryBackupReplica implements PartitionReplica {
      */
     private void handOff(NodeId node, Consumer<Object> reply) {
         long epoch = core.log.epoch();
-        Handoff handoff = new Handoff(core, node, () -> phase instanceof Primary && core.log.epoch() == epoch,
-                t -> pipeline.idle() && pipeline.secondaries().contains(t), this::handTo, this, reply);
+        Handoff handoff = new Handoff(core, node, new Handoff.Host() {
+            @Override
+            public boolean leads() {
+                return phase instanceof Primary && core.log.epoch() == epoch;
+            }
+
+            @Override
+            public boolean caughtUp(NodeId target) {
+                return pipeline.idle() && pipeline.secondaries().contains(target);
+            }
+
+            @Override
+            public void stepDownFor(NodeId target) {
+                handTo(target);
+            }
+
+            @Override
+            public void write(RequestMessage request, Consumer<ResponseMessage> answer) {
+                PrimaryBackupReplica.this.write(request, answer);
+            }
+        }, reply);
         if (phase instanceof Primary leading) { // else it handed over at once
             enter(new Primary(handoff, leading.pinned()));
         }

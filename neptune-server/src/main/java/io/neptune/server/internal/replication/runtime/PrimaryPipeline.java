@@ -206,8 +206,8 @@ final class PrimaryPipeline {
         if (effect instanceof Ready.ApplyReady) {
             commitReady();
         } else if (effect instanceof Ready.Demote d) {
-            core.peers.call(d.to(), core.service, core.partition, "demote",
-                    new Demote(core.service, core.partition, core.log.epoch()), Ack.class);
+            core.peers.call(d.to(), core.request("demote",
+                    new Demote(core.service, core.partition, core.log.epoch())), Ack.class);
         } else if (effect instanceof Ready.StepDown s) {
             host.stepDown(s.why());
         } else if (effect instanceof Ready.Announce) {

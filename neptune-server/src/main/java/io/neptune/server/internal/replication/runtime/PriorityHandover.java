@@ -39,8 +39,8 @@ final class PriorityHandover {
             return;
         }
         lastAskedNanos = now;
-        core.peers.call(live.node(), core.service, core.partition, "handover",
-                new Handover(core.service, core.partition, core.self.value(), core.durable), HandoverReply.class)
+        core.peers.call(live.node(), core.request("handover",
+                new Handover(core.service, core.partition, core.self.value(), core.durable)), HandoverReply.class)
                 .whenComplete((r, e) -> core.exec.execute(() -> {
                     if (r != null && r.accepted() && stillFollows.getAsBoolean() && core.log.lastLsn() >= r.logEnd()) {
                         takeOver.accept(r);

@@ -48,6 +48,8 @@ final class QuorumLeader {
     private final ReplicaCore core;
     private final Host host;
     private final MajorityLeader leader;
+    /** How recently a voter must have answered this leader to count as live ({@link #takesRecords}). */
+    private final long liveWithinNanos;
     private final ReplicateSender sender;
     /** Carries out what {@link #leader} decides, handing this mode's own effects to {@link #carryOutOwn}. */
     private final LeaderEffects effects;
@@ -57,11 +59,15 @@ final class QuorumLeader {
     /** The secondaries' read indexes waiting for an answer, by the id {@link MajorityLeader#readIndex} gave them. */
     private final Map<Long, Consumer<Object>> readIndexes = new HashMap<>();
 
-    /** Carries out what {@code leader}, just elected, decides; {@code host} is its replica. */
-    QuorumLeader(ReplicaCore core, Host host, MajorityLeader leader) {
+    /**
+     * Carries out what {@code leader}, just elected, decides; {@code host} is its replica. A voter that
+     * answered within {@code liveWithinNanos} (the election timeout) counts as live.
+     */
+    QuorumLeader(ReplicaCore core, Host host, MajorityLeader leader, long liveWithinNanos) {
         this.core = core;
         this.host = host;
         this.leader = leader;
+        this.liveWithinNanos = liveWithinNanos;
         this.sender = new ReplicateSender(core, leader::epoch, false, this::onAck);
         // it learns what is durable here from this node's forces (advance): only a failed append is heard
         this.effects = new LeaderEffects(core, logger, sender, new LeaderEffects.FailuresWhile(this::leads),
@@ -108,9 +114,9 @@ final class QuorumLeader {
         return leader.heardFrom(node, core.clock.getAsLong(), withinNanos);
     }
 
-    /** {@link MajorityLeader#takesRecords} now. */
-    boolean takesRecords(NodeId node, long withinNanos) {
-        return leader.takesRecords(node, core.clock.getAsLong(), withinNanos);
+    /** {@link MajorityLeader#takesRecords} now, within the live window this leader was given. */
+    boolean takesRecords(NodeId node) {
+        return leader.takesRecords(node, core.clock.getAsLong(), liveWithinNanos);
     }
 
     /** {@link MajorityLeader#lease} now. */

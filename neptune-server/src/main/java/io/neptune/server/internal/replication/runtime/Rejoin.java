@@ -168,7 +168,7 @@ final class Rejoin {
         for (Ready.Effect effect : ready.effects()) {
             if (effect instanceof Ready.AskJoin ask) {
                 Join request = new Join(core.service, core.partition, core.self.value(), ask.lastLsn(), ask.lastEpoch());
-                core.peers.call(ask.to(), core.service, core.partition, "join", request, JoinReply.class)
+                core.peers.call(ask.to(), core.request("join", request), JoinReply.class)
                         .whenComplete((r, e) -> core.exec.execute(() -> onReply(ask.attempt(), r, e)));
             } else if (effect instanceof Ready.Truncate truncate) {
                 core.truncateAfter(truncate.afterLsn());

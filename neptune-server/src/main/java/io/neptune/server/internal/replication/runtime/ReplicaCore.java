@@ -310,6 +310,11 @@ final class ReplicaCore {
         thread.start();
     }
 
+    /** The peer request {@code method} with {@code message} for this core's partition. */
+    PeerRequest request(String method, Object message) {
+        return PeerRequest.of(service, partition, method, message);
+    }
+
     /**
      * Fails {@code call} with a {@link TimeoutException} if it has not completed within
      * {@code millis}, as {@link CompletableFuture#orTimeout} does, but timed on this replica's

@@ -54,8 +54,8 @@ final class ReplicateSender {
                 send.commitLsn(), send.records().stream().map(Entry::of).toList(), send.prev(),
                 core.log.epochOf(send.prev()), prevOrigin);
         answerOnExecutor(send.to(), send.sentNanos(),
-                core.peers.call(send.to(), core.service, core.partition, "replicate", message,
-                        core.traces.of(send.records()), Ack.class));
+                core.peers.call(send.to(), new PeerRequest(core.service, core.partition, "replicate", message,
+                        core.traces.of(send.records())), Ack.class));
     }
 
     /** Hands {@code node}'s answer to a message sent at {@code sentNanos} to the leader, on the partition's executor. */

@@ -189,18 +189,18 @@ public final class ReplicationEngine implements AutoCloseable {
 
     /** The state machine of {@code core}'s partition for the service's level and fail-over mode. */
     private PartitionReplica stateMachine(ServiceRuntime runtime, ReplicaCore core, boolean learner) {
-        int priority = runtime.hosting().priorityOf(core.partition);
         ConsistencyLevel level = runtime.descriptor().consistency();
-        if (level == ConsistencyLevel.LEVEL_1) {
-            return new WriteAnywhereReplica(core, priority, runtime.hosting().replicas());
-        }
         Duration staleness = level == ConsistencyLevel.LEVEL_3
                 ? Duration.ofMillis(runtime.descriptor().stalenessMillis()) : null;
-        if (runtime.hosting().failoverOf(runtime.descriptor()) == FailoverMode.MAJORITY) {
-            return new MajorityReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness,
-                    learner);
+        ReplicaSettings settings = new ReplicaSettings(runtime.hosting().priorityOf(core.partition),
+                runtime.hosting().replicas(), config.ackTimeout(), staleness, learner);
+        if (level == ConsistencyLevel.LEVEL_1) {
+            return new WriteAnywhereReplica(core, settings);
         }
-        return new PrimaryBackupReplica(core, priority, runtime.hosting().replicas(), config.ackTimeout(), staleness);
+        if (runtime.hosting().failoverOf(runtime.descriptor()) == FailoverMode.MAJORITY) {
+            return new MajorityReplica(core, settings);
+        }
+        return new PrimaryBackupReplica(core, settings);
     }
 
     /** The data directory a service's own store lives in on this node. */
@@ -304,8 +304,8 @@ public final class ReplicationEngine implements AutoCloseable {
             return CompletableFuture.failedFuture(new NeptuneException(service + "#" + partition
                     + ": no serving replica on a node that is not draining to hand the primary role to"));
         }
-        return peers.call(target.node(), service, partition, "takeOver",
-                new PeerMessages.TakeOver(service, partition, false), PeerMessages.PromoteReply.class).thenApply(r -> {
+        return peers.call(target.node(), PeerRequest.of(service, partition, "takeOver",
+                new PeerMessages.TakeOver(service, partition, false)), PeerMessages.PromoteReply.class).thenApply(r -> {
                     if (!r.accepted()) {
                         throw new HandOverRefusedException(target.node(), target.node() + " did not take " + service
                                 + "#" + partition + " over: " + r.reason());

@@ -91,8 +91,8 @@ final class SnapshotInstaller {
         SnapshotOffer current = offer;
         if (current == null) {
             busy = true;
-            core.peers.call(from, core.service, core.partition, "snapshot", new SnapshotRequest(core.service,
-                    core.partition, minLsn), SnapshotOffer.class).whenComplete((o, e) -> core.exec.execute(() -> {
+            core.peers.call(from, core.request("snapshot", new SnapshotRequest(core.service,
+                    core.partition, minLsn)), SnapshotOffer.class).whenComplete((o, e) -> core.exec.execute(() -> {
                         busy = false;
                         if (e != null || o == null || !o.ready()) {
                             logger.debug("{}: no snapshot from {} yet: {}", core.name, from,
@@ -142,8 +142,8 @@ final class SnapshotInstaller {
         }
         busy = true;
         long at = offset;
-        core.peers.call(from, core.service, core.partition, "chunk", new ChunkRequest(core.service, core.partition,
-                o.id(), at), Chunk.class).whenComplete((chunk, e) -> core.exec.execute(() -> {
+        core.peers.call(from, core.request("chunk", new ChunkRequest(core.service, core.partition,
+                o.id(), at)), Chunk.class).whenComplete((chunk, e) -> core.exec.execute(() -> {
                     busy = false;
                     if (o != offer) {
                         return;

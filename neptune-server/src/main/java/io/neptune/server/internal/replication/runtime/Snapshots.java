@@ -154,8 +154,8 @@ final class Snapshots {
     CompletableFuture<Ack> tell(NodeId node) {
         logger.info("{}: {} needs records below the log start {}: it installs a snapshot from here", core.name, node,
                 core.log.startLsn());
-        return core.peers.call(node, core.service, core.partition, "install-snapshot", new InstallSnapshot(core.service,
-                core.partition, core.self.value(), core.log.epoch(), core.log.startLsn(), core.log.boundary().epoch()),
+        return core.peers.call(node, core.request("install-snapshot", new InstallSnapshot(core.service,
+                core.partition, core.self.value(), core.log.epoch(), core.log.startLsn(), core.log.boundary().epoch())),
                 Ack.class);
     }
 

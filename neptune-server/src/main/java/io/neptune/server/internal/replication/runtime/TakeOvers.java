@@ -64,8 +64,8 @@ final class TakeOvers {
      */
     static void askHandover(ReplicaCore core, NodeId primary, Consumer<Object> reply, BooleanSupplier stillFit,
             Consumer<HandoverReply> take) {
-        core.peers.call(primary, core.service, core.partition, "handover", new Handover(core.service, core.partition,
-                core.self.value(), core.durable, true), HandoverReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
+        core.peers.call(primary, core.request("handover", new Handover(core.service, core.partition,
+                core.self.value(), core.durable, true)), HandoverReply.class).whenComplete((r, e) -> core.exec.execute(() -> {
                     if (r == null || !r.accepted() || !stillFit.getAsBoolean() || core.log.lastLsn() < r.logEnd()) {
                         reply.accept(new PromoteReply(false, refused(primary, r, e), core.log.epoch()));
                     } else {

@@ -100,10 +100,10 @@ final class WriteAnywhereReplica implements PartitionReplica {
      */
     private long ownFloor;
 
-    WriteAnywhereReplica(ReplicaCore core, int priority, int configuredReplicas) {
+    WriteAnywhereReplica(ReplicaCore core, ReplicaSettings settings) {
         this.core = core;
-        this.priority = priority;
-        this.configuredReplicas = configuredReplicas;
+        this.priority = settings.priority();
+        this.configuredReplicas = settings.configuredReplicas();
         core.attach(new ModeCallbacks() {
             @Override
             public String snapshotMembers(long lsn) {
@@ -223,7 +223,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
         Gossip gossip = new Gossip(core.service, core.partition, List.of(Entry.of(record)));
         for (Replica peer : core.peers.replicas(core.service, core.partition)) {
             if (!peer.node().equals(core.self)) {
-                core.peers.call(peer.node(), core.service, core.partition, "gossip", gossip, Ack.class);
+                core.peers.call(peer.node(), core.request("gossip", gossip), Ack.class);
             }
         }
     }
@@ -450,7 +450,7 @@ final class WriteAnywhereReplica implements PartitionReplica {
             List<CompletableFuture<@Nullable PullReply>> replies = new ArrayList<>();
             for (Replica peer : peers) {
                 pullsInFlight++;
-                replies.add(core.within(core.peers.call(peer.node(), core.service, core.partition, "pull", pull,
+                replies.add(core.within(core.peers.call(peer.node(), core.request("pull", pull),
                         PullReply.class), TimeUnit.SECONDS.toMillis(5)).exceptionally(e -> null)
                         .whenComplete((r, e) -> core.exec.execute(() -> {
                             pullsInFlight--;

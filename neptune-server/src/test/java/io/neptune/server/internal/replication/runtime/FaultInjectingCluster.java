@@ -518,10 +518,16 @@ final class FaultInjectingCluster implements AutoCloseable {
                     .retention(() -> retention != null ? retention : LogRetentionConfig.DEFAULT)
                     .logAppend(this::appendAll).tookOver(failovers::add).build();
             // a restarted node's service state is gone with its process: it replays its log (CHECK says nothing ran)
-            replica = mode == null ? new WriteAnywhereReplica(core, priority, configuredReplicas)
-                    : mode == FailoverMode.MAJORITY
-                    ? new MajorityReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), Duration.ofSeconds(1), learner)
-                    : new PrimaryBackupReplica(core, priority, configuredReplicas, Duration.ofSeconds(2), null);
+            if (mode == null) {
+                replica = new WriteAnywhereReplica(core, new ReplicaSettings(priority, configuredReplicas,
+                        Duration.ofSeconds(2), null, false));
+            } else if (mode == FailoverMode.MAJORITY) {
+                replica = new MajorityReplica(core, new ReplicaSettings(priority, configuredReplicas,
+                        Duration.ofSeconds(2), Duration.ofSeconds(1), learner));
+            } else {
+                replica = new PrimaryBackupReplica(core, new ReplicaSettings(priority, configuredReplicas,
+                        Duration.ofSeconds(2), null, false));
+            }
         }
 
         FaultInjectingCluster cluster() {
@@ -638,8 +644,9 @@ final class FaultInjectingCluster implements AutoCloseable {
         }
 
         @Override
-        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
-                Class<T> replyType) {
+        public <T> CompletableFuture<T> call(NodeId node, PeerRequest request, Class<T> replyType) {
+            String method = request.method();
+            Object message = request.message();
             CompletableFuture<T> result = new CompletableFuture<>();
             Node target = nodes.get(node);
             String call = node + ":" + method;

@@ -49,7 +49,7 @@ class MajorityEpochDurabilityTest {
         ReplicaCore core = new CoreSetup("svc", 0, NODES.get(0)).storage(log, dir)
                 .app(new SimService(new SimHistory(true), "a", false)).peers(new ThreeReplicas(ballots))
                 .executors(new SerialExecutor(pool::add, "svc#0@a"), timer).build();
-        replica = new MajorityReplica(core, 0, 3, Duration.ofSeconds(2), null, false);
+        replica = new MajorityReplica(core, new ReplicaSettings(0, 3, Duration.ofSeconds(2), null, false));
         replica.start();
         runPool();
     }
@@ -137,8 +137,8 @@ class MajorityEpochDurabilityTest {
         }
 
         @Override
-        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method,
-                Object message, Class<T> replyType) {
+        public <T> CompletableFuture<T> call(NodeId node, PeerRequest request, Class<T> replyType) {
+            Object message = request.message();
             if (message instanceof Vote ballot) {
                 ballots.add(ballot);
             }

@@ -502,7 +502,7 @@ class PrimaryBackupRacesTest {
                     .clock(sim::nanos).random(new SplittableRandom(sim.random().nextLong()))
                     .background(task -> work(process, sim.millisBetween(1, 20), "background", task))
                     .logAppend(this::appendAll).build();
-            replica = new PrimaryBackupReplica(core, priority, 3, Duration.ofSeconds(2), null);
+            replica = new PrimaryBackupReplica(core, new ReplicaSettings(priority, 3, Duration.ofSeconds(2), null, false));
         }
 
         /**
@@ -585,8 +585,9 @@ class PrimaryBackupRacesTest {
         }
 
         @Override
-        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
-                Class<T> replyType) {
+        public <T> CompletableFuture<T> call(NodeId node, PeerRequest request, Class<T> replyType) {
+            String method = request.method();
+            Object message = request.message();
             CompletableFuture<T> result = new CompletableFuture<>();
             Node target = nodes.get(node);
             String call = node + ":" + method;

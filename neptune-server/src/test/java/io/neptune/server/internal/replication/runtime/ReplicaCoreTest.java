@@ -63,8 +63,7 @@ class ReplicaCoreTest {
         }
 
         @Override
-        public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method, Object message,
-                Class<T> replyType) {
+        public <T> CompletableFuture<T> call(NodeId node, PeerRequest request, Class<T> replyType) {
             return CompletableFuture.failedFuture(new IllegalStateException("no peer " + node));
         }
 

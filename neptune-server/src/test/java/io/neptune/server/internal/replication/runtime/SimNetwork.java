@@ -161,8 +161,9 @@ final class SimNetwork {
             }
 
             @Override
-            public <T> CompletableFuture<T> call(NodeId node, String service, int partition, String method,
-                    Object message, Class<T> replyType) {
+            public <T> CompletableFuture<T> call(NodeId node, PeerRequest request, Class<T> replyType) {
+                String method = request.method();
+                Object message = request.message();
                 return send(self, nodes.get(SimNode.indexOf(node)), method, message, replyType);
             }
 

@@ -76,13 +76,12 @@ record SimOptions(Mode mode, int replicas, long steps, boolean faults, boolean s
      * operator added, which counts for nothing until a configuration names it).
      */
     PartitionReplica newReplica(ReplicaCore core, int priority, boolean learner) {
-        Duration staleness = mode.levelThree() ? STALENESS : null;
+        ReplicaSettings settings = new ReplicaSettings(priority, replicas, ACK_TIMEOUT,
+                mode.levelThree() ? STALENESS : null, learner);
         return switch (mode) {
-            case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 ->
-                    new MajorityReplica(core, priority, replicas, ACK_TIMEOUT, staleness, learner);
-            case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 ->
-                    new PrimaryBackupReplica(core, priority, replicas, ACK_TIMEOUT, staleness);
-            case WRITE_ANYWHERE_LEVEL_1 -> new WriteAnywhereReplica(core, priority, replicas);
+            case MAJORITY_LEVEL_2, MAJORITY_LEVEL_3 -> new MajorityReplica(core, settings);
+            case FAIL_STOP_LEVEL_2, FAIL_STOP_LEVEL_3 -> new PrimaryBackupReplica(core, settings);
+            case WRITE_ANYWHERE_LEVEL_1 -> new WriteAnywhereReplica(core, settings);
         };
     }
 }
