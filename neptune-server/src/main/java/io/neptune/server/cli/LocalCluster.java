@@ -43,6 +43,8 @@ public final class LocalCluster implements AutoCloseable {
     private final List<String> jvmOptions;
     private final String mainClass;
     private final Map<String, Process> processes = new ConcurrentHashMap<>();
+    /** Set once {@link #close} begins: a node it stops while it starts did not fail on its own. */
+    private volatile boolean closing;
 
     /**
      * Creates an empty cluster whose configs go to {@code workDirectory} and logs to {@code logDirectory},
@@ -127,7 +129,7 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private static void awaitReady(String name, Process process, Path log) {
+    private void awaitReady(String name, Process process, Path log) {
         java.util.concurrent.CompletableFuture<Void> ready = new java.util.concurrent.CompletableFuture<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader out = new BufferedReader(
@@ -156,6 +158,9 @@ public final class LocalCluster implements AutoCloseable {
                     + START_TIMEOUT.toSeconds() + " s, killed); see " + log);
         } catch (java.util.concurrent.ExecutionException e) {
             process.destroyForcibly();
+            if (closing) { // close() stopped it: no failure of the node's own
+                throw new NeptuneException("node " + name + " was still starting when the cluster stopped; see " + log);
+            }
             throw new NeptuneException("node " + name + " did not start (exit " + exitOf(process) + "); see " + log);
         }
     }
@@ -191,6 +196,7 @@ public final class LocalCluster implements AutoCloseable {
     /** Stops every node: SIGTERM first, SIGKILL for those still alive after 10 s. */
     @Override
     public void close() {
+        closing = true;
         processes.values().forEach(Process::destroy);
         for (Process process : processes.values()) {
             try {
