@@ -41,6 +41,22 @@ public final class ExperimentRun {
                 + " at the end (other work shares this host).", minutes, loadBefore, loadAfter);
     }
 
+    /**
+     * Whether {@code args} ask for the quick mode: {@code --quick}, or nothing for the full mode.
+     *
+     * @throws IllegalArgumentException naming any other argument
+     */
+    public static boolean quick(String... args) {
+        boolean quick = false;
+        for (String arg : args) {
+            if (!arg.equals("--quick")) {
+                throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
+            }
+            quick = true;
+        }
+        return quick;
+    }
+
     /** The command line that reproduces the run: {@code ./neptune bench <experiment>} and {@code args}. */
     public static String command(String experiment, String[] args) {
         return "./neptune bench " + experiment + (args.length == 0 ? "" : " " + String.join(" ", args));
