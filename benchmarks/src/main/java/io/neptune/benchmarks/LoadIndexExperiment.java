@@ -140,8 +140,9 @@ public final class LoadIndexExperiment {
         ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "load index inaccuracy (%s): %d cases on"
                 + " one node, %d s warm-up + %d s sampled", plan.quick() ? "quick" : "full", cases.size(),
                 plan.warmup().toSeconds(), plan.window().toSeconds()));
+        String head = ExperimentRun.gitHead(run.root());
         List<Measurement> measurements = measure(plan, cases);
-        String context = run.finish();
+        String context = run.finish() + " Git HEAD: " + head + ".";
         LoadIndexReport.report(plan, measurements, context).write(run.root(),
                 ExperimentRun.command("inaccuracy", args));
         System.out.println("wrote docs/benchmarks/" + REPORT + ".*");
