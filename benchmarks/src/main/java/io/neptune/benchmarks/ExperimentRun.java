@@ -1,6 +1,10 @@
 package io.neptune.benchmarks;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -41,8 +45,54 @@ public final class ExperimentRun {
                 + " at the end (other work shares this host).", minutes, loadBefore, loadAfter);
     }
 
+    /**
+     * Whether {@code args} ask for the quick mode: {@code --quick}, or nothing for the full mode.
+     *
+     * @throws IllegalArgumentException naming any other argument
+     */
+    public static boolean quick(String... args) {
+        boolean quick = false;
+        for (String arg : args) {
+            if (!arg.equals("--quick")) {
+                throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
+            }
+            quick = true;
+        }
+        return quick;
+    }
+
     /** The command line that reproduces the run: {@code ./neptune bench <experiment>} and {@code args}. */
     public static String command(String experiment, String[] args) {
         return "./neptune bench " + experiment + (args.length == 0 ? "" : " " + String.join(" ", args));
+    }
+
+    /**
+     * {@code git rev-parse --short HEAD} in {@code root}, marked when the working tree has
+     * uncommitted changes to tracked files, or "unknown" without git.
+     */
+    public static String gitHead(Path root) {
+        String head = git(root, "rev-parse", "--short", "HEAD");
+        if (head.isEmpty()) {
+            return "unknown";
+        }
+        return git(root, "status", "--porcelain", "--untracked-files=no").isEmpty() ? head
+                : head + " (with uncommitted changes)";
+    }
+
+    /** The trimmed output of a git command, or "" if it failed. */
+    private static String git(Path root, String... args) {
+        List<String> command = new ArrayList<>(List.of("git"));
+        command.addAll(List.of(args));
+        try {
+            Process process = new ProcessBuilder(command).directory(root.toFile())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return process.waitFor() == 0 ? output : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 }

@@ -292,7 +292,7 @@ public final class IdleExperiment {
         ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "idle cost (%s): partitions %s, %s,"
                 + " idle windows of %d s", plan.quick() ? "quick" : "full", plan.partitions(), modeNames(plan.modes()),
                 plan.idle().toSeconds()));
-        String head = IdleReport.gitHead(run.root());
+        String head = ExperimentRun.gitHead(run.root());
         List<Measurement> measurements = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (FailoverMode mode : plan.modes()) {

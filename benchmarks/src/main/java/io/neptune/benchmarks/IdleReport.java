@@ -15,12 +15,8 @@ import static io.neptune.benchmarks.IdleExperiment.nodeName;
 
 import io.neptune.benchmarks.IdleExperiment.Measurement;
 import io.neptune.benchmarks.IdleExperiment.Plan;
-import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -135,35 +131,5 @@ final class IdleReport {
         }
         report.note(context + " 'load 1m' is the host's one-minute load average when that case began.");
         return report;
-    }
-
-    /**
-     * {@code git rev-parse --short HEAD} in {@code root}, marked when the working tree has
-     * uncommitted changes to tracked files, or "unknown" without git.
-     */
-    static String gitHead(Path root) {
-        String head = git(root, "rev-parse", "--short", "HEAD");
-        if (head.isEmpty()) {
-            return "unknown";
-        }
-        return git(root, "status", "--porcelain", "--untracked-files=no").isEmpty() ? head
-                : head + " (with uncommitted changes)";
-    }
-
-    /** The trimmed output of a git command, or "" if it failed. */
-    private static String git(Path root, String... args) {
-        List<String> command = new ArrayList<>(List.of("git"));
-        command.addAll(List.of(args));
-        try {
-            Process process = new ProcessBuilder(command).directory(root.toFile())
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return process.waitFor() == 0 ? output : "";
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
     }
 }

@@ -99,12 +99,7 @@ public final class InvocationOverheadExperiment {
 
     /** Runs the experiment; {@code --quick} for {@link Plan#QUICK}. */
     public static void main(String[] args) throws Exception {
-        boolean quick = List.of(args).contains("--quick");
-        for (String arg : args) {
-            if (!arg.equals("--quick")) {
-                throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
-            }
-        }
+        boolean quick = ExperimentRun.quick(args);
         Path root = Report.repositoryRoot();
         Plan plan = quick ? Plan.QUICK : Plan.FULL;
         String loadBefore = Report.loadAverage();

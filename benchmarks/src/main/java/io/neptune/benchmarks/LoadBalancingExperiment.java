@@ -126,12 +126,7 @@ public final class LoadBalancingExperiment {
 
     /** Runs the experiment; {@code --quick} for {@link Plan#QUICK}. */
     public static void main(String[] args) throws Exception {
-        boolean quick = List.of(args).contains("--quick");
-        for (String arg : args) {
-            if (!arg.equals("--quick")) {
-                throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
-            }
-        }
+        boolean quick = ExperimentRun.quick(args);
         String command = "java -Xmx1g -cp benchmarks/target/benchmarks.jar " + LoadBalancingExperiment.class.getName()
                 + (quick ? " --quick" : "");
         LoadBalancingExperiment experiment = new LoadBalancingExperiment(quick ? Plan.QUICK : Plan.FULL);

@@ -32,12 +32,7 @@ public final class MicroBenchmarks {
 
     /** Runs the benchmarks; {@code --quick} for the short settings. */
     public static void main(String[] args) throws RunnerException {
-        boolean quick = List.of(args).contains("--quick");
-        for (String arg : args) {
-            if (!arg.equals("--quick")) {
-                throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
-            }
-        }
+        boolean quick = ExperimentRun.quick(args);
         Path root = Report.repositoryRoot();
         String loadBefore = Report.loadAverage();
         long began = System.nanoTime();

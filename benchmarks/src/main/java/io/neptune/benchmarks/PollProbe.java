@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Measures how long load polls take while a round runs, the profile behind the dissertation's
@@ -78,14 +79,10 @@ final class PollProbe {
             socket.setSoTimeout(TIMEOUT_MILLIS);
             for (long id = 1; running; id++) {
                 InetSocketAddress target = targets.get(random.nextInt(targets.size()));
-                ByteBuf buf = Unpooled.buffer(64);
-                Poll.encode(new Poll.Request(id, service, 0), buf);
-                byte[] out = new byte[buf.readableBytes()];
-                buf.readBytes(out);
-                buf.release();
+                byte[] out = datagram(id, service);
                 long sent = System.nanoTime();
                 socket.send(new DatagramPacket(out, out.length, target));
-                if (awaitReply(socket, in, id)) {
+                if (awaitReply(socket, in, id) != null) {
                     micros.recordValue(Math.min(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - sent),
                             micros.getHighestTrackableValue()));
                 } else {
@@ -100,18 +97,28 @@ final class PollProbe {
         }
     }
 
-    /** Reads until the reply to {@code id} arrives (true) or the socket times out (false). */
-    private static boolean awaitReply(DatagramSocket socket, byte[] in, long id) throws IOException {
+    /** The datagram of poll {@code id} for partition 0 of {@code service}, as a client sends it (no class, no MAC). */
+    static byte[] datagram(long id, String service) {
+        ByteBuf buf = Unpooled.buffer(64);
+        Poll.encode(new Poll.Request(id, service, 0), buf);
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        buf.release();
+        return out;
+    }
+
+    /** Reads until the reply to {@code id} arrives (the reply) or the socket times out (null). */
+    static Poll.@Nullable Reply awaitReply(DatagramSocket socket, byte[] in, long id) throws IOException {
         while (true) {
             DatagramPacket packet = new DatagramPacket(in, in.length);
             try {
                 socket.receive(packet);
             } catch (SocketTimeoutException e) {
-                return false;
+                return null;
             }
             Poll.Reply reply = Poll.decodeReply(Unpooled.wrappedBuffer(in, 0, packet.getLength()));
             if (reply.pollId() == id) {
-                return true;
+                return reply;
             }
         }
     }

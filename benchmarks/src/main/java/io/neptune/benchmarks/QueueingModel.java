@@ -18,6 +18,8 @@ import java.util.function.IntUnaryOperator;
  * runs ({@link Workload}). {@link LoadBalancingExperiment} prints it next to the measurements so
  * that the gap between the dissertation and Neptune can be split into "the model says so" and
  * "overhead"; {@link DissertationConditions} runs it under the dissertation's other conditions.
+ * {@link #queueLengths} samples one server's queue length instead, for {@link LoadIndexExperiment}
+ * (Figure 3.1).
  *
  * <p>Thread-safety: stateless; each call simulates on its own.
  */
@@ -93,15 +95,7 @@ final class QueueingModel {
                 }
             }
             int target = pick(setup, inSystem, announced, now, choices);
-            double[] serverFree = free[target];
-            int worker = 0;
-            for (int w = 1; w < workers; w++) {
-                if (serverFree[w] < serverFree[worker]) {
-                    worker = w; // FIFO: requests start in arrival order, on the worker free first
-                }
-            }
-            double done = Math.max(now, serverFree[worker]) + service;
-            serverFree[worker] = done;
+            double done = serve(free[target], now, service);
             inSystem.get(target).add(done);
             if (now >= warmupMillis) {
                 double response = done - now + latencyMillis;
@@ -113,6 +107,74 @@ final class QueueingModel {
             }
         }
         return new Outcome(sum / recorded, within / (double) recorded);
+    }
+
+    /**
+     * Where one server's queue length (requests running and waiting) is sampled: {@code count}
+     * points {@code stepMillis} apart from {@code startMillis} on, in simulated milliseconds since
+     * the first request's draw.
+     *
+     * @param startMillis the first point
+     * @param stepMillis the spacing
+     * @param count the points
+     */
+    record Grid(double startMillis, double stepMillis, int count) {
+        Grid {
+            if (!(startMillis >= 0) || !(stepMillis > 0) || count < 0) {
+                throw new IllegalArgumentException("grid: " + startMillis + " + i × " + stepMillis + ", " + count
+                        + " points (expected: start >= 0, step > 0, count >= 0)");
+            }
+        }
+
+        /** Point {@code i}. */
+        double at(int i) {
+            return startMillis + i * stepMillis;
+        }
+    }
+
+    /**
+     * The queue length of a one-server model (its {@code workers} workers, a FIFO queue) under
+     * {@code workload} at {@code load} of its capacity, sampled on {@code grid}, the server starting
+     * empty: the exact queue without any overhead behind {@link LoadIndexExperiment}'s node. With
+     * the seed of a measured run, the requests are the very same as the run's ({@link OpenLoopRun}
+     * draws the interval, then the service time).
+     */
+    int[] queueLengths(Workload workload, double load, long seed, Grid grid) {
+        if (servers != 1) {
+            throw new IllegalStateException("servers: " + servers + " (expected: 1 for a queue-length series)");
+        }
+        Random requests = new Random(seed);
+        double perSecond = workload.rate(load, 1, workers);
+        double[] free = new double[workers];
+        PriorityQueue<Double> inSystem = new PriorityQueue<>();
+        int[] samples = new int[grid.count()];
+        int next = 0;
+        double now = 0;
+        while (next < samples.length) {
+            now += workload.arrivalNanos(requests, perSecond) / 1e6;
+            double service = workload.serviceMicros(requests) / 1e3;
+            for (; next < samples.length && grid.at(next) < now; next++) {
+                samples[next] = queueLength(inSystem, grid.at(next));
+            }
+            inSystem.add(serve(free, now, service));
+        }
+        return samples;
+    }
+
+    /**
+     * Starts a request that arrived at {@code now} on the worker of {@code serverFree} (when each is
+     * next free) that is free first, FIFO: requests start in arrival order. Returns when it is done.
+     */
+    private static double serve(double[] serverFree, double now, double service) {
+        int worker = 0;
+        for (int w = 1; w < serverFree.length; w++) {
+            if (serverFree[w] < serverFree[worker]) {
+                worker = w;
+            }
+        }
+        double done = Math.max(now, serverFree[worker]) + service;
+        serverFree[worker] = done;
+        return done;
     }
 
     private int pick(PolicySetup setup, List<PriorityQueue<Double>> inSystem, double[] announced, double now,

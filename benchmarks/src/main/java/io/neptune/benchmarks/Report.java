@@ -191,7 +191,8 @@ public final class Report {
         styler.setYAxisLogarithmic(logY);
     }
 
-    private static String format(Object value) {
+    /** A cell as the table writes it: a double with 3 significant digits (none after the point from 100 up). */
+    static String format(Object value) {
         if (value instanceof Double d) {
             return Math.abs(d) >= 100 ? String.format(Locale.ROOT, "%.0f", d) : String.format(Locale.ROOT, "%.3g", d);
         }

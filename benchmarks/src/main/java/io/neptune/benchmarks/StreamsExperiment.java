@@ -59,14 +59,7 @@ public final class StreamsExperiment {
 
         /** The plan {@code args} ask for: {@code --quick} or nothing. */
         static Plan parse(String... args) {
-            boolean quick = false;
-            for (String arg : args) {
-                if (!arg.equals("--quick")) {
-                    throw new IllegalArgumentException("argument: '" + arg + "' (expected: --quick or nothing)");
-                }
-                quick = true;
-            }
-            return quick ? QUICK : FULL;
+            return ExperimentRun.quick(args) ? QUICK : FULL;
         }
 
         /** The case of {@code itemBytes} messages over {@code streams} streams: this plan's messages shared out. */

@@ -4,17 +4,22 @@ import static io.neptune.benchmarks.report.Extractors.number;
 import static io.neptune.benchmarks.report.Extractors.table;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
- * The rows of chapter 3, load balancing (Figures 3.1, 3.2, 3.3/3.5 and Table 3.2), read from the
- * reports of {@code ./neptune bench lb}: {@code load-balancing.csv} (mean response time by policy,
- * {@code vs_ideal} against the ideal policy of the same round, {@code model_window} and
- * {@code model_steady} from the zero-overhead model), {@code broadcast-interval.csv} (broadcast by
- * mean announce interval) and {@code discard-slow-polls.csv} (Table 3.2), as
- * {@code LoadBalancingReports} writes them. Every row reads the CSV: the lb bench wrote no JSON
- * summary before issue 27.
+ * The rows of chapter 3, load balancing (Figures 3.1, 3.2, 3.3/3.5 and Table 3.2). Figure 3.1 is
+ * read from {@code load-index-inaccuracy.json} of {@code ./neptune bench inaccuracy} (the load index
+ * inaccuracy by case and delay, a node's beside the exact queue's, as {@code LoadIndexReport} writes
+ * it). The others are read from the reports of {@code ./neptune bench lb}: {@code load-balancing.csv}
+ * (mean response time by policy, {@code vs_ideal} against the ideal policy of the same round,
+ * {@code model_window} and {@code model_steady} from the zero-overhead model),
+ * {@code broadcast-interval.csv} (broadcast by mean announce interval) and
+ * {@code discard-slow-polls.csv} (Table 3.2), as {@code LoadBalancingReports} writes them; those
+ * rows read the CSV: the lb bench wrote no JSON summary before issue 27.
  */
 final class ChapterThreeRows {
     private static final String WHY_POLL3 = "the zero-overhead model of the same requests says the same: on 16"
@@ -22,12 +27,26 @@ final class ChapterThreeRows {
             + " as the dissertation's dual-CPU nodes had"
             + " ([why](#why-the-dissertation-found-poll-3-within-20-of-ideal))";
 
+    private static final String INACCURACY = "load-index-inaccuracy";
+    private static final String INACCURACY_NOT_RUN = "no committed report of ./neptune bench inaccuracy";
+    private static final String WHY_INACCURACY = "see model_window in the report: where the exact queue fed the same"
+            + " requests disagrees too, the window is too short for the delay; where only the node does, its load"
+            + " index does";
+
     private ChapterThreeRows() {}
 
     static List<Row> rows() {
         List<Row> rows = new ArrayList<>();
-        rows.add(Row.of(Claim.none("Fig. 3.1", "the upper bound of random polling's response time"),
-                data -> Optional.empty(), "").notRun("not built: no bench computes the bound"));
+        rows.add(Row.of(Claim.about("Fig. 3.1", "at 50% load the load index inaccuracy (mean |Q(t) − Q(t + Δt)| of"
+                + " one server) reaches the upper bound as the delay grows: a node's, at the largest delay;"
+                + " Poisson/Exp", 2 * 0.5 / (1 - 0.5 * 0.5), "", 0), ChapterThreeRows::inaccuracyAtLargestDelay,
+                WHY_INACCURACY).notRun(INACCURACY_NOT_RUN));
+        rows.add(Row.of(Claim.about("Fig. 3.1", "at 90% load the inaccuracy is around 3 at a delay of 10× the mean"
+                + " service time: the largest of the three workloads (the sentence names none)", 3, "", 0),
+                ChapterThreeRows::inaccuracyAtTenServiceTimes, WHY_INACCURACY).notRun(INACCURACY_NOT_RUN));
+        rows.add(Row.of(Claim.above("Fig. 3.1", "at 90% load the inaccuracy is much more significant than at 50%:"
+                + " 90%'s over 50%'s at a delay of 10× the mean service time; Poisson/Exp", 1, "×"),
+                ChapterThreeRows::inaccuracyHighOverModerate, WHY_INACCURACY).notRun(INACCURACY_NOT_RUN));
         for (String workload : List.of("Poisson/Exp", "Fine-Grain", "Medium-Grain")) {
             rows.add(Row.of(Claim.about("Fig. 3.2", "broadcast with a 1 s mean announce interval is an order of"
                     + " magnitude slower than ideal at 90% load; " + workload, 10, "× ideal", 1),
@@ -52,6 +71,56 @@ final class ChapterThreeRows {
                 "on loopback almost no poll takes over 10 ms, so discarding them changes little and the"
                         + " difference is the run's noise"));
         return rows;
+    }
+
+    /** Figure 3.1 at 50%: the node's inaccuracy for Poisson/Exp at the report's largest delay, beside the model's. */
+    private static Optional<Measured> inaccuracyAtLargestDelay(BenchData data) {
+        return table(data, INACCURACY).flatMap(t -> Extractors.rows(t, "workload", "Poisson/Exp", "load_pct", "50"))
+                .map(t -> {
+                    List<String> delays = t.distinct("delay_x_service");
+                    Table row = t.where("delay_x_service", delays.get(delays.size() - 1));
+                    return Measured.of(row.number("node"), Claim.format(row.number("node")) + " at "
+                            + Table.cell(row.only(), "delay_x_service") + "× the mean service time" + againstModel(row)
+                            + "; 2ρ/(1 − ρ²) = " + Claim.format(row.number("bound_2rho")) + ")", t);
+                });
+    }
+
+    /** Figure 3.1 at 90%: the largest node inaccuracy of the workloads at 10 mean service times, the others beside it. */
+    private static Optional<Measured> inaccuracyAtTenServiceTimes(BenchData data) {
+        return table(data, INACCURACY).flatMap(t -> Extractors.rows(t, "load_pct", "90", "delay_x_service", "10"))
+                .map(t -> {
+                    Map<String, String> largest = t.rows().stream()
+                            .max(Comparator.comparingDouble(row -> t.number(row, "node"))).orElseThrow();
+                    String workload = Table.cell(largest, "workload");
+                    Table row = t.where("workload", workload);
+                    String others = t.rows().stream().filter(r -> r != largest)
+                            .map(r -> Table.cell(r, "workload") + " " + Claim.format(t.number(r, "node")))
+                            .collect(Collectors.joining(", "));
+                    return Measured.of(row.number("node"), Claim.format(row.number("node")) + " on " + workload
+                            + againstModel(row) + "; " + others + ")", t);
+                });
+    }
+
+    /** Figure 3.1: Poisson/Exp's node inaccuracy at 10 mean service times, 90% load over 50%. */
+    private static Optional<Measured> inaccuracyHighOverModerate(BenchData data) {
+        return table(data, INACCURACY).flatMap(t -> {
+            Optional<Double> high = number(t, "node", "workload", "Poisson/Exp", "load_pct", "90",
+                    "delay_x_service", "10");
+            Optional<Double> moderate = number(t, "node", "workload", "Poisson/Exp", "load_pct", "50",
+                    "delay_x_service", "10");
+            if (high.isEmpty() || moderate.isEmpty()) {
+                return Optional.empty();
+            }
+            double ratio = high.get() / moderate.get();
+            return Optional.of(Measured.of(ratio, Claim.format(ratio) + "× (" + Claim.format(high.get())
+                    + " against " + Claim.format(moderate.get()) + ")", t));
+        });
+    }
+
+    /** " (exact queue: a on the same requests, b steady": the model's figures of a single row. */
+    private static String againstModel(Table row) {
+        return " (exact queue: " + Claim.format(row.number("model_window")) + " on the same requests, "
+                + Claim.format(row.number("model_steady")) + " steady";
     }
 
     private static Optional<Measured> broadcast(BenchData data, String workload, String intervalMs) {

@@ -42,6 +42,45 @@ class RowsTest {
     }
 
     @Test
+    void figureThreeOneReadsTheNodesInaccuracyAtTheLargestDelayAndAtTenServiceTimes() throws Exception {
+        report("load-index-inaccuracy", "./neptune bench inaccuracy --quick",
+                "workload,load_pct,delay_x_service,delay_ms,node,model_window,model_steady,limit_model,bound_2rho",
+                "Poisson/Exp,50,10,500,1.20,1.21,1.22,1.33,1.33",
+                "Poisson/Exp,50,100,5000,1.05,1.30,1.33,1.33,1.33",
+                "Fine-Grain,50,100,2220,0.80,0.81,0.81,0.81,-",
+                "Poisson/Exp,90,10,500,2.70,2.80,2.99,10.0,9.47",
+                "Fine-Grain,90,10,222,3.50,1.90,1.89,4.01,-",
+                "Medium-Grain,90,10,2089,2.00,2.10,2.07,4.65,-");
+        BenchData data = BenchData.in(directory);
+
+        Outcome moderate = row(ChapterThreeRows.rows(), "Fig. 3.1", "at 50% load").evaluate(data);
+        Outcome high = row(ChapterThreeRows.rows(), "Fig. 3.1", "around 3").evaluate(data);
+        Outcome ratio = row(ChapterThreeRows.rows(), "Fig. 3.1", "much more significant").evaluate(data);
+
+        assertThat(moderate.measured()).isNotNull();
+        assertThat(moderate.measured().value()).as("Poisson/Exp at 50%, the largest delay").isEqualTo(1.05);
+        assertThat(moderate.measured().text()).isEqualTo("1.05 at 100× the mean service time (exact queue: 1.3 on the"
+                + " same requests, 1.33 steady; 2ρ/(1 − ρ²) = 1.33)");
+        assertThat(moderate.verdict()).as("1.05 is more than 20% below 1.33").isEqualTo(Verdict.DISAGREES);
+        assertThat(high.measured()).isNotNull();
+        assertThat(high.measured().value()).as("the largest of the three at 90%, 10×").isEqualTo(3.5);
+        assertThat(high.measured().text()).isEqualTo("3.5 on Fine-Grain (exact queue: 1.9 on the same requests, 1.89"
+                + " steady; Poisson/Exp 2.7, Medium-Grain 2)");
+        assertThat(high.verdict()).isEqualTo(Verdict.AGREES);
+        assertThat(ratio.measured()).isNotNull();
+        assertThat(ratio.measured().value()).isCloseTo(2.25, offset(1e-9));
+        assertThat(ratio.verdict()).isEqualTo(Verdict.AGREES);
+    }
+
+    @Test
+    void figureThreeOneIsNotRunWithoutItsReport() {
+        Outcome moderate = row(ChapterThreeRows.rows(), "Fig. 3.1", "at 50% load").evaluate(BenchData.in(directory));
+
+        assertThat(moderate.verdict()).isEqualTo(Verdict.NOT_RUN);
+        assertThat(moderate.row().notRun()).contains("./neptune bench inaccuracy");
+    }
+
+    @Test
     void levelOneOverLevelTwoIsTheirSaturationRatioAtImbalanceOne() throws Exception {
         report("consistency-levels", "./neptune bench replication",
                 "nodes,replicas,writes %,imbalance,level,saturation req/s,vs L2",
