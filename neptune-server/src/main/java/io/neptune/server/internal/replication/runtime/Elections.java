@@ -99,7 +99,7 @@ final class Elections {
         List<CompletableFuture<ReplicaStatus>> statuses = new ArrayList<>();
         for (NodeId rival : rivals) {
             statuses.add(core.within(core.peers.call(rival, core.request("status",
-                    new StatusRequest(core.service, core.partition)), ReplicaStatus.class), STATUS_TIMEOUT_MILLIS)
+                    new StatusRequest(core.service, core.partition, true)), ReplicaStatus.class), STATUS_TIMEOUT_MILLIS)
                     .exceptionally(e -> null));
         }
         CompletableFuture.allOf(statuses.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> core.exec.execute(

@@ -214,8 +214,8 @@ final class MajorityReplica implements PartitionReplica {
                 onReplicate(m, reply);
             } else if (message instanceof Vote m) {
                 onVote(m, reply);
-            } else if (message instanceof StatusRequest) {
-                reply.accept(status());
+            } else if (message instanceof StatusRequest m) {
+                reply.accept(status(m));
             } else if (message instanceof ReadIndex) {
                 onReadIndex(reply);
             } else if (message instanceof Handover m) {
@@ -237,9 +237,9 @@ final class MajorityReplica implements PartitionReplica {
         });
     }
 
-    private ReplicaStatus status() {
+    private ReplicaStatus status(StatusRequest m) {
         return new ReplicaStatus(core.self.value(), role().name(), core.log.epoch(), core.log.lastEpoch(),
-                core.log.lastLsn(), core.applied, priority, core.app.digest().orElse(""), core.log.startLsn());
+                core.log.lastLsn(), core.applied, priority, core.digestFor(m), core.log.startLsn());
     }
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {

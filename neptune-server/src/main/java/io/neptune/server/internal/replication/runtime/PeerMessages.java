@@ -155,11 +155,26 @@ final class PeerMessages {
      */
     record ReadIndexReply(boolean ok, long epoch, long commitLsn) {}
 
-    /** Anyone → replica: report your replication state. */
-    record StatusRequest(String service, int partition) {
+    /**
+     * Anyone → replica: report your replication state. An operator's request gets the service's
+     * digest too; a fail-stop election's sets {@code withoutDigest}, since a digest hashes the whole
+     * partition on its executor and the fail-over would wait for it. Null (the field absent, as
+     * {@code admin replicas} and older nodes send it) asks for the digest.
+     */
+    record StatusRequest(String service, int partition, @Nullable Boolean withoutDigest) {
         /** Rejects a missing field, which Jackson leaves null. */
         StatusRequest {
             requireNonNull(service, "service");
+        }
+
+        /** An operator's request, with the digest. */
+        StatusRequest(String service, int partition) {
+            this(service, partition, null);
+        }
+
+        /** Whether the answer leaves the digest out. */
+        boolean skipsDigest() {
+            return Boolean.TRUE.equals(withoutDigest);
         }
     }
 

@@ -235,8 +235,8 @@ final class PrimaryBackupReplica implements PartitionReplica {
             }
             if (message instanceof Replicate m) {
                 onReplicate(m, reply);
-            } else if (message instanceof StatusRequest) {
-                reply.accept(status());
+            } else if (message instanceof StatusRequest m) {
+                reply.accept(status(m));
             } else if (message instanceof Join m) {
                 reply.accept(phase instanceof Primary ? rejoin.answer(m, pipeline)
                         : Rejoin.refused("not the primary", core.log.epoch()));
@@ -271,11 +271,11 @@ final class PrimaryBackupReplica implements PartitionReplica {
         return phase instanceof HandingOver handingOver && handingOver.claimsAt(core.clock.getAsLong());
     }
 
-    private ReplicaStatus status() {
+    private ReplicaStatus status(StatusRequest m) {
         assert core.exec.inExecutor() : "off the partition's executor";
         return new ReplicaStatus(core.self.value(), handingOver() ? ReplicaRole.PRIMARY.name() : role().name(),
                 core.log.epoch(), core.log.lastEpoch(), core.log.lastLsn(), core.applied, priority,
-                core.app.digest().orElse(""), core.log.startLsn());
+                core.digestFor(m), core.log.startLsn());
     }
 
     private void onReplicate(Replicate m, Consumer<Object> reply) {

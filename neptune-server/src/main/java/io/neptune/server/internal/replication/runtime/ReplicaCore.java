@@ -310,6 +310,11 @@ final class ReplicaCore {
         thread.start();
     }
 
+    /** The service's digest for a status answer to {@code request}, or "" if it asked for none or has none. */
+    String digestFor(PeerMessages.StatusRequest request) {
+        return request.skipsDigest() ? "" : app.digest().orElse("");
+    }
+
     /** The peer request {@code method} with {@code message} for this core's partition. */
     PeerRequest request(String method, Object message) {
         return PeerRequest.of(service, partition, method, message);

@@ -404,9 +404,9 @@ final class WriteAnywhereReplica implements PartitionReplica {
                     }
                 }
                 reply.accept(answer);
-            } else {
-                reply.accept(new ReplicaStatus(core.self.value(), phase.role().name(), 0, 0, core.log.lastLsn(), core.applied, priority,
-                        core.app.digest().orElse(""), core.log.startLsn()));
+            } else if (message instanceof StatusRequest m) {
+                reply.accept(new ReplicaStatus(core.self.value(), phase.role().name(), 0, 0, core.log.lastLsn(),
+                        core.applied, priority, core.digestFor(m), core.log.startLsn()));
             }
         });
     }

@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
 final class RecordingService implements PartitionService, Snapshottable {
     final Set<Long> executed = ConcurrentHashMap.newKeySet();
     final List<String> methods = new CopyOnWriteArrayList<>();
+    /** Digests computed: a status answer computes one unless asked not to. */
+    private final java.util.concurrent.atomic.AtomicInteger digests = new java.util.concurrent.atomic.AtomicInteger();
     volatile boolean failStorage;
     private final boolean snapshots;
     /** Every LSN up to this one counts as applied: the snapshot restored last held them. */
@@ -105,6 +107,12 @@ final class RecordingService implements PartitionService, Snapshottable {
 
     @Override
     public Optional<String> digest() {
+        digests.incrementAndGet();
         return Optional.of(String.join(",", methods));
+    }
+
+    /** How many times the digest was computed. */
+    int digests() {
+        return digests.get();
     }
 }
