@@ -2,6 +2,7 @@ package io.neptune.benchmarks;
 
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
+import io.neptune.client.ClientConfig;
 import io.neptune.core.SecurityConfig;
 import io.neptune.core.internal.json.Json;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -22,7 +23,9 @@ import java.util.function.Supplier;
  * (p50, p99) and closed-loop throughput at 1, 8 and 64 callers for
  *
  * <ul>
- *   <li>raw Netty TCP ping-pong ({@link NettyTcpEcho}), the floor;
+ *   <li>raw Netty TCP ping-pong ({@link NettyTcpEcho}, flushes consolidated as Neptune's are), the floor: over
+ *       one connection and over as many as Neptune's fixed-node path uses ({@value #NEPTUNE_CONNECTIONS}, each
+ *       with an event loop thread of its own at both ends); the floor is the better of the two;
  *   <li>Neptune to a partition with a single replica, so no policy polls ({@link EchoCluster#FIXED_PARTITION});
  *   <li>the same with the method declared {@code @Read(blocking = false)}: it runs on the server's I/O thread;
  *   <li>the same fixed-node calls with an OpenTelemetry SDK on every node ({@link TracingSdk}): once with
@@ -47,7 +50,12 @@ import java.util.function.Supplier;
  */
 public final class InvocationOverheadExperiment {
     static final List<Integer> CALLERS = List.of(1, 8, 64);
+    /** Connections (and event loop threads at each end) of Neptune's path: the client's default, the I/O threads. */
+    static final int NEPTUNE_CONNECTIONS = ClientConfig.DEFAULT_CONNECTIONS_PER_NODE;
+    /** The prefix of both raw Netty labels. */
     static final String RAW = "raw Netty TCP";
+    static final String RAW_SINGLE = RAW + " 1 connection";
+    static final String RAW_MULTI = RAW + " " + NEPTUNE_CONNECTIONS + " connections";
     // Labels are CSV cells: no commas.
     static final String FIXED = "Neptune fixed node";
     static final String INLINE = "Neptune fixed node non-blocking";
@@ -113,6 +121,7 @@ public final class InvocationOverheadExperiment {
                 loadAfter);
         String context = String.format(Locale.ROOT, "Run time %.0f s; load average (1, 5, 15 min) %s at the start and"
                 + " %s at the end (other work shares this host).", seconds, loadBefore, loadAfter);
+        System.out.println(floorTable(measurements, plan.callers()));
         System.out.println(tracingTable(measurements));
         report(plan, measurements, context).write(root, "./neptune bench overhead" + (quick ? " --quick" : ""));
         System.out.println("wrote docs/benchmarks/invocation-overhead.*");
@@ -126,6 +135,7 @@ public final class InvocationOverheadExperiment {
         CallOptions p2c = CallOptions.builder().policy(BalancingPolicy.P2C).build();
         List<Measurement> measurements = new ArrayList<>();
         try (NettyTcpEcho raw = new NettyTcpEcho(payload);
+                NettyTcpEcho rawMulti = new NettyTcpEcho(payload, NEPTUNE_CONNECTIONS);
                 GrpcEcho grpc = new GrpcEcho(payload, false);
                 GrpcEcho grpcDirect = new GrpcEcho(payload, true);
                 EchoCluster neptune = EchoCluster.start();
@@ -137,7 +147,8 @@ public final class InvocationOverheadExperiment {
                 EchoCluster neptuneSampled = EchoCluster.startTraced(sampledSdk)) {
             neptune.verifyPollingPrefersIdleReplica();
             Map<String, Supplier<CompletableFuture<?>>> systems = new LinkedHashMap<>();
-            systems.put(RAW, raw::roundTripAsync);
+            systems.put(RAW_SINGLE, raw::roundTripAsync);
+            systems.put(RAW_MULTI, rawMulti::roundTripAsync);
             systems.put(FIXED, () -> neptune.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(TRACED_UNSAMPLED, () -> neptuneUnsampled.echo(EchoCluster.FIXED_PARTITION, random));
             systems.put(TRACED_SAMPLED, () -> neptuneSampled.echo(EchoCluster.FIXED_PARTITION, random));
@@ -196,6 +207,12 @@ public final class InvocationOverheadExperiment {
                 + " the voluntary context switches of all its threads (/proc/self/task/*/status) over the same period"
                 + " and calls: each is a thread that slept and was woken, the hand-offs a call pays (raw Netty pays"
                 + " about one per side).");
+        report.note("The raw Netty floor flushes as Neptune's pipelines do (a FlushConsolidationHandler(256, true) at the"
+                + " head of both ends' pipelines: echoes written during a read burst leave in one write at its end) and"
+                + " runs once over one connection and once over " + NEPTUNE_CONNECTIONS + ", as many as the fixed-node"
+                + " path uses (the client's connections per node), each with an event loop thread of its own at both"
+                + " ends (the nodes' I/O threads). The floor is the better of the two at each caller count.");
+        report.note(floorTable(measurements, plan.callers()));
         report.note(overheadTable(measurements));
         report.note(tracingTable(measurements));
         report.note(context);
@@ -206,10 +223,54 @@ public final class InvocationOverheadExperiment {
         return duration.toMillis() / 1000.0;
     }
 
-    /** The middleware overhead at one caller: each system's latency minus raw Netty's. */
+    /**
+     * The floor at each caller count, the better of the raw Netty runs over one connection and over
+     * several: with the highest calls/s, or the lowest p50 if {@code byLatency}.
+     */
+    static ClosedLoop.Result floor(List<Measurement> measurements, int callers, boolean byLatency) {
+        ClosedLoop.Result single = find(measurements, RAW_SINGLE, callers);
+        ClosedLoop.Result multi = find(measurements, RAW_MULTI, callers);
+        boolean singleWins = byLatency ? single.p50() <= multi.p50() : single.throughput() >= multi.throughput();
+        return singleWins ? single : multi;
+    }
+
+    /** Which raw run is {@link #floor}'s at {@code callers}. */
+    static String floorLabel(List<Measurement> measurements, int callers, boolean byLatency) {
+        return floor(measurements, callers, byLatency) == find(measurements, RAW_SINGLE, callers) ? RAW_SINGLE
+                : RAW_MULTI;
+    }
+
+    /** The two raw runs at each caller count, which one is the floor, and the fixed node against it. */
+    static String floorTable(List<Measurement> measurements, List<Integer> callerCounts) {
+        StringBuilder md = new StringBuilder("The raw Netty floor, one connection against " + NEPTUNE_CONNECTIONS
+                + " (same run):\n\n");
+        md.append("| callers | 1 connection calls/s | ").append(NEPTUNE_CONNECTIONS).append(" connections calls/s"
+                + " | 1 connection p50 (µs) | ").append(NEPTUNE_CONNECTIONS).append(" connections p50 (µs)"
+                + " | best calls/s | Neptune fixed node ÷ best calls/s | best p50 | Neptune fixed node p50 ÷ best |\n");
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (int callers : callerCounts) {
+            ClosedLoop.Result single = find(measurements, RAW_SINGLE, callers);
+            ClosedLoop.Result multi = find(measurements, RAW_MULTI, callers);
+            ClosedLoop.Result fixed = find(measurements, FIXED, callers);
+            ClosedLoop.Result byThroughput = floor(measurements, callers, false);
+            ClosedLoop.Result byLatency = floor(measurements, callers, true);
+            md.append(String.format(Locale.ROOT, "| %d | %.0f | %.0f | %.1f | %.1f | %s | %.2f | %s | %.2f |%n", callers,
+                    single.throughput(), multi.throughput(), single.p50(), multi.p50(),
+                    connections(floorLabel(measurements, callers, false)), fixed.throughput() / byThroughput.throughput(),
+                    connections(floorLabel(measurements, callers, true)), fixed.p50() / byLatency.p50()));
+        }
+        return md.toString().stripTrailing();
+    }
+
+    private static String connections(String rawLabel) {
+        return rawLabel.substring(RAW.length()).trim();
+    }
+
+    /** The middleware overhead at one caller: each system's latency minus the raw floor's (the lower p50). */
     static String overheadTable(List<Measurement> measurements) {
-        ClosedLoop.Result floor = find(measurements, RAW, 1);
-        StringBuilder md = new StringBuilder("Overhead over raw Netty TCP at 1 caller (the dissertation: 97 µs):\n\n");
+        ClosedLoop.Result floor = floor(measurements, 1, true);
+        StringBuilder md = new StringBuilder("Overhead over the raw Netty floor at 1 caller (" + connections(
+                floorLabel(measurements, 1, true)) + ", the lower p50; the dissertation: 97 µs):\n\n");
         md.append("| system | p50 − raw p50 (µs) | mean − raw mean (µs) |\n| --- | --- | --- |\n");
         for (String system : List.of(FIXED, TRACED_UNSAMPLED, TRACED_SAMPLED, FIXED_TLS, FIXED_OPENSSL, INLINE, POLLING,
                 LOAD_AWARE, P2C, GRPC, GRPC_DIRECT)) {

@@ -3,6 +3,7 @@ package io.neptune.benchmarks.report;
 import static io.neptune.benchmarks.report.Extractors.table;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,14 +68,33 @@ final class BeyondRows {
         return table(data, "invocation-overhead").flatMap(t -> {
             Optional<Double> neptune = Extractors.number(t, "p50 (µs)", "system", "Neptune fixed node",
                     "callers", "1");
-            Optional<Double> raw = Extractors.number(t, "p50 (µs)", "system", "raw Netty TCP", "callers", "1");
+            Optional<Map<String, String>> raw = rawFloor(t, "1", "p50 (µs)", false);
             if (neptune.isEmpty() || raw.isEmpty()) {
                 return Optional.empty();
             }
-            double over = neptune.get() - raw.get();
+            double floor = t.number(raw.get(), "p50 (µs)");
+            double over = neptune.get() - floor;
             return Optional.of(Measured.of(over, Claim.format(over) + " µs (p50 " + Claim.format(neptune.get())
-                    + " against " + Claim.format(raw.get()) + " µs)", t));
+                    + " against " + Claim.format(floor) + " µs" + rawVariant(raw.get()) + ")", t));
         });
+    }
+
+    /**
+     * The raw Netty row at {@code callers} with the best {@code column} (the highest, or the lowest when
+     * {@code highest} is false): since issue 26 the report measures the floor over one connection and over
+     * as many as Neptune uses, and the floor is the better of them; older reports have one row.
+     */
+    static Optional<Map<String, String>> rawFloor(Table t, String callers, String column, boolean highest) {
+        Table raw = t.where(row -> Table.cell(row, "system").startsWith("raw Netty TCP")
+                && Table.cell(row, "callers").equals(callers));
+        Comparator<Map<String, String>> order = Comparator.comparingDouble(row -> raw.number(row, column));
+        return highest ? raw.rows().stream().max(order) : raw.rows().stream().min(order);
+    }
+
+    /** ", 2 connections" for a row of a report that measured the floor over several, else nothing. */
+    private static String rawVariant(Map<String, String> row) {
+        String system = Table.cell(row, "system");
+        return system.equals("raw Netty TCP") ? "" : ", " + system.substring("raw Netty TCP".length()).trim();
     }
 
     private static Optional<Measured> replicaChoice(BenchData data) {
@@ -101,14 +121,15 @@ final class BeyondRows {
     private static Optional<Measured> callPath(BenchData data) {
         return table(data, "invocation-overhead").flatMap(t -> {
             Optional<Double> fixed = Extractors.number(t, "calls/s", "system", "Neptune fixed node", "callers", "64");
-            Optional<Double> raw = Extractors.number(t, "calls/s", "system", "raw Netty TCP", "callers", "64");
+            Optional<Map<String, String>> raw = rawFloor(t, "64", "calls/s", true);
             Optional<Double> bytes = Extractors.number(t, "bytes/call", "system", "Neptune fixed node",
                     "callers", "64");
             if (fixed.isEmpty() || raw.isEmpty() || bytes.isEmpty()) {
                 return Optional.empty();
             }
-            return Optional.of(Measured.of(0, Claim.format(fixed.get() / raw.get()) + "× raw Netty's calls/s ("
-                    + Claim.format(fixed.get()) + " against " + Claim.format(raw.get()) + "), "
+            double floor = t.number(raw.get(), "calls/s");
+            return Optional.of(Measured.of(0, Claim.format(fixed.get() / floor) + "× raw Netty's calls/s ("
+                    + Claim.format(fixed.get()) + " against " + Claim.format(floor) + rawVariant(raw.get()) + "), "
                     + Claim.format(bytes.get()) + " bytes allocated per call", t));
         });
     }

@@ -37,6 +37,11 @@ import org.slf4j.LoggerFactory;
  * {@link RaftClient} per group sending asynchronously. Group {@code g}'s peer {@code g mod peers}
  * has the highest priority, so leaders spread over the servers as Neptune's primaries do.
  *
+ * <p>Configured as Ratis's own documentation and examples do (issue 26: a floor is configured per its
+ * own guidance before a margin is claimed); each setting in {@link #properties()} names its source, in
+ * the Apache Ratis repository at tag {@value #RATIS_TAG} (the version this module depends on) unless it
+ * says otherwise. {@link #changedSettings()} lists them for the report.
+ *
  * <p>The log's durability is Ratis's default and is set explicitly: {@code raft.server.log.unsafe-flush.enabled}
  * and {@code raft.server.log.async-flush.enabled} are false, so a leader counts its own entry, and a
  * follower acknowledges one, only once the log worker forced it ({@code FileChannel.force(false)}, one
@@ -47,12 +52,26 @@ import org.slf4j.LoggerFactory;
  */
 final class RatisWrites implements WriteTarget {
     private static final Logger logger = LoggerFactory.getLogger(RatisWrites.class);
-    /** Calls one client may have outstanding; Ratis's default of 100 would queue 256 writers in the client. */
+    /** The Ratis release whose sources the settings cite (the pom's {@code ratis.version}). */
+    static final String RATIS_TAG = "ratis-3.1.3";
+    /** Where the settings' sources live. */
+    static final String RATIS_REPOSITORY = "https://github.com/apache/ratis/blob/" + RATIS_TAG + "/";
+    /** The filestore example's server, whose settings "avoid leader change affect the performance". */
+    static final String FILESTORE_SERVER = "ratis-examples/src/main/java/org/apache/ratis/examples/filestore/cli/Server.java";
+    /** The filestore example's load generator ({@code LoadGen} runs it). */
+    static final String FILESTORE_CLIENT = "ratis-examples/src/main/java/org/apache/ratis/examples/filestore/cli/Client.java";
+    /** Ratis's configuration reference. */
+    static final String CONFIGURATIONS = "ratis-docs/src/site/markdown/configurations.md";
+    /** Calls one client may have outstanding: the filestore client's 1000, rounded up; the default is 100. */
     static final int OUTSTANDING_MAX = 1024;
     /** {@code raft.server.rpc.timeout.min}: see {@link #properties()}. */
-    static final TimeDuration ELECTION_TIMEOUT_MIN = TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS);
+    static final TimeDuration ELECTION_TIMEOUT_MIN = TimeDuration.valueOf(2, TimeUnit.SECONDS);
     /** {@code raft.server.rpc.timeout.max}: see {@link #properties()}. */
-    static final TimeDuration ELECTION_TIMEOUT_MAX = TimeDuration.valueOf(1250, TimeUnit.MILLISECONDS);
+    static final TimeDuration ELECTION_TIMEOUT_MAX = TimeDuration.valueOf(3, TimeUnit.SECONDS);
+    /** {@code raft.server.write.element-limit}: see {@link #properties()}. */
+    static final int WRITE_ELEMENT_LIMIT = 40960;
+    /** {@code raft.server.write.byte-limit}: see {@link #properties()}. */
+    static final SizeInBytes WRITE_BYTE_LIMIT = SizeInBytes.valueOf("1000MB");
     /** {@code raft.server.log.appender.buffer.byte-limit}: see {@link #properties()}. */
     static final SizeInBytes APPENDER_BATCH = SizeInBytes.valueOf("1MB");
     /** {@code raft.server.log.write.buffer.size}: see {@link #properties()}. */
@@ -94,19 +113,40 @@ final class RatisWrites implements WriteTarget {
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
         GrpcConfigKeys.Server.setPort(p, 0);
-        // The defaults, set so the durability stated in the report cannot drift with a Ratis upgrade.
+        // Durability: the defaults (CONFIGURATIONS, "Log"), set so that it cannot drift with a Ratis upgrade.
+        // unsafe-flush advances the flush index without waiting for the force: not the durability Neptune keeps.
+        // async-flush forces on another thread; it stays off because in SegmentedRaftLogWorker.asyncFlushOutStream
+        // (ratis-server/src/main/java/org/apache/ratis/server/raftlog/segmented/SegmentedRaftLogWorker.java) the
+        // flush index becomes lastWrittenIndex as read when the force completes, which can include entries the
+        // worker wrote into its buffer after that force began (and a failed force advances it too), so an entry
+        // could be acknowledged before it is forced.
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, false);
         RaftServerConfigKeys.Log.setAsyncFlushEnabled(p, false);
-        // Memory, not durability: the buffer in front of each log file is direct memory per group and peer, and
-        // 192 of Ratis's 8 MB default would not fit this JVM. It must exceed the appender's batch limit (4 MB by
-        // default), so that goes down too: 1 MB per appendEntries is still 250 entries of 4 KB.
+        // raft.server.log.force.sync.num: the default 128 (CONFIGURATIONS; TestSegmentedRaftLog sets the same), set
+        // explicitly. The worker forces when no further write is queued, or after this many entries; 64 writers
+        // never have 128 entries of one group pending, so every force covers all that was queued (group commit).
+        RaftServerConfigKeys.Log.setForceSyncNum(p, RaftServerConfigKeys.Log.FORCE_SYNC_NUM_DEFAULT);
+        // raft.server.write.element-limit and byte-limit: the filestore server's 40960 and 1000MB (FILESTORE_SERVER;
+        // defaults 4096 and 64MB), so pending writes are never refused; here at most 256 are outstanding anyway.
+        RaftServerConfigKeys.Write.setElementLimit(p, WRITE_ELEMENT_LIMIT);
+        RaftServerConfigKeys.Write.setByteLimit(p, WRITE_BYTE_LIMIT);
+        // raft.server.log.write.buffer.size and raft.server.log.appender.buffer.byte-limit: the filestore client
+        // (FILESTORE_CLIENT) raises both to 1 GB for its 1 GB streamed files; the defaults are 8MB and 4MB. The
+        // write buffer is direct memory per group and peer, and 192 of even the defaults would not fit this JVM, so
+        // both are smaller, keeping the rule the worker enforces (buffer >= byte-limit + 8): an appendEntries of
+        // 1MB still holds 250 entries of 4 KB, more than the writes outstanding per group here (at most 64 x 4 KB).
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, APPENDER_BATCH);
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
-        // Failure detection as Neptune's level 2 has it (an election timeout of 1 s, half the default ack timeout,
-        // plus jitter): Ratis's 150-300 ms default sets off elections whenever this shared host starves a follower
-        // for a few hundred ms. Heartbeats follow at half the minimum (500 ms; Neptune's: 250 ms).
+        // raft.grpc.flow.control.window: the default 1MB (GrpcConfigKeys; no example changes it), set explicitly.
+        // It matches the largest appendEntries (APPENDER_BATCH) and is four times the bytes outstanding per group.
+        GrpcConfigKeys.setFlowControlWindow(p, GrpcConfigKeys.FLOW_CONTROL_WINDOW_DEFAULT);
+        // raft.server.rpc.timeout.min/max: the filestore server's 2 s and 3 s, "Avoid leader change affect the
+        // performance" (FILESTORE_SERVER; default 150-300 ms, which sets off elections whenever this shared host
+        // starves a follower for a few hundred ms). Heartbeats follow at half the minimum.
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, ELECTION_TIMEOUT_MIN);
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, ELECTION_TIMEOUT_MAX);
+        // raft.client.async.outstanding-requests.max: the filestore client sets 1000 (FILESTORE_CLIENT); the default
+        // of 100 would queue 256 writers in the client.
         RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, OUTSTANDING_MAX);
         return p;
     }
@@ -169,13 +209,26 @@ final class RatisWrites implements WriteTarget {
         });
     }
 
-    /** The settings this experiment changes from Ratis's defaults, for the report. */
+    /** The settings this experiment sets, each with its source (a path under {@link #RATIS_REPOSITORY}), for the report. */
     static String changedSettings() {
-        return "raft.server.rpc.timeout.min/max " + ELECTION_TIMEOUT_MIN + "/" + ELECTION_TIMEOUT_MAX
-                + " (default 150/300 ms; Neptune's election timeout is 1 s plus jitter), raft.server.log.write.buffer.size "
+        String server = FILESTORE_SERVER;
+        String client = FILESTORE_CLIENT;
+        return "raft.server.write.element-limit " + WRITE_ELEMENT_LIMIT + " and raft.server.write.byte-limit "
+                + WRITE_BYTE_LIMIT + " (default 4096 and 64MB; " + server + "), raft.server.rpc.timeout.min/max "
+                + ELECTION_TIMEOUT_MIN + "/" + ELECTION_TIMEOUT_MAX + " (default 150/300 ms; " + server
+                + ": \"Avoid leader change affect the performance\"), raft.client.async.outstanding-requests.max "
+                + OUTSTANDING_MAX + " (default 100; " + client + " sets 1000), raft.server.log.write.buffer.size "
                 + WRITE_BUFFER + " and raft.server.log.appender.buffer.byte-limit " + APPENDER_BATCH
-                + " (default 8 MB and 4 MB; direct memory per group and peer), raft.client.async.outstanding-requests.max "
-                + OUTSTANDING_MAX + " (default 100, fewer than 256 writers)";
+                + " (default 8MB and 4MB; " + client + " raises both to 1 GB for 1 GB files, but the buffer is"
+                + " direct memory per group and peer), and at their defaults, set explicitly: raft.server.log.force.sync.num "
+                + RaftServerConfigKeys.Log.FORCE_SYNC_NUM_DEFAULT + ", raft.grpc.flow.control.window "
+                + GrpcConfigKeys.FLOW_CONTROL_WINDOW_DEFAULT + ", raft.server.log.unsafe-flush.enabled and"
+                + " async-flush.enabled false (" + CONFIGURATIONS + "; async flush stays off because"
+                + " in " + RATIS_TAG + "'s SegmentedRaftLogWorker.asyncFlushOutStream the flush index becomes the last"
+                + " written index as read when the force completes, which can cover entries written after the force"
+                + " began). The state machine follows ratis-examples/src/main/java/org/apache/ratis/"
+                + "examples/counter/server/CounterStateMachine.java: BaseStateMachine, applyTransaction applies in"
+                + " place and answers with a completed future";
     }
 
     @Override

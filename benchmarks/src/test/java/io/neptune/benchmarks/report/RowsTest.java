@@ -122,6 +122,40 @@ class RowsTest {
         assertThat(levelOne.measured().sources().get(0).run().day()).isEqualTo("2026-12-01");
     }
 
+    @Test
+    void theRawFloorIsTheBetterOfOneAndSeveralConnectionsAndSaysWhichWon() throws Exception {
+        report("invocation-overhead", "./neptune bench overhead --quick",
+                "system,callers,calls,failures,calls/s,p50 (µs),bytes/call",
+                "raw Netty TCP 1 connection,1,100,0,20000,40.0,800",
+                "raw Netty TCP 2 connections,1,100,0,19000,42.0,800",
+                "Neptune fixed node,1,100,0,5000,150.0,3000",
+                "raw Netty TCP 1 connection,64,100,0,100000,600,600",
+                "raw Netty TCP 2 connections,64,100,0,160000,400,600",
+                "Neptune fixed node,64,100,0,80000,800,2700");
+        BenchData data = BenchData.in(directory);
+
+        Outcome overhead = row(BeyondRows.rows(), "Ch. 2", "97 µs").evaluate(data);
+        Outcome callPath = row(BeyondRows.rows(), "call path", "64 callers").evaluate(data);
+
+        assertThat(overhead.measured().value()).as("150 − the lower p50, 40").isEqualTo(110.0);
+        assertThat(overhead.measured().text()).isEqualTo("110 µs (p50 150 against 40 µs, 1 connection)");
+        assertThat(callPath.measured().text()).isEqualTo(
+                "0.5× raw Netty's calls/s (80000 against 160000, 2 connections), 2700 bytes allocated per call");
+    }
+
+    @Test
+    void aReportWithOneRawRowStillGivesTheFloor() throws Exception {
+        report("invocation-overhead", "./neptune bench overhead --quick",
+                "system,callers,calls,failures,calls/s,p50 (µs),bytes/call",
+                "raw Netty TCP,1,100,0,20000,38.3,800",
+                "Neptune fixed node,1,100,0,5000,153.3,3000");
+        BenchData data = BenchData.in(directory);
+
+        Outcome overhead = row(BeyondRows.rows(), "Ch. 2", "97 µs").evaluate(data);
+
+        assertThat(overhead.measured().text()).isEqualTo("115 µs (p50 153 against 38.3 µs)");
+    }
+
     private void report(String name, String command, String... lines) throws Exception {
         Files.writeString(directory.resolve(name + ".csv"), String.join("\n", lines) + "\n");
         Files.writeString(directory.resolve(name + ".md"), "# " + name + "\n\n- Date: 2026-11-22T06:00:09Z\n"

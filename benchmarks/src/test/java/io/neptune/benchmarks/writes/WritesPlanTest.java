@@ -30,6 +30,14 @@ class WritesPlanTest {
     }
 
     @Test
+    void quickWarmsEverySystemUpAsLongAsFull() {
+        WritesPlan full = WritesPlan.parse(List.of());
+        WritesPlan quick = WritesPlan.parse(List.of("--quick"));
+        assertThat(quick.firstWarmUp()).isEqualTo(full.firstWarmUp());
+        assertThat(quick.warmUp()).isEqualTo(full.warmUp());
+    }
+
+    @Test
     void rejectsUnknownArgumentsAndRecognizesHelp() {
         assertThatThrownBy(() -> WritesPlan.parse(List.of("--quik")))
                 .isInstanceOf(IllegalArgumentException.class)
