@@ -115,11 +115,13 @@ public final class Report {
      * Writes {@code docs/benchmarks/<name>.csv}, {@code .md}, {@code .json} and, when there are points,
      * {@code .png}. The JSON summary holds the run (date, machine, command) and the table's cells as
      * the CSV has them, for {@code ./neptune bench report} ({@code io.neptune.benchmarks.report}).
+     * A {@code --quick} run does not replace the report of a full run: it writes to
+     * {@code benchmarks/target/quick-reports/} instead, and says so.
      */
     public void write(Path root, String command) {
         String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_INSTANT);
         try {
-            Path directory = Files.createDirectories(root.resolve("docs").resolve("benchmarks"));
+            Path directory = Files.createDirectories(directoryFor(root, command));
             StringBuilder csv = new StringBuilder(String.join(",", columns.stream().map(Report::csvCell).toList()))
                     .append('\n');
             for (List<Object> row : rows) {
@@ -150,6 +152,32 @@ public final class Report {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the report " + name, e);
         }
+    }
+
+    /**
+     * {@code docs/benchmarks}, unless {@code command} is a quick run and the report there of this
+     * name is a full run's: the committed reports keep the better data, and a quick run checks the
+     * bench, so its report goes to {@code benchmarks/target/quick-reports}.
+     */
+    private Path directoryFor(Path root, String command) throws IOException {
+        Path committed = root.resolve("docs").resolve("benchmarks");
+        Path markdown = committed.resolve(name + ".md");
+        if (!isQuick(command) || !Files.exists(markdown)) {
+            return committed;
+        }
+        String committedCommand = Files.readAllLines(markdown).stream().filter(line -> line.startsWith("- Command: "))
+                .findFirst().orElse("");
+        if (isQuick(committedCommand)) {
+            return committed;
+        }
+        Path quick = root.resolve("benchmarks").resolve("target").resolve("quick-reports");
+        System.out.printf("report %s: kept the full run's %s; this --quick run's report is in %s%n", name,
+                root.relativize(markdown), root.relativize(quick));
+        return quick;
+    }
+
+    private static boolean isQuick(String command) {
+        return command.contains("--quick");
     }
 
     /** The JSON summary: name, title, date, machine, command, columns, and rows of formatted cells. */

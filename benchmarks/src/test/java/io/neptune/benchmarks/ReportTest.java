@@ -9,7 +9,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The report files a reader opens in a spreadsheet or a CSV tool. */
+/**
+ * The report files a reader opens in a spreadsheet or a CSV tool, and which run's report the
+ * repository keeps.
+ */
 class ReportTest {
     @TempDir
     Path root;
@@ -47,5 +50,20 @@ class ReportTest {
         assertThat(summary.get("columns").toString()).isEqualTo("[\"system\",\"calls/s\"]");
         assertThat(summary.get("rows").toString())
                 .isEqualTo("[[\"gRPC-java, direct executor\",\"43413\"],[\"raw Netty TCP\",\"1.23\"]]");
+    }
+
+    @Test
+    void aQuickRunDoesNotReplaceAFullRunsReportButItsOwn() throws Exception {
+        new Report("kept", "Kept", "system", "calls/s").row("full", 1).write(root, "./neptune bench test");
+        new Report("kept", "Kept", "system", "calls/s").row("quick", 2).write(root, "./neptune bench test --quick");
+
+        assertThat(Files.readString(root.resolve("docs/benchmarks/kept.csv"))).contains("full").doesNotContain("quick");
+        assertThat(Files.readString(root.resolve("benchmarks/target/quick-reports/kept.csv"))).contains("quick");
+
+        new Report("quickly", "Quickly", "system", "calls/s").row("first", 1).write(root, "./neptune bench t --quick");
+        new Report("quickly", "Quickly", "system", "calls/s").row("second", 2).write(root, "./neptune bench t --quick");
+        new Report("kept", "Kept", "system", "calls/s").row("full again", 3).write(root, "./neptune bench test");
+        assertThat(Files.readString(root.resolve("docs/benchmarks/quickly.csv"))).contains("second");
+        assertThat(Files.readString(root.resolve("docs/benchmarks/kept.csv"))).contains("full again");
     }
 }
