@@ -1,6 +1,7 @@
 package io.neptune.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.neptune.client.ClientConfig;
 import io.neptune.core.AccessMode;
@@ -57,6 +58,10 @@ class InnerCallsTest {
         CallerGone caller = new CallerGone();
         InnerCalls calls = innerCalls((request, channel) -> { }, outer(0, 0), caller);   // never answers
         CompletableFuture<String> inFlight = calls.callAsync(SERVICE, 0, "read", AccessMode.READ, "x", String.class);
+        // In flight means on the replica: the client connects and writes asynchronously, so a loaded machine
+        // may not have sent the request yet when the next line runs.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(replicas.received()).as("requests the replica got")
+                .hasValue(1));
 
         caller.signal("its connection closed");
 
