@@ -420,9 +420,13 @@ final class ReplicaCore {
     /**
      * Like {@link #applyUpTo(long)}, but returns once applying took {@code budgetNanos} (after at
      * least one write), so the executor can serve other tasks; {@link #applied} tells how far it got.
+     * The budget runs from the end of the first write, and is at least {@link ApplySlices#window} of
+     * how long that write took: it may have waited for its database (a {@code PartitionDatabase} runs
+     * one writing transaction at a time, and another partition's batch holds it until it commits).
+     * Counting the wait against a fixed slice ended each slice, and its commit, after one write.
      *
-     * <p>The writes run in {@link WriteBatch}es of at most {@value #APPLY_BATCH} writes or
-     * {@value ApplySlices#APPLY_SLICE_MILLIS} ms: a service on a {@code PartitionDatabase}
+     * <p>The writes run in {@link WriteBatch}es of at most {@value #APPLY_BATCH} writes or that window
+     * ({@value ApplySlices#APPLY_SLICE_MILLIS} ms at least): a service on a {@code PartitionDatabase}
      * commits each batch once. A write counts as applied (its response cached, {@link #applied}
      * raised) only when its batch committed; if the commit fails, none of the batch does, and it runs
      * again like a write that failed in storage.
@@ -431,12 +435,15 @@ final class ReplicaCore {
         long limit = Math.min(target, durable);
         long start = clock.getAsLong();
         boolean any = false;
+        boolean ranWrite = false;
+        long window = ApplySlices.APPLY_SLICE_NANOS;
+        long budget = budgetNanos;
         boolean ok = true;
         List<Executed> batch = new ArrayList<>();
         try (WriteBatch writes = WriteBatch.open()) {
             long batchStart = start;
             long next = applied;
-            while (next < limit && (!any || clock.getAsLong() - start < budgetNanos)) {
+            while (next < limit && (!any || clock.getAsLong() - start < budget)) {
                 long lsn = next + 1;
                 LogRecord record = log.record(lsn).orElseThrow(() -> new IllegalStateException(
                         name + ": log record " + lsn + " missing below the durable mark " + durable));
@@ -449,6 +456,14 @@ final class ReplicaCore {
                 }
                 applying = record.lsn();
                 ResponseMessage response = app.execute(record);
+                if (!ranWrite) {
+                    ranWrite = true;
+                    long now = clock.getAsLong();
+                    window = ApplySlices.window(now - start);
+                    budget = Math.max(budgetNanos, window);
+                    start = now;
+                    batchStart = now;
+                }
                 if (response.status() == Status.METHOD_FAILED
                         && response.errorMessage().startsWith(StorageException.class.getName())) {
                     if (commit(writes, batch)) {
@@ -458,8 +473,7 @@ final class ReplicaCore {
                     break;
                 }
                 batch.add(new Executed(record.lsn(), record.requestId(), response));
-                if (batch.size() >= APPLY_BATCH || clock.getAsLong() - batchStart
-                        >= ApplySlices.APPLY_SLICE_NANOS) {
+                if (batch.size() >= APPLY_BATCH || clock.getAsLong() - batchStart >= window) {
                     if (!commit(writes, batch)) {
                         ok = false;
                         break;
