@@ -19,6 +19,13 @@ import java.util.function.Supplier;
  * <p>Thread-safety: confined to the partition's serial executor, except {@link #fresh}.
  */
 final class MajorityFollower {
+    /**
+     * How many committed writes a follower that caught up may have left to apply and still serve:
+     * under a steady load the commit point always runs a message ahead of the slice that applies it,
+     * and a follower whose slice ended a few writes short of it flapped to RECOVERING and back, a role
+     * change announced to every node each time. One storage batch ({@link ReplicaCore#APPLY_BATCH}).
+     */
+    static final int MAX_SERVING_BACKLOG = ReplicaCore.APPLY_BATCH;
     private final ReplicaCore core;
     private final Membership membership;
     private final long stalenessNanos;
@@ -35,8 +42,9 @@ final class MajorityFollower {
     private long matchLsn;
     /**
      * Whether this replica's applied state caught up with what the primary had committed when it last
-     * heard from it. One that has not (new, far behind, storage failing) announces RECOVERING and
-     * serves no reads; an election does not change it, since applied writes are committed ones.
+     * heard from it, and has not fallen more than {@link #MAX_SERVING_BACKLOG} writes behind since. One
+     * that has not (new, far behind, storage failing) announces RECOVERING and serves no reads; an
+     * election does not change it, since applied writes are committed ones.
      */
     private boolean matched;
 
@@ -155,7 +163,8 @@ final class MajorityFollower {
     private void applySlice() {
         applying.apply(commitLsn);
         freshness.applied(core.applied);
-        matched = core.storageFailedAt() == 0 && core.applied >= Math.min(primaryCommit, commitLsn);
+        long behind = Math.min(primaryCommit, commitLsn) - core.applied;
+        matched = core.storageFailedAt() == 0 && (behind <= 0 || matched && behind <= MAX_SERVING_BACKLOG);
         if (core.storageFailedAt() == 0 && core.applied < Math.min(commitLsn, core.durable)) {
             applying.next(); // the next slice, behind whatever arrived meanwhile
         }
