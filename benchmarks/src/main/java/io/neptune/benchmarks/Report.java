@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -51,7 +53,10 @@ public final class Report {
         this.columns = List.of(columns);
     }
 
-    /** Adds a table row; values are formatted with {@link String#valueOf} (doubles to 3 significant places). */
+    /**
+     * Adds a table row; values are formatted with {@link String#valueOf} (doubles to 3 significant places
+     * in the table, 6 in the CSV and JSON).
+     */
     public Report row(Object... values) {
         if (values.length != columns.size()) {
             throw new IllegalArgumentException("row: " + values.length + " values (expected: " + columns.size() + ")");
@@ -125,7 +130,7 @@ public final class Report {
             StringBuilder csv = new StringBuilder(String.join(",", columns.stream().map(Report::csvCell).toList()))
                     .append('\n');
             for (List<Object> row : rows) {
-                csv.append(String.join(",", row.stream().map(v -> csvCell(format(v))).toList())).append('\n');
+                csv.append(String.join(",", row.stream().map(v -> csvCell(data(v))).toList())).append('\n');
             }
             Files.writeString(directory.resolve(name + ".csv"), csv);
             boolean plot = !series.isEmpty() || !categories.isEmpty();
@@ -189,7 +194,7 @@ public final class Report {
         summary.put("machine", machine());
         summary.put("command", command);
         summary.put("columns", columns);
-        summary.put("rows", rows.stream().map(row -> row.stream().map(Report::format).toList()).toList());
+        summary.put("rows", rows.stream().map(row -> row.stream().map(Report::data).toList()).toList());
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(summary) + "\n";
     }
 
@@ -217,6 +222,18 @@ public final class Report {
     private void style(AxesChartStyler styler) {
         styler.setLegendPosition(legendOutside ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.InsideNW);
         styler.setYAxisLogarithmic(logY);
+    }
+
+    /**
+     * A cell as the data files (CSV, JSON) keep it: a double with 6 significant digits, no trailing zeros.
+     * More than the table shows, so that what {@code ./neptune bench report} computes from them (a ratio of
+     * two cells) is what the run computed.
+     */
+    static String data(Object value) {
+        if (value instanceof Double d && Double.isFinite(d)) {
+            return new BigDecimal(d).round(new MathContext(6)).stripTrailingZeros().toPlainString();
+        }
+        return format(value);
     }
 
     /** A cell as the table writes it: a double with 3 significant digits (none after the point from 100 up). */
