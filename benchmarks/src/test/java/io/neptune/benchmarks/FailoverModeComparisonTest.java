@@ -63,8 +63,8 @@ class FailoverModeComparisonTest {
 
         List<String> csv = Files.readAllLines(root.resolve("docs/benchmarks/failover-modes.csv"));
         assertThat(csv).hasSize(3);
-        assertThat(csv.get(1)).startsWith("L2,10,fail-stop,800,1.00,").contains(",20.0,80.0,1.00,");
-        assertThat(csv.get(2)).startsWith("L2,10,majority,600,0.75,").contains(",15.0,60.0,0.75,");
+        assertThat(csv.get(1)).startsWith("L2,10,fail-stop,800,1.00,").contains(",20,80,1.00,");
+        assertThat(csv.get(2)).startsWith("L2,10,majority,600,0.75,").contains(",15,60,0.75,");
         assertThat(root.resolve("docs/benchmarks/failover-modes.png")).exists();
     }
 
