@@ -98,6 +98,7 @@ public final class CatchUpExperiment {
             }
             System.out.printf(Locale.ROOT, "load average %s%n", Report.loadAverage());
         }
+        RedoLogAppendBenchmark.deleteTree(work); // ~35 MB a run; a failed run keeps it for the post-mortem
     }
 
     private static NeptuneNode start(Path work, MembershipConfig membership, FailoverMode mode, int partitions, int i) {

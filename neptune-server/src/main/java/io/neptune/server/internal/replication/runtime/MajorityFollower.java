@@ -42,9 +42,9 @@ final class MajorityFollower {
     private long matchLsn;
     /**
      * Whether this replica's applied state caught up with what the primary had committed when it last
-     * heard from it, and has not fallen more than {@link #MAX_SERVING_BACKLOG} writes behind since. One
-     * that has not (new, far behind, storage failing) announces RECOVERING and serves no reads; an
-     * election does not change it, since applied writes are committed ones.
+     * heard from it (as far as its log has them), and is not more than {@link #MAX_SERVING_BACKLOG} writes
+     * behind that commit point. One that has not (new, far behind, storage failing) announces RECOVERING
+     * and serves no reads; an election does not change it, since applied writes are committed ones.
      */
     private boolean matched;
 
@@ -163,8 +163,11 @@ final class MajorityFollower {
     private void applySlice() {
         applying.apply(commitLsn);
         freshness.applied(core.applied);
-        long behind = Math.min(primaryCommit, commitLsn) - core.applied;
-        matched = core.storageFailedAt() == 0 && (behind <= 0 || matched && behind <= MAX_SERVING_BACKLOG);
+        // close: within one batch of the primary's commit point itself (not of what reached this log, which a
+        // catch-up trails); a replica starts serving once it also applied all it has, and serves while close
+        boolean close = primaryCommit - core.applied <= MAX_SERVING_BACKLOG;
+        boolean caughtUp = core.applied >= Math.min(primaryCommit, commitLsn);
+        matched = core.storageFailedAt() == 0 && close && (caughtUp || matched);
         if (core.storageFailedAt() == 0 && core.applied < Math.min(commitLsn, core.durable)) {
             applying.next(); // the next slice, behind whatever arrived meanwhile
         }

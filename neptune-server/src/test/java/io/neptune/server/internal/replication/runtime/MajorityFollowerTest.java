@@ -59,6 +59,22 @@ class MajorityFollowerTest {
                 .endsWith(true);
     }
 
+    /**
+     * A replica that restarts serves until the primary first speaks (it applied all it knew was
+     * committed); catching up from far behind in batches smaller than the backlog allowance, it must
+     * not keep serving: the allowance counts from the primary's commit point, not from what reached
+     * its log (a bench run found a catching-up replica announced SECONDARY throughout).
+     */
+    @Test
+    void aFollowerFarBehindThePrimarysCommitPointStopsServingWhileBatchesOfItArrive(@TempDir Path dir) {
+        MajorityFollower follower = follower(dir);
+
+        take(follower, 1, 12, 1000);
+
+        assertThat(served).as("served after each task while taking the first 12 of 1000 committed writes")
+                .endsWith(false);
+    }
+
     private MajorityFollower follower(Path dir) {
         writes = new TimedWrites(dir, WRITE_NANOS, WRITE_NANOS, tasks::add);
         Membership membership = new Membership("svc#0", dir, NodeId.of("n1"), 3, false);
@@ -70,9 +86,14 @@ class MajorityFollowerTest {
      * takes it, its log forces the records, and every task that makes runs.
      */
     private void take(MajorityFollower follower, long from, long to) {
+        take(follower, from, to, to);
+    }
+
+    /** Like {@link #take(MajorityFollower, long, long)}, the primary's commit point at {@code commit}. */
+    private void take(MajorityFollower follower, long from, long to, long commit) {
         List<Entry> entries = LongStream.rangeClosed(from, to).mapToObj(lsn -> Entry.of(TimedWrites.write(lsn)))
                 .toList();
-        Replicate m = new Replicate("svc", 0, "n2", 1, to, entries, from - 1, from == 1 ? 0 : 1, null);
+        Replicate m = new Replicate("svc", 0, "n2", 1, commit, entries, from - 1, from == 1 ? 0 : 1, null);
         follower.take(m, 1, reply -> { }, () -> {
             throw new AssertionError("diverged");
         });
