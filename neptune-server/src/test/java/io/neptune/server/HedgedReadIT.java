@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * gets are sent to the other after the hedging delay and answered there, long before the slow one
  * would have answered.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts a hedged read ends within a second
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class HedgedReadIT {
     private static final String SERVICE = "lagging";

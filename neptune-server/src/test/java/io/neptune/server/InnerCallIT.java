@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.Test;
  * class, ends when the outer deadline does, is refused when it could deadlock its own service or
  * stall a log applier, and an inner write that every replica of a replicated write sends runs once.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts the time an inner call has left
 class InnerCallIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * sends most calls to the fast replicas, learning their load from the responses, and polls far
  * less often than it calls.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts how few calls the slow replica serves
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class LoadAwareIT {
     private static final int CALLS = 1_200;

@@ -38,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.Test;
  * closed connection, while other connections and client calls keep working. Also the typed
  * errors of a bad payload, a full queue and a passed deadline.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts a call past its deadline ends within 1.5 s
 class ProtocolRobustnessIT {
     private static final int SMALL_FRAME = 1024;
     private static final Duration SHORT_FRAME_TIMEOUT = Duration.ofSeconds(1);

@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
  * backoff and no budget, one with the defaults (backoff and the retry budget). Each counts the
  * attempts it sent: calls plus retries, from its own metrics.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts retry counts over a second of timed retries
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RetryBudgetIT {
     private static final String SERVICE = "held";

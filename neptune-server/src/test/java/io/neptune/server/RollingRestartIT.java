@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a quarter of their median rate (a node closed without a drain fails its primaries over by election,
  * which stalls their writes for about two seconds).
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts writes never stall for longer than its window
 class RollingRestartIT {
     private static final String SERVICE = KvWriteLoad.SERVICE;
     private static final int PARTITIONS = 8; // KvTestService's

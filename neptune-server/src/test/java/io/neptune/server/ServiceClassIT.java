@@ -28,12 +28,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Class-aware scheduling on a real node, called over real sockets at twice what its workers can
  * serve: the guaranteed share holds, and beyond it the class that yields more is served first.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts the classes' shares of the workers
 class ServiceClassIT {
     /** Works for the asked time (sleeping, so that two cores are not the limit) and says so to the scheduler. */
     @NeptuneService(name = "work", partitions = 1)

@@ -50,6 +50,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,6 +61,7 @@ import org.junit.jupiter.api.Test;
  * runs the write at the real primary and then drops the connection, one that never answers, one that
  * answers IN_DOUBT or NO_MAJORITY.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts a redirected write takes no wait for the yellow page
 class WriteOutcomeIT {
     private static final String SERVICE = "journal";
     private static final int PARTITION = 0;

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Three node processes under load; one is killed with SIGKILL. It must leave every yellow page
  * within 2 s, and once the retry window has passed no call may fail.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): it asserts every yellow page drops a killed node within 2 s
 class NodeKillIT {
     private static final Duration LEAVE_LIMIT = Duration.ofSeconds(2);
 
