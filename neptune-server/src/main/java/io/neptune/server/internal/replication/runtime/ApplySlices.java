@@ -42,7 +42,7 @@ final class ApplySlices {
 
     /**
      * Applies logged, durable writes in LSN order up to {@code target} for one slice
-     * ({@link ReplicaCore#applyUpTo(long, long)}); {@code false} if a write failed in storage.
+     * ({@link Applier#applyUpTo(long, long)}); {@code false} if a write failed in storage.
      */
     boolean apply(long target) {
         return core.applyUpTo(target, APPLY_SLICE_NANOS);

@@ -23,9 +23,9 @@ final class MajorityFollower {
      * How many committed writes a follower that caught up may have left to apply and still serve:
      * under a steady load the commit point always runs a message ahead of the slice that applies it,
      * and a follower whose slice ended a few writes short of it flapped to RECOVERING and back, a role
-     * change announced to every node each time. One storage batch ({@link ReplicaCore#APPLY_BATCH}).
+     * change announced to every node each time. One storage batch ({@link Applier#APPLY_BATCH}).
      */
-    static final int MAX_SERVING_BACKLOG = ReplicaCore.APPLY_BATCH;
+    static final int MAX_SERVING_BACKLOG = Applier.APPLY_BATCH;
     private final ReplicaCore core;
     private final Membership membership;
     private final long stalenessNanos;

@@ -19,7 +19,6 @@ import io.neptune.server.internal.replication.protocol.Local;
 import io.neptune.server.internal.replication.protocol.LogView;
 import io.neptune.server.internal.replication.protocol.WriteDedup;
 import io.neptune.server.storage.StorageException;
-import io.neptune.server.storage.internal.WriteBatch;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -56,8 +55,6 @@ import org.slf4j.LoggerFactory;
 final class ReplicaCore {
     private static final Logger logger = LoggerFactory.getLogger(ReplicaCore.class);
     private static final int MAX_CACHED_RESPONSES = 10_000;
-    /** The most writes one storage commit covers while applying (see {@link #applyUpTo(long, long)}). */
-    static final int APPLY_BATCH = 256;
     /**
      * The most records one replication message carries; {@link #maxBatchBytes} is the bound that
      * matters for all but small records (a 64-byte write is about 400 bytes on the wire).
@@ -118,8 +115,8 @@ final class ReplicaCore {
     long durable;
     /** How many times the log was truncated: appends started before a truncation do not advance {@link #durable}. */
     private long truncations;
-    /** The LSN of a write that failed in storage and has not been applied since, or 0. */
-    private long storageFailedAt;
+    /** Applies the logged, durable writes to {@link #app}; see {@link #applyUpTo(long, long)}. */
+    private final Applier applier = new Applier(this);
     private final Map<RequestId, ResponseMessage> responses = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -131,7 +128,7 @@ final class ReplicaCore {
     private final List<Waiter> waiters = new ArrayList<>();
     private volatile ReplicaState state = ReplicaState.INITIAL;
     /** The LSN of the write being applied, else of the last one applied: no read can see a newer state. */
-    private volatile long applying;
+    volatile long applying;
     /** The replica's clock; see {@link CoreSetup#clock}. */
     final LongSupplier clock;
     /** The replica's randomness, confined to {@link #exec}; see {@link CoreSetup#random}. */
@@ -389,7 +386,7 @@ final class ReplicaCore {
         durable = keptLog ? Math.max(durable, boundary.lsn()) : boundary.lsn();
         applying = applied;
         needsSnapshot = false;
-        storageFailedAt = 0;
+        applier.installed();
         releaseWaiters();
     }
 
@@ -418,126 +415,16 @@ final class ReplicaCore {
     }
 
     /**
-     * Like {@link #applyUpTo(long)}, but returns once applying took {@code budgetNanos} (after at
-     * least one write), so the executor can serve other tasks; {@link #applied} tells how far it got.
-     * The budget runs from the end of the first write, and is at least {@link ApplySlices#window} of
-     * how long that write took: it may have waited for its database (a {@code PartitionDatabase} runs
-     * one writing transaction at a time, and another partition's batch holds it until it commits).
-     * Counting the wait against a fixed slice ended each slice, and its commit, after one write.
-     *
-     * <p>The writes run in {@link WriteBatch}es of at most {@value #APPLY_BATCH} writes or that window
-     * ({@value ApplySlices#APPLY_SLICE_MILLIS} ms at least): a service on a {@code PartitionDatabase}
-     * commits each batch once. A write counts as applied (its response cached, {@link #applied}
-     * raised) only when its batch committed; if the commit fails, none of the batch does, and it runs
-     * again like a write that failed in storage.
+     * Like {@link #applyUpTo(long)}, but returns once applying took {@code budgetNanos} (after at least
+     * one write), so the executor can serve other tasks: {@link Applier#applyUpTo(long, long)}.
      */
     boolean applyUpTo(long target, long budgetNanos) {
-        long limit = Math.min(target, durable);
-        long start = clock.getAsLong();
-        boolean any = false;
-        boolean ranWrite = false;
-        long window = ApplySlices.APPLY_SLICE_NANOS;
-        long budget = budgetNanos;
-        boolean ok = true;
-        List<Executed> batch = new ArrayList<>();
-        try (WriteBatch writes = WriteBatch.open()) {
-            long batchStart = start;
-            long next = applied;
-            while (next < limit && (!any || clock.getAsLong() - start < budget)) {
-                long lsn = next + 1;
-                LogRecord record = log.record(lsn).orElseThrow(() -> new IllegalStateException(
-                        name + ": log record " + lsn + " missing below the durable mark " + durable));
-                next = record.lsn();
-                any = true;
-                if (!record.kind().executes()) {
-                    // a repeat's first copy ran (or runs) at a lower LSN; a no-op has no write
-                    batch.add(new Executed(record.lsn(), RequestId.NONE, null));
-                    continue;
-                }
-                applying = record.lsn();
-                ResponseMessage response = app.execute(record);
-                if (!ranWrite) {
-                    ranWrite = true;
-                    long now = clock.getAsLong();
-                    window = ApplySlices.window(now - start);
-                    budget = Math.max(budgetNanos, window);
-                    start = now;
-                    batchStart = now;
-                }
-                if (response.status() == Status.METHOD_FAILED
-                        && response.errorMessage().startsWith(StorageException.class.getName())) {
-                    if (commit(writes, batch)) {
-                        storageFailed(record.lsn(), response.errorMessage());
-                    }
-                    ok = false;
-                    break;
-                }
-                batch.add(new Executed(record.lsn(), record.requestId(), response));
-                if (batch.size() >= APPLY_BATCH || clock.getAsLong() - batchStart >= window) {
-                    if (!commit(writes, batch)) {
-                        ok = false;
-                        break;
-                    }
-                    batchStart = clock.getAsLong();
-                }
-            }
-            ok = ok && commit(writes, batch);
-        }
-        applying = applied;
-        if (any) {
-            log.markCommitted(applied);
-            releaseWaiters();
-        }
-        return ok;
+        return applier.applyUpTo(target, budgetNanos);
     }
-
-    /**
-     * Commits {@code batch}'s writes in storage and counts them as applied; on a storage failure
-     * counts none of them (they run again) and returns {@code false}.
-     */
-    private boolean commit(WriteBatch writes, List<Executed> batch) {
-        if (batch.isEmpty()) {
-            return true;
-        }
-        try {
-            writes.commit();
-        } catch (StorageException e) {
-            storageFailed(batch.get(0).lsn(), e.toString());
-            batch.clear();
-            return false;
-        }
-        for (Executed executed : batch) {
-            if (executed.response() != null) {
-                if (storageFailedAt == executed.lsn()) {
-                    logger.info("{}: the write at LSN {} applied after failing in storage before", name,
-                            executed.lsn());
-                    storageFailedAt = 0;
-                }
-                remember(executed.requestId(), executed.response());
-            }
-            applied = executed.lsn();
-        }
-        batch.clear();
-        return true;
-    }
-
-    private void storageFailed(long lsn, String error) {
-        if (storageFailedAt != lsn) {
-            storageFailedAt = lsn;
-            logger.error("{}: [NEP-STORE-001] the write at LSN {} failed in storage, not in the service's logic;"
-                    + " this replica stops serving and retries it until it applies (if the database is damaged for"
-                    + " good, docs/OPERATIONS.md says how to rebuild the replica from its peers): {}", name, lsn, error);
-        } else {
-            logger.debug("{}: the write at LSN {} failed in storage again: {}", name, lsn, error);
-        }
-    }
-
-    /** A write executed in the current batch, not counted as applied until the batch commits. */
-    private record Executed(long lsn, RequestId requestId, @Nullable ResponseMessage response) {}
 
     /** The LSN of a write that failed in storage and has not been applied since, or 0. */
     long storageFailedAt() {
-        return storageFailedAt;
+        return applier.storageFailedAt();
     }
 
     /** Remembers the response of a write by its request id. */
