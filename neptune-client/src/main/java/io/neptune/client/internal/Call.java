@@ -282,10 +282,8 @@ final class Call<T> implements TimerTask {
             if (refusedAsStale && retryFromTheStart()) {
                 return; // each replica tried refused as stale: one may have caught up in a moment
             }
-            boolean recovering = client.yellowPage().replicas(service, message.partition()).stream()
-                    .anyMatch(r -> r.role() == ReplicaRole.RECOVERING && !tried.contains(r.node()));
-            if ((needsPrimary() || recovering) && retryLater()) {
-                return; // no primary, or replicas still recovering (fail-over, restart): wait briefly
+            if (mayServeSoon(client.yellowPage().replicas(service, message.partition())) && retryLater()) {
+                return; // no primary, or replicas still recovering or lagging (fail-over, restart): wait briefly
             }
             fail(exhausted());
             return;
@@ -303,6 +301,20 @@ final class Call<T> implements TimerTask {
                 send(replica, policy == BalancingPolicy.IDEAL);
             }
         });
+    }
+
+    /**
+     * Whether a replica of {@code all} may serve this call in a moment although none may now: a call that
+     * needs a primary gets one from the fail-over; a replica not tried yet that is recovering, or at level
+     * 3 lags behind the primary's staleness bound, catches up (or, the primary gone, is elected).
+     */
+    private boolean mayServeSoon(List<Replica> all) {
+        if (needsPrimary()) {
+            return true;
+        }
+        boolean levelThree = level() == ConsistencyLevel.LEVEL_3;
+        return all.stream().anyMatch(r -> !tried.contains(r.node())
+                && (r.role() == ReplicaRole.RECOVERING || levelThree));
     }
 
     private boolean needsPrimary() {

@@ -9,10 +9,14 @@ import io.neptune.client.NeptuneHandle;
 import io.neptune.core.AccessMode;
 import io.neptune.core.ConsistencyLevel;
 import io.neptune.core.OverloadedException;
+import io.neptune.core.ReplicaRole;
+import io.neptune.client.internal.ScriptedReplicas.Held;
+import io.neptune.core.internal.membership.YellowPage;
 import io.neptune.core.internal.wire.ResponseMessage;
 import io.neptune.core.internal.wire.Status;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -98,6 +102,34 @@ class CallRetryTest {
                 Changed.class);
         assertThat(read).isEqualTo(new Changed(5));
         assertThat(reads).as("4 refusals, then the answer").hasValue(5);
+    }
+
+    /**
+     * A level-3 read whose only eligible replica is the primary (the secondary lags behind the primary's
+     * staleness bound), sent as that primary dies, waits for the fail-over within its deadline instead
+     * of failing at once. The demo's chaos run (node-1 killed) ended such a read of auction#24 with
+     * NoReplicaAvailableException "tried [node-1]" after one attempt, while its secondaries were alive.
+     */
+    @Test
+    void aLevelThreeReadWhosePrimaryDiesWaitsForTheNextPrimary() {
+        YellowPage page = ScriptedReplicas.page();
+        int next = replicas.replica((request, channel) -> channel.writeAndFlush(
+                ResponseMessage.ok(request.requestId(), 9, bytes("{\"at\":9}"))));
+        int dying = replicas.replica((request, channel) -> {
+            channel.close(); // the primary dies with the read in hand; a moment later the secondary leads
+            replicas.group().schedule(() -> ScriptedReplicas.announce(page, "ghost-1", next, ConsistencyLevel.LEVEL_3,
+                    new Held(ReplicaRole.PRIMARY, 2, 9, 9)), 300, TimeUnit.MILLISECONDS);
+        });
+        ScriptedReplicas.announce(page, "ghost", dying, ConsistencyLevel.LEVEL_3, new Held(ReplicaRole.PRIMARY, 1, 9, 9));
+        ScriptedReplicas.announce(page, "ghost-1", next, ConsistencyLevel.LEVEL_3,
+                new Held(ReplicaRole.SECONDARY, 1, 5, 0));
+        DefaultNeptuneClient client = replicas.client(ClientConfig.builder().timeout(TIMEOUT).build(), page, registry);
+
+        Changed read = client.call(NeptuneHandle.create(), SERVICE, 0, "look", AccessMode.READ, new Change("r"),
+                Changed.class);
+
+        assertThat(read).isEqualTo(new Changed(9));
+        assertThat(replicas.received()).as("the dead primary's attempt, then the new primary's").hasValue(2);
     }
 
     private DefaultNeptuneClient client(ClientConfig config) {

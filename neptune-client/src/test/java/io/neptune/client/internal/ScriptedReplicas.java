@@ -80,17 +80,36 @@ final class ScriptedReplicas implements AutoCloseable {
      * "ghost-1", "ghost-2", ... (secondaries); metrics go to {@code registry}.
      */
     DefaultNeptuneClient client(ClientConfig config, ConsistencyLevel level, MeterRegistry registry, int... ports) {
-        YellowPage page = new YellowPage(NodeId.of("client"), Duration.ofMinutes(1), System::nanoTime);
+        YellowPage page = page();
         for (int i = 0; i < ports.length; i++) {
-            List<Announcement.ReplicaState> replicas = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                replicas.add(new Announcement.ReplicaState(p, 1, i == 0 ? ReplicaRole.PRIMARY : ReplicaRole.SECONDARY,
-                        0, 1, 0, 1, 0));
-            }
-            page.update(new Announcement(i == 0 ? "ghost" : "ghost-" + i, "127.0.0.1", ports[i], ports[i],
-                    ProcessHandle.current().pid(), 1, System.nanoTime(), 0, List.of(new Announcement.HostedService(
-                            SERVICE, PARTITIONS, 0, replicas, level, 0))));
+            announce(page, i == 0 ? "ghost" : "ghost-" + i, ports[i], level,
+                    new Held(i == 0 ? ReplicaRole.PRIMARY : ReplicaRole.SECONDARY, 1, 0, 0));
         }
+        return client(config, page, registry);
+    }
+
+    /** An empty yellow page for {@link #client(ClientConfig, YellowPage, MeterRegistry)}, kept for a minute. */
+    static YellowPage page() {
+        return new YellowPage(NodeId.of("client"), Duration.ofMinutes(1), System::nanoTime);
+    }
+
+    /** What a scripted node announces for every partition it holds: role, epoch, version and level-3 bound. */
+    record Held(ReplicaRole role, long epoch, long version, long boundVersion) {}
+
+    /** Announces {@code node} on {@code port} holding every partition of a {@code level} service as {@code held}. */
+    static void announce(YellowPage page, String node, int port, ConsistencyLevel level, Held held) {
+        List<Announcement.ReplicaState> replicas = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            replicas.add(new Announcement.ReplicaState(p, 1, held.role(), held.version(), held.epoch(),
+                    held.version(), held.epoch(), held.boundVersion()));
+        }
+        page.update(new Announcement(node, "127.0.0.1", port, port, ProcessHandle.current().pid(), 1,
+                System.nanoTime(), 0, List.of(new Announcement.HostedService(SERVICE, PARTITIONS, 0, replicas, level,
+                        0))));
+    }
+
+    /** A client with {@code config} whose yellow page is {@code page}; metrics go to {@code registry}. */
+    DefaultNeptuneClient client(ClientConfig config, YellowPage page, MeterRegistry registry) {
         DefaultNeptuneClient client = new DefaultNeptuneClient(NodeId.of("client"), config, page, group, "127.0.0.1",
                 null, new LoadTracker(), List.of(), ClientMetrics.of(registry), SecurityConfig.disabled());
         clients.add(client);
