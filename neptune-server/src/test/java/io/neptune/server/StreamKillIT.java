@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * delivered, well before the stream's deadline; a {@code @Read(resumable = true)} stream instead
  * continues on another node's replica and delivers every item once.
  */
+@Tag("alone") // runs by itself (failsafe's first pass): its paced stream must outlast a second node's start
 class StreamKillIT {
     @TempDir
     Path work;
