@@ -53,7 +53,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -78,8 +77,6 @@ public final class DemoCommand implements Callable<Integer> {
             SearchService.class, FrontService.class);
     /** The sequences of the demo's BLAST database. */
     static final SyntheticSequences BLAST_SEQUENCES = SyntheticSequences.DEMO;
-    /** How long an {@code --exit} demo waits for the node its chaos restarted before it stops the cluster. */
-    private static final Duration RESTART_WAIT = Duration.ofSeconds(60);
 
     @Option(names = "--duration", defaultValue = "20s", paramLabel = "TIME",
             description = "How long the workload runs, e.g. 10s or 2m (default: ${DEFAULT-VALUE}); 0 runs none.")
@@ -341,32 +338,14 @@ public final class DemoCommand implements Callable<Integer> {
         workload.seed();
         Map<NodeId, Long> before = client.client().responsesByNode();
         long seconds = Math.max(1, time.toSeconds());
-        String[] victim = {name(ThreadLocalRandom.current().nextInt(nodes))};
-        AtomicReference<Thread> restarting = new AtomicReference<>();
+        String victim = name(ThreadLocalRandom.current().nextInt(nodes));
+        Chaos chaosRun = chaos ? new Chaos(processes, victim,
+                () -> nodeConfig(Integer.parseInt(victim.substring(5)) - 1, cluster, discovery), seconds) : null;
         System.out.printf("Running the mixed workload: %d clients for %s%s%n", clients, duration,
-                chaos ? " with chaos (" + victim[0] + " is killed at " + seconds / 3 + "s, restarted at "
-                        + 2 * seconds / 3 + "s)" : "");
+                chaosRun != null ? chaosRun.description() : "");
         workload.run(time, second -> {
-            if (chaos && second == seconds / 3) {
-                processes.kill(victim[0]);
-                System.out.printf("CHAOS: killed %s with SIGKILL%n", victim[0]);
-            } else if (chaos && second == 2 * seconds / 3) {
-                System.out.printf("CHAOS: restarting %s (it recovers in the background)%n", victim[0]);
-                Thread restart = new Thread(() -> {
-                    long restarted = System.nanoTime();
-                    try {
-                        processes.start(nodeConfig(Integer.parseInt(victim[0].substring(5)) - 1, cluster,
-                                discovery));
-                        System.out.printf(Locale.ROOT, "CHAOS: %s is back after %.1f s%n", victim[0],
-                                (System.nanoTime() - restarted) / 1e9);
-                    } catch (NeptuneException e) {
-                        // with --exit the demo may stop the cluster while the node still starts
-                        System.out.printf("CHAOS: %s did not come back: %s%n", victim[0], e.getMessage());
-                    }
-                }, "neptune-demo-restart");
-                restart.setDaemon(true);
-                restart.start();
-                restarting.set(restart);
+            if (chaosRun != null) {
+                chaosRun.onSecond(second);
             }
         });
         System.out.println("Verifying every acknowledged write...");
@@ -387,24 +366,9 @@ public final class DemoCommand implements Callable<Integer> {
         }
         System.out.printf("Acknowledged writes: %,d; lost: %d%n", workload.acknowledgedWrites(), lost);
         System.out.println(workload.summary(serving) + " lost=" + lost);
-        Thread restart = restarting.get();
-        if (exit && restart != null) {
-            awaitRestart(restart, victim[0]);
+        if (exit && chaosRun != null) {
+            chaosRun.awaitRestart();
         }
-    }
-
-    /**
-     * Before an {@code --exit} demo stops its cluster, gives the node the chaos restarted up to
-     * {@link #RESTART_WAIT} to come back: a short run restarts it late, and a node that starts under the
-     * workload takes longer than the rest of the run to open its replicas and join.
-     */
-    private static void awaitRestart(Thread restart, String node) throws InterruptedException {
-        if (!restart.isAlive()) {
-            return;
-        }
-        System.out.printf("CHAOS: waiting up to %d s for %s to come back before the cluster stops%n",
-                RESTART_WAIT.toSeconds(), node);
-        restart.join(RESTART_WAIT.toMillis());
     }
 
     /** The gateway's kill and start buttons, on the demo's node processes. */
