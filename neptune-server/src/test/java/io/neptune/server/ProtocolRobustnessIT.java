@@ -3,6 +3,7 @@ package io.neptune.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.neptune.client.BalancingPolicy;
 import io.neptune.client.CallOptions;
 import io.neptune.client.ClientConfig;
@@ -331,6 +332,63 @@ class ProtocolRobustnessIT {
     }
 
     /**
+     * A batch of peer messages (the heartbeats of many partitions in one frame) is checked whole before
+     * any of its messages is handed out: one malformed item refuses the batch, and the valid replicate
+     * beside it, from a newer epoch, does not depose the primary.
+     */
+    @Test
+    void aMalformedBatchIsRefusedWholeBeforeAnyOfItsMessagesIsHandled() throws Exception {
+        try (MiniCluster own = journalCluster()) {
+            NeptuneNode client = own.add("client", ClientConfig.defaults(), b -> b);
+            own.awaitNodes(1);
+            NeptuneHandle handle = NeptuneHandle.create();
+            JournalTestService.Appended first = append(client, handle, "first");
+            String newerEpoch = "{\"service\":\"journal\",\"partition\":0,\"from\":\"x\",\"epoch\":1000,"
+                    + "\"commitLsn\":0,\"entries\":[],\"prevLsn\":0,\"prevEpoch\":0,\"prevOrigin\":null}";
+            for (String badItem : List.of("{\"partition\":-1,\"method\":\"replicate\",\"message\":" + newerEpoch + "}",
+                    "{\"partition\":0,\"method\":\"replicate\"}", "{\"partition\":\"0\",\"method\":\"replicate\","
+                            + "\"message\":" + newerEpoch + "}")) {
+                String batch = "{\"items\":[{\"partition\":0,\"method\":\"replicate\",\"message\":" + newerEpoch + "},"
+                        + badItem + "]}";
+                ResponseMessage answer = answerTo(own.node(0), peerBatch(batch));
+                assertThat(answer.status()).as(badItem).isEqualTo(Status.INVALID_REQUEST);
+                assertThat(answer.errorMessage()).as(badItem).startsWith("bad replication batch: item 1: ");
+            }
+            for (String items : List.of("[]", "{}", "null")) {
+                ResponseMessage answer = answerTo(own.node(0), peerBatch("{\"items\":" + items + "}"));
+                assertThat(answer.status()).as(items).isEqualTo(Status.INVALID_REQUEST);
+                assertThat(answer.errorMessage()).as(items).startsWith("bad replication batch: items: ")
+                        .endsWith("(expected: an array of 1..256)");
+            }
+            JournalTestService.Appended next = append(client, handle, "next");
+            assertThat(next.lsn()).as("still the primary of its epoch: the next LSN").isEqualTo(first.lsn() + 1);
+        }
+    }
+
+    /** Each message of a batch is answered as if it came alone, in the batch's order. */
+    @Test
+    void eachMessageOfABatchIsAnsweredAsIfItCameAlone() throws Exception {
+        try (MiniCluster own = journalCluster()) {
+            own.awaitNodes(1);
+            String batch = "{\"items\":["
+                    + "{\"partition\":0,\"method\":\"status\",\"message\":{\"service\":\"journal\",\"partition\":0}},"
+                    + "{\"partition\":0,\"method\":\"status\",\"message\":{\"service\":\"nope\",\"partition\":0}},"
+                    + "{\"partition\":0,\"method\":\"replicate\",\"message\":{\"service\":\"journal\",\"partition\":0}}]}";
+            ResponseMessage answer = answerTo(own.node(0), peerBatch(batch));
+
+            assertThat(answer.status()).isEqualTo(Status.OK);
+            JsonNode answers = Json.mapper().readTree(answer.payload()).path("answers");
+            assertThat(answers).hasSize(3);
+            assertThat(answers.get(0).path("status").asText()).isEqualTo("OK");
+            assertThat(answers.get(0).path("reply").path("node").asText()).isEqualTo(own.node(0).node().value());
+            assertThat(answers.get(1).path("status").asText()).isEqualTo("NOT_HOSTED");
+            assertThat(answers.get(1).path("error").asText()).endsWith("has no replica of nope#0");
+            assertThat(answers.get(2).path("status").asText()).isEqualTo("INVALID_REQUEST");
+            assertThat(answers.get(2).path("error").asText()).startsWith("bad replication message replicate for journal#0");
+        }
+    }
+
+    /**
      * Node commands read their numbers with Jackson's lenient coercion: {@code "timeoutMillis":true}
      * was a 1 ms drain (the node handed its primaries away and stopped) and partition 4294967296 was
      * partition 0. A wrong type or range is refused, naming the field, and nothing happens.
@@ -477,6 +535,11 @@ class ProtocolRobustnessIT {
     private static JournalTestService.Appended append(NeptuneNode client, NeptuneHandle handle, String text) {
         return client.client().call(handle, "journal", 0, "append", AccessMode.WRITE, new JournalTestService.Append(text),
                 JournalTestService.Appended.class, CallOptions.timeout(Duration.ofSeconds(20)));
+    }
+
+    private static RequestMessage peerBatch(String json) {
+        return new RequestMessage(9, "$replication", 0, "batch", AccessMode.WRITE, 5000, 0, RequestId.NONE,
+                json.getBytes(StandardCharsets.UTF_8));
     }
 
     private static RequestMessage echoRequest(long id, String text) {

@@ -43,7 +43,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -97,13 +96,18 @@ final class MajorityReplica implements PartitionReplica {
     private final MajorityFollower following;
 
     /** A {@linkplain ReplicaSettings#learner learner} counts for nothing until a configuration names it. */
+    /** The election timeout for an ack timeout of {@code ackTimeout}: half of it, 300 ms at least. */
+    static Duration electionTimeout(Duration ackTimeout) {
+        return Duration.ofMillis(Math.max(300, ackTimeout.toMillis() / 2));
+    }
+
     MajorityReplica(ReplicaCore core, ReplicaSettings settings) {
         this.core = core;
         this.name = core.name;
         this.priority = settings.priority();
         this.membership = new Membership(core.name, core.directory, core.self, settings.configuredReplicas(),
                 settings.learner());
-        this.electionTimeoutNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(300), settings.ackTimeout().toNanos() / 2);
+        this.electionTimeoutNanos = electionTimeout(settings.ackTimeout()).toNanos();
         this.wakeGrace = new WakeGrace(electionTimeoutNanos);
         this.timer = new ElectionTimer(electionTimeoutNanos, core.self, priority, bound -> core.random.nextLong(bound));
         this.priorityHandover = new PriorityHandover(core);

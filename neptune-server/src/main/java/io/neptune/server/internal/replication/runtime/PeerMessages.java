@@ -364,4 +364,24 @@ final class PeerMessages {
      * a {@code NEP-PLACE-} code), and the voters in force when answered.
      */
     record ReconfigureReply(boolean accepted, String reason, List<String> voters) {}
+
+    /**
+     * Node → node: messages for several partitions that were ready together for the same connection
+     * (heartbeats of one tick), in the order they were sent; each is handled as if it came alone and
+     * the answers come back together in a {@link BatchReply}, in the same order. Only messages
+     * without metadata travel in one.
+     */
+    record Batch(List<Batched> items) {}
+
+    /** One message of a {@link Batch}: {@code message} is what {@code method} takes for {@code partition}. */
+    record Batched(int partition, String method, Object message) {}
+
+    /** The answers to a {@link Batch}, one per item and in its order. */
+    record BatchReply(List<BatchAnswer> answers) {}
+
+    /**
+     * The answer to one item of a {@link Batch}: {@code status} a {@link io.neptune.core.internal.wire.Status}
+     * name; the reply if {@code OK}, else why not.
+     */
+    record BatchAnswer(String status, @Nullable Object reply, @Nullable String error) {}
 }

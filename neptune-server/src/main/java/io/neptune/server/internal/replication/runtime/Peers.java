@@ -19,6 +19,15 @@ interface Peers {
      */
     <T> CompletableFuture<T> call(NodeId node, PeerRequest request, Class<T> replyType);
 
+    /**
+     * Like {@link #call}, for a message that may wait a moment to travel with others for {@code node}
+     * (a heartbeat: the ticks of many partitions send them together), still in order with the
+     * partition's other calls. Without batching, the same as {@link #call}.
+     */
+    default <T> CompletableFuture<T> callBatched(NodeId node, PeerRequest request, Class<T> replyType) {
+        return call(node, request, replyType);
+    }
+
     /** Publishes this node's announcement now, e.g. after a role change. */
     void announce();
 }

@@ -53,9 +53,11 @@ final class ReplicateSender {
         Replicate message = new Replicate(core.service, core.partition, core.self.value(), epoch.getAsLong(),
                 send.commitLsn(), send.records().stream().map(Entry::of).toList(), send.prev(),
                 core.log.epochOf(send.prev()), prevOrigin);
-        answerOnExecutor(send.to(), send.sentNanos(),
-                core.peers.call(send.to(), new PeerRequest(core.service, core.partition, "replicate", message,
-                        core.traces.of(send.records())), Ack.class));
+        PeerRequest request = new PeerRequest(core.service, core.partition, "replicate", message,
+                core.traces.of(send.records()));
+        answerOnExecutor(send.to(), send.sentNanos(), send.records().isEmpty()
+                ? core.peers.callBatched(send.to(), request, Ack.class)   // a heartbeat: it travels with the others of this tick
+                : core.peers.call(send.to(), request, Ack.class));
     }
 
     /** Hands {@code node}'s answer to a message sent at {@code sentNanos} to the leader, on the partition's executor. */

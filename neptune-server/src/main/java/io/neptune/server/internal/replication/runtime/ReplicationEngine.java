@@ -119,9 +119,11 @@ public final class ReplicationEngine implements AutoCloseable {
             return thread;
         });
         this.logWriters = new LogWriterPool("neptune-" + self + "-log-writer", config.logWriterThreads());
-        this.peers = new ClientPeers(self, yellowPage, config.ackTimeout());
+        this.peers = new ClientPeers(self, yellowPage, config.ackTimeout(), timer, config.client().connectionsPerNode(),
+                registry);
         this.tracing = new ReplicationTracing(self);
-        this.endpoint = new PeerEndpoint(self, this::replica, tracing);
+        this.endpoint = new PeerEndpoint(self, this::replica, tracing, timer,
+                MajorityReplica.electionTimeout(config.ackTimeout()));
         try {
             for (ServiceRuntime runtime : services.values()) {
                 if (!isReplicated(runtime)) {
@@ -580,6 +582,7 @@ public final class ReplicationEngine implements AutoCloseable {
             }
         });
         timer.shutdownNow();
+        peers.close();
         pool.shutdown();
         try {
             pool.awaitTermination(5, TimeUnit.SECONDS);
