@@ -60,7 +60,7 @@ class SecurityIT {
     /** Every peer message a node understands, and the node commands. */
     private static final List<String> PEER_METHODS = List.of("replicate", "vote", "join", "handover", "takeOver",
             "promote", "demote", "reconfigure", "install-snapshot", "snapshot", "chunk", "pull", "gossip", "status",
-            "readIndex");
+            "readIndex", "batch");
     private static final List<String> NODE_COMMANDS = List.of("drain", "host", "unhost");
 
     @Test
