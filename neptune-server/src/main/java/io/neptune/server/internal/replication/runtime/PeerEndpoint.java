@@ -95,11 +95,7 @@ final class PeerEndpoint {
         dispatch(request.method(), request.partition(), tree, request.metadata(), caller, new BatchAnswers.Answer() {
             @Override
             public void ok(Object answer) {
-                try {
-                    reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(answer)));
-                } catch (IOException e) {
-                    error(Status.METHOD_FAILED, requireNonNullElse(e.getMessage(), e.toString()));
-                }
+                replyOk(id, answer, reply);
             }
 
             @Override
@@ -179,14 +175,8 @@ final class PeerEndpoint {
             reply.accept(ResponseMessage.error(id, Status.INVALID_REQUEST, "bad replication batch: " + e.getMessage()));
             return;
         }
-        BatchAnswers answers = new BatchAnswers(items.size(), answerWaitMillis, batchReply -> {
-            try {
-                reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(batchReply)));
-            } catch (IOException e) {
-                reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED, requireNonNullElse(e.getMessage(),
-                        e.toString())));
-            }
-        });
+        BatchAnswers answers = new BatchAnswers(items.size(), answerWaitMillis,
+                batchReply -> replyOk(id, batchReply, reply));
         for (int i = 0; i < items.size(); i++) {
             JsonNode item = items.get(i);
             dispatch(item.get("method").asText(), item.get("partition").asInt(), item.get("message"), Metadata.NONE,
@@ -213,6 +203,15 @@ final class PeerEndpoint {
             checked.add(item);
         }
         return checked;
+    }
+
+    /** Answers request {@code id} with {@code answer} as JSON ({@code METHOD_FAILED} if it cannot be written). */
+    private static void replyOk(long id, Object answer, Consumer<ResponseMessage> reply) {
+        try {
+            reply.accept(ResponseMessage.ok(id, 0, Json.mapper().writeValueAsBytes(answer)));
+        } catch (IOException e) {
+            reply.accept(ResponseMessage.error(id, Status.METHOD_FAILED, requireNonNullElse(e.getMessage(), e.toString())));
+        }
     }
 
     private void refuse(String reason, BatchAnswers.Answer answer) {
