@@ -31,13 +31,17 @@ import java.util.Set;
  * {@code workload-imbalance.*} under the working directory. Chapter 5 measured the dissertation's
  * fail-stop replication, so every partition here runs in {@code fail-stop} mode;
  * {@code ./neptune bench replication --failover-modes [--quick]} instead compares it with the
- * {@code majority} default in one run ({@link FailoverModeComparison}).
+ * {@code majority} default in one run ({@link FailoverModeComparison}), and
+ * {@code ./neptune bench replication --nodes [--quick]} measures only Figure 5.1's node axis
+ * ({@link #nodesPlan}), into {@code docs/benchmarks/replication-nodes.*}.
  */
 public final class ReplicationExperiment {
     /** Emulated workers per node: the dissertation's nodes had two CPUs. */
     static final int WORKERS = 2;
     /** Service times solving 0.9 r + 0.1 w = 2/152 s and 0.5 r + 0.5 w = 2/175 s. */
     static final ServiceTimes TIMES = new ServiceTimes(Duration.ofNanos(13_600_000), Duration.ofNanos(9_300_000));
+    /** The option that runs {@link #nodesPlan} instead of the whole experiment. */
+    static final String NODES_OPTION = "--nodes";
     static final double BALANCED = 1.0 / EmulatedDiscussion.PARTITIONS;
     private static final Duration WARM_UP = Duration.ofSeconds(2);
 
@@ -76,7 +80,9 @@ public final class ReplicationExperiment {
             FailoverModeComparison.main(args);
             return;
         }
-        Plan plan = options(List.of(args));
+        boolean byNodes = List.of(args).contains(NODES_OPTION);
+        List<String> rest = List.of(args).stream().filter(arg -> !arg.equals(NODES_OPTION)).toList();
+        Plan plan = byNodes ? options(rest, nodesPlan(true), nodesPlan(false)) : options(rest, quickPlan(), fullPlan());
         ExperimentRun run = ExperimentRun.begin(String.format(Locale.ROOT, "replication experiment (%s): %d"
                 + " configurations, steps of %d s", plan.quick() ? "quick" : "full", plan.variants().size(),
                 plan.step().toSeconds()));
@@ -89,7 +95,14 @@ public final class ReplicationExperiment {
             return;
         }
         ReplicationReports reports = new ReplicationReports(plan, results, context);
-        reports.scalability().write(root, command);
+        if (byNodes) {
+            reports.scalability("replication-nodes", "Replication by node count: discussion group, balanced, 10% writes")
+                    .write(root, command);
+            System.out.println("wrote docs/benchmarks/replication-nodes.*");
+            return;
+        }
+        reports.scalability("replication-scalability", "Replication scalability: discussion group, balanced")
+                .write(root, command);
         reports.levels().write(root, command);
         reports.imbalance().write(root, command);
         System.out.println("wrote docs/benchmarks/replication-scalability.*, consistency-levels.*,"
@@ -100,9 +113,7 @@ public final class ReplicationExperiment {
      * Parses {@code [--quick] [--step-seconds N] [--refinements K] [--variants REGEX]}: the plan, its
      * step length and bisection steps, and a filter on the variants' labels (e.g. {@code "L1|L3"}).
      */
-    static Plan options(List<String> args) {
-        Plan quick = quickPlan();
-        Plan full = fullPlan();
+    static Plan options(List<String> args, Plan quick, Plan full) {
         SearchOptions o = SearchOptions.parse(args, SearchOptions.defaults(true, quick.step(), quick.refinements()),
                 SearchOptions.defaults(false, full.step(), full.refinements()));
         Plan plan = o.quick() ? quick : full;
@@ -170,6 +181,24 @@ public final class ReplicationExperiment {
             v.add(new Variant(8, 4, ConsistencyLevel.LEVEL_3, 0.1, imbalance));
         }
         return new Plan(false, Duration.ofSeconds(10), 5, ordered(v), false);
+    }
+
+    /**
+     * Figure 5.1's node axis alone, the part of {@link #fullPlan} that its claim "throughput grows with
+     * the nodes" needs: NoRep, 2 and 4 replicas (as many as there are nodes) at level 2, 10% writes,
+     * balanced, on 2, 4 and 8 nodes; eight searches with the full plan's steps, or the quick plan's.
+     */
+    static Plan nodesPlan(boolean quick) {
+        List<Variant> v = new ArrayList<>();
+        for (int nodes : new int[] {2, 4, 8}) {
+            for (int degree : new int[] {1, 2, 4}) {
+                if (degree <= nodes) {
+                    v.add(new Variant(nodes, degree, ConsistencyLevel.LEVEL_2, 0.1, BALANCED));
+                }
+            }
+        }
+        Plan steps = quick ? quickPlan() : fullPlan();
+        return new Plan(quick, steps.step(), steps.refinements(), ordered(v), false);
     }
 
     /** Distinct variants grouped by cluster shape (nodes, degree), keeping first-seen order. */

@@ -29,9 +29,12 @@ final class ReplicationReports {
         this.context = context;
     }
 
-    /** Figure 5.1: saturation throughput by nodes, replication degree and write share (balanced). */
-    Report scalability() {
-        Report report = new Report("replication-scalability", "Replication scalability: discussion group, balanced",
+    /**
+     * Figure 5.1: saturation throughput by nodes, replication degree and write share (balanced), as the
+     * report {@code name} with {@code title}.
+     */
+    Report scalability(String name, String title) {
+        Report report = new Report(name, title,
                 "nodes", "replicas", "level", "writes %", "saturation req/s", "model req/s", "vs NoRep",
                 "p50 ms", "p99 ms", "reads at primary %", "steps", "load 1m");
         TreeSet<Integer> nodeCounts = new TreeSet<>();

@@ -156,6 +156,28 @@ class RowsTest {
         assertThat(overhead.measured().text()).isEqualTo("115 µs (p50 153 against 38.3 µs)");
     }
 
+    @Test
+    void figureFiveOneNodeAxisReadsTheNodesRunAndNotTheQuickRunOfOneNodeCount() throws Exception {
+        String header = "nodes,replicas,level,writes %,saturation req/s,model req/s,vs NoRep,p50 ms,p99 ms,"
+                + "reads at primary %,steps,load 1m";
+        report("replication-scalability", "./neptune bench replication --quick", header,
+                "4,NoRep,L2,10,797,607,1.00,873,1787,100,4,2.03");
+        Row nodeAxis = row(ChapterFiveRows.rows(), "Fig. 5.1", "grows with the nodes");
+        assertThat(nodeAxis.evaluate(BenchData.in(directory)).verdict()).as("one node count").isEqualTo(Verdict.NOT_RUN);
+        assertThat(nodeAxis.notRun()).contains("./neptune bench replication --nodes");
+
+        report("replication-nodes", "./neptune bench replication --nodes", header,
+                "2,NoRep,L2,10,300,304,1.00,20,90,100,7,1.0",
+                "2,2 replicas,L2,10,280,290,0.93,20,90,50,7,1.0",
+                "8,NoRep,L2,10,1080,1214,1.00,20,90,100,7,1.0");
+        Outcome outcome = nodeAxis.evaluate(BenchData.in(directory));
+
+        assertThat(outcome.measured()).isNotNull();
+        assertThat(outcome.measured().value()).as("1080 / 300 over 4× the nodes").isCloseTo(0.9, offset(1e-9));
+        assertThat(outcome.measured().text()).isEqualTo("0.9× (300 → 1080 req/s on 2 → 8 nodes)");
+        assertThat(outcome.verdict()).as("0.9 is within 20% of at least 1").isEqualTo(Verdict.AGREES);
+    }
+
     private void report(String name, String command, String... lines) throws Exception {
         Files.writeString(directory.resolve(name + ".csv"), String.join("\n", lines) + "\n");
         Files.writeString(directory.resolve(name + ".md"), "# " + name + "\n\n- Date: 2026-11-22T06:00:09Z\n"
