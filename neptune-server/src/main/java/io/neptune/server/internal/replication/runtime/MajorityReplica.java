@@ -95,7 +95,6 @@ final class MajorityReplica implements PartitionReplica {
     /** Its side as a follower: the log it takes, the commit point, applying, freshness. */
     private final MajorityFollower following;
 
-    /** A {@linkplain ReplicaSettings#learner learner} counts for nothing until a configuration names it. */
     /** The election timeout for an ack timeout of {@code ackTimeout}: half of it, 300 ms at least. */
     static Duration electionTimeout(Duration ackTimeout) {
         return Duration.ofMillis(Math.max(300, ackTimeout.toMillis() / 2));
