@@ -38,7 +38,7 @@ class RollingRestartIT {
      * 10 s, and with one node out a partition of three replicas needs both others for a majority.
      */
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
-    private static final int WRITES_PER_SECOND = 25;
+    private static final int WRITES_PER_SECOND = 50;
     /**
      * How long after each SIGTERM writes are watched for a stall: the drain and the restart's first
      * seconds. The machine's own hiccups elsewhere in a run of minutes (load 30 on 2 cores) are not the
@@ -76,10 +76,7 @@ class RollingRestartIT {
             KvWriteLoad writes = new KvWriteLoad(cluster.observer().client(), PARTITIONS, 16, CALL_TIMEOUT);
             KvReadLoad reads = new KvReadLoad(cluster.observer().client(), SERVICE, PARTITIONS, CALL_TIMEOUT);
             // Paced well below what the cluster takes (100-200 writes/s on 2 cores), so the rate is the pace's
-            // unless writes stall, and the window of 16 absorbs the machine's own hiccups. 25/s and not 50: three
-            // nodes fresh from a restart keep a 2-core machine busy either way (JIT), and a restarted node then
-            // applies its backlog a few records per slice, so each catch-up took 15-20 s at 50/s; the test took
-            // 149-163 s at 50/s and 104 s at 25/s, with the same longest gap after a SIGTERM (about 0.1 s).
+            // unless writes stall, and the window of 16 absorbs the machine's own hiccups.
             writes.start(WRITES_PER_SECOND);
             reads.start(2);
             ReplicatedProcesses.await(() -> writes.acknowledged() > 10 * WRITES_PER_SECOND, Duration.ofSeconds(120),
